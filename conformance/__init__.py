@@ -1,0 +1,1 @@
+"""carioca-conformance: the harness."""

@@ -1,0 +1,1 @@
+"""Reference rules engine for Argentine Carioca."""
