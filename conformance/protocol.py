@@ -1,0 +1,191 @@
+"""The adapter protocol, version 1 (docs/protocol.md), as data and schemas.
+
+The JSON Schemas under ``conformance/schemas/protocol/`` (draft 2020-12) are
+the machine-readable half of docs/protocol.md: one per request op
+(``<op>.request.json``), one per result (``<op>.response.json``), one for error
+answers (``error.response.json``) and shared definitions in ``defs.json``.
+They are loaded through importlib.resources so they work from a wheel too.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from functools import cache
+from importlib import resources
+from typing import Any
+
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import ValidationError, best_match
+from referencing import Registry, Resource
+
+from .errors import InvalidRequest, ProtocolError
+
+#: The only protocol version this harness speaks.
+PROTOCOL_VERSION = 1
+
+#: Every op of the protocol, in the order of docs/protocol.md §7.
+OPS: tuple[str, ...] = (
+    "hello",
+    "bye",
+    "check_meld",
+    "check_contract",
+    "penalty",
+    "load_state",
+    "act",
+    "start_deal",
+    "next_deal",
+    "redeal",
+    "new_game",
+)
+
+#: The ops each capability promises (docs/protocol.md §2). ``reasons`` adds no op.
+CAPABILITY_OPS: Mapping[str, tuple[str, ...]] = {
+    "melds": ("check_meld", "check_contract", "penalty"),
+    "turns": ("load_state", "act"),
+    "deals": ("start_deal", "next_deal", "redeal", "new_game"),
+    "reasons": (),
+}
+
+#: Error kinds an engine may answer with (docs/protocol.md §1).
+ERROR_KINDS: tuple[str, ...] = ("bad_request", "unsupported", "invalid_state", "internal")
+
+_SCHEMA_PACKAGE = "conformance"
+_SCHEMA_DIR = ("schemas", "protocol")
+# Messages quote parts of what the engine sent; a hostile engine must not be
+# able to blow up a report through them.
+_MAX_DETAIL = 300
+_DISPUTE_ID = re.compile(r"^DISPUTE-0*([0-9]+)$")
+
+
+def _schema_files() -> dict[str, dict[str, Any]]:
+    folder = resources.files(_SCHEMA_PACKAGE).joinpath(*_SCHEMA_DIR)
+    loaded: dict[str, dict[str, Any]] = {}
+    for entry in folder.iterdir():
+        if entry.name.endswith(".json"):
+            loaded[entry.name] = json.loads(entry.read_text(encoding="utf-8"))
+    return loaded
+
+
+@cache
+def _validators() -> dict[str, Draft202012Validator]:
+    """Build one validator per schema file, sharing a registry so ``$ref`` to defs.json resolves."""
+    files = _schema_files()
+    registry: Registry[Any] = Registry().with_resources(
+        (schema["$id"], Resource.from_contents(schema)) for schema in files.values()
+    )
+    return {
+        name.removesuffix(".json"): Draft202012Validator(schema, registry=registry)
+        for name, schema in files.items()
+        if name != "defs.json"
+    }
+
+
+def schema(name: str) -> dict[str, Any]:
+    """Return the schema document ``name`` (e.g. ``"act.request"``, ``"defs"``)."""
+    files = _schema_files()
+    return files[f"{name}.json"]
+
+
+def json_pointer(path: Any) -> str:
+    """Render a jsonschema error path (a sequence of keys and indexes) as a JSON pointer."""
+    return "".join("/" + str(part).replace("~", "~0").replace("/", "~1") for part in path)
+
+
+def _shorten(text: str, limit: int = _MAX_DETAIL) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _check(validator_name: str, obj: object, what: str, error_type: type[ProtocolError]) -> None:
+    validator = _validators().get(validator_name)
+    if validator is None:
+        raise error_type(f"{what}: unknown op", pointer="/op")
+    error: ValidationError | None = best_match(validator.iter_errors(obj))
+    if error is None:
+        return
+    pointer = json_pointer(error.absolute_path)
+    raise error_type(
+        f"{what} breaks the schema at JSON pointer {pointer!r}: {_shorten(error.message)}",
+        pointer=pointer,
+    )
+
+
+def validate_request(op: str, obj: object) -> None:
+    """Check a complete request (with ``id`` and ``op``) against the schema of ``op``.
+
+    Raises :class:`~conformance.errors.InvalidRequest` (a ``ProtocolError``)
+    naming the JSON pointer of the first problem.
+    """
+    _check(f"{op}.request", obj, f"{op} request", InvalidRequest)
+
+
+def validate_response(op: str, obj: object) -> None:
+    """Check one decoded response line to a request of ``op``.
+
+    An error answer (``{"id", "error": {...}}``) is checked against the error
+    schema; anything else against the result schema of ``op``. Raises
+    :class:`~conformance.errors.ProtocolError` naming the JSON pointer of the
+    first problem. The id is not compared here (the session knows which id it
+    sent).
+    """
+    if isinstance(obj, dict) and "error" in obj:
+        _check("error.response", obj, f"error answer to {op}", ProtocolError)
+    else:
+        _check(f"{op}.response", obj, f"{op} response", ProtocolError)
+
+
+def encode_request(obj: Mapping[str, Any]) -> bytes:
+    """Encode one request as a compact UTF-8 JSON line ending in ``\\n``."""
+    # ensure_ascii=False keeps glyph-free card codes readable; UTF-8 is the framing.
+    text = json.dumps(obj, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    return text.encode("utf-8") + b"\n"
+
+
+def decode_line(line: bytes) -> dict[str, Any]:
+    """Decode one response line into a JSON object, or raise ProtocolError.
+
+    ``line`` is the raw bytes without the trailing newline.
+    """
+    try:
+        text = line.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ProtocolError(f"response line is not UTF-8: {exc}") from None
+    text = text.removesuffix("\r")
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ProtocolError(
+            f"response line is not JSON ({exc.msg} at column {exc.colno}): {_shorten(text)!r}"
+        ) from None
+    if not isinstance(value, dict):
+        raise ProtocolError(
+            f"response line is JSON but not an object: {_shorten(text)!r}", pointer=""
+        )
+    return value
+
+
+def normalise_dispute_id(key: str) -> str:
+    """Return the two-digit form of a dispute id: ``DISPUTE-1`` → ``DISPUTE-01``.
+
+    Ids that do not look like a dispute id are returned unchanged.
+    """
+    match = _DISPUTE_ID.match(key.strip().upper())
+    if match is None:
+        return key
+    return f"DISPUTE-{int(match.group(1)):02d}"
+
+
+__all__ = [
+    "CAPABILITY_OPS",
+    "ERROR_KINDS",
+    "OPS",
+    "PROTOCOL_VERSION",
+    "decode_line",
+    "encode_request",
+    "json_pointer",
+    "normalise_dispute_id",
+    "schema",
+    "validate_request",
+    "validate_response",
+]
