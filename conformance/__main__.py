@@ -1,0 +1,7 @@
+"""Allow ``python -m conformance``."""
+
+import sys
+
+from conformance.cli import main
+
+sys.exit(main())

@@ -1,0 +1,163 @@
+"""The rule catalogue: rule IDs, sections, disputed points and rejection reasons."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+DEFAULT_CATALOGUE = Path(__file__).resolve().parent / "data" / "catalogue.json"
+
+_DISPUTE_RE = re.compile(r"^DISPUTE-0*([0-9]+)$")
+
+
+class CatalogueError(Exception):
+    """The catalogue file is missing or malformed."""
+
+
+def normalise_dispute_id(dispute_id: str) -> str:
+    """Return the canonical two-digit form of a dispute id (``DISPUTE-1`` → ``DISPUTE-01``).
+
+    Engines may write rulings with one digit; the catalogue always uses two.
+    Anything that is not a dispute id is returned unchanged.
+    """
+    match = _DISPUTE_RE.match(dispute_id.strip().upper())
+    if match is None:
+        return dispute_id
+    return f"DISPUTE-{int(match.group(1)):02d}"
+
+
+@dataclass(frozen=True)
+class Section:
+    """A rule section such as ``MELD-RUN`` with its human title."""
+
+    prefix: str
+    title: str
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One rule of the catalogue."""
+
+    id: str
+    section: str
+    summary: str
+    source: str
+
+
+@dataclass(frozen=True)
+class Dispute:
+    """A disputed point with its option keys and per-profile rulings."""
+
+    id: str
+    title: str
+    question: str
+    options: Mapping[str, str]
+    profiles: Mapping[str, str]
+    rules: tuple[str, ...]
+    observable: bool
+
+
+@dataclass(frozen=True)
+class Reason:
+    """A rejection reason and the rule it cites."""
+
+    reason: str
+    rule: str
+    when: str
+
+
+@dataclass(frozen=True)
+class Catalogue:
+    """The loaded rule catalogue."""
+
+    version: int
+    sections: tuple[Section, ...]
+    rules: Mapping[str, Rule]
+    disputes: Mapping[str, Dispute]
+    reasons: Mapping[str, Reason]
+    _section_order: Mapping[str, int] = field(default_factory=dict, repr=False)
+
+    def section_of(self, rule_id: str) -> str:
+        """Return the section prefix a rule belongs to.
+
+        Uses the rule's own ``section`` when the rule is known, else the longest
+        section prefix matching the id, else ``"OTHER"``.
+        """
+        rule = self.rules.get(rule_id)
+        if rule is not None:
+            return rule.section
+        best = ""
+        for section in self.sections:
+            prefix = section.prefix
+            if (rule_id == prefix or rule_id.startswith(prefix + "-")) and len(prefix) > len(best):
+                best = prefix
+        return best or "OTHER"
+
+    def section_title(self, prefix: str) -> str:
+        """Return the title of a section prefix (the prefix itself when unknown)."""
+        for section in self.sections:
+            if section.prefix == prefix:
+                return section.title
+        return prefix
+
+    def section_rank(self, prefix: str) -> int:
+        """Return the position of a section in catalogue order (unknown sections last)."""
+        return self._section_order.get(prefix, len(self.sections))
+
+
+def _parse(data: Any) -> Catalogue:
+    if not isinstance(data, dict):
+        raise CatalogueError("catalogue must be a JSON object")
+    try:
+        sections = tuple(Section(s["prefix"], s["title"]) for s in data.get("sections", []))
+        rules = {
+            r["id"]: Rule(r["id"], r["section"], r.get("summary", ""), r.get("source", ""))
+            for r in data.get("rules", [])
+        }
+        disputes: dict[str, Dispute] = {}
+        for d in data.get("disputes", []):
+            dispute_id = normalise_dispute_id(d["id"])
+            disputes[dispute_id] = Dispute(
+                id=dispute_id,
+                title=d.get("title", ""),
+                question=d.get("question", ""),
+                options=dict(d.get("options", {})),
+                profiles=dict(d.get("profiles", {})),
+                rules=tuple(d.get("rules", [])),
+                observable=bool(d.get("observable", True)),
+            )
+        reasons = {
+            r["reason"]: Reason(r["reason"], r["rule"], r.get("when", ""))
+            for r in data.get("reasons", [])
+        }
+    except (KeyError, TypeError) as exc:
+        raise CatalogueError(f"malformed catalogue: missing or wrong field {exc}") from exc
+    return Catalogue(
+        version=int(data.get("version", 1)),
+        sections=sections,
+        rules=rules,
+        disputes=disputes,
+        reasons=reasons,
+        _section_order={s.prefix: i for i, s in enumerate(sections)},
+    )
+
+
+def load_catalogue(path: Path | str | None = None) -> Catalogue:
+    """Load the catalogue from ``path`` (default: the packaged ``data/catalogue.json``).
+
+    :raises CatalogueError: when the file is missing, not JSON or malformed.
+    """
+    target = Path(path) if path is not None else DEFAULT_CATALOGUE
+    try:
+        text = target.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise CatalogueError(f"cannot read rule catalogue {target}: {exc.strerror}") from exc
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise CatalogueError(f"rule catalogue {target} is not JSON: {exc}") from exc
+    return _parse(data)

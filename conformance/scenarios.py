@@ -1,0 +1,806 @@
+"""Loading, validating and expanding YAML scenarios (docs/scenario-format.md).
+
+The loader keeps YAML node positions so that every problem it reports names the
+file, line, column and scenario id. Documents are constructed with PyYAML's
+SafeLoader only: a scenario file can never run code.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import json
+from collections import Counter
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+from typing import Any, Literal
+
+import jsonschema
+import yaml
+
+from conformance.catalogue import Catalogue
+from conformance.corpus import scenario_files
+
+SCHEMA_PATH = Path(__file__).resolve().parent / "schemas" / "scenario.schema.json"
+
+RANKS: tuple[str, ...] = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
+SUITS: tuple[str, ...] = ("S", "H", "D", "C")
+JOKER = "JK"
+PACK_SIZE = 108
+
+# The fill order of docs/scenario-format.md: suit by suit, A..K, the whole 52 twice, then jokers.
+CANONICAL_ORDER: tuple[str, ...] = (
+    tuple(rank + suit for suit in SUITS for rank in RANKS) * 2 + (JOKER,) * 4
+)
+
+Level = Literal["melds", "turns", "deals"]
+StepKind = Literal["action", "next_deal", "redeal"]
+
+
+def hand_size(deal_number: int) -> int:
+    """Cards dealt to each player in a deal: 11, or 12 in deal 7 (rule DEAL-3)."""
+    return 12 if deal_number == 7 else 11
+
+
+def card_rank(card: str) -> str | None:
+    """Rank part of a card code (``None`` for a joker)."""
+    return None if card == JOKER else card[:-1]
+
+
+def card_suit(card: str) -> str | None:
+    """Suit letter of a card code (``None`` for a joker)."""
+    return None if card == JOKER else card[-1]
+
+
+class ScenarioError(Exception):
+    """A problem with a scenario file, located by file, line, column and scenario id."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        file: str,
+        line: int = 0,
+        column: int = 0,
+        scenario_id: str | None = None,
+    ) -> None:
+        self.message = message
+        self.file = file
+        self.line = line
+        self.column = column
+        self.scenario_id = scenario_id
+        super().__init__(str(self))
+
+    def __str__(self) -> str:
+        where = f"{self.file}:{self.line}:{self.column}"
+        who = f" [{self.scenario_id}]" if self.scenario_id else ""
+        return f"{where}:{who} {self.message}"
+
+
+@dataclass(frozen=True)
+class DeckSpec:
+    """A deck as a scenario gives it: hands + upcard (+ stock_top), deck_top, or a whole deck."""
+
+    hands: tuple[tuple[str, ...], ...] | None = None
+    upcard: str | None = None
+    stock_top: tuple[str, ...] = ()
+    deck_top: tuple[str, ...] | None = None
+    deck: tuple[str, ...] | None = None
+    dealer: int | None = None
+    deal_number: int | None = None
+
+    @classmethod
+    def from_mapping(cls, data: Mapping[str, Any]) -> DeckSpec:
+        """Build a spec from the (schema-valid) YAML mapping."""
+        hands = data.get("hands")
+        return cls(
+            hands=tuple(tuple(h) for h in hands) if hands is not None else None,
+            upcard=data.get("upcard"),
+            stock_top=tuple(data.get("stock_top", ())),
+            deck_top=tuple(data["deck_top"]) if "deck_top" in data else None,
+            deck=tuple(data["deck"]) if "deck" in data else None,
+            dealer=data.get("dealer"),
+            deal_number=data.get("deal_number"),
+        )
+
+    def compose(self, players: int, dealer: int, deal_number: int) -> list[str]:
+        """Return the 108-card deck (top first) this spec stands for.
+
+        With hands + upcard the deck is the inverse of the dealing rule of
+        docs/protocol.md §7: card ``r*players + k`` goes to player ``dealer+1+k``.
+
+        :raises ValueError: when the cards cannot make a 108-card pack.
+        """
+        if self.deck is not None:
+            return list(self.deck)
+        if self.deck_top is not None:
+            return fill_after(list(self.deck_top), [])
+        assert self.hands is not None and self.upcard is not None
+        size = hand_size(deal_number)
+        top: list[str] = []
+        for round_no in range(size):
+            for k in range(1, players + 1):
+                top.append(self.hands[(dealer + k) % players][round_no])
+        top.append(self.upcard)
+        top.extend(self.stock_top)
+        return fill_after(top, [])
+
+
+@dataclass(frozen=True)
+class Setup:
+    """Where a turns/deals scenario starts.
+
+    Exactly one of ``state`` (a complete protocol state, filled to 108 cards),
+    ``deal`` (the fields of a ``start_deal`` request, deck composed) or ``new_game``
+    is set.
+    """
+
+    state: Mapping[str, Any] | None = None
+    deal: Mapping[str, Any] | None = None
+    new_game: Mapping[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class Check:
+    """One melds-level question: ``check_meld``, ``check_contract`` or ``penalty``."""
+
+    index: int
+    op: Literal["check_meld", "check_contract", "penalty"]
+    request: Mapping[str, Any]
+    expect: Any
+    line: int
+
+
+@dataclass(frozen=True)
+class Step:
+    """One step of a turns/deals scenario and what must follow from it."""
+
+    index: int
+    kind: StepKind
+    action: Mapping[str, Any] | None
+    deck: DeckSpec | None
+    expect: Any
+    state: Any
+    line: int
+
+
+@dataclass(frozen=True)
+class Disputed:
+    """The ``disputed`` block: which DISPUTE the case is about and its options."""
+
+    id: str
+    question: str
+    options: tuple[str, ...]
+    profiles: Mapping[str, str]
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """A loaded, validated and expanded scenario. Mappings inside are read-only by contract."""
+
+    id: str
+    title: str
+    rules: tuple[str, ...]
+    source: str
+    profiles: tuple[str, ...]
+    level: Level
+    tags: tuple[str, ...]
+    review: str
+    path: str
+    line: int
+    disputed: Disputed | None = None
+    checks: tuple[Check, ...] = ()
+    setup: Setup | None = None
+    steps: tuple[Step, ...] = ()
+    final: Any = None
+    raw: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    def where(self) -> str:
+        """``file:line`` of the scenario, for messages."""
+        return f"{self.path}:{self.line}"
+
+
+@dataclass(frozen=True)
+class LoadResult:
+    """Scenarios that loaded cleanly and every error found, in corpus order."""
+
+    scenarios: tuple[Scenario, ...]
+    errors: tuple[ScenarioError, ...]
+    files: tuple[str, ...] = ()
+
+
+# --------------------------------------------------------------------------- cards
+
+
+def fill_after(top: list[str], placed_elsewhere: Iterable[str]) -> list[str]:
+    """Return ``top`` followed by every pack card not in ``top`` or ``placed_elsewhere``.
+
+    The remainder comes in canonical order; for each placed card its earliest remaining
+    occurrence in that order is skipped. Cards beyond the pack (a third copy) are simply
+    not found; the conservation check reports them.
+    """
+    remaining = list(CANONICAL_ORDER)
+    for card in [*top, *placed_elsewhere]:
+        # A card beyond the pack is simply not found; conservation checks report it.
+        with contextlib.suppress(ValueError):
+            remaining.remove(card)
+    return [*top, *remaining]
+
+
+def conservation_problems(cards: Sequence[str], *, exact: bool) -> list[str]:
+    """Describe how ``cards`` break the 108-card pack (third copy, fifth joker, size)."""
+    problems: list[str] = []
+    counts = Counter(cards)
+    for card in sorted(counts, key=_canonical_index):
+        n = counts[card]
+        if card == JOKER and n > 4:
+            problems.append(f"{n} jokers: the pack has only 4 (a fifth joker)")
+        elif card != JOKER and n > 2:
+            problems.append(f"{n} copies of {card}: the pack has only 2 (a third copy)")
+    if len(cards) > PACK_SIZE:
+        problems.append(f"{len(cards)} cards: the pack has only {PACK_SIZE}")
+    elif exact and len(cards) != PACK_SIZE:
+        problems.append(f"{len(cards)} cards in all: a state must hold exactly {PACK_SIZE}")
+    return problems
+
+
+def _canonical_index(card: str) -> int:
+    try:
+        return CANONICAL_ORDER.index(card)
+    except ValueError:
+        return len(CANONICAL_ORDER)
+
+
+def _rank_value(rank: str) -> int:
+    return RANKS.index(rank) + 1
+
+
+def table_meld_problem(kind: str, cards: Sequence[str]) -> str | None:
+    """Say why ``cards`` cannot stand on the table as a ``kind`` meld, or ``None``.
+
+    This is the harness's own small check (the harness never imports an engine):
+    a table trio is 3+ cards with at least one natural card, naturals all of one
+    rank; a table run is 4–14 cards of one suit whose positions form one unbroken
+    sequence within A..A, each joker standing for its position. Joker counts are not
+    limited because melds may have grown after opening.
+    """
+    naturals = [c for c in cards if c != JOKER]
+    if kind == "trio":
+        if len(cards) < 3:
+            return f"a trio needs at least 3 cards, this one has {len(cards)}"
+        if not naturals:
+            return "a trio needs at least one natural card"
+        ranks = {card_rank(c) for c in naturals}
+        if len(ranks) > 1:
+            return f"a trio mixes ranks {', '.join(sorted(str(r) for r in ranks))}"
+        return None
+    if not 4 <= len(cards) <= 14:
+        return f"a run holds 4 to 14 cards, this one has {len(cards)}"
+    if not naturals:
+        return "a run needs at least one natural card"
+    suits = {card_suit(c) for c in naturals}
+    if len(suits) > 1:
+        return f"a run mixes suits {', '.join(sorted(str(s) for s in suits))}"
+    for start in range(1, 16 - len(cards)):
+        if all(_fits(card, start + offset) for offset, card in enumerate(cards)):
+            return None
+    return "the cards are not one unbroken sequence from low to high within A..A"
+
+
+def _fits(card: str, position: int) -> bool:
+    # Position 1 is a low ace, 14 a high ace; a joker fits anywhere in range.
+    if card == JOKER:
+        return True
+    rank = card_rank(card)
+    assert rank is not None
+    if rank == "A":
+        return position in (1, 14)
+    return _rank_value(rank) == position
+
+
+# --------------------------------------------------------------------------- options
+
+
+def resolve_option(value: Any, option: str) -> Any:
+    """Replace every ``{by_option: {...}}`` inside ``value`` by the branch for ``option``.
+
+    :raises KeyError: when a ``by_option`` has no branch for ``option``.
+    """
+    if isinstance(value, Mapping):
+        if set(value) == {"by_option"} and isinstance(value["by_option"], Mapping):
+            branches = value["by_option"]
+            if option not in branches:
+                raise KeyError(option)
+            return resolve_option(branches[option], option)
+        return {k: resolve_option(v, option) for k, v in value.items()}
+    if isinstance(value, list):
+        return [resolve_option(v, option) for v in value]
+    return value
+
+
+def _by_option_sites(value: Any, path: tuple[Any, ...]) -> Iterator[tuple[tuple[Any, ...], Any]]:
+    if isinstance(value, Mapping):
+        if set(value) == {"by_option"} and isinstance(value["by_option"], Mapping):
+            yield path, value["by_option"]
+            for key, branch in value["by_option"].items():
+                yield from _by_option_sites(branch, (*path, "by_option", key))
+            return
+        for key, sub in value.items():
+            if key != "disputed":
+                yield from _by_option_sites(sub, (*path, key))
+    elif isinstance(value, list):
+        for index, sub in enumerate(value):
+            yield from _by_option_sites(sub, (*path, index))
+
+
+def _reason_sites(value: Any, path: tuple[Any, ...]) -> Iterator[tuple[tuple[Any, ...], str]]:
+    """Yield every reason name used in an expectation (``rejected:`` or ``reason:``)."""
+    if isinstance(value, Mapping):
+        for key, sub in value.items():
+            if key in ("rejected", "reason"):
+                if isinstance(sub, str):
+                    yield (*path, key), sub
+                elif isinstance(sub, list):
+                    for index, item in enumerate(sub):
+                        if isinstance(item, str):
+                            yield (*path, key, index), item
+                elif isinstance(sub, Mapping):
+                    yield from _reason_sites(sub, (*path, key))
+            else:
+                yield from _reason_sites(sub, (*path, key))
+    elif isinstance(value, list):
+        for index, sub in enumerate(value):
+            yield from _reason_sites(sub, (*path, index))
+
+
+# --------------------------------------------------------------------------- YAML
+
+
+@cache
+def _validator() -> jsonschema.Draft202012Validator:
+    schema = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
+    return jsonschema.Draft202012Validator(schema)
+
+
+def _jsonable(value: Any) -> Any:
+    # JSON Schema only knows string keys; YAML gives ints for `hands: {1: [...]}`.
+    if isinstance(value, Mapping):
+        return {_key(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_jsonable(v) for v in value]
+    return value
+
+
+def _key(key: Any) -> str:
+    return str(key).lower() if isinstance(key, bool) else str(key)
+
+
+def _mark(node: yaml.Node | None, path: Sequence[Any]) -> tuple[int, int]:
+    """1-based line and column of the node at ``path`` (or of its deepest existing parent)."""
+    if node is None:
+        return 0, 0
+    current = node
+    for part in path:
+        nxt: yaml.Node | None = None
+        if isinstance(current, yaml.MappingNode):
+            for key_node, value_node in current.value:
+                if str(key_node.value) == str(part):
+                    nxt = value_node
+                    break
+        elif (
+            isinstance(current, yaml.SequenceNode)
+            and isinstance(part, int)
+            and 0 <= part < len(current.value)
+        ):
+            nxt = current.value[part]
+        if nxt is None:
+            break
+        current = nxt
+    return current.start_mark.line + 1, current.start_mark.column + 1
+
+
+def _pointer(path: Iterable[Any]) -> str:
+    return "/" + "/".join(str(p).replace("~", "~0").replace("/", "~1") for p in path)
+
+
+def _read_documents(path: Path, label: str) -> Iterator[tuple[yaml.Node, Any] | ScenarioError]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        yield ScenarioError(f"cannot read file: {exc}", file=label)
+        return
+    loader = yaml.SafeLoader(text)
+    try:
+        while loader.check_node():
+            node = loader.get_node()
+            if node is None:
+                continue
+            yield node, loader.construct_document(node)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+        line = mark.line + 1 if mark is not None else 0
+        column = mark.column + 1 if mark is not None else 0
+        problem = getattr(exc, "problem", None) or str(exc)
+        yield ScenarioError(f"YAML syntax error: {problem}", file=label, line=line, column=column)
+    finally:
+        loader.dispose()
+
+
+class _DocChecker:
+    """Validates and expands one YAML document into a Scenario, collecting errors."""
+
+    def __init__(self, node: yaml.Node, data: Any, label: str, catalogue: Catalogue | None):
+        self.node = node
+        self.data = data
+        self.label = label
+        self.catalogue = catalogue
+        self.errors: list[ScenarioError] = []
+        self.sid: str | None = None
+        if isinstance(data, Mapping) and isinstance(data.get("id"), str):
+            self.sid = data["id"]
+
+    def error(self, message: str, path: Sequence[Any] = ()) -> None:
+        line, column = _mark(self.node, path)
+        self.errors.append(
+            ScenarioError(message, file=self.label, line=line, column=column, scenario_id=self.sid)
+        )
+
+    # -- schema ---------------------------------------------------------------
+
+    def check_schema(self) -> bool:
+        if not isinstance(self.data, Mapping):
+            self.error("a scenario document must be a mapping")
+            return False
+        doc = _jsonable(self.data)
+        found = sorted(_validator().iter_errors(doc), key=lambda e: list(e.absolute_path))
+        # Report one error per location; the best match explains anyOf/oneOf failures.
+        seen: set[str] = set()
+        for err in found:
+            best = jsonschema.exceptions.best_match([err])
+            pointer = _pointer(best.absolute_path)
+            if pointer in seen:
+                continue
+            seen.add(pointer)
+            self.error(f"schema: at {pointer}: {best.message}", list(best.absolute_path))
+        return not found
+
+    # -- semantics ------------------------------------------------------------
+
+    def check_catalogue(self) -> None:
+        cat = self.catalogue
+        data = self.data
+        if cat is not None:
+            for i, rule in enumerate(data["rules"]):
+                if rule not in cat.rules:
+                    self.error(f"unknown rule ID {rule!r}", ["rules", i])
+            for path, reason in _reason_sites(data.get("checks", []), ("checks",)):
+                if reason not in cat.reasons:
+                    self.error(f"unknown rejection reason {reason!r}", list(path))
+            for path, reason in _reason_sites(data.get("steps", []), ("steps",)):
+                if reason not in cat.reasons:
+                    self.error(f"unknown rejection reason {reason!r}", list(path))
+        disputed = data.get("disputed")
+        sites = list(_by_option_sites(data, ()))
+        if disputed is None:
+            for path, _ in sites:
+                self.error("by_option used without a disputed block", list(path))
+            return
+        options = set(disputed["options"])
+        known = cat.disputes.get(disputed["id"]) if cat is not None else None
+        if cat is not None and known is None:
+            self.error(f"unknown disputed point {disputed['id']!r}", ["disputed", "id"])
+        if known is not None:
+            for key in disputed["options"]:
+                if key not in known.options:
+                    self.error(
+                        f"unknown option {key!r} of {known.id} (known: {', '.join(known.options)})",
+                        ["disputed", "options", key],
+                    )
+        for profile, key in disputed["profiles"].items():
+            if key not in options:
+                self.error(
+                    f"profile {profile!r} follows option {key!r}, which is not among the options",
+                    ["disputed", "profiles", profile],
+                )
+        for profile in data["profiles"]:
+            if profile not in disputed["profiles"]:
+                self.error(
+                    f"disputed block gives no option for profile {profile!r}",
+                    ["disputed", "profiles"],
+                )
+        for path, branches in sites:
+            for key in branches:
+                if key not in options:
+                    self.error(f"unknown option key {key!r} in by_option", [*path, key])
+            for profile, key in disputed["profiles"].items():
+                if key in options and key not in branches:
+                    self.error(
+                        f"by_option has no branch for {key!r}, the {profile} profile's option",
+                        list(path),
+                    )
+        # Every option that all by_option sites cover must give a schema-valid scenario.
+        for option in sorted(options):
+            if all(option in branches for _, branches in sites):
+                resolved = _jsonable(resolve_option(data, option))
+                for err in _validator().iter_errors(resolved):
+                    self.error(
+                        f"schema (option {option!r}): at {_pointer(err.absolute_path)}: "
+                        f"{err.message}",
+                        list(err.absolute_path),
+                    )
+                    break
+
+    def check_state(self, state: Mapping[str, Any], base: list[Any], stock_given: bool) -> None:
+        players = state["players"]
+        if len(state["hands"]) != players:
+            self.error(f"{len(state['hands'])} hands for {players} players", [*base, "hands"])
+        for key in ("opened", "totals", "deal_scores"):
+            value = state.get(key)
+            if isinstance(value, list) and len(value) != players:
+                self.error(f"{key} has {len(value)} entries for {players} players", [*base, key])
+        for key in ("turn", "dealer", "closer"):
+            value = state.get(key)
+            if isinstance(value, int) and not 0 <= value < players:
+                self.error(f"{key} {value} is out of range for {players} players", [*base, key])
+        for i, winner in enumerate(state.get("winners") or []):
+            if not 0 <= winner < players:
+                self.error(f"winner {winner} is out of range", [*base, "winners", i])
+        opened = state.get("opened")
+        for i, meld in enumerate(state.get("table", [])):
+            path = [*base, "table", i]
+            if not 0 <= meld["owner"] < players:
+                self.error(f"owner {meld['owner']} is out of range for {players} players", path)
+            elif isinstance(opened, list) and len(opened) == players and not opened[meld["owner"]]:
+                self.error(f"table meld owned by player {meld['owner']}, who has not opened", path)
+            problem = table_meld_problem(meld["kind"], meld["cards"])
+            if problem is not None:
+                self.error(f"table meld {i} is not a valid {meld['kind']}: {problem}", path)
+        cards = list(_state_cards(state))
+        for problem in conservation_problems(cards, exact=stock_given):
+            self.error(f"state: {problem}", base)
+
+    def expand_state(self, raw: Mapping[str, Any], profile: str) -> dict[str, Any]:
+        players = raw["players"]
+        state: dict[str, Any] = {
+            "profile": raw.get("profile", profile),
+            "players": players,
+            "deal_number": raw["deal_number"],
+            "dealer": raw["dealer"],
+            "turn": raw["turn"],
+            "phase": raw["phase"],
+            "hands": [list(h) for h in raw["hands"]],
+            "opened": list(raw.get("opened", [False] * players)),
+            "turn_opened": raw.get("turn_opened", False),
+            "table": [
+                {"owner": m["owner"], "kind": m["kind"], "cards": list(m["cards"])}
+                for m in raw.get("table", [])
+            ],
+            "stock": [],
+            # An empty discard pile is a legal (if rare) state, so it may be omitted.
+            "discard": list(raw.get("discard", [])),
+            "totals": list(raw.get("totals", [0] * players)),
+            "deal_scores": raw.get("deal_scores"),
+            "closer": raw.get("closer"),
+            "winners": raw.get("winners"),
+        }
+        if "stock" in raw:
+            state["stock"] = list(raw["stock"])
+        else:
+            placed = [c for h in state["hands"] for c in h]
+            placed += [c for m in state["table"] for c in m["cards"]]
+            placed += state["discard"]
+            state["stock"] = fill_after(list(raw.get("stock_top", [])), placed)
+        return state
+
+    def check_deck(
+        self, spec: DeckSpec, path: list[Any], players: int | None, deal_number: int | None
+    ) -> None:
+        if spec.hands is not None:
+            if players is not None and len(spec.hands) != players:
+                self.error(f"{len(spec.hands)} hands for {players} players", [*path, "hands"])
+            sizes = {len(h) for h in spec.hands}
+            if deal_number is not None:
+                want = hand_size(deal_number)
+                for i, hand in enumerate(spec.hands):
+                    if len(hand) != want:
+                        self.error(
+                            f"hand {i} has {len(hand)} cards; deal {deal_number} deals {want}",
+                            [*path, "hands", i],
+                        )
+            elif len(sizes) > 1 or not sizes <= {11, 12}:
+                self.error("dealt hands must all hold 11 cards (12 in deal 7)", [*path, "hands"])
+            cards = [c for h in spec.hands for c in h] + [spec.upcard or "", *spec.stock_top]
+            cards = [c for c in cards if c]
+        elif spec.deck_top is not None:
+            cards = list(spec.deck_top)
+        else:
+            cards = list(spec.deck or [])
+        for problem in conservation_problems(cards, exact=spec.deck is not None):
+            self.error(f"deck: {problem}", path)
+
+    def build(self) -> Scenario | None:
+        if not self.check_schema():
+            return None
+        data = self.data
+        self.check_catalogue()
+        profile = data["profiles"][0]
+        level: Level = data["level"]
+        checks: list[Check] = []
+        for i, item in enumerate(data.get("checks", [])):
+            line = _mark(self.node, ["checks", i])[0]
+            if "check_meld" in item:
+                request = {"meld": item["check_meld"], "initial": item.get("initial", True)}
+                checks.append(Check(i, "check_meld", request, item["expect"], line))
+            elif "check_contract" in item:
+                checks.append(
+                    Check(i, "check_contract", dict(item["check_contract"]), item["expect"], line)
+                )
+            else:
+                checks.append(Check(i, "penalty", {"cards": item["penalty"]}, item["expect"], line))
+        setup: Setup | None = None
+        players: int | None = None
+        deal_number: int | None = None
+        raw_setup = data.get("setup")
+        if raw_setup is not None:
+            if "state" in raw_setup:
+                raw_state = raw_setup["state"]
+                state = self.expand_state(raw_state, profile)
+                self.check_state(state, ["setup", "state"], stock_given="stock" in raw_state)
+                if state["profile"] not in data["profiles"]:
+                    self.error(
+                        f"state profile {state['profile']!r} is not in profiles",
+                        ["setup", "state", "profile"],
+                    )
+                setup = Setup(state=state)
+                players = state["players"]
+            elif "deal" in raw_setup:
+                raw_deal = raw_setup["deal"]
+                players = raw_deal["players"]
+                deal_number = raw_deal["deal_number"]
+                spec = DeckSpec.from_mapping(raw_deal)
+                self.check_deck(spec, ["setup", "deal"], players, deal_number)
+                if not 0 <= raw_deal["dealer"] < players:
+                    self.error(
+                        f"dealer {raw_deal['dealer']} is out of range for {players} players",
+                        ["setup", "deal", "dealer"],
+                    )
+                totals = raw_deal.get("totals", [0] * players)
+                if len(totals) != players:
+                    self.error(
+                        f"totals has {len(totals)} entries for {players} players",
+                        ["setup", "deal", "totals"],
+                    )
+                if self.errors:
+                    return None
+                setup = Setup(
+                    deal={
+                        "profile": raw_deal.get("profile", profile),
+                        "players": players,
+                        "deal_number": deal_number,
+                        "dealer": raw_deal["dealer"],
+                        "totals": list(totals),
+                        "deck": spec.compose(players, raw_deal["dealer"], deal_number),
+                    }
+                )
+            else:
+                setup = Setup(new_game={"profile": profile, **raw_setup["new_game"]})
+                players = raw_setup["new_game"]["players"]
+        steps: list[Step] = []
+        for i, item in enumerate(data.get("steps", [])):
+            path: list[Any] = ["steps", i]
+            line = _mark(self.node, path)[0]
+            if "action" in item:
+                action = item["action"]
+                if level == "melds":
+                    self.error("steps are not allowed at level melds", path)
+                if players is not None and not 0 <= action["player"] < players:
+                    self.error(
+                        f"player {action['player']} is out of range for {players} players",
+                        [*path, "action", "player"],
+                    )
+                steps.append(
+                    Step(i, "action", action, None, item.get("expect"), item.get("state"), line)
+                )
+            else:
+                kind: StepKind = "next_deal" if "next_deal" in item else "redeal"
+                if level != "deals":
+                    self.error(f"{kind} steps need level deals", [*path, kind])
+                spec = DeckSpec.from_mapping(item[kind])
+                self.check_deck(spec, [*path, kind], players, spec.deal_number)
+                steps.append(Step(i, kind, None, spec, item.get("expect"), item.get("state"), line))
+        if self.errors:
+            return None
+        disputed = None
+        if "disputed" in data:
+            d = data["disputed"]
+            disputed = Disputed(
+                d["id"], d.get("question", ""), tuple(d["options"]), dict(d["profiles"])
+            )
+        return Scenario(
+            id=data["id"],
+            title=data["title"],
+            rules=tuple(data["rules"]),
+            source=data["source"],
+            profiles=tuple(data["profiles"]),
+            level=level,
+            tags=tuple(data.get("tags", ())),
+            review=data["review"],
+            path=self.label,
+            line=_mark(self.node, [])[0],
+            disputed=disputed,
+            checks=tuple(checks),
+            setup=setup,
+            steps=tuple(steps),
+            final=data.get("final"),
+            raw=copy.deepcopy(data),
+        )
+
+
+def _state_cards(state: Mapping[str, Any]) -> Iterator[str]:
+    for hand in state["hands"]:
+        yield from hand
+    for meld in state["table"]:
+        yield from meld["cards"]
+    yield from state["stock"]
+    yield from state["discard"]
+
+
+def load_file(
+    path: Path | str, *, catalogue: Catalogue | None = None, label: str | None = None
+) -> LoadResult:
+    """Load every scenario document of one YAML file.
+
+    Documents with problems are left out of ``scenarios`` and described in ``errors``.
+    """
+    file_path = Path(path)
+    name = label or str(file_path)
+    scenarios: list[Scenario] = []
+    errors: list[ScenarioError] = []
+    for item in _read_documents(file_path, name):
+        if isinstance(item, ScenarioError):
+            errors.append(item)
+            continue
+        node, data = item
+        checker = _DocChecker(node, data, name, catalogue)
+        scenario = checker.build()
+        errors.extend(checker.errors)
+        if scenario is not None:
+            scenarios.append(scenario)
+    return LoadResult(tuple(scenarios), tuple(errors), (name,))
+
+
+def load_corpus(paths: Sequence[Path | str], *, catalogue: Catalogue | None = None) -> LoadResult:
+    """Load every scenario under ``paths`` (files or directories), in corpus order.
+
+    Besides the per-document checks this reports ids used twice across the corpus
+    (both copies are dropped, since neither can be trusted to be the intended one).
+
+    :raises FileNotFoundError: when a path does not exist.
+    """
+    files = scenario_files([Path(p) for p in paths])
+    scenarios: list[Scenario] = []
+    errors: list[ScenarioError] = []
+    for file in files:
+        result = load_file(file, catalogue=catalogue)
+        scenarios.extend(result.scenarios)
+        errors.extend(result.errors)
+    first: dict[str, Scenario] = {}
+    duplicated: set[str] = set()
+    for scenario in scenarios:
+        if scenario.id in first:
+            duplicated.add(scenario.id)
+            errors.append(
+                ScenarioError(
+                    f"duplicate id: already used at {first[scenario.id].where()}",
+                    file=scenario.path,
+                    line=scenario.line,
+                    column=1,
+                    scenario_id=scenario.id,
+                )
+            )
+        else:
+            first[scenario.id] = scenario
+    kept = tuple(s for s in scenarios if s.id not in duplicated)
+    return LoadResult(kept, tuple(errors), tuple(str(f) for f in files))
