@@ -1,0 +1,607 @@
+"""One adapter process behind the JSON-lines protocol, kept on a short leash.
+
+An :class:`EngineSession` spawns the adapter (an argv list, never a shell) in a
+process group of its own, shakes hands, sends requests one at a time and
+checks every answer: it must be one JSON line, echo the request id and match
+the op's schema. The session assumes the engine may be hostile or broken:
+
+- every wait has a timeout, so a silent engine cannot hang the harness;
+- stdout is read by a thread into a queue, one bounded line at a time; a line
+  longer than ``max_line_bytes`` is reported as soon as the limit is crossed
+  and the rest of it is read and dropped, never held in memory;
+- stderr is drained by another thread into a bounded ring buffer, so an engine
+  that floods it neither blocks on a full pipe nor eats memory, and the tail
+  is attached to every error;
+- closing kills the whole process group (SIGTERM, a grace, then SIGKILL), so
+  grandchildren the adapter left behind die with it.
+
+After an error other than :class:`EngineReportedError` the session is broken:
+the process group has been killed and :meth:`EngineSession.restart` must be
+called before the next request. A session is meant to be used by one thread.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import queue
+import select
+import signal
+import subprocess
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from types import MappingProxyType, TracebackType
+from typing import Any, Final
+
+from .errors import (
+    EngineCrashed,
+    EngineError,
+    EngineReportedError,
+    EngineStartError,
+    EngineTimeout,
+    HandshakeError,
+    HarnessError,
+    InvalidRequest,
+    ProtocolError,
+    VersionMismatch,
+)
+from .protocol import (
+    PROTOCOL_VERSION,
+    decode_line,
+    encode_request,
+    normalise_dispute_id,
+    validate_request,
+    validate_response,
+)
+
+#: Default seconds to wait for the answer to one request.
+DEFAULT_TIMEOUT: Final = 10.0
+#: Default seconds to wait for the ``hello`` answer after spawning (interpreters
+#: and JVMs can be slow to start, so it is separate from the request timeout).
+DEFAULT_START_TIMEOUT: Final = 10.0
+#: Default longest accepted response line, in bytes (a full state is a few KB).
+DEFAULT_MAX_LINE_BYTES: Final = 8 * 2**20
+#: Seconds granted to the ``bye`` answer when closing a healthy session.
+BYE_TIMEOUT: Final = 1.0
+#: Seconds the adapter gets to exit by itself after ``bye`` and closed stdin.
+EXIT_GRACE: Final = 0.5
+#: Seconds between SIGTERM to the process group and SIGKILL.
+TERM_GRACE: Final = 0.5
+#: Seconds to wait for a SIGKILLed leader to be reaped (the kernel is quick).
+KILL_WAIT: Final = 2.0
+#: After the adapter is seen to have exited, seconds to keep draining stdout for
+#: a last answer before calling it a crash (the reader thread may lag the exit).
+EXIT_DRAIN: Final = 0.2
+#: After stdout reaches end-of-file, seconds to wait for the process to exit,
+#: which tells a crash (exit code) from an adapter that closed stdout and lives on.
+EOF_EXIT_GRACE: Final = 0.3
+#: Bytes of stderr kept (the tail); older output is dropped.
+STDERR_KEEP: Final = 64 * 1024
+#: Poll interval while waiting for an answer (bounds how late an exit is noticed).
+_POLL: Final = 0.05
+_READ_CHUNK: Final = 64 * 1024
+
+
+@dataclass(frozen=True)
+class Handshake:
+    """What an engine said about itself in its ``hello`` answer (docs/protocol.md §2).
+
+    ``rulings`` maps normalised dispute ids (``DISPUTE-01``) to option keys.
+    """
+
+    protocol: int
+    name: str
+    version: str
+    language: str
+    profiles: tuple[str, ...]
+    capabilities: frozenset[str]
+    # A read-only view: the dataclass is frozen, its mapping should be too.
+    rulings: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}), hash=False)
+
+    def as_dict(self) -> dict[str, Any]:
+        """Return a JSON-ready description (for report headers)."""
+        return {
+            "protocol": self.protocol,
+            "implementation": {
+                "name": self.name,
+                "version": self.version,
+                "language": self.language,
+            },
+            "profiles": list(self.profiles),
+            "capabilities": sorted(self.capabilities),
+            "rulings": dict(sorted(self.rulings.items())),
+        }
+
+    @classmethod
+    def from_hello(cls, answer: Mapping[str, Any]) -> Handshake:
+        """Build a handshake from a schema-valid ``hello`` answer.
+
+        Raises HandshakeError when two ruling keys normalise to the same id
+        with different options.
+        """
+        rulings: dict[str, str] = {}
+        for key, option in answer.get("rulings", {}).items():
+            norm = normalise_dispute_id(key)
+            if rulings.get(norm, option) != option:
+                raise HandshakeError(f"rulings name {norm} twice with different options")
+            rulings[norm] = option
+        impl = answer["implementation"]
+        return cls(
+            protocol=answer["protocol"],
+            name=impl["name"],
+            version=impl["version"],
+            language=impl["language"],
+            profiles=tuple(answer["profiles"]),
+            capabilities=frozenset(answer["capabilities"]),
+            rulings=MappingProxyType(rulings),
+        )
+
+
+# Items the stdout reader puts on the queue besides complete lines.
+@dataclass(frozen=True)
+class _Oversized:
+    seen: int  # bytes of the line read when the limit was crossed
+
+
+@dataclass(frozen=True)
+class _Unterminated:
+    data: bytes
+
+
+class _EOF:
+    pass
+
+
+_QueueItem = bytes | _Oversized | _Unterminated | _EOF
+
+
+class _StdoutReader(threading.Thread):
+    """Split the adapter's stdout into bounded lines on a queue."""
+
+    def __init__(self, fd: int, lines: queue.Queue[_QueueItem], max_line_bytes: int) -> None:
+        super().__init__(name=f"adapter-stdout-{fd}", daemon=True)
+        self._fd = fd
+        self._lines = lines
+        self._max = max_line_bytes
+
+    def run(self) -> None:
+        buf = bytearray()
+        dropping = False  # inside an oversized line: drop bytes up to its newline
+        while True:
+            try:
+                chunk = os.read(self._fd, _READ_CHUNK)
+            except OSError:
+                break
+            if not chunk:
+                break
+            start = 0
+            while start < len(chunk):
+                newline = chunk.find(b"\n", start)
+                end = len(chunk) if newline == -1 else newline
+                if not dropping:
+                    if len(buf) + (end - start) > self._max:
+                        # Report now rather than at the newline: a many-MB line
+                        # should fail the request at once, not after it is read.
+                        self._lines.put(_Oversized(len(buf) + end - start))
+                        buf.clear()
+                        dropping = True
+                    else:
+                        buf += chunk[start:end]
+                if newline == -1:
+                    break
+                if dropping:
+                    dropping = False
+                else:
+                    self._lines.put(bytes(buf))
+                    buf.clear()
+                start = newline + 1
+        if buf and not dropping:
+            self._lines.put(_Unterminated(bytes(buf)))
+        self._lines.put(_EOF())
+
+
+class _StderrDrain(threading.Thread):
+    """Read stderr continuously, keeping only the last ``keep`` bytes."""
+
+    def __init__(self, fd: int, keep: int = STDERR_KEEP) -> None:
+        super().__init__(name=f"adapter-stderr-{fd}", daemon=True)
+        self._fd = fd
+        self._keep = keep
+        self._buf = bytearray()
+        self._lock = threading.Lock()
+        self.total = 0
+
+    def run(self) -> None:
+        while True:
+            try:
+                chunk = os.read(self._fd, _READ_CHUNK)
+            except OSError:
+                break
+            if not chunk:
+                break
+            with self._lock:
+                self.total += len(chunk)
+                self._buf += chunk
+                if len(self._buf) > self._keep:
+                    del self._buf[: len(self._buf) - self._keep]
+
+    def tail(self, limit: int) -> str:
+        with self._lock:
+            data = bytes(self._buf)
+        return data.decode("utf-8", errors="replace")[-limit:] if limit > 0 else ""
+
+
+def _group_has_live_members(pgid: int) -> bool:
+    """True while a non-zombie process of group ``pgid`` exists."""
+    proc_dir = "/proc"
+    if not os.path.isdir(proc_dir):
+        try:
+            os.killpg(pgid, 0)
+        except (ProcessLookupError, PermissionError):
+            return False
+        return True
+    for entry in os.listdir(proc_dir):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"{proc_dir}/{entry}/stat", "rb") as handle:
+                stat = handle.read()
+        except OSError:
+            continue
+        # The command name may hold spaces and parentheses: split after the last ')'.
+        fields = stat[stat.rfind(b")") + 2 :].split()
+        if len(fields) > 2 and fields[0] != b"Z" and int(fields[2]) == pgid:
+            return True
+    return False
+
+
+def _signal_group(pgid: int, sig: signal.Signals) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, sig)
+
+
+class EngineSession:
+    """One adapter process speaking protocol version 1; a context manager.
+
+    ``timeout`` bounds each request, ``start_timeout`` the handshake,
+    ``max_line_bytes`` each response line. ``validate_requests`` checks every
+    outgoing request against its schema first (InvalidRequest, nothing sent);
+    turn it off only to probe how an engine handles malformed requests.
+    """
+
+    def __init__(
+        self,
+        argv: Sequence[str],
+        *,
+        timeout: float = DEFAULT_TIMEOUT,
+        start_timeout: float = DEFAULT_START_TIMEOUT,
+        max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
+        cwd: str | None = None,
+        env: Mapping[str, str] | None = None,
+        validate_requests: bool = True,
+    ) -> None:
+        self.argv: tuple[str, ...] = tuple(argv)
+        self.timeout = timeout
+        self.start_timeout = start_timeout
+        self.max_line_bytes = max_line_bytes
+        self.cwd = cwd
+        self.env = dict(env) if env is not None else None
+        self.validate_requests = validate_requests
+        self.handshake: Handshake | None = None
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._lines: queue.Queue[_QueueItem] = queue.Queue()
+        self._reader: _StdoutReader | None = None
+        self._drain: _StderrDrain | None = None
+        self._next_id = 1
+        self._broken = False
+
+    # -- life cycle ---------------------------------------------------------
+
+    def __enter__(self) -> EngineSession:
+        if self._proc is None:
+            self.start()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    @property
+    def pid(self) -> int | None:
+        """Process id of the adapter (also its process group id), None when not running."""
+        return self._proc.pid if self._proc is not None else None
+
+    @property
+    def alive(self) -> bool:
+        """True when the adapter runs and the session can take requests."""
+        return self._proc is not None and not self._broken and self._proc.poll() is None
+
+    def start(self) -> Handshake:
+        """Spawn the adapter and shake hands; return the engine's handshake.
+
+        Raises EngineStartError if it cannot be spawned, HandshakeError (or
+        VersionMismatch) if ``hello`` fails. On failure nothing is left running.
+        """
+        if self._proc is not None:
+            raise HarnessError("session already started; use restart()")
+        if not self.argv:
+            raise EngineStartError("adapter command is empty")
+        self._lines = queue.Queue()
+        self._next_id = 1
+        self._broken = False
+        self.handshake = None
+        try:
+            proc = subprocess.Popen(
+                self.argv,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                bufsize=0,
+                cwd=self.cwd,
+                env=self.env,
+                # Own session = own process group: close() can kill grandchildren too.
+                start_new_session=True,
+                close_fds=True,
+            )
+        except OSError as exc:
+            reason = exc.strerror or str(exc)
+            raise EngineStartError(f"cannot start adapter {self.argv[0]!r}: {reason}") from None
+        assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+        self._proc = proc
+        # Writes go through select() with a deadline: an adapter that stops
+        # reading must not block the harness on a full pipe.
+        os.set_blocking(proc.stdin.fileno(), False)
+        self._reader = _StdoutReader(proc.stdout.fileno(), self._lines, self.max_line_bytes)
+        self._drain = _StderrDrain(proc.stderr.fileno())
+        self._reader.start()
+        self._drain.start()
+        try:
+            answer = self._exchange("hello", {"protocol": PROTOCOL_VERSION}, self.start_timeout)
+            self.handshake = self._read_handshake(answer)
+        except EngineError as exc:
+            self._broken = True
+            self._shutdown()
+            raise self._as_handshake_error(exc) from exc
+        return self.handshake
+
+    def restart(self) -> Handshake:
+        """Close the current adapter (if any) and start a fresh one."""
+        self.close()
+        return self.start()
+
+    def close(self) -> None:
+        """End the session: ``bye`` if healthy, a short grace, then kill the process group.
+
+        Safe to call more than once and on a broken session.
+        """
+        proc = self._proc
+        if proc is None:
+            return
+        if not self._broken and self.handshake is not None and proc.poll() is None:
+            # The adapter's answer to bye does not matter: it is killed anyway.
+            with contextlib.suppress(EngineError):
+                self._exchange("bye", {}, min(self.timeout, BYE_TIMEOUT))
+        self._shutdown()
+
+    def stderr_tail(self, limit: int = 4000) -> str:
+        """Return the last ``limit`` characters the adapter wrote to stderr."""
+        return self._drain.tail(limit) if self._drain is not None else ""
+
+    # -- requests -----------------------------------------------------------
+
+    def request(self, op: str, **fields: Any) -> dict[str, Any]:
+        """Send one request and return the engine's (schema-valid) result object.
+
+        The id is assigned here. Raises EngineReportedError for an error answer
+        (the session stays usable), InvalidRequest for a request that breaks
+        the schema (nothing sent), and other EngineErrors for misbehaviour, after
+        which the adapter has been killed and the session needs restart().
+        """
+        if self._broken:
+            raise HarnessError("session is broken by an earlier engine error; restart() it")
+        if self._proc is None:
+            raise HarnessError("session not started")
+        if self.validate_requests:
+            validate_request(op, {"id": self._next_id, "op": op, **fields})
+        try:
+            self._check_between_requests()
+            return self._exchange(op, fields, self.timeout)
+        except EngineReportedError as exc:
+            exc.stderr_tail = self.stderr_tail()
+            raise
+        except InvalidRequest:
+            raise
+        except EngineError as exc:
+            self._broken = True
+            self._shutdown()
+            exc.stderr_tail = self.stderr_tail()
+            raise
+
+    def _check_between_requests(self) -> None:
+        """Fail on anything the adapter did since the last answer (extra line, exit)."""
+        try:
+            item = self._lines.get_nowait()
+        except queue.Empty:
+            item = None
+        if item is not None:
+            if isinstance(item, _EOF | _Unterminated):
+                raise self._eof_error("before the next request")
+            if isinstance(item, _Oversized):
+                raise ProtocolError("unsolicited oversized line between requests")
+            raise ProtocolError(
+                f"unsolicited line after the answer to request {self._next_id - 1}: {item[:200]!r}"
+            )
+        assert self._proc is not None
+        code = self._proc.poll()
+        if code is not None:
+            raise EngineCrashed(f"adapter exited with code {code} between requests", exit_code=code)
+
+    def _exchange(self, op: str, fields: Mapping[str, Any], timeout: float) -> dict[str, Any]:
+        """Write one request, read its answer, check id and schema."""
+        assert self._proc is not None
+        request_id = self._next_id
+        self._next_id += 1
+        message = {"id": request_id, "op": op, **fields}
+        deadline = time.monotonic() + timeout
+        self._write(encode_request(message), op, deadline, timeout)
+        exit_seen: float | None = None
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise EngineTimeout(
+                    f"no answer to {op} (id {request_id}) within {timeout:g} s", timeout=timeout
+                )
+            try:
+                item = self._lines.get(timeout=min(remaining, _POLL))
+            except queue.Empty:
+                # An exited adapter whose stdout is held open by a grandchild
+                # never sends EOF: notice the exit itself, not the timeout.
+                if self._proc.poll() is not None:
+                    now = time.monotonic()
+                    if exit_seen is None:
+                        exit_seen = now
+                    elif now - exit_seen >= EXIT_DRAIN:
+                        code = self._proc.returncode
+                        raise EngineCrashed(
+                            f"adapter exited with code {code} during {op} (id {request_id})",
+                            exit_code=code,
+                        ) from None
+                continue
+            if isinstance(item, _EOF | _Unterminated):
+                raise self._eof_error(f"during {op} (id {request_id})", item)
+            if isinstance(item, _Oversized):
+                raise ProtocolError(
+                    f"answer to {op} (id {request_id}) is longer than the limit of "
+                    f"{self.max_line_bytes} bytes (already {item.seen} bytes)"
+                )
+            answer = decode_line(item)
+            if "id" not in answer:
+                raise ProtocolError(
+                    f"answer to {op} has no id (expected {request_id})", pointer="/id"
+                )
+            if answer["id"] != request_id or isinstance(answer["id"], bool):
+                raise ProtocolError(
+                    f"answer to {op} has id {answer['id']!r}, expected {request_id}", pointer="/id"
+                )
+            if op != "hello" or "error" in answer:
+                # hello is checked by the caller, which looks at the version first.
+                validate_response(op, answer)
+            if "error" in answer:
+                raise EngineReportedError(answer["error"]["kind"], answer["error"]["message"])
+            return answer
+
+    def _write(self, data: bytes, op: str, deadline: float, timeout: float) -> None:
+        assert self._proc is not None and self._proc.stdin is not None
+        fd = self._proc.stdin.fileno()
+        view = memoryview(data)
+        while view:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise EngineTimeout(
+                    f"adapter did not read the {op} request within {timeout:g} s", timeout=timeout
+                )
+            _, writable, _ = select.select([], [fd], [], remaining)
+            if not writable:
+                continue
+            try:
+                written = os.write(fd, view)
+            except BlockingIOError:
+                continue
+            except OSError:
+                # EPIPE: the adapter closed stdin, almost always because it exited.
+                raise self._eof_error(f"while sending {op}", stream="stdin") from None
+            view = view[written:]
+
+    def _eof_error(
+        self, when: str, item: _QueueItem | None = None, stream: str = "stdout"
+    ) -> EngineError:
+        """Classify a closed pipe: exit (EngineCrashed) or closed-but-running (ProtocolError)."""
+        assert self._proc is not None
+        try:
+            code: int | None = self._proc.wait(timeout=EOF_EXIT_GRACE)
+        except subprocess.TimeoutExpired:
+            code = None
+        partial = ""
+        if isinstance(item, _Unterminated):
+            partial = f" after an unterminated line {item.data[:200]!r}"
+        if code is not None:
+            return EngineCrashed(f"adapter exited with code {code} {when}{partial}", exit_code=code)
+        return ProtocolError(f"adapter closed its {stream} {when} but keeps running{partial}")
+
+    def _read_handshake(self, answer: dict[str, Any]) -> Handshake:
+        version = answer.get("protocol")
+        if version != PROTOCOL_VERSION or isinstance(version, bool):
+            raise VersionMismatch(
+                f"version mismatch: the engine speaks protocol {version!r}, "
+                f"this harness speaks protocol {PROTOCOL_VERSION} only",
+                engine_protocol=version,
+            )
+        try:
+            validate_response("hello", answer)
+        except ProtocolError as exc:
+            raise HandshakeError(f"malformed hello answer: {exc.message}") from exc
+        return Handshake.from_hello(answer)
+
+    def _as_handshake_error(self, exc: EngineError) -> HandshakeError:
+        tail = self.stderr_tail()
+        if isinstance(exc, HandshakeError):
+            exc.stderr_tail = tail
+            return exc
+        exit_code = exc.exit_code if isinstance(exc, EngineCrashed) else None
+        if isinstance(exc, EngineReportedError):
+            message = f"handshake failed: the engine answered hello with {exc.kind}: {exc.message}"
+        else:
+            message = f"handshake failed: {exc.message}"
+        return HandshakeError(message, stderr_tail=tail, exit_code=exit_code)
+
+    # -- teardown -----------------------------------------------------------
+
+    def _shutdown(self) -> None:
+        """Close stdin, let the adapter exit, then kill its whole process group."""
+        proc = self._proc
+        if proc is None:
+            return
+        assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+        with contextlib.suppress(OSError):
+            proc.stdin.close()
+        if proc.poll() is None and not self._broken:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                proc.wait(timeout=EXIT_GRACE)
+        # The group is signalled even when the leader has exited: grandchildren
+        # it left behind are still members and must not outlive the session.
+        pgid = proc.pid
+        _signal_group(pgid, signal.SIGTERM)
+        deadline = time.monotonic() + TERM_GRACE
+        while time.monotonic() < deadline:
+            if proc.poll() is not None and not _group_has_live_members(pgid):
+                break
+            time.sleep(0.02)
+        _signal_group(pgid, signal.SIGKILL)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            proc.wait(timeout=KILL_WAIT)
+        # With every writer dead the pipes reach EOF and the threads finish;
+        # only then are the fds closed (closing under a blocked read is racy).
+        for thread, stream in ((self._reader, proc.stdout), (self._drain, proc.stderr)):
+            if thread is not None:
+                thread.join(timeout=1.0)
+                if not thread.is_alive():
+                    with contextlib.suppress(OSError):
+                        stream.close()
+        # _broken stays as it was: a session killed for an error refuses requests
+        # until start()/restart() clears it.
+        self._proc = None
+
+
+__all__ = [
+    "DEFAULT_MAX_LINE_BYTES",
+    "DEFAULT_START_TIMEOUT",
+    "DEFAULT_TIMEOUT",
+    "EngineSession",
+    "Handshake",
+]
