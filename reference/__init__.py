@@ -1,1 +1,116 @@
-"""Reference rules engine for Argentine Carioca."""
+"""Reference rules engine for Argentine Carioca (seed 000).
+
+Immutable values throughout: cards, melds, actions and game states are frozen dataclasses.
+``apply(state, action)`` checks an action and returns the next state or raises
+``IllegalActionError`` carrying the ``Reason`` and rule ID. Only the standard library is used.
+"""
+
+from reference.actions import (
+    Action,
+    Discard,
+    DrawDiscard,
+    DrawStock,
+    End,
+    LayOff,
+    Open,
+    SwapJoker,
+)
+from reference.cards import JOKER, Card, Rank, Suit, full_pack, parse_cards, sort_cards
+from reference.codec import (
+    action_from_json,
+    action_to_json,
+    card_from_json,
+    card_to_json,
+    meld_from_json,
+    meld_to_json,
+    state_from_json,
+    state_to_json,
+)
+from reference.contracts import Contract, check_contract, contract_for
+from reference.errors import (
+    CardParseError,
+    IllegalActionError,
+    InvalidActionError,
+    InvalidStateError,
+    RulesError,
+)
+from reference.game import (
+    GameState,
+    Phase,
+    apply,
+    is_legal,
+    legal_actions,
+    new_game,
+    next_deal,
+    redeal,
+    start_deal,
+    validate_state,
+)
+from reference.melds import Meld, Run, TableMeld, Trio, check_meld
+from reference.profiles import ARGENTINE, PROFILES, Profile, find_profile
+from reference.reasons import Reason
+from reference.scoring import penalty, ranking, score_deal, winners
+from reference.solver import can_open, openings
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "ARGENTINE",
+    "JOKER",
+    "PROFILES",
+    "Action",
+    "Card",
+    "CardParseError",
+    "Contract",
+    "Discard",
+    "DrawDiscard",
+    "DrawStock",
+    "End",
+    "GameState",
+    "IllegalActionError",
+    "InvalidActionError",
+    "InvalidStateError",
+    "LayOff",
+    "Meld",
+    "Open",
+    "Phase",
+    "Profile",
+    "Rank",
+    "Reason",
+    "RulesError",
+    "Run",
+    "Suit",
+    "SwapJoker",
+    "TableMeld",
+    "Trio",
+    "__version__",
+    "action_from_json",
+    "action_to_json",
+    "apply",
+    "can_open",
+    "card_from_json",
+    "card_to_json",
+    "check_contract",
+    "check_meld",
+    "contract_for",
+    "find_profile",
+    "full_pack",
+    "is_legal",
+    "legal_actions",
+    "meld_from_json",
+    "meld_to_json",
+    "new_game",
+    "next_deal",
+    "openings",
+    "parse_cards",
+    "penalty",
+    "ranking",
+    "redeal",
+    "score_deal",
+    "sort_cards",
+    "start_deal",
+    "state_from_json",
+    "state_to_json",
+    "validate_state",
+    "winners",
+]

@@ -1,0 +1,77 @@
+"""Player actions as values (docs/protocol.md §6). Every action names the acting player."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+from reference.cards import Card
+from reference.melds import Meld
+
+
+class End(enum.StrEnum):
+    """An end of a run."""
+
+    LOW = "low"
+    HIGH = "high"
+
+
+@dataclass(frozen=True, slots=True)
+class DrawStock:
+    """Take the top card of the stock (recycling or cancelling when it is empty)."""
+
+    player: int
+
+
+@dataclass(frozen=True, slots=True)
+class DrawDiscard:
+    """Take the top card of the discard pile."""
+
+    player: int
+
+
+@dataclass(frozen=True, slots=True)
+class Open:
+    """Lay down the whole contract at once; melds are appended to the table in this order."""
+
+    player: int
+    melds: tuple[Meld, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class LayOff:
+    """Add one card to table meld ``meld``: at ``end`` of a run; ``end`` is None for a trio."""
+
+    player: int
+    card: Card
+    meld: int
+    end: End | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SwapJoker:
+    """Put natural ``card`` in place of the joker standing for it in run ``meld``.
+
+    ``to`` says where the joker goes: ``"low"`` or ``"high"`` (ends of the same run) or
+    ``"hand"`` (never allowed); ``to_meld`` asks to move it to another meld (never allowed).
+    """
+
+    player: int
+    meld: int
+    card: Card
+    to: str
+    to_meld: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Discard:
+    """Discard one card from hand, ending the turn (and the deal, if the hand empties)."""
+
+    player: int
+    card: Card
+
+
+Action = DrawStock | DrawDiscard | Open | LayOff | SwapJoker | Discard
+
+SWAP_DESTINATIONS = ("low", "high", "hand")
+"""The values of ``SwapJoker.to`` that the protocol allows."""

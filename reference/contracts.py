@@ -1,0 +1,135 @@
+"""Deal contracts (CONTRACT-1..9) and the search for every way a hand can meet one.
+
+The search lives here, left of ``game`` in the import order, because the game's
+``legal_actions`` needs it; ``reference.solver`` is its public face.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+from reference.cards import JOKER, Card, Rank, Suit
+from reference.melds import HIGH_ACE, LOW_ACE, Meld, Run, Trio, check_meld, rank_at
+from reference.profiles import ARGENTINE, Profile
+from reference.reasons import Reason
+
+
+@dataclass(frozen=True, slots=True)
+class Contract:
+    """What a deal requires: a number of trios and runs, each at its initial size."""
+
+    trios: int
+    runs: int
+    trio_size: int = 3
+    run_size: int = 4
+
+    @property
+    def card_count(self) -> int:
+        """Cards an opening lays down (6, 7, 8, 9, 10, 11, 12 in deals 1..7)."""
+        return self.trios * self.trio_size + self.runs * self.run_size
+
+
+def contract_for(profile: Profile, deal_number: int) -> Contract:
+    """The contract of deal ``deal_number`` (GAME-1: deal n uses contract n)."""
+    trios, runs = profile.contract(deal_number)
+    return Contract(trios, runs, profile.initial_trio_size, profile.initial_run_size)
+
+
+def check_contract(
+    melds: Sequence[Meld], deal_number: int, profile: Profile = ARGENTINE
+) -> Reason | None:
+    """Why ``melds`` are not an opening of deal ``deal_number``, or None if they are.
+
+    First the kinds and counts (``contract_mismatch``, CONTRACT-8), then each meld in the
+    order given, judged as an initial meld (sizes, one joker per meld, composition, sequence).
+    """
+    contract = contract_for(profile, deal_number)
+    trios = sum(1 for m in melds if isinstance(m, Trio))
+    runs = sum(1 for m in melds if isinstance(m, Run))
+    if (trios, runs) != (contract.trios, contract.runs) or trios + runs != len(melds):
+        return Reason.CONTRACT_MISMATCH
+    for meld in melds:
+        reason = check_meld(meld, initial=True, profile=profile)
+        if reason is not None:
+            return reason
+    return None
+
+
+# --- opening search -------------------------------------------------------------------------
+
+
+def _fits(need: Counter[Card], have: Counter[Card]) -> bool:
+    return all(have[card] >= n for card, n in need.items())
+
+
+def _trio_candidates(hand: Counter[Card], profile: Profile) -> Iterator[Trio]:
+    """Every distinct initial trio the hand can form, in rank order."""
+    size = profile.initial_trio_size
+    jokers_held = hand[JOKER]
+    limit = profile.initial_joker_limit if profile.initial_joker_limit is not None else size
+    for rank in Rank:
+        naturals = sorted((c for c in hand if c.rank == rank), key=Card.sort_key)
+        if not naturals:
+            continue
+        for jokers in range(min(limit, jokers_held, size - 1) + 1):
+            for combo in itertools.combinations_with_replacement(naturals, size - jokers):
+                if _fits(Counter(combo), hand):
+                    yield Trio((*combo, *(JOKER,) * jokers))
+
+
+def _run_candidates(hand: Counter[Card], profile: Profile) -> Iterator[Run]:
+    """Every distinct initial run the hand can form: by suit, low end, joker positions."""
+    size = profile.initial_run_size
+    jokers_held = hand[JOKER]
+    limit = profile.initial_joker_limit if profile.initial_joker_limit is not None else size
+    lowest = LOW_ACE if profile.ace_low else 2
+    highest = HIGH_ACE if profile.ace_high else 13
+    for suit in Suit:
+        for low in range(lowest, highest - size + 2):
+            positions = range(low, low + size)
+            for jokers in range(min(limit, jokers_held, size - 1) + 1):
+                for joker_at in itertools.combinations(positions, jokers):
+                    cards = tuple(
+                        JOKER if p in joker_at else Card(rank_at(p), suit) for p in positions
+                    )
+                    if _fits(Counter(cards), hand):
+                        yield Run(cards)
+
+
+def find_openings(
+    hand: Sequence[Card], deal_number: int, profile: Profile = ARGENTINE
+) -> tuple[tuple[Meld, ...], ...]:
+    """Every distinct opening of deal ``deal_number`` that ``hand`` can lay.
+
+    An opening lists its trios then its runs, each in candidate order; two openings that
+    differ only in the order of their melds are the same opening and appear once.
+    """
+    contract = contract_for(profile, deal_number)
+    have = Counter(hand)
+    trios = list(_trio_candidates(have, profile)) if contract.trios else []
+    runs = list(_run_candidates(have, profile)) if contract.runs else []
+    melds: list[Meld] = [*trios, *runs]
+    needs: dict[Meld, Counter[Card]] = {m: Counter(m.cards) for m in melds}
+    found: list[tuple[Meld, ...]] = []
+
+    def choose(
+        pool: list[Trio] | list[Run], count: int, start: int, left: Counter[Card]
+    ) -> Iterator[tuple[tuple[Meld, ...], Counter[Card]]]:
+        # Non-decreasing candidate indices: each multiset of melds is produced once,
+        # and the same meld may be chosen twice when the hand holds both copies.
+        if count == 0:
+            yield (), left
+            return
+        for i in range(start, len(pool)):
+            meld = pool[i]
+            if _fits(needs[meld], left):
+                for rest, remaining in choose(pool, count - 1, i, left - needs[meld]):
+                    yield (meld, *rest), remaining
+
+    for trio_part, left in choose(trios, contract.trios, 0, have):
+        for run_part, _ in choose(runs, contract.runs, 0, left):
+            found.append((*trio_part, *run_part))
+    return tuple(found)

@@ -1,0 +1,567 @@
+"""Turn flow, legality and dealing: the judge of the reference engine.
+
+A :class:`GameState` is immutable. :func:`apply` checks an action and returns the next
+state, or raises :class:`IllegalActionError` naming the first broken rule in the precedence
+of docs/reasons.md; the old state is untouched either way (DISPUTE-35).
+"""
+
+from __future__ import annotations
+
+import enum
+import random
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+from reference.actions import (
+    SWAP_DESTINATIONS,
+    Action,
+    Discard,
+    DrawDiscard,
+    DrawStock,
+    End,
+    LayOff,
+    Open,
+    SwapJoker,
+)
+from reference.cards import Card, full_pack, sort_cards
+from reference.contracts import check_contract, find_openings
+from reference.errors import IllegalActionError, InvalidActionError, InvalidStateError
+from reference.melds import (
+    Meld,
+    Run,
+    TableMeld,
+    Trio,
+    check_lay_off,
+    check_meld,
+    check_swap,
+    extend,
+    swap_joker,
+)
+from reference.profiles import Profile
+from reference.reasons import Reason
+
+
+class Phase(enum.StrEnum):
+    """Where a deal stands (docs/protocol.md §5)."""
+
+    DRAW = "draw"
+    """The current player must draw."""
+    PLAY = "play"
+    """The current player has drawn; may meld; must discard."""
+    DEAL_OVER = "deal_over"
+    """Someone closed the deal."""
+    CANCELLED = "cancelled"
+    """The stock ran out with nothing to recycle: the deal is void (STOCK-2)."""
+    GAME_OVER = "game_over"
+    """The last deal closed."""
+
+
+_LIVE = (Phase.DRAW, Phase.PLAY)
+
+
+@dataclass(frozen=True, slots=True)
+class GameState:
+    """Everything of the protocol state (docs/protocol.md §5), plus the recycle seed.
+
+    Hands are multisets, stored as sorted tuples (the constructor sorts them).
+    """
+
+    profile: Profile
+    players: int
+    deal_number: int
+    dealer: int
+    turn: int
+    phase: Phase
+    hands: tuple[tuple[Card, ...], ...]
+    opened: tuple[bool, ...]
+    turn_opened: bool
+    table: tuple[TableMeld, ...]
+    stock: tuple[Card, ...]
+    """Top first."""
+    discard: tuple[Card, ...]
+    """Top first."""
+    totals: tuple[int, ...]
+    deal_scores: tuple[int, ...] | None = None
+    closer: int | None = None
+    winners: tuple[int, ...] | None = None
+    seed: int = 0
+    """Seeds the next shuffle of recycled discards, so a game replays exactly."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "hands", tuple(sort_cards(h) for h in self.hands))
+
+
+# --- dealing --------------------------------------------------------------------------------
+
+
+def _deck_problems(profile: Profile, deck: Sequence[Card]) -> list[str]:
+    problems = []
+    if len(deck) != profile.pack_size:
+        problems.append(f"deck has {len(deck)} cards, not {profile.pack_size}")
+    problems += _count_problems(profile, Counter(deck), "deck")
+    return problems
+
+
+def _count_problems(profile: Profile, counts: Counter[Card], where: str) -> list[str]:
+    problems = []
+    for card, n in sorted(counts.items(), key=lambda item: item[0].sort_key()):
+        limit = profile.jokers if card.is_joker else profile.copies
+        if n > limit:
+            problems.append(f"{where} holds {n} copies of {card.code()} (at most {limit} exist)")
+    return problems
+
+
+def _next_seed(seed: int) -> int:
+    """A fresh seed derived from the previous one, so every shuffle differs but replays."""
+    return random.Random(seed).getrandbits(63)
+
+
+def start_deal(
+    profile: Profile,
+    players: int,
+    deal_number: int,
+    dealer: int,
+    totals: Sequence[int],
+    deck: Sequence[Card],
+    *,
+    seed: int = 0,
+) -> GameState:
+    """Deal ``deck`` (``deck[0]`` on top) for deal ``deal_number`` (docs/protocol.md §7).
+
+    One card at a time from the dealer's right-hand neighbour onward, dealer last, until each
+    player has the deal's hand size (DEAL-3); the next card starts the discard pile; the rest
+    is the stock (DEAL-4); the dealer's right-hand neighbour moves first (DEAL-5).
+
+    :raises InvalidStateError: for a player count, deal number, dealer, totals or deck the
+        profile does not allow.
+    """
+    problems = []
+    if not profile.min_players <= players <= profile.max_players:
+        problems.append(f"players {players} not in {profile.min_players}..{profile.max_players}")
+    if not 1 <= deal_number <= profile.deals:
+        problems.append(f"deal_number {deal_number} not in 1..{profile.deals}")
+    if not 0 <= dealer < max(players, 1):
+        problems.append(f"dealer {dealer} is not a player")
+    if len(totals) != players:
+        problems.append(f"totals has {len(totals)} entries for {players} players")
+    problems += _deck_problems(profile, deck)
+    if problems:
+        raise InvalidStateError(problems)
+    size = profile.hand_size(deal_number)
+    hands: list[list[Card]] = [[] for _ in range(players)]
+    for i in range(size * players):
+        hands[(dealer + 1 + i) % players].append(deck[i])
+    first = (dealer + 1) % players
+    return GameState(
+        profile=profile,
+        players=players,
+        deal_number=deal_number,
+        dealer=dealer,
+        turn=first,
+        phase=Phase.DRAW,
+        hands=tuple(tuple(h) for h in hands),
+        opened=(False,) * players,
+        turn_opened=False,
+        table=(),
+        stock=tuple(deck[size * players + 1 :]),
+        discard=(deck[size * players],),
+        totals=tuple(totals),
+        seed=seed,
+    )
+
+
+def shuffled_pack(profile: Profile, rng: random.Random) -> tuple[Card, ...]:
+    """A full pack shuffled by ``rng`` (never the global random generator)."""
+    pack = list(full_pack(profile.copies, profile.jokers))
+    rng.shuffle(pack)
+    return tuple(pack)
+
+
+def new_game(profile: Profile, players: int, seed: int) -> GameState:
+    """Deal 1 of a new game; the first dealer is drawn by lot from ``seed`` (DEAL-1)."""
+    rng = random.Random(seed)
+    dealer = rng.randrange(players) if players > 0 else 0
+    deck = shuffled_pack(profile, rng)
+    return start_deal(profile, players, 1, dealer, (0,) * players, deck, seed=rng.getrandbits(63))
+
+
+def next_deal(state: GameState, deck: Sequence[Card]) -> GameState:
+    """The next deal, dealt from ``deck``, once the current one has ended.
+
+    After a close: the next deal number, the next dealer to the right (DEAL-2). After a
+    cancellation: the same deal and dealer, totals unchanged (STOCK-2, DISPUTE-17).
+
+    :raises IllegalActionError: ``deal_in_progress`` during a deal, ``game_over`` after the
+        last deal.
+    :raises InvalidStateError: for a wrong deck.
+    """
+    if state.phase in _LIVE:
+        raise IllegalActionError("next_deal", Reason.DEAL_IN_PROGRESS)
+    if state.phase is Phase.GAME_OVER:
+        raise IllegalActionError("next_deal", Reason.GAME_OVER)
+    deal_number, dealer = state.deal_number, state.dealer
+    if state.phase is Phase.DEAL_OVER:
+        deal_number, dealer = deal_number + 1, (dealer + 1) % state.players
+    return start_deal(
+        state.profile,
+        state.players,
+        deal_number,
+        dealer,
+        state.totals,
+        deck,
+        seed=_next_seed(state.seed),
+    )
+
+
+def before_first_draw(state: GameState) -> bool:
+    """True if the deal still looks exactly as dealt: no one has drawn yet.
+
+    The protocol state has no move counter, so this is read from the cards: first player to
+    move, full hands, one upcard, full stock, empty table. (A full round of players who each
+    took the discard and threw a card back would look the same; that is accepted.)
+    """
+    profile = state.profile
+    size = profile.hand_size(state.deal_number)
+    return (
+        state.phase is Phase.DRAW
+        and state.turn == (state.dealer + 1) % state.players
+        and all(len(h) == size for h in state.hands)
+        and not state.table
+        and len(state.discard) == 1
+        and len(state.stock) == profile.pack_size - size * state.players - 1
+    )
+
+
+def redeal(state: GameState, deck: Sequence[Card]) -> GameState:
+    """A complete redeal of the current deal from ``deck`` (DEAL-6, DISPUTE-16).
+
+    Same deal number, same dealer, totals unchanged.
+
+    :raises IllegalActionError: ``deal_over`` once the deal has ended, ``redeal_too_late``
+        once the first draw was made.
+    :raises InvalidStateError: for a wrong deck.
+    """
+    if state.phase not in _LIVE:
+        raise IllegalActionError("redeal", Reason.DEAL_OVER)
+    if not before_first_draw(state):
+        raise IllegalActionError("redeal", Reason.REDEAL_TOO_LATE)
+    return start_deal(
+        state.profile,
+        state.players,
+        state.deal_number,
+        state.dealer,
+        state.totals,
+        deck,
+        seed=_next_seed(state.seed),
+    )
+
+
+# --- applying actions -----------------------------------------------------------------------
+
+
+def _remove(hand: tuple[Card, ...], cards: Sequence[Card]) -> tuple[Card, ...]:
+    left = Counter(hand)
+    left.subtract(cards)
+    return sort_cards(list(left.elements()))
+
+
+def _holds(hand: tuple[Card, ...], cards: Sequence[Card]) -> bool:
+    have = Counter(hand)
+    return all(have[c] >= n for c, n in Counter(cards).items())
+
+
+def _with_hand(
+    state: GameState, player: int, hand: tuple[Card, ...]
+) -> tuple[tuple[Card, ...], ...]:
+    return tuple(hand if i == player else h for i, h in enumerate(state.hands))
+
+
+def _reject(action: Action, reason: Reason, detail: str = "") -> IllegalActionError:
+    """The error for ``action`` breaking the rule behind ``reason``."""
+    return IllegalActionError(action, reason, detail)
+
+
+def _check_form(action: object) -> None:
+    """Reject input that is not an action at all (malformed, not illegal)."""
+    if not isinstance(action, DrawStock | DrawDiscard | Open | LayOff | SwapJoker | Discard):
+        raise InvalidActionError(f"not an action: {action!r}")
+    if isinstance(action, Open) and not all(isinstance(m, Trio | Run) for m in action.melds):
+        raise InvalidActionError(f"an opening holds only trios and runs: {action!r}")
+    if isinstance(action, SwapJoker) and action.to not in SWAP_DESTINATIONS:
+        raise InvalidActionError(f"swap_joker 'to' must be low, high or hand: {action.to!r}")
+
+
+def apply(state: GameState, action: Action) -> GameState:
+    """The state after ``action``, checked against every rule.
+
+    :raises IllegalActionError: the action breaks a rule; ``.reason`` is the first failing
+        check in the precedence of docs/reasons.md.
+    :raises InvalidActionError: the action is malformed (not an action, a run lay-off
+        without an end, a swap destination other than low/high/hand).
+    """
+    _check_form(action)
+
+    # 1. The deal must be live (END-1).
+    if state.phase not in _LIVE:
+        raise _reject(action, Reason.DEAL_OVER, f"phase is {state.phase.value}")
+    # 2. Only the player to move acts (TURN-1); taking the discard out of turn is a buy (TURN-3).
+    player = action.player
+    if player != state.turn:
+        reason = Reason.BUY_OUT_OF_TURN if isinstance(action, DrawDiscard) else Reason.NOT_YOUR_TURN
+        raise _reject(action, reason, f"it is player {state.turn}'s turn")
+    # 3. Exactly one draw, first (TURN-2).
+    if isinstance(action, DrawStock | DrawDiscard):
+        if state.phase is Phase.PLAY:
+            raise _reject(action, Reason.ALREADY_DREW)
+        if isinstance(action, DrawDiscard):
+            if not state.discard:
+                raise _reject(action, Reason.EMPTY_DISCARD)
+            return _draw(state, player, state.discard[0], state.stock, state.discard[1:])
+        return _draw_stock(state, player)
+    if state.phase is Phase.DRAW:
+        raise _reject(action, Reason.DRAW_FIRST)
+    # 4. Every card used comes from the player's own hand (TURN-10).
+    hand = state.hands[player]
+    used = [c for m in action.melds for c in m.cards] if isinstance(action, Open) else [action.card]
+    if not _holds(hand, used):
+        raise _reject(
+            action, Reason.CARD_NOT_IN_HAND, f"hand is {' '.join(c.code() for c in hand)}"
+        )
+    if isinstance(action, Discard):
+        return _discard(state, player, action.card)
+    if isinstance(action, Open):
+        return _open(state, action)
+    return _meld_action(state, action)
+
+
+def _draw(
+    state: GameState,
+    player: int,
+    card: Card,
+    stock: tuple[Card, ...],
+    discard: tuple[Card, ...],
+    seed: int | None = None,
+) -> GameState:
+    return replace(
+        state,
+        hands=_with_hand(state, player, (*state.hands[player], card)),
+        stock=stock,
+        discard=discard,
+        phase=Phase.PLAY,
+        seed=state.seed if seed is None else seed,
+    )
+
+
+def _draw_stock(state: GameState, player: int) -> GameState:
+    if state.stock:
+        return _draw(state, player, state.stock[0], state.stock[1:], state.discard)
+    if len(state.discard) <= 1:
+        # STOCK-2, DISPUTE-17: nothing to recycle; the deal is void, nobody scores.
+        return replace(state, phase=Phase.CANCELLED)
+    # STOCK-1, DISPUTE-18: recycle on the attempted draw; the top discard stays put.
+    rng = random.Random(state.seed)
+    recycled = list(state.discard[1:])
+    rng.shuffle(recycled)
+    return _draw(
+        state,
+        player,
+        recycled[0],
+        tuple(recycled[1:]),
+        state.discard[:1],
+        seed=rng.getrandbits(63),
+    )
+
+
+def _discard(state: GameState, player: int, card: Card) -> GameState:
+    hand = _remove(state.hands[player], [card])
+    hands = _with_hand(state, player, hand)
+    discard = (card, *state.discard)
+    after = (player + 1) % state.players
+    if hand:
+        return replace(
+            state, hands=hands, discard=discard, turn=after, phase=Phase.DRAW, turn_opened=False
+        )
+    # END-1: the discard that empties the hand closes the deal at once.
+    profile = state.profile
+    scores = tuple(0 if i == player else profile.penalty(h) for i, h in enumerate(hands))
+    totals = tuple(t + s for t, s in zip(state.totals, scores, strict=True))
+    last = state.deal_number >= profile.deals
+    best = min(totals)
+    return replace(
+        state,
+        hands=hands,
+        discard=discard,
+        turn=after,
+        turn_opened=False,
+        phase=Phase.GAME_OVER if last else Phase.DEAL_OVER,
+        deal_scores=scores,
+        closer=player,
+        totals=totals,
+        winners=tuple(i for i, t in enumerate(totals) if t == best) if last else None,
+    )
+
+
+def _open(state: GameState, action: Open) -> GameState:
+    player = action.player
+    if state.opened[player]:
+        raise _reject(action, Reason.ALREADY_OPENED)  # TURN-8, CONTRACT-11
+    reason = check_contract(action.melds, state.deal_number, state.profile)
+    if reason is not None:
+        raise _reject(action, reason)
+    hand = state.hands[player]
+    laid = [c for m in action.melds for c in m.cards]
+    if state.profile.discard_to_close and len(hand) == len(laid):
+        raise _reject(action, Reason.HAND_WOULD_EMPTY)  # TURN-9
+    return replace(
+        state,
+        hands=_with_hand(state, player, _remove(hand, laid)),
+        table=(*state.table, *(TableMeld(player, m) for m in action.melds)),
+        opened=tuple(o or i == player for i, o in enumerate(state.opened)),
+        turn_opened=True,
+    )
+
+
+def _meld_action(state: GameState, action: LayOff | SwapJoker) -> GameState:
+    player = action.player
+    if not state.opened[player]:
+        raise _reject(action, Reason.NOT_OPENED)  # CONTRACT-10
+    if state.turn_opened:
+        raise _reject(action, Reason.OPENING_TURN)  # TURN-6
+    if not 0 <= action.meld < len(state.table):
+        raise _reject(action, Reason.NO_SUCH_MELD, f"the table has {len(state.table)} melds")
+    target = state.table[action.meld]
+    grown: Meld
+    if isinstance(action, LayOff):
+        if isinstance(target.meld, Run) and action.end is None:
+            raise InvalidActionError(f"a lay-off on run {action.meld} needs an end: {action!r}")
+        end = None if isinstance(target.meld, Trio) else action.end
+        reason = check_lay_off(target.meld, action.card, end, state.profile)
+        if reason is not None:
+            raise _reject(action, reason)
+        grown = extend(target.meld, action.card, end)
+    else:
+        reason = check_swap(target.meld, action.card, action.to)
+        if reason in (Reason.NOT_A_RUN, Reason.NO_JOKER_FOR_CARD, Reason.JOKER_TO_HAND):
+            raise _reject(action, reason)
+        if action.to_meld is not None and action.to_meld != action.meld:
+            raise _reject(action, Reason.JOKER_TO_OTHER_MELD)
+        if reason is not None:
+            raise _reject(action, reason)
+        assert isinstance(target.meld, Run)  # check_swap said so
+        grown = swap_joker(target.meld, action.card, action.to)
+    hand = state.hands[player]
+    if state.profile.discard_to_close and len(hand) == 1:
+        raise _reject(action, Reason.HAND_WOULD_EMPTY)  # TURN-9
+    table = list(state.table)
+    table[action.meld] = TableMeld(target.owner, grown)
+    return replace(
+        state,
+        hands=_with_hand(state, player, _remove(hand, [action.card])),
+        table=tuple(table),
+    )
+
+
+def is_legal(state: GameState, action: Action) -> bool:
+    """True if :func:`apply` would accept ``action``."""
+    try:
+        apply(state, action)
+    except (IllegalActionError, InvalidActionError):
+        return False
+    return True
+
+
+def legal_actions(state: GameState) -> tuple[Action, ...]:
+    """Every legal action, in a fixed order: draws; openings; lay-offs; joker swaps; discards.
+
+    Openings come from the solver in its order (trios first, then runs); an opening listing
+    the same melds in another order is legal too but not listed again. Lay-offs go card by
+    card (canonical order), meld by meld, low end before high end.
+    """
+    if state.phase not in _LIVE:
+        return ()
+    player = state.turn
+    if state.phase is Phase.DRAW:
+        draws: list[Action] = [DrawStock(player)]
+        if state.discard:
+            draws.append(DrawDiscard(player))
+        return tuple(draws)
+    hand = state.hands[player]
+    distinct = sort_cards(list(set(hand)))
+    found: list[Action] = []
+    if not state.opened[player]:
+        for melds in find_openings(hand, state.deal_number, state.profile):
+            opening = Open(player, melds)
+            if is_legal(state, opening):
+                found.append(opening)
+    elif not state.turn_opened and len(hand) > 1:
+        for card in distinct:
+            for i, tm in enumerate(state.table):
+                ends: tuple[End | None, ...] = (
+                    (None,) if isinstance(tm.meld, Trio) else (End.LOW, End.HIGH)
+                )
+                for end in ends:
+                    if check_lay_off(tm.meld, card, end, state.profile) is None:
+                        found.append(LayOff(player, card, i, end))
+        for i, tm in enumerate(state.table):
+            run = tm.meld
+            if not isinstance(run, Run):
+                continue
+            for j, c in enumerate(run.cards):
+                if not c.is_joker:
+                    continue
+                stands_for = run.represented(j)
+                if stands_for not in hand:
+                    continue
+                for to in (End.LOW, End.HIGH):
+                    if check_swap(run, stands_for, to.value) is None:
+                        found.append(SwapJoker(player, i, stands_for, to.value))
+    found.extend(Discard(player, card) for card in distinct)
+    return tuple(found)
+
+
+# --- validation -----------------------------------------------------------------------------
+
+
+def validate_state(state: GameState) -> tuple[str, ...]:
+    """Every reason why ``state`` cannot occur; empty when it is consistent.
+
+    Checks player counts and indices, the 108 cards (no third copy of a natural card, no
+    fifth joker), and that every table meld is a valid meld with a real owner.
+    """
+    profile = state.profile
+    n = state.players
+    problems: list[str] = []
+    if not profile.min_players <= n <= profile.max_players:
+        problems.append(f"players {n} not in {profile.min_players}..{profile.max_players}")
+    if not 1 <= state.deal_number <= profile.deals:
+        problems.append(f"deal_number {state.deal_number} not in 1..{profile.deals}")
+    for name in ("dealer", "turn"):
+        value = getattr(state, name)
+        if not 0 <= value < n:
+            problems.append(f"{name} {value} is not a player index (0..{n - 1})")
+    for name in ("hands", "opened", "totals", "deal_scores"):
+        value = getattr(state, name)
+        if value is not None and len(value) != n:
+            problems.append(f"{name} has {len(value)} entries for {n} players")
+    if state.closer is not None and not 0 <= state.closer < n:
+        problems.append(f"closer {state.closer} is not a player index")
+    if state.winners is not None and any(not 0 <= w < n for w in state.winners):
+        problems.append(f"winners {list(state.winners)} name a player that does not exist")
+    cards: list[Card] = [c for h in state.hands for c in h]
+    cards += [c for tm in state.table for c in tm.meld.cards]
+    cards += [*state.stock, *state.discard]
+    if len(cards) != profile.pack_size:
+        problems.append(f"the state holds {len(cards)} cards, not {profile.pack_size}")
+    problems += _count_problems(profile, Counter(cards), "the state")
+    for i, tm in enumerate(state.table):
+        reason = check_meld(tm.meld, initial=False, profile=profile)
+        if reason is not None:
+            problems.append(f"table[{i}] is not a valid {tm.meld.kind}: {reason.value}")
+        if not 0 <= tm.owner < n:
+            problems.append(f"table[{i}] owner {tm.owner} is not a player index")
+        elif len(state.opened) == n and not state.opened[tm.owner]:
+            problems.append(f"table[{i}] belongs to player {tm.owner}, who has not opened")
+    if state.turn_opened and 0 <= state.turn < len(state.opened) and not state.opened[state.turn]:
+        problems.append("turn_opened is true but the player to move has not opened")
+    return tuple(problems)
