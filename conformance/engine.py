@@ -536,7 +536,13 @@ class EngineSession:
 
     def _read_handshake(self, answer: dict[str, Any]) -> Handshake:
         version = answer.get("protocol")
-        if version != PROTOCOL_VERSION or isinstance(version, bool):
+        # Only another integer version (not a bool) is a mismatch; a missing or odd value
+        # is a malformed handshake and is left to the schema check below.
+        if (
+            isinstance(version, int)
+            and not isinstance(version, bool)
+            and version != PROTOCOL_VERSION
+        ):
             raise VersionMismatch(
                 f"version mismatch: the engine speaks protocol {version!r}, "
                 f"this harness speaks protocol {PROTOCOL_VERSION} only",

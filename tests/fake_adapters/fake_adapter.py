@@ -58,6 +58,7 @@ def small_state() -> dict[str, Any]:
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser()
+    parser.add_argument("--tag", default="", help="ignored; lets tests find their processes")
     parser.add_argument("--protocol", type=int, default=1, help="version claimed in hello")
     parser.add_argument("--capabilities", default="melds,turns,deals,reasons")
     parser.add_argument("--rulings", default="{}", help="JSON object for hello's rulings")
@@ -66,7 +67,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--hang-on", help="never answer this op")
     parser.add_argument("--slow", type=float, default=0.0, help="sleep before every answer")
     parser.add_argument("--non-json-on", help="answer this op with a log line, not JSON")
-    parser.add_argument("--wrong-shape-on", help="answer this op with valid JSON of the wrong shape")
+    parser.add_argument("--wrong-shape-on", help="answer this op with JSON of the wrong shape")
     parser.add_argument("--wrong-id-on", help="answer this op echoing another id")
     parser.add_argument("--huge-line-on", help="answer this op with a line of --huge-mb MB")
     parser.add_argument("--huge-mb", type=int, default=16)
@@ -74,7 +75,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--two-lines-on", help="answer this op twice")
     parser.add_argument("--close-stdout-on", help="close stdout on this op and keep running")
     parser.add_argument("--no-newline-on", help="answer this op without the newline, then exit")
-    parser.add_argument("--flood-stderr-mb", type=int, default=0, help="write MB to stderr at start")
+    parser.add_argument("--flood-stderr-mb", type=int, default=0, help="stderr MB first")
     parser.add_argument("--grandchild-pid-file", help="spawn a sleeping grandchild, write its pid")
     parser.add_argument("--ignore-term", action="store_true", help="ignore SIGTERM (needs KILL)")
     parser.add_argument("--linger", action="store_true", help="keep running after bye / stdin EOF")
@@ -122,7 +123,9 @@ def main(argv: list[str]) -> int:
     if args.grandchild_pid_file:
         # The grandchild keeps the inherited stdout/stderr open, like a
         # forgotten helper process would.
-        child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
+        child = subprocess.Popen(
+            [sys.executable, "-c", "import time; time.sleep(600)", "--tag", args.tag]
+        )
         with open(args.grandchild_pid_file, "w", encoding="ascii") as handle:
             handle.write(str(child.pid))
     if args.flood_stderr_mb:

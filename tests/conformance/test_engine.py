@@ -1,0 +1,445 @@
+"""EngineSession against a scripted, sometimes hostile adapter.
+
+Each hostile behaviour gets one test asserting the exact error type, that the
+harness notices it within a bounded time, that the stderr tail travels with
+the error where the adapter wrote something, and that no process of the
+adapter's group is left running.
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import sys
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from conformance.engine import EngineSession, Handshake
+from conformance.errors import (
+    EngineCrashed,
+    EngineError,
+    EngineReportedError,
+    EngineStartError,
+    EngineTimeout,
+    HandshakeError,
+    HarnessError,
+    InvalidRequest,
+    ProtocolError,
+    VersionMismatch,
+)
+
+FAKE = Path(__file__).resolve().parents[1] / "fake_adapters" / "fake_adapter.py"
+# From 000 §07: A 20 + Q 10 + 3 = 33.
+EXAMPLE_CARDS = ["AS", "QD", "3C"]
+EXAMPLE_POINTS = 33
+
+
+def live_tagged(tag: str) -> list[int]:
+    """Pids of non-zombie processes whose command line carries ``tag``."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            cmdline = Path(f"/proc/{entry}/cmdline").read_bytes()
+            stat = Path(f"/proc/{entry}/stat").read_bytes()
+        except OSError:
+            continue
+        state = stat[stat.rfind(b")") + 2 :].split()[0]
+        if tag.encode() in cmdline.split(b"\0") and state != b"Z":
+            found.append(int(entry))
+    return found
+
+
+def pid_alive(pid: int) -> bool:
+    """True if ``pid`` exists and is not a zombie."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_bytes()
+    except OSError:
+        return False
+    return stat[stat.rfind(b")") + 2 :].split()[0] != b"Z"
+
+
+def wait_gone(tag: str, within: float = 2.0) -> list[int]:
+    """Poll until no tagged process lives (or ``within`` s pass); return survivors."""
+    deadline = time.monotonic() + within
+    survivors = live_tagged(tag)
+    while survivors and time.monotonic() < deadline:
+        time.sleep(0.05)
+        survivors = live_tagged(tag)
+    return survivors
+
+
+Factory = Callable[..., EngineSession]
+
+
+@pytest.fixture
+def tag() -> str:
+    return f"fake-{uuid.uuid4().hex}"
+
+
+@pytest.fixture
+def make_session(tag: str) -> Iterator[Factory]:
+    """Build sessions over the fake adapter with small timeouts; close them all afterwards."""
+    sessions: list[EngineSession] = []
+
+    def factory(*flags: str, timeout: float = 1.0, **kwargs: object) -> EngineSession:
+        argv = [sys.executable, str(FAKE), "--tag", tag, *flags]
+        session = EngineSession(argv, timeout=timeout, start_timeout=2.0, **kwargs)  # type: ignore[arg-type]
+        sessions.append(session)
+        return session
+
+    yield factory
+    for session in sessions:
+        session.close()
+    # Backstop so a failing test cannot leak processes into the rest of the run.
+    assert wait_gone(tag) == []
+
+
+def penalty(session: EngineSession) -> dict[str, object]:
+    return session.request("penalty", profile="argentine", cards=EXAMPLE_CARDS)
+
+
+# -- the happy path ----------------------------------------------------------
+
+
+def test_handshake_fields_and_a_correct_answer(make_session: Factory, tag: str) -> None:
+    session = make_session("--rulings", '{"DISPUTE-1": "own", "DISPUTE-19": "allowed"}')
+    handshake = session.start()
+    assert isinstance(handshake, Handshake)
+    assert handshake.protocol == 1
+    assert handshake.name == "fake"
+    assert handshake.language == "python"
+    assert handshake.profiles == ("argentine",)
+    assert handshake.capabilities == {"melds", "turns", "deals", "reasons"}
+    # Engine rulings are normalised to two-digit dispute ids.
+    assert dict(handshake.rulings) == {"DISPUTE-01": "own", "DISPUTE-19": "allowed"}
+    answer = penalty(session)
+    assert answer == {"id": 2, "points": EXAMPLE_POINTS}
+    assert session.alive
+    pid = session.pid
+    assert pid is not None and pid_alive(pid)
+    session.close()
+    assert not session.alive
+    assert not pid_alive(pid)
+    assert wait_gone(tag) == []
+
+
+def test_context_manager_starts_and_kills(make_session: Factory, tag: str) -> None:
+    with make_session() as session:
+        assert session.handshake is not None
+        assert live_tagged(tag) == [session.pid]
+    assert wait_gone(tag) == []
+
+
+def test_ids_restart_at_one_in_a_new_process(make_session: Factory) -> None:
+    session = make_session()
+    session.start()
+    first_pid = session.pid
+    assert penalty(session)["id"] == 2
+    assert penalty(session)["id"] == 3
+    session.restart()
+    assert session.pid != first_pid
+    assert first_pid is not None and not pid_alive(first_pid)
+    # hello took id 1 again.
+    assert penalty(session)["id"] == 2
+
+
+def test_slow_answer_within_the_timeout_is_fine(make_session: Factory) -> None:
+    session = make_session("--slow", "0.4", timeout=1.5)
+    session.start()
+    started = time.monotonic()
+    assert penalty(session)["points"] == EXAMPLE_POINTS
+    assert 0.4 <= time.monotonic() - started < 1.5
+
+
+def test_engine_reported_error_keeps_the_session(make_session: Factory) -> None:
+    session = make_session("--error-on", "penalty")
+    session.start()
+    with pytest.raises(EngineReportedError) as caught:
+        penalty(session)
+    assert caught.value.kind == "internal"
+    assert caught.value.message == "boom"
+    assert "fake adapter got penalty" in caught.value.stderr_tail
+    assert session.alive
+    trio = {"kind": "trio", "cards": ["8C", "8D", "JK"]}
+    answer = session.request("check_meld", profile="argentine", meld=trio, initial=True)
+    assert answer["valid"] is True
+
+
+def test_invalid_request_is_not_sent_and_keeps_the_session(make_session: Factory) -> None:
+    session = make_session()
+    session.start()
+    with pytest.raises(InvalidRequest) as caught:
+        session.request("penalty", profile="argentine", cards=["1S"])
+    assert caught.value.pointer == "/cards/0"
+    assert session.alive
+    # The rejected request used no id on the wire: the next answer is id 2.
+    assert penalty(session)["id"] == 2
+
+
+def test_request_before_start_is_a_harness_error(make_session: Factory) -> None:
+    with pytest.raises(HarnessError):
+        penalty(make_session())
+
+
+# -- start and handshake -------------------------------------------------------
+
+
+def test_missing_binary() -> None:
+    session = EngineSession(["/nonexistent/carioca-adapter-xyz"], timeout=1.0)
+    started = time.monotonic()
+    with pytest.raises(EngineStartError, match="cannot start adapter"):
+        session.start()
+    assert time.monotonic() - started < 1.0
+    assert not session.alive
+
+
+def test_empty_argv() -> None:
+    with pytest.raises(EngineStartError):
+        EngineSession([]).start()
+
+
+def test_exit_during_handshake(make_session: Factory, tag: str) -> None:
+    session = make_session("--exit-on", "hello", "--exit-code", "3")
+    started = time.monotonic()
+    with pytest.raises(HandshakeError) as caught:
+        session.start()
+    assert time.monotonic() - started < 2.0
+    assert type(caught.value) is HandshakeError
+    assert caught.value.exit_code == 3
+    assert "exits with 3 on hello" in caught.value.stderr_tail
+    assert not session.alive
+    assert wait_gone(tag) == []
+
+
+def test_protocol_2_is_a_version_mismatch(make_session: Factory, tag: str) -> None:
+    session = make_session("--protocol", "2")
+    with pytest.raises(VersionMismatch) as caught:
+        session.start()
+    assert isinstance(caught.value, HandshakeError)
+    assert caught.value.engine_protocol == 2
+    assert "version mismatch" in str(caught.value)
+    assert "protocol 2" in str(caught.value)
+    assert "fake adapter got hello" in caught.value.stderr_tail
+    assert wait_gone(tag) == []
+
+
+def test_malformed_handshake(make_session: Factory, tag: str) -> None:
+    session = make_session("--wrong-shape-on", "hello")
+    with pytest.raises(HandshakeError) as caught:
+        session.start()
+    assert not isinstance(caught.value, VersionMismatch)
+    assert "malformed hello" in str(caught.value)
+    assert wait_gone(tag) == []
+
+
+def test_hello_answered_with_an_error(make_session: Factory) -> None:
+    session = make_session("--error-on", "hello")
+    with pytest.raises(HandshakeError, match="internal"):
+        session.start()
+
+
+def test_handshake_that_never_comes(make_session: Factory, tag: str) -> None:
+    session = make_session("--hang-on", "hello")
+    started = time.monotonic()
+    with pytest.raises(HandshakeError):
+        session.start()
+    # start_timeout is 2 s in the factory; teardown adds about a second at most.
+    assert time.monotonic() - started < 4.0
+    assert wait_gone(tag) == []
+
+
+# -- hostile behaviour during requests ---------------------------------------------
+
+
+def test_crash_mid_case(make_session: Factory, tag: str) -> None:
+    session = make_session("--exit-on", "penalty", "--exit-code", "7")
+    session.start()
+    started = time.monotonic()
+    with pytest.raises(EngineCrashed) as caught:
+        penalty(session)
+    assert time.monotonic() - started < 1.0
+    assert caught.value.exit_code == 7
+    assert "exits with 7 on penalty" in caught.value.stderr_tail
+    assert not session.alive
+    assert wait_gone(tag) == []
+    # A broken session refuses work until restarted, then works again.
+    with pytest.raises(HarnessError):
+        penalty(session)
+    session.restart()
+    with pytest.raises(EngineCrashed):
+        penalty(session)
+
+
+def test_hang_times_out(make_session: Factory, tag: str) -> None:
+    session = make_session("--hang-on", "penalty", timeout=0.5)
+    session.start()
+    started = time.monotonic()
+    with pytest.raises(EngineTimeout) as caught:
+        penalty(session)
+    elapsed = time.monotonic() - started
+    assert 0.5 <= elapsed < 2.5
+    assert caught.value.timeout == 0.5
+    assert "fake adapter got penalty" in caught.value.stderr_tail
+    assert wait_gone(tag) == []
+
+
+def test_non_json_line(make_session: Factory, tag: str) -> None:
+    session = make_session("--non-json-on", "penalty")
+    session.start()
+    with pytest.raises(ProtocolError, match="not JSON") as caught:
+        penalty(session)
+    assert "DEBUG: handling penalty" in str(caught.value)
+    assert "fake adapter got penalty" in caught.value.stderr_tail
+    assert wait_gone(tag) == []
+
+
+def test_valid_json_of_the_wrong_shape(make_session: Factory, tag: str) -> None:
+    session = make_session("--wrong-shape-on", "penalty")
+    session.start()
+    with pytest.raises(ProtocolError, match="schema") as caught:
+        penalty(session)
+    assert caught.value.pointer is not None
+    assert "pointer" in str(caught.value)
+    assert wait_gone(tag) == []
+
+
+def test_wrong_id(make_session: Factory, tag: str) -> None:
+    session = make_session("--wrong-id-on", "penalty")
+    session.start()
+    with pytest.raises(ProtocolError, match="expected 2") as caught:
+        penalty(session)
+    assert caught.value.pointer == "/id"
+    assert wait_gone(tag) == []
+
+
+def test_huge_line_is_cut_off_without_holding_it(make_session: Factory, tag: str) -> None:
+    session = make_session("--huge-line-on", "penalty", "--huge-mb", "64", timeout=5.0)
+    session.start()
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB on Linux
+    started = time.monotonic()
+    with pytest.raises(ProtocolError, match="longer than the limit"):
+        penalty(session)
+    assert time.monotonic() - started < 3.0
+    grown_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before
+    # Holding the 64 MB line (or its decoded copy) would grow the peak far past this.
+    assert grown_kib < 32 * 1024
+    assert wait_gone(tag) == []
+
+
+def test_line_limit_is_configurable(make_session: Factory) -> None:
+    session = make_session("--huge-line-on", "penalty", "--huge-mb", "1", max_line_bytes=4096)
+    session.start()
+    with pytest.raises(ProtocolError, match="4096 bytes"):
+        penalty(session)
+
+
+def test_stderr_flood_neither_blocks_nor_grows(make_session: Factory) -> None:
+    session = make_session("--flood-stderr-mb", "32", timeout=5.0)
+    started = time.monotonic()
+    session.start()
+    assert penalty(session)["points"] == EXAMPLE_POINTS
+    assert time.monotonic() - started < 5.0
+    tail = session.stderr_tail()
+    assert len(tail) <= 4000
+    assert tail.endswith("fake adapter got penalty\n")
+    assert "flood done: last words" in session.stderr_tail(limit=100_000)
+
+
+def test_stdout_closed_while_running(make_session: Factory, tag: str) -> None:
+    session = make_session("--close-stdout-on", "penalty", timeout=5.0)
+    session.start()
+    started = time.monotonic()
+    with pytest.raises(ProtocolError, match="closed its stdout") as caught:
+        penalty(session)
+    # Noticed from the end of file, long before the 5 s timeout.
+    assert time.monotonic() - started < 2.0
+    assert "fake adapter got penalty" in caught.value.stderr_tail
+    assert wait_gone(tag) == []
+
+
+def test_grandchild_dies_with_the_session(make_session: Factory, tag: str, tmp_path: Path) -> None:
+    pid_file = tmp_path / "grandchild.pid"
+    session = make_session("--grandchild-pid-file", str(pid_file))
+    session.start()
+    grandchild = int(pid_file.read_text())
+    assert pid_alive(grandchild)
+    assert penalty(session)["points"] == EXAMPLE_POINTS
+    session.close()
+    assert not pid_alive(grandchild)
+    assert wait_gone(tag) == []
+
+
+def test_crash_with_a_grandchild_holding_stdout(
+    make_session: Factory, tag: str, tmp_path: Path
+) -> None:
+    # The grandchild keeps the pipe open, so no end of file arrives: the crash
+    # must be noticed from the exit itself, not after the timeout.
+    pid_file = tmp_path / "grandchild.pid"
+    session = make_session(
+        "--grandchild-pid-file", str(pid_file), "--exit-on", "penalty", timeout=5.0
+    )
+    session.start()
+    grandchild = int(pid_file.read_text())
+    started = time.monotonic()
+    with pytest.raises(EngineCrashed) as caught:
+        penalty(session)
+    assert time.monotonic() - started < 2.0
+    assert caught.value.exit_code == 3
+    assert not pid_alive(grandchild)
+    assert wait_gone(tag) == []
+
+
+def test_two_lines_for_one_request(make_session: Factory, tag: str) -> None:
+    session = make_session("--two-lines-on", "penalty")
+    session.start()
+    assert penalty(session)["points"] == EXAMPLE_POINTS
+    time.sleep(0.2)  # let the extra line arrive, as it would during a real case
+    with pytest.raises(ProtocolError, match="unsolicited"):
+        penalty(session)
+    assert wait_gone(tag) == []
+
+
+def test_unterminated_last_line(make_session: Factory, tag: str) -> None:
+    session = make_session("--no-newline-on", "penalty")
+    session.start()
+    with pytest.raises(EngineCrashed, match="unterminated"):
+        penalty(session)
+    assert wait_gone(tag) == []
+
+
+def test_sigterm_ignored_and_no_exit_after_bye(make_session: Factory, tag: str) -> None:
+    session = make_session("--ignore-term", "--linger", "--hang-on", "bye")
+    session.start()
+    pid = session.pid
+    assert pid is not None
+    started = time.monotonic()
+    session.close()
+    # bye timeout (1 s) + exit grace + TERM grace, then SIGKILL; well under 4 s.
+    assert time.monotonic() - started < 4.0
+    assert not pid_alive(pid)
+    assert wait_gone(tag) == []
+
+
+def test_every_engine_error_carries_a_tail_attribute() -> None:
+    # The runner prints e.stderr_tail for any EngineError without checking its type.
+    for error in (
+        EngineStartError("x"),
+        HandshakeError("x"),
+        VersionMismatch("x", engine_protocol=2),
+        EngineCrashed("x", exit_code=1),
+        EngineTimeout("x", timeout=1.0),
+        ProtocolError("x"),
+        EngineReportedError("internal", "x"),
+    ):
+        assert isinstance(error, EngineError)
+        assert error.stderr_tail == ""
