@@ -1,0 +1,437 @@
+"""The ``carioca-conformance`` command line.
+
+Exit codes (documented in ``--help``):
+
+0  nothing unexpected
+1  failures, errors, or an xpass under --strict (coverage: an uncovered rule/dispute)
+2  usage error, or a broken corpus / catalogue / expectations file
+3  the adapter could not start or its handshake failed
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import shlex
+import sys
+from collections import defaultdict
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from conformance import CORPUS_VERSION, __version__
+from conformance.catalogue import Catalogue, CatalogueError, load_catalogue
+from conformance.corpus import default_corpus_dir
+from conformance.scenarios import LoadResult, Scenario, load_corpus
+
+EXIT_OK = 0
+EXIT_FAILED = 1
+EXIT_USAGE = 2
+EXIT_ADAPTER = 3
+
+EPILOG = """exit codes:
+  0  nothing unexpected
+  1  failures, errors or xpass under --strict (coverage: something uncovered)
+  2  usage error, or a broken corpus, catalogue or expectations file
+  3  the adapter could not start or its handshake failed
+"""
+
+
+class UsageError(Exception):
+    """A user mistake: reported in one line, exit code 2."""
+
+
+def reference_argv() -> list[str]:
+    """The default adapter: the reference engine, run with this interpreter."""
+    return [sys.executable, "-m", "reference.adapter"]
+
+
+def parse_adapter(command: str | None) -> list[str]:
+    """Split an ``--adapter`` string like a POSIX shell would, without running a shell."""
+    if command is None:
+        return reference_argv()
+    try:
+        argv = shlex.split(command)
+    except ValueError as exc:
+        raise UsageError(f"cannot parse --adapter {command!r}: {exc}") from None
+    if not argv:
+        raise UsageError("--adapter is empty")
+    return argv
+
+
+def _catalogue(args: argparse.Namespace) -> Catalogue:
+    try:
+        return load_catalogue(args.catalogue)
+    except CatalogueError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def _load(args: argparse.Namespace, catalogue: Catalogue) -> LoadResult:
+    paths: list[Path] = [Path(p) for p in getattr(args, "paths", None) or []]
+    if getattr(args, "corpus", None):
+        paths.append(Path(args.corpus))
+    if not paths:
+        try:
+            paths = [default_corpus_dir()]
+        except FileNotFoundError as exc:
+            raise UsageError(str(exc)) from None
+    try:
+        return load_corpus(paths, catalogue=catalogue)
+    except FileNotFoundError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def rule_matches(rule: str, prefix: str) -> bool:
+    """``--rule`` matching: the id itself or any id under it (MELD-RUN matches MELD-RUN-3)."""
+    return rule == prefix or rule.startswith(prefix + "-")
+
+
+def select(
+    scenarios: Sequence[Scenario],
+    *,
+    rules: Sequence[str] = (),
+    tags: Sequence[str] = (),
+    ids: Sequence[str] = (),
+    profile: str = "argentine",
+) -> list[Scenario]:
+    """Filter scenarios the way ``run`` selects them (every given criterion must hold)."""
+    chosen = []
+    for scenario in scenarios:
+        if profile not in scenario.profiles:
+            continue
+        if ids and scenario.id not in ids:
+            continue
+        if tags and not set(tags) & set(scenario.tags):
+            continue
+        if rules and not any(rule_matches(r, p) for r in scenario.rules for p in rules):
+            continue
+        chosen.append(scenario)
+    return chosen
+
+
+# --------------------------------------------------------------------------- commands
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    """Validate scenario files: schema and semantic checks."""
+    catalogue = _catalogue(args)
+    loaded = _load(args, catalogue)
+    for error in loaded.errors:
+        print(error, file=sys.stderr)
+    if loaded.errors:
+        print(f"{len(loaded.errors)} problem(s) in {len(loaded.files)} file(s)", file=sys.stderr)
+        return EXIT_USAGE
+    print(f"{len(loaded.scenarios)} scenarios in {len(loaded.files)} files: OK")
+    return EXIT_OK
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    """Run the selected scenarios against an adapter and report."""
+    from conformance.errors import EngineError
+    from conformance.expectations import (
+        ExpectationsError,
+        apply_expectations,
+        load_expectations,
+        write_expectations,
+    )
+    from conformance.report import Progress, text_summary, write_json_report, write_junit_report
+    from conformance.runner import RunOptions, count_statuses, run_scenarios
+
+    argv = parse_adapter(args.adapter)
+    for name in ("workers", "max_consecutive_errors", "max_response_bytes"):
+        if getattr(args, name) < 1:
+            raise UsageError(f"--{name.replace('_', '-')} must be at least 1")
+    for name in ("timeout", "case_timeout"):
+        if getattr(args, name) <= 0:
+            raise UsageError(f"--{name.replace('_', '-')} must be positive")
+    expectations = None
+    if args.expectations:
+        try:
+            expectations = load_expectations(args.expectations)
+        except ExpectationsError as exc:
+            raise UsageError(str(exc)) from None
+    catalogue = _catalogue(args)
+    loaded = _load(args, catalogue)
+    if loaded.errors:
+        for error in loaded.errors:
+            print(error, file=sys.stderr)
+        if not args.skip_broken:
+            print(
+                f"the corpus has {len(loaded.errors)} problem(s); fix them or pass --skip-broken",
+                file=sys.stderr,
+            )
+            return EXIT_USAGE
+        print(f"skipping broken scenarios ({len(loaded.errors)} problem(s))", file=sys.stderr)
+    chosen = select(
+        loaded.scenarios,
+        rules=args.rule or (),
+        tags=args.tag or (),
+        ids=args.scenario or (),
+        profile=args.profile,
+    )
+    if not chosen:
+        raise UsageError("no scenario matches the selection")
+    options = RunOptions(
+        profile=args.profile,
+        timeout=args.timeout,
+        case_timeout=args.case_timeout,
+        max_response_bytes=args.max_response_bytes,
+        max_consecutive_errors=args.max_consecutive_errors,
+        workers=args.workers,
+    )
+    progress = Progress()
+    try:
+        run = run_scenarios(argv, chosen, options, catalogue=catalogue, progress=progress)
+    except EngineError as exc:
+        progress.finish()
+        print(f"error: adapter {shlex.join(argv)!r} could not start: {exc}", file=sys.stderr)
+        if exc.stderr_tail:
+            print(exc.stderr_tail.rstrip(), file=sys.stderr)
+        return EXIT_ADAPTER
+    progress.finish()
+    if expectations is not None:
+        results = apply_expectations(run.results, expectations)
+        from dataclasses import replace
+
+        run = replace(run, results=tuple(results), counts=count_statuses(results))
+    print(text_summary(run, catalogue), end="")
+    if args.json:
+        write_json_report(args.json, run, catalogue)
+    if args.junit:
+        write_junit_report(args.junit, run, catalogue, strict=args.strict)
+    if args.write_expectations:
+        listed = write_expectations(args.write_expectations, run.results)
+        print(f"wrote {listed} expected failure(s) to {args.write_expectations}")
+    counts = run.counts
+    bad = counts.get("fail", 0) + counts.get("error", 0)
+    if args.strict:
+        bad += counts.get("xpass", 0)
+    return EXIT_FAILED if bad else EXIT_OK
+
+
+def coverage_table(scenarios: Sequence[Scenario], catalogue: Catalogue) -> dict[str, Any]:
+    """Rule ID → scenario count and accepted/rejected split; disputes covered."""
+    rules: dict[str, dict[str, int]] = {
+        rid: {"scenarios": 0, "accepted": 0, "rejected": 0} for rid in catalogue.rules
+    }
+    disputes: dict[str, list[str]] = defaultdict(list)
+    for scenario in scenarios:
+        accepted = rejected = 0
+        for step in scenario.steps:
+            kinds = _outcome_kinds(step.expect)
+            accepted += "accepted" in kinds
+            rejected += "rejected" in kinds
+        for check in scenario.checks:
+            kinds = _outcome_kinds(check.expect)
+            accepted += "accepted" in kinds
+            rejected += "rejected" in kinds
+        for rule in set(scenario.rules):
+            row = rules.setdefault(rule, {"scenarios": 0, "accepted": 0, "rejected": 0})
+            row["scenarios"] += 1
+            row["accepted"] += accepted
+            row["rejected"] += rejected
+        if scenario.disputed is not None:
+            disputes[scenario.disputed.id].append(scenario.id)
+    return {"rules": rules, "disputes": dict(disputes)}
+
+
+def _outcome_kinds(expect: Any) -> set[str]:
+    """Which outcomes an expectation asserts (through every by_option branch)."""
+    if isinstance(expect, dict) and set(expect) == {"by_option"}:
+        kinds: set[str] = set()
+        for branch in expect["by_option"].values():
+            kinds |= _outcome_kinds(branch)
+        return kinds
+    if expect == "accepted":
+        return {"accepted"}
+    if expect == "rejected" or (isinstance(expect, dict) and "rejected" in expect):
+        return {"rejected"}
+    if isinstance(expect, dict) and "valid" in expect:
+        valid = expect["valid"]
+        if isinstance(valid, dict):
+            return _outcome_kinds(
+                {"by_option": {k: {"valid": v} for k, v in valid.get("by_option", {}).items()}}
+            )
+        return {"accepted" if valid else "rejected"}
+    return set()
+
+
+def cmd_coverage(args: argparse.Namespace) -> int:
+    """Print rule and dispute coverage; exit 1 when something is uncovered."""
+    catalogue = _catalogue(args)
+    loaded = _load(args, catalogue)
+    for error in loaded.errors:
+        print(error, file=sys.stderr)
+    table = coverage_table(loaded.scenarios, catalogue)
+    uncovered_rules = [rid for rid in catalogue.rules if table["rules"][rid]["scenarios"] == 0]
+    uncovered_disputes = [
+        d.id for d in catalogue.disputes.values() if d.observable and d.id not in table["disputes"]
+    ]
+    print(f"{'rule':<16} {'cases':>5} {'accept':>6} {'reject':>6}")
+    for rid, row in table["rules"].items():
+        mark = "  UNCOVERED" if row["scenarios"] == 0 else ""
+        print(f"{rid:<16} {row['scenarios']:>5} {row['accepted']:>6} {row['rejected']:>6}{mark}")
+    print()
+    for dispute in catalogue.disputes.values():
+        cases = table["disputes"].get(dispute.id, [])
+        if cases:
+            state = ", ".join(cases)
+        else:
+            state = "UNCOVERED" if dispute.observable else "not observable"
+        print(f"{dispute.id}: {state}")
+    print()
+    print(
+        f"{len(catalogue.rules) - len(uncovered_rules)}/{len(catalogue.rules)} rules covered; "
+        f"{len(uncovered_disputes)} observable dispute(s) uncovered"
+    )
+    if args.json:
+        from conformance.report import atomic_write_text
+
+        atomic_write_text(args.json, json.dumps(table, indent=2) + "\n")
+    if loaded.errors:
+        return EXIT_USAGE
+    return EXIT_FAILED if uncovered_rules or uncovered_disputes else EXIT_OK
+
+
+def cmd_smoke(args: argparse.Namespace) -> int:
+    """Tell a broken adapter from an engine that merely disagrees with the rules."""
+    # Imported by name: smoke.py belongs to the engine side of the harness.
+    try:
+        smoke_module = importlib.import_module("conformance.smoke")
+    except ImportError:
+        raise UsageError("smoke checks are not available in this build") from None
+    argv = parse_adapter(args.adapter)
+    result: Any = smoke_module.smoke(argv, timeout=args.timeout)
+    for check in getattr(result, "checks", []):
+        ok = getattr(check, "ok", getattr(check, "passed", False))
+        name = getattr(check, "name", str(check))
+        detail = getattr(check, "detail", "") or getattr(check, "message", "")
+        print(f"{'ok  ' if ok else 'FAIL'} {name}{': ' + detail if detail else ''}")
+    verdict = getattr(result, "verdict", "broken_adapter")
+    print(f"verdict: {verdict}")
+    return EXIT_OK if verdict == "engine_ok" else EXIT_FAILED
+
+
+def cmd_record(args: argparse.Namespace) -> int:
+    """Run actions through an engine and write a draft scenario with what it observed."""
+    from conformance.errors import EngineError
+    from conformance.record import RecordError, record_to_file
+
+    argv = parse_adapter(args.adapter)
+    try:
+        record_to_file(
+            argv,
+            setup_path=Path(args.setup),
+            actions_path=Path(args.actions),
+            out=Path(args.output),
+            scenario_id=args.id,
+            title=args.title,
+            rules=args.rule or [],
+            profile=args.profile,
+            timeout=args.timeout,
+        )
+    except RecordError as exc:
+        raise UsageError(str(exc)) from None
+    except EngineError as exc:
+        print(f"error: adapter {shlex.join(argv)!r} failed: {exc}", file=sys.stderr)
+        return EXIT_ADAPTER
+    print(f"wrote draft scenario {args.output} (review: draft; check every expectation)")
+    return EXIT_OK
+
+
+# --------------------------------------------------------------------------- parser
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser (exposed for documentation and tests)."""
+    parser = argparse.ArgumentParser(
+        prog="carioca-conformance",
+        description="Rules-conformance suite for Carioca engines (Argentine profile).",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "--version", action="version", version=f"%(prog)s {__version__} (corpus {CORPUS_VERSION})"
+    )
+    parser.add_argument("--catalogue", help=argparse.SUPPRESS)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+
+    def common_corpus(p: argparse.ArgumentParser) -> None:
+        p.add_argument("paths", nargs="*", help="scenario files or directories")
+        p.add_argument("--corpus", metavar="PATH", help="corpus directory (default: the bundled)")
+
+    run = sub.add_parser(
+        "run",
+        help="run the corpus against an adapter",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    common_corpus(run)
+    run.add_argument("--adapter", metavar="CMD", help="adapter command (default: the reference)")
+    run.add_argument("--rule", action="append", metavar="ID", help="rule ID or prefix")
+    run.add_argument("--tag", action="append", metavar="TAG")
+    run.add_argument("--scenario", action="append", metavar="ID")
+    run.add_argument("--profile", default="argentine")
+    run.add_argument("--skip-broken", action="store_true", help="run despite broken scenarios")
+    run.add_argument("--workers", type=int, default=1, metavar="N")
+    run.add_argument("--json", metavar="FILE", help="write a JSON report")
+    run.add_argument("--junit", metavar="FILE", help="write a JUnit XML report")
+    run.add_argument("--expectations", metavar="FILE", help="expected failures of this engine")
+    run.add_argument(
+        "--write-expectations",
+        metavar="FILE",
+        help="write this run's failures as an expectations file",
+    )
+    run.add_argument("--strict", action="store_true", help="an xpass fails the run")
+    run.add_argument("--timeout", type=float, default=10.0, help="per-request seconds")
+    run.add_argument("--case-timeout", type=float, default=30.0, help="per-case seconds")
+    run.add_argument("--max-response-bytes", type=int, default=8 * 2**20, metavar="N")
+    run.add_argument("--max-consecutive-errors", type=int, default=5, metavar="N")
+    run.set_defaults(func=cmd_run)
+
+    check = sub.add_parser("check", help="validate scenario files")
+    common_corpus(check)
+    check.set_defaults(func=cmd_check)
+
+    cov = sub.add_parser("coverage", help="rule and dispute coverage of the corpus")
+    common_corpus(cov)
+    cov.add_argument("--json", metavar="FILE")
+    cov.set_defaults(func=cmd_coverage)
+
+    smoke = sub.add_parser("smoke", help="check that an adapter speaks the protocol")
+    smoke.add_argument("--adapter", metavar="CMD", required=True)
+    smoke.add_argument("--timeout", type=float, default=10.0)
+    smoke.set_defaults(func=cmd_smoke)
+
+    rec = sub.add_parser("record", help="write a draft scenario from an engine's answers")
+    rec.add_argument("--setup", required=True, metavar="FILE")
+    rec.add_argument("--actions", required=True, metavar="FILE")
+    rec.add_argument("-o", "--output", required=True, metavar="OUT")
+    rec.add_argument("--adapter", metavar="CMD")
+    rec.add_argument("--id", default="cc-0000", help="scenario id to give the draft")
+    rec.add_argument("--title", default="Recorded draft: describe the case")
+    rec.add_argument("--rule", action="append", metavar="ID")
+    rec.add_argument("--profile", default="argentine")
+    rec.add_argument("--timeout", type=float, default=10.0)
+    rec.set_defaults(func=cmd_record)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of ``carioca-conformance``; returns the exit code."""
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # argparse exits 2 on usage errors, 0 on --help
+        return int(exc.code) if isinstance(exc.code, int) else EXIT_USAGE
+    try:
+        code: int = args.func(args)
+    except UsageError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    return code

@@ -1,0 +1,105 @@
+"""An engine's expectations file: the failures it knows about and accepts for now.
+
+Shape (YAML or JSON)::
+
+    expected_failures:
+      cc-0042: {reason: "we allow K-A-2 on purpose"}
+
+A listed case that fails (or errors) is reported ``xfail``; a listed case that passes
+is ``xpass``, which fails the run under ``--strict`` so the stale entry gets removed.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import yaml
+
+from conformance.report import atomic_write_text
+from conformance.runner import CaseResult
+
+SCHEMA_PATH = Path(__file__).resolve().parent / "schemas" / "expectations.schema.json"
+
+
+class ExpectationsError(Exception):
+    """The expectations file cannot be read or has the wrong shape."""
+
+
+@dataclass(frozen=True)
+class Expectations:
+    """Scenario id → the engine team's reason for accepting its failure."""
+
+    expected_failures: Mapping[str, str]
+
+
+@cache
+def _validator() -> jsonschema.Draft202012Validator:
+    return jsonschema.Draft202012Validator(json.loads(SCHEMA_PATH.read_text(encoding="utf-8")))
+
+
+def load_expectations(path: Path | str) -> Expectations:
+    """Read an expectations file (``.json`` as JSON, anything else as YAML).
+
+    :raises ExpectationsError: when it is unreadable or does not match the schema.
+    """
+    target = Path(path)
+    try:
+        text = target.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ExpectationsError(f"cannot read expectations file {target}: {exc.strerror}") from exc
+    try:
+        data: Any = json.loads(text) if target.suffix == ".json" else yaml.safe_load(text)
+    except (json.JSONDecodeError, yaml.YAMLError) as exc:
+        raise ExpectationsError(f"expectations file {target} does not parse: {exc}") from exc
+    if data is None:
+        data = {"expected_failures": {}}
+    error = jsonschema.exceptions.best_match(_validator().iter_errors(data))
+    if error is not None:
+        pointer = "/" + "/".join(str(p) for p in error.absolute_path)
+        raise ExpectationsError(f"expectations file {target}: at {pointer}: {error.message}")
+    failures = data.get("expected_failures") or {}
+    return Expectations({k: str((v or {}).get("reason", "")) for k, v in failures.items()})
+
+
+def apply_expectations(
+    results: Sequence[CaseResult], expectations: Expectations
+) -> list[CaseResult]:
+    """Turn listed failures into ``xfail`` and listed passes into ``xpass``."""
+    out: list[CaseResult] = []
+    for result in results:
+        reason = expectations.expected_failures.get(result.id)
+        if reason is None:
+            out.append(result)
+        elif result.status in ("fail", "error"):
+            out.append(replace(result, status="xfail", note=f"expected failure: {reason}"))
+        elif result.status == "pass":
+            note = f"listed as an expected failure ({reason}) but passed"
+            out.append(replace(result, status="xpass", note=note))
+        else:
+            out.append(result)
+    return out
+
+
+def expectations_from_results(results: Sequence[CaseResult]) -> dict[str, Any]:
+    """Build an expectations document from a run: every fail/error/xfail, reason to fill in."""
+    failures = {r.id: {"reason": ""} for r in results if r.status in ("fail", "error", "xfail")}
+    return {"expected_failures": failures}
+
+
+def write_expectations(path: Path | str, results: Sequence[CaseResult]) -> int:
+    """Write an expectations file for the run's failures; return how many were listed."""
+    document = expectations_from_results(results)
+    target = Path(path)
+    if target.suffix == ".json":
+        text = json.dumps(document, indent=2) + "\n"
+    else:
+        header = "# Known failures of this engine; fill in each reason.\n"
+        text = header + yaml.safe_dump(document, sort_keys=True, default_flow_style=False)
+    atomic_write_text(target, text)
+    return len(document["expected_failures"])

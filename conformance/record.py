@@ -1,0 +1,207 @@
+"""``carioca-conformance record``: draft a scenario from what an engine does.
+
+The draft carries ``review: draft``: its expectations are the engine's observed
+behaviour, not the rules text, until a person checks each one against the rules.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from conformance.engine import EngineSession
+from conformance.report import atomic_write_text
+from conformance.scenarios import Scenario, _DocChecker
+
+# Keys of the observed final state that a draft asserts: enough to review the outcome,
+# leaving out the stock order (an engine's own after a recycle).
+FINAL_KEYS = ("phase", "turn", "hands", "opened", "table", "discard_top", "stock_size", "totals")
+# A syntactically valid stand-in rule id, only for validating the draft's setup.
+_PLACEHOLDER_RULE = "DRAFT-0"
+
+
+class RecordError(Exception):
+    """The setup or actions file is unusable (a user mistake)."""
+
+
+def _read_yaml(path: Path, what: str) -> Any:
+    try:
+        return yaml.safe_load(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise RecordError(f"cannot read {what} file {path}: {exc.strerror}") from None
+    except yaml.YAMLError as exc:
+        raise RecordError(f"{what} file {path} is not valid YAML: {exc}") from None
+
+
+def _steps_from(actions: Any) -> list[dict[str, Any]]:
+    if isinstance(actions, Mapping) and "steps" in actions:
+        actions = actions["steps"]
+    if isinstance(actions, Mapping) and "actions" in actions:
+        actions = actions["actions"]
+    if not isinstance(actions, list):
+        raise RecordError("the actions file must hold a list of actions")
+    steps = []
+    for item in actions:
+        if isinstance(item, Mapping) and ({"action", "next_deal", "redeal"} & set(item)):
+            steps.append({k: v for k, v in item.items() if k in ("action", "next_deal", "redeal")})
+        elif isinstance(item, Mapping) and "type" in item:
+            steps.append({"action": dict(item)})
+        else:
+            raise RecordError(f"not an action: {item!r}")
+    return steps
+
+
+def draft_scenario(
+    setup: Mapping[str, Any],
+    steps: Sequence[Mapping[str, Any]],
+    *,
+    scenario_id: str,
+    title: str,
+    rules: Sequence[str],
+    profile: str,
+) -> Scenario:
+    """Validate and expand a setup + steps as a scenario (without expectations).
+
+    :raises RecordError: when the setup or steps are not valid scenario parts.
+    """
+    if isinstance(setup, Mapping) and "setup" in setup:
+        setup = setup["setup"]
+    if not isinstance(setup, Mapping):
+        raise RecordError("the setup file must hold a mapping with state, deal or new_game")
+    level = "turns" if "state" in setup else "deals"
+    doc = {
+        "id": scenario_id,
+        "title": title,
+        "rules": list(rules) or [_PLACEHOLDER_RULE],
+        "source": "recorded",
+        "profiles": [profile],
+        "level": level,
+        "review": "draft",
+        "setup": dict(setup),
+        "steps": [dict(s) for s in steps],
+    }
+    node = yaml.compose(yaml.safe_dump(doc), Loader=yaml.SafeLoader)
+    assert node is not None
+    checker = _DocChecker(node, doc, "<record>", None)
+    scenario = checker.build()
+    if scenario is None:
+        problems = "; ".join(e.message for e in checker.errors)
+        raise RecordError(f"setup/actions are not a valid scenario: {problems}")
+    return scenario
+
+
+def observed_final(state: Mapping[str, Any]) -> dict[str, Any]:
+    """The assertions a draft makes about the final state."""
+    final: dict[str, Any] = {}
+    for key in FINAL_KEYS:
+        if key == "discard_top":
+            discard = state.get("discard") or []
+            if discard:
+                final[key] = discard[0]
+        elif key == "stock_size":
+            final[key] = len(state.get("stock") or [])
+        elif key in state:
+            final[key] = state[key]
+    return final
+
+
+def record(
+    argv: Sequence[str],
+    setup: Mapping[str, Any],
+    actions: Any,
+    *,
+    scenario_id: str = "cc-0000",
+    title: str = "Recorded draft: describe the case",
+    rules: Sequence[str] = (),
+    profile: str = "argentine",
+    timeout: float = 10.0,
+) -> dict[str, Any]:
+    """Run the actions through the engine and return the draft scenario document.
+
+    :raises RecordError: on an unusable setup or actions list.
+    :raises EngineError: when the engine cannot start or misbehaves.
+    """
+    steps = _steps_from(actions)
+    scenario = draft_scenario(
+        setup, steps, scenario_id=scenario_id, title=title, rules=rules, profile=profile
+    )
+    assert scenario.setup is not None
+    with EngineSession(argv, timeout=timeout) as session:
+        hs = session.handshake
+        assert hs is not None
+        if scenario.setup.state is not None:
+            state = session.request("load_state", state=dict(scenario.setup.state))["state"]
+        elif scenario.setup.deal is not None:
+            state = session.request("start_deal", **scenario.setup.deal)["state"]
+        else:
+            assert scenario.setup.new_game is not None
+            state = session.request("new_game", **scenario.setup.new_game)["state"]
+        out_steps: list[dict[str, Any]] = []
+        for raw, step in zip(steps, scenario.steps, strict=True):
+            if step.kind == "action":
+                answer = session.request("act", action=dict(step.action or {}))
+            else:
+                assert step.deck is not None
+                deck = step.deck.compose(
+                    state["players"],
+                    step.deck.dealer if step.deck.dealer is not None else state["dealer"],
+                    step.deck.deal_number or state["deal_number"],
+                )
+                answer = session.request(step.kind, deck=deck)
+            if answer.get("accepted"):
+                expect: Any = "accepted"
+            elif answer.get("reason"):
+                expect = {"rejected": answer["reason"]}
+            else:
+                expect = "rejected"
+            out_steps.append({**raw, "expect": expect})
+            state = answer["state"]
+        engine = f"{hs.name} {hs.version}"
+    return {
+        "id": scenario_id,
+        "title": title,
+        "rules": list(rules),
+        "source": f"recorded from {engine}; check against the rules text",
+        "profiles": [profile],
+        "level": scenario.level,
+        "review": "draft",
+        "setup": dict(setup.get("setup", setup)),
+        "steps": out_steps,
+        "final": observed_final(state),
+    }
+
+
+def record_to_file(
+    argv: Sequence[str],
+    *,
+    setup_path: Path,
+    actions_path: Path,
+    out: Path,
+    scenario_id: str = "cc-0000",
+    title: str = "Recorded draft: describe the case",
+    rules: Sequence[str] = (),
+    profile: str = "argentine",
+    timeout: float = 10.0,
+) -> dict[str, Any]:
+    """Record from files and write the draft YAML atomically; return the document."""
+    setup = _read_yaml(setup_path, "setup")
+    actions = _read_yaml(actions_path, "actions")
+    if not isinstance(setup, Mapping):
+        raise RecordError(f"setup file {setup_path} must hold a mapping")
+    document = record(
+        argv,
+        setup,
+        actions,
+        scenario_id=scenario_id,
+        title=title,
+        rules=rules,
+        profile=profile,
+        timeout=timeout,
+    )
+    header = "# Draft recorded from an engine: check every expectation against the rules.\n"
+    text = header + yaml.safe_dump(document, sort_keys=False, default_flow_style=None, width=100)
+    atomic_write_text(out, text)
+    return document

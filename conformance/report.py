@@ -1,0 +1,261 @@
+"""Reports of a run: text summary, JSON (report.schema.json) and JUnit XML.
+
+Report files are written atomically (a temporary file in the same directory, then
+``os.replace``) so that a CI job never picks up half a report.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import sys
+import tempfile
+import time
+import xml.etree.ElementTree as ET
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Any
+
+from conformance import CORPUS_VERSION, __version__
+from conformance.catalogue import Catalogue
+
+if TYPE_CHECKING:
+    from conformance.runner import CaseResult, RunResult
+
+PROTOCOL_VERSION = 1
+REPORT_FORMAT = 1
+SCHEMA_PATH = Path(__file__).resolve().parent / "schemas" / "report.schema.json"
+DISPUTED_SECTION = "DISPUTED"
+# Control characters other than tab/newline are not allowed in XML 1.0.
+_XML_BAD = {c: None for c in range(32) if c not in (9, 10, 13)}
+
+
+def atomic_write_text(path: Path | str, text: str) -> None:
+    """Write ``text`` to ``path`` atomically: temp file in the same directory + os.replace."""
+    target = Path(path)
+    directory = target.parent if str(target.parent) else Path(".")
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, target)
+    except BaseException:
+        # Leave no stray temp file behind, whatever went wrong.
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+
+
+def reference_option(catalogue: Catalogue | None, dispute: str, profile: str) -> str | None:
+    """The option the profile (the reference reading) takes on a disputed point."""
+    if catalogue is None:
+        return None
+    known = catalogue.disputes.get(dispute)
+    return known.profiles.get(profile) if known is not None else None
+
+
+def _case_record(result: CaseResult) -> dict[str, Any]:
+    record: dict[str, Any] = {
+        "id": result.id,
+        "title": result.title,
+        "rules": list(result.rules),
+        "section": result.section,
+        "status": result.status,
+        "duration": round(result.duration, 6),
+    }
+    for key in ("diff", "error", "failing_step", "dispute", "option", "note"):
+        value = getattr(result, key)
+        if value is not None:
+            record[key] = value
+    if result.stderr_tail:
+        record["stderr_tail"] = result.stderr_tail
+    return record
+
+
+def build_report(run: RunResult, catalogue: Catalogue | None = None) -> dict[str, Any]:
+    """The JSON report document (matches schemas/report.schema.json)."""
+    handshake = run.handshake.as_dict() if run.handshake is not None else None
+    disputes = []
+    seen: set[str] = set()
+    for result in run.results:
+        if result.dispute is None or result.dispute in seen:
+            continue
+        seen.add(result.dispute)
+        engine_ruling = run.handshake.rulings.get(result.dispute) if run.handshake else None
+        disputes.append(
+            {
+                "id": result.dispute,
+                "engine": engine_ruling,
+                "reference": reference_option(catalogue, result.dispute, run.profile),
+                "graded": result.option,
+            }
+        )
+    return {
+        "format": REPORT_FORMAT,
+        "header": {
+            "harness_version": __version__,
+            "corpus_version": CORPUS_VERSION,
+            "protocol_version": PROTOCOL_VERSION,
+            "profile": run.profile,
+            "adapter": list(run.argv),
+            "engine": handshake,
+            "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(run.started)),
+            "duration": round(run.duration, 3),
+        },
+        "cases": [_case_record(r) for r in run.results],
+        "disputes": disputes,
+        "summary": dict(run.counts),
+    }
+
+
+def write_json_report(path: Path | str, run: RunResult, catalogue: Catalogue | None) -> None:
+    """Write the JSON report atomically."""
+    text = json.dumps(build_report(run, catalogue), indent=2, ensure_ascii=False) + "\n"
+    atomic_write_text(path, text)
+
+
+def _clean(text: str) -> str:
+    return text.translate(_XML_BAD)
+
+
+def junit_xml(run: RunResult, catalogue: Catalogue | None = None, *, strict: bool = False) -> str:
+    """One ``testcase`` per scenario, ``classname`` = rule section."""
+    counts = run.counts
+    failures = counts.get("fail", 0) + (counts.get("xpass", 0) if strict else 0)
+    skipped = counts.get("unsupported", 0) + counts.get("not_run", 0) + counts.get("xfail", 0)
+    suite = ET.Element(
+        "testsuite",
+        {
+            "name": "carioca-conformance",
+            "tests": str(len(run.results)),
+            "failures": str(failures),
+            "errors": str(counts.get("error", 0)),
+            "skipped": str(skipped),
+            "time": f"{run.duration:.3f}",
+        },
+    )
+    for result in run.results:
+        case = ET.SubElement(
+            suite,
+            "testcase",
+            {
+                "classname": result.section,
+                "name": _clean(f"{result.id} {result.title}"),
+                "time": f"{result.duration:.3f}",
+            },
+        )
+        if result.status == "fail":
+            node = ET.SubElement(case, "failure", {"message": _clean(result.failing_step or "")})
+            node.text = _clean(result.diff or "")
+        elif result.status == "error":
+            node = ET.SubElement(case, "error", {"message": _clean(result.error or "")})
+            node.text = _clean(result.stderr_tail)
+        elif result.status in ("unsupported", "not_run", "xfail"):
+            ET.SubElement(case, "skipped", {"message": _clean(f"{result.status}: {result.note}")})
+        elif result.status == "xpass" and strict:
+            ET.SubElement(case, "failure", {"message": _clean(result.note or "xpass")})
+    tree = ET.ElementTree(suite)
+    ET.indent(tree)
+    return ET.tostring(suite, encoding="unicode", xml_declaration=True) + "\n"
+
+
+def write_junit_report(
+    path: Path | str, run: RunResult, catalogue: Catalogue | None, *, strict: bool = False
+) -> None:
+    """Write the JUnit XML report atomically."""
+    atomic_write_text(path, junit_xml(run, catalogue, strict=strict))
+
+
+def _counts_line(counts: Mapping[str, int]) -> str:
+    order = ("pass", "fail", "error", "unsupported", "not_run", "xfail", "xpass")
+    return ", ".join(f"{counts[s]} {s}" for s in order if counts.get(s))
+
+
+def text_summary(run: RunResult, catalogue: Catalogue | None = None) -> str:
+    """Human summary grouped by rule section, then the disputed points, then the totals."""
+    lines: list[str] = []
+    hs = run.handshake
+    engine = f"{hs.name} {hs.version} ({hs.language})" if hs else "unknown engine"
+    lines.append(
+        f"carioca-conformance {__version__}, corpus {CORPUS_VERSION}: {engine}, "
+        f"profile {run.profile}"
+    )
+    by_section: dict[str, list[CaseResult]] = defaultdict(list)
+    disputed: list[CaseResult] = []
+    for result in run.results:
+        (disputed if result.dispute else by_section[result.section]).append(result)
+
+    def rank(section: str) -> tuple[int, str]:
+        return (catalogue.section_rank(section) if catalogue else 0, section)
+
+    for section in sorted(by_section, key=rank):
+        results = by_section[section]
+        title = catalogue.section_title(section) if catalogue else section
+        counts: dict[str, int] = defaultdict(int)
+        for r in results:
+            counts[r.status] += 1
+        lines.append("")
+        lines.append(f"{section} — {title}: {_counts_line(counts)}")
+        lines.extend(_case_lines(r) for r in results if r.status != "pass")
+    if disputed:
+        lines.append("")
+        lines.append("Disputed points (engine ruling / reference ruling):")
+        for r in disputed:
+            assert r.dispute is not None
+            engine_ruling = (hs.rulings.get(r.dispute) if hs else None) or "(profile default)"
+            ref = reference_option(catalogue, r.dispute, run.profile) or "?"
+            lines.append(
+                f"  {r.id} {r.dispute}: engine {engine_ruling}, reference {ref}, "
+                f"graded as {r.option or '?'}: {r.status}"
+            )
+            if r.status != "pass":
+                lines.append(_case_lines(r))
+    lines.append("")
+    lines.append(
+        f"{len(run.results)} cases: {_counts_line(run.counts) or 'none'} in {run.duration:.1f} s"
+    )
+    return "\n".join(lines) + "\n"
+
+
+def _case_lines(result: CaseResult) -> str:
+    out = [f"  {result.status.upper():<11} {result.id} {result.title}"]
+    if result.diff:
+        out.extend("      " + line for line in result.diff.splitlines())
+    if result.error:
+        out.append(f"      {result.error}")
+    if result.note:
+        out.append(f"      {result.note}")
+    if result.stderr_tail:
+        out.append("      engine stderr (tail):")
+        out.extend("        " + line for line in result.stderr_tail.splitlines()[-10:])
+    return "\n".join(out)
+
+
+class Progress:
+    """A one-line progress indicator, shown only when the stream is a terminal."""
+
+    def __init__(self, stream: IO[str] | None = None) -> None:
+        self.stream = stream if stream is not None else sys.stderr
+        self.enabled = bool(getattr(self.stream, "isatty", lambda: False)())
+
+    def __call__(self, done: int, total: int, result: CaseResult) -> None:
+        """Redraw the line after a case finished."""
+        if not self.enabled:
+            return
+        self.stream.write(f"\r[{done}/{total}] {result.id} {result.status:<11}")
+        self.stream.flush()
+
+    def finish(self) -> None:
+        """Clear the progress line."""
+        if self.enabled:
+            self.stream.write("\r" + " " * 40 + "\r")
+            self.stream.flush()
+
+
+def summary_rows(results: Sequence[CaseResult]) -> list[tuple[str, str]]:
+    """(id, status) pairs, handy for tests and quick listings."""
+    return [(r.id, r.status) for r in results]

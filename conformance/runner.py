@@ -1,0 +1,478 @@
+"""Running scenarios through engine adapters and grading the answers.
+
+Every selected case ends with exactly one status:
+
+``pass``         every assertion held
+``fail``         an assertion did not hold (diff + the failing step)
+``error``        the engine misbehaved (crash, timeout, protocol breach, error answer);
+                 the adapter is restarted and the run goes on
+``unsupported``  the engine lacks the capability or profile, or answered ``unsupported``
+``not_run``      skipped after too many consecutive errors
+``xfail``/``xpass``  a failure the engine's expectations file lists / a listed case that passed
+"""
+
+from __future__ import annotations
+
+import contextlib
+import queue
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from conformance.catalogue import Catalogue
+from conformance.compare import (
+    Mismatch,
+    compare_check,
+    compare_outcome,
+    compare_state,
+    compare_unchanged,
+    format_mismatches,
+)
+from conformance.engine import EngineSession, Handshake
+from conformance.errors import (
+    EngineError,
+    EngineReportedError,
+    EngineTimeout,
+    HarnessError,
+    InvalidRequest,
+)
+from conformance.scenarios import Scenario, Step, resolve_option
+
+STATUSES = ("pass", "fail", "error", "unsupported", "not_run", "xfail", "xpass")
+
+LEVEL_CAPABILITIES: Mapping[str, frozenset[str]] = {
+    "melds": frozenset({"melds"}),
+    "turns": frozenset({"turns"}),
+    "deals": frozenset({"turns", "deals"}),
+}
+
+
+@dataclass(frozen=True)
+class CaseResult:
+    """The outcome of one scenario against one engine."""
+
+    id: str
+    title: str
+    rules: tuple[str, ...]
+    section: str
+    status: str
+    duration: float = 0.0
+    diff: str | None = None
+    error: str | None = None
+    stderr_tail: str = ""
+    failing_step: str | None = None
+    dispute: str | None = None
+    option: str | None = None
+    note: str | None = None
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """Knobs of a run (the CLI's ``run`` options)."""
+
+    profile: str = "argentine"
+    timeout: float = 10.0
+    case_timeout: float = 30.0
+    max_response_bytes: int = 8 * 2**20
+    max_consecutive_errors: int = 5
+    workers: int = 1
+    start_timeout: float = 10.0
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """Everything a report needs: the engine's handshake and one result per case."""
+
+    argv: tuple[str, ...]
+    profile: str
+    handshake: Handshake | None
+    results: tuple[CaseResult, ...]
+    started: float = 0.0
+    duration: float = 0.0
+    counts: Mapping[str, int] = field(default_factory=dict)
+
+
+class _Unsupported(Exception):
+    """The case cannot be graded against this engine (not the engine's fault)."""
+
+
+class _Failed(Exception):
+    def __init__(self, where: str, mismatches: Sequence[Mismatch]) -> None:
+        super().__init__(where)
+        self.where = where
+        self.mismatches = list(mismatches)
+
+
+class _CaseTimeout(Exception):
+    pass
+
+
+def section_of(scenario: Scenario, catalogue: Catalogue | None) -> str:
+    """The report section of a scenario: the section of its first rule."""
+    first = scenario.rules[0] if scenario.rules else "OTHER"
+    if catalogue is not None:
+        return catalogue.section_of(first)
+    # Without a catalogue, the rule id minus its number is the section prefix.
+    return first.rsplit("-", 1)[0]
+
+
+def graded_option(scenario: Scenario, handshake: Handshake, profile: str) -> str | None:
+    """The DISPUTE option a case is graded against: the engine's ruling, else the profile's."""
+    if scenario.disputed is None:
+        return None
+    ruling = handshake.rulings.get(scenario.disputed.id)
+    if ruling is not None:
+        return ruling
+    return scenario.disputed.profiles.get(profile)
+
+
+class CaseRunner:
+    """Runs single scenarios on one engine session (restarting it after engine errors)."""
+
+    def __init__(self, session: EngineSession, options: RunOptions) -> None:
+        self.session = session
+        self.options = options
+        self._deadline = 0.0
+
+    # -- requests -------------------------------------------------------------
+
+    def _request(self, op: str, **fields: Any) -> dict[str, Any]:
+        remaining = self._deadline - time.monotonic()
+        if remaining <= 0:
+            raise _CaseTimeout()
+        # The case's wall-clock limit also bounds each request of the case.
+        self.session.timeout = min(self.options.timeout, remaining)
+        try:
+            return self.session.request(op, **fields)
+        except EngineTimeout:
+            if time.monotonic() >= self._deadline:
+                raise _CaseTimeout() from None
+            raise
+        finally:
+            self.session.timeout = self.options.timeout
+
+    def ensure_alive(self) -> None:
+        """Restart the adapter if an earlier error left it dead.
+
+        :raises EngineError: when it cannot be restarted.
+        """
+        if not self.session.alive:
+            self.session.restart()
+
+    # -- grading ----------------------------------------------------------------
+
+    def run(self, scenario: Scenario, section: str) -> CaseResult:
+        """Run one scenario and return its result (never raises for engine trouble)."""
+        started = time.monotonic()
+        base = CaseResult(
+            id=scenario.id,
+            title=scenario.title,
+            rules=scenario.rules,
+            section=section,
+            status="error",
+            dispute=scenario.disputed.id if scenario.disputed else None,
+        )
+        try:
+            self.ensure_alive()
+        except EngineError as exc:
+            return replace(
+                base,
+                error=f"adapter could not be restarted: {exc}",
+                stderr_tail=exc.stderr_tail,
+                duration=time.monotonic() - started,
+            )
+        handshake = self.session.handshake
+        assert handshake is not None
+        option = graded_option(scenario, handshake, self.options.profile)
+        base = replace(base, option=option)
+        self._deadline = started + self.options.case_timeout
+        try:
+            self._grade(scenario, handshake, option)
+            result = replace(base, status="pass")
+        except _Unsupported as exc:
+            result = replace(base, status="unsupported", note=str(exc))
+        except _Failed as exc:
+            result = replace(
+                base,
+                status="fail",
+                failing_step=exc.where,
+                diff=f"{exc.where}\n{format_mismatches(exc.mismatches)}",
+            )
+        except _CaseTimeout:
+            tail = self.session.stderr_tail()
+            self.session.close()
+            result = replace(
+                base,
+                error=f"case exceeded its {self.options.case_timeout:g} s limit",
+                stderr_tail=tail,
+            )
+        except EngineReportedError as exc:
+            if exc.kind == "unsupported":
+                result = replace(base, status="unsupported", note=f"engine: {exc.message}")
+            else:
+                result = replace(base, error=str(exc), stderr_tail=exc.stderr_tail)
+        except InvalidRequest as exc:
+            # The harness built a request outside the protocol: a scenario problem.
+            result = replace(base, error=f"harness could not build a valid request: {exc}")
+        except EngineError as exc:
+            result = replace(base, error=str(exc), stderr_tail=exc.stderr_tail)
+            self._restart_quietly()
+        except HarnessError as exc:
+            result = replace(base, error=str(exc))
+            self._restart_quietly()
+        return replace(result, duration=time.monotonic() - started)
+
+    def _restart_quietly(self) -> None:
+        # A failed restart is reported by the next case's ensure_alive().
+        with contextlib.suppress(EngineError):
+            self.session.restart()
+
+    def _grade(self, scenario: Scenario, handshake: Handshake, option: str | None) -> None:
+        missing = LEVEL_CAPABILITIES[scenario.level] - handshake.capabilities
+        if missing:
+            raise _Unsupported(f"engine lacks capability {', '.join(sorted(missing))}")
+        profile = self.options.profile
+        if profile not in handshake.profiles:
+            raise _Unsupported(f"engine does not implement profile {profile!r}")
+        reasons = "reasons" in handshake.capabilities
+        if scenario.disputed is not None and option is None:
+            raise _Unsupported(f"no option of {scenario.disputed.id} for profile {profile!r}")
+
+        def expected(value: Any) -> Any:
+            if option is None:
+                return value
+            try:
+                return resolve_option(value, option)
+            except KeyError:
+                dispute = scenario.disputed.id if scenario.disputed else "?"
+                raise _Unsupported(
+                    f"scenario has no expectation for option {option!r} of {dispute}"
+                ) from None
+
+        if scenario.level == "melds":
+            for check in scenario.checks:
+                answer = self._request(check.op, profile=profile, **check.request)
+                found = compare_check(expected(check.expect), answer, reasons=reasons)
+                if found:
+                    raise _Failed(f"check {check.index + 1} ({check.op}, line {check.line})", found)
+            return
+        state = self._setup(scenario, profile)
+        for step in scenario.steps:
+            state = self._step(scenario, step, state, expected, reasons)
+        if scenario.final is not None:
+            found = compare_state(expected(scenario.final), state)
+            if found:
+                raise _Failed("final state", found)
+
+    def _setup(self, scenario: Scenario, profile: str) -> dict[str, Any]:
+        setup = scenario.setup
+        assert setup is not None
+        if setup.state is not None:
+            answer = self._request("load_state", state={**setup.state, "profile": profile})
+        elif setup.deal is not None:
+            answer = self._request("start_deal", **{**setup.deal, "profile": profile})
+        else:
+            assert setup.new_game is not None
+            answer = self._request("new_game", **{**setup.new_game, "profile": profile})
+        state: dict[str, Any] = answer["state"]
+        return state
+
+    def _step(
+        self,
+        scenario: Scenario,
+        step: Step,
+        before: dict[str, Any],
+        expected: Callable[[Any], Any],
+        reasons: bool,
+    ) -> dict[str, Any]:
+        where = f"step {step.index + 1} ({step.kind}, line {step.line})"
+        check = expected(step.state) if step.state is not None else None
+        if step.kind == "action":
+            assert step.action is not None
+            answer = self._request("act", action=dict(step.action))
+        else:
+            assert step.deck is not None
+            deck = step.deck.compose(*self._deal_context(scenario, step, before, check))
+            answer = self._request(step.kind, deck=deck)
+        after: dict[str, Any] = answer["state"]
+        found = compare_outcome(expected(step.expect), answer, reasons=reasons)
+        if not found and answer.get("accepted") is False:
+            found = compare_unchanged(before, after)
+        if not found and check is not None:
+            found = compare_state(check, after)
+        if found:
+            raise _Failed(where, found)
+        return after
+
+    @staticmethod
+    def _deal_context(
+        scenario: Scenario, step: Step, before: Mapping[str, Any], check: Any
+    ) -> tuple[int, int, int]:
+        """Players, dealer and deal number under which a next_deal/redeal deck is composed.
+
+        Taken from the step itself, else from its expected state, else derived by the
+        rules from the last state: after a close the deal passes to the right and the
+        deal number goes up; a cancelled deal or a redeal keeps both.
+        """
+        assert step.deck is not None
+        players = int(before.get("players", 0)) or 2
+        dealer = int(before.get("dealer", 0))
+        deal_number = int(before.get("deal_number", 1))
+        if step.kind == "next_deal" and before.get("phase") == "deal_over":
+            dealer = (dealer + 1) % players
+            deal_number = min(deal_number + 1, 7)
+        if isinstance(check, Mapping):
+            dealer = check.get("dealer", dealer)
+            deal_number = check.get("deal_number", deal_number)
+        if step.deck.dealer is not None:
+            dealer = step.deck.dealer
+        if step.deck.deal_number is not None:
+            deal_number = step.deck.deal_number
+        return players, dealer, deal_number
+
+
+ProgressFn = Callable[[int, int, CaseResult], None]
+
+
+def start_session(argv: Sequence[str], options: RunOptions) -> EngineSession:
+    """Start one adapter session with the run's limits.
+
+    :raises EngineError: (EngineStartError, HandshakeError, ...) when it cannot start.
+    """
+    session = EngineSession(
+        argv,
+        timeout=options.timeout,
+        start_timeout=options.start_timeout,
+        max_line_bytes=options.max_response_bytes,
+    )
+    session.start()
+    return session
+
+
+def run_scenarios(
+    argv: Sequence[str],
+    scenarios: Sequence[Scenario],
+    options: RunOptions,
+    *,
+    catalogue: Catalogue | None = None,
+    progress: ProgressFn | None = None,
+) -> RunResult:
+    """Run ``scenarios`` against the adapter ``argv``; results keep corpus order.
+
+    ``options.workers`` sessions run side by side, each its own adapter process.
+
+    :raises EngineError: when the adapter cannot be started or fails its handshake
+        (no case could be graded, so the run as a whole fails).
+    """
+    wall = time.time()
+    started = time.monotonic()
+    workers = max(1, min(options.workers, len(scenarios) or 1))
+    sessions: list[EngineSession] = []
+    try:
+        for _ in range(workers):
+            sessions.append(start_session(argv, options))
+    except EngineError:
+        for session in sessions:
+            session.close()
+        raise
+    handshake = sessions[0].handshake
+    results: list[CaseResult | None] = [None] * len(scenarios)
+    todo: queue.Queue[int] = queue.Queue()
+    for index in range(len(scenarios)):
+        todo.put(index)
+    lock = threading.Lock()
+    state = {"consecutive_errors": 0, "done": 0, "stopped": False}
+
+    def work(session: EngineSession) -> None:
+        runner = CaseRunner(session, options)
+        while True:
+            try:
+                index = todo.get_nowait()
+            except queue.Empty:
+                return
+            scenario = scenarios[index]
+            section = section_of(scenario, catalogue)
+            with lock:
+                stopped = bool(state["stopped"])
+            if stopped:
+                result = CaseResult(
+                    scenario.id,
+                    scenario.title,
+                    scenario.rules,
+                    section,
+                    "not_run",
+                    note=f"not run: {options.max_consecutive_errors} consecutive errors",
+                )
+            else:
+                try:
+                    result = runner.run(scenario, section)
+                except Exception as exc:  # a harness bug must not lose the case
+                    result = CaseResult(
+                        scenario.id,
+                        scenario.title,
+                        scenario.rules,
+                        section,
+                        "error",
+                        error=f"harness error: {type(exc).__name__}: {exc}",
+                    )
+            with lock:
+                results[index] = result
+                if result.status == "error":
+                    state["consecutive_errors"] = int(state["consecutive_errors"]) + 1
+                    if int(state["consecutive_errors"]) >= options.max_consecutive_errors:
+                        state["stopped"] = True
+                elif result.status != "not_run":
+                    state["consecutive_errors"] = 0
+                state["done"] = int(state["done"]) + 1
+                done = int(state["done"])
+            if progress is not None:
+                progress(done, len(scenarios), result)
+
+    try:
+        if workers == 1:
+            work(sessions[0])
+        else:
+            threads = [
+                threading.Thread(target=work, args=(s,), name=f"carioca-worker-{i}", daemon=True)
+                for i, s in enumerate(sessions)
+            ]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join()
+    finally:
+        for session in sessions:
+            session.close()
+    final: list[CaseResult] = []
+    for index, result in enumerate(results):
+        if result is None:
+            scenario = scenarios[index]
+            result = CaseResult(
+                scenario.id,
+                scenario.title,
+                scenario.rules,
+                section_of(scenario, catalogue),
+                "not_run",
+                note="the run ended before this case",
+            )
+        final.append(result)
+    return RunResult(
+        argv=tuple(argv),
+        profile=options.profile,
+        handshake=handshake,
+        results=tuple(final),
+        started=wall,
+        duration=time.monotonic() - started,
+        counts=count_statuses(final),
+    )
+
+
+def count_statuses(results: Sequence[CaseResult]) -> dict[str, int]:
+    """Number of cases per status (every status present, zeros included)."""
+    counts = dict.fromkeys(STATUSES, 0)
+    for result in results:
+        counts[result.status] = counts.get(result.status, 0) + 1
+    counts["total"] = len(results)
+    return counts
