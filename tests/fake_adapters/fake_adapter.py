@@ -62,6 +62,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--protocol", type=int, default=1, help="version claimed in hello")
     parser.add_argument("--capabilities", default="melds,turns,deals,reasons")
     parser.add_argument("--rulings", default="{}", help="JSON object for hello's rulings")
+    parser.add_argument("--invalid-melds", action="store_true", help="reject melds, no reason")
     parser.add_argument("--exit-on", help="exit with --exit-code on receiving this op")
     parser.add_argument("--exit-code", type=int, default=3)
     parser.add_argument("--hang-on", help="never answer this op")
@@ -99,7 +100,7 @@ def answer_for(op: str, request: dict[str, Any], args: argparse.Namespace) -> di
     if op == "penalty":
         return {"id": rid, "points": sum(card_points(c) for c in request["cards"])}
     if op in ("check_meld", "check_contract"):
-        return {"id": rid, "valid": True}
+        return {"id": rid, "valid": not args.invalid_melds}
     if op == "load_state":
         return {"id": rid, "state": request["state"]}
     if op == "act":

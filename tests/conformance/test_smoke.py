@@ -1,0 +1,119 @@
+"""smoke(): a verdict on whether an adapter speaks the protocol, never on the rules."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from conformance.smoke import SmokeResult, canonical_deck, probe_state, smoke
+
+FAKE = [
+    sys.executable,
+    str(Path(__file__).resolve().parents[1] / "fake_adapters" / "fake_adapter.py"),
+]
+
+
+def by_name(result: SmokeResult) -> dict[str, bool]:
+    return {check.name: check.ok for check in result.checks}
+
+
+def test_a_correct_adapter_is_ok() -> None:
+    result = smoke(FAKE, timeout=2.0)
+    assert result.verdict == "engine_ok"
+    assert by_name(result) == {
+        "started": True,
+        "handshake": True,
+        "capability melds": True,
+        "capability reasons": True,
+        "capability turns": True,
+        "capability deals": True,
+    }
+    assert result.handshake is not None and result.handshake.name == "fake"
+    assert result.failed == ()
+
+
+def test_only_claimed_capabilities_are_probed() -> None:
+    result = smoke([*FAKE, "--capabilities", "melds"], timeout=2.0)
+    assert result.verdict == "engine_ok"
+    assert [check.name for check in result.checks] == ["started", "handshake", "capability melds"]
+
+
+def test_missing_binary_is_a_broken_adapter() -> None:
+    result = smoke(["/nonexistent/carioca-adapter-xyz"], timeout=2.0)
+    assert result.verdict == "broken_adapter"
+    assert by_name(result) == {"started": False}
+    assert "EngineStartError" in result.checks[0].detail
+
+
+def test_version_mismatch_is_a_broken_adapter() -> None:
+    result = smoke([*FAKE, "--protocol", "2"], timeout=2.0)
+    assert result.verdict == "broken_adapter"
+    assert by_name(result) == {"started": True, "handshake": False}
+    assert "version mismatch" in result.checks[1].detail
+    assert "fake adapter got hello" in result.stderr_tail
+
+
+def test_a_malformed_answer_fails_its_capability_and_the_rest_still_run() -> None:
+    result = smoke([*FAKE, "--wrong-shape-on", "penalty"], timeout=2.0)
+    assert result.verdict == "broken_adapter"
+    assert result.failed == ("capability melds",)
+    # The session was restarted after the protocol error, so later probes ran.
+    assert by_name(result)["capability turns"] is True
+    assert by_name(result)["capability deals"] is True
+
+
+def test_a_crash_in_one_probe_is_contained() -> None:
+    result = smoke([*FAKE, "--exit-on", "load_state"], timeout=2.0)
+    assert result.failed == ("capability turns",)
+    assert "EngineCrashed" in dict((c.name, c.detail) for c in result.checks)["capability turns"]
+    assert by_name(result)["capability deals"] is True
+
+
+def test_a_hanging_probe_is_bounded() -> None:
+    started = time.monotonic()
+    result = smoke([*FAKE, "--hang-on", "start_deal"], timeout=0.5)
+    assert time.monotonic() - started < 3.0
+    assert result.failed == ("capability deals",)
+    assert "EngineTimeout" in result.checks[-1].detail
+
+
+def test_an_error_answer_to_a_claimed_op_is_broken() -> None:
+    result = smoke([*FAKE, "--error-on", "act"], timeout=2.0)
+    assert result.failed == ("capability turns",)
+
+
+def test_claiming_reasons_without_giving_one() -> None:
+    result = smoke([*FAKE, "--capabilities", "melds,reasons", "--invalid-melds"], timeout=2.0)
+    assert result.failed == ("capability reasons",)
+    assert "without a reason" in result.checks[-1].detail
+
+
+def test_deals_without_turns_is_flagged() -> None:
+    result = smoke([*FAKE, "--capabilities", "melds,deals"], timeout=2.0)
+    assert result.verdict == "broken_adapter"
+    assert by_name(result)["capabilities"] is False
+
+
+def test_probe_state_accounts_for_all_108_cards() -> None:
+    # 000 §01: two 52-card packs and four jokers; §04: 11 cards each in deal 1.
+    state = probe_state()
+    cards = [c for hand in state["hands"] for c in hand] + state["stock"] + state["discard"]
+    assert len(cards) == 108
+    counts = Counter(cards)
+    assert counts["JK"] == 4
+    assert all(n == 2 for code, n in counts.items() if code != "JK")
+    assert [len(hand) for hand in state["hands"]] == [11, 11]
+    assert Counter(canonical_deck()) == counts
+
+
+@pytest.mark.skipif(
+    importlib.util.find_spec("reference.adapter") is None, reason="reference adapter not present"
+)
+def test_the_reference_adapter_passes_smoke() -> None:
+    result = smoke([sys.executable, "-m", "reference.adapter"], timeout=5.0)
+    assert result.verdict == "engine_ok", result.checks
