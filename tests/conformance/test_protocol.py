@@ -1,0 +1,344 @@
+"""The protocol schemas against the examples and rules of docs/protocol.md."""
+
+from __future__ import annotations
+
+import json
+from importlib import resources
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from jsonschema import Draft202012Validator
+
+from conformance.errors import InvalidRequest, ProtocolError
+from conformance.protocol import (
+    CAPABILITY_OPS,
+    OPS,
+    PROTOCOL_VERSION,
+    decode_line,
+    encode_request,
+    normalise_dispute_id,
+    schema,
+    validate_request,
+    validate_response,
+)
+
+RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"]
+ALL_CODES = [rank + suit for suit in "SHDC" for rank in RANKS] + ["JK"]
+
+
+def full_state(**overrides: Any) -> dict[str, Any]:
+    """A 2-player, 108-card state in the shape of docs/protocol.md §5."""
+    deck = [code for code in ALL_CODES if code != "JK"] * 2 + ["JK"] * 4
+    state: dict[str, Any] = {
+        "profile": "argentine",
+        "players": 2,
+        "deal_number": 2,
+        "dealer": 0,
+        "turn": 1,
+        "phase": "play",
+        "hands": [deck[0:11], deck[11:22]],
+        "opened": [False, True],
+        "turn_opened": False,
+        "table": [{"owner": 1, "kind": "trio", "cards": ["KS", "KH", "KD"]}],
+        "stock": deck[25:],
+        "discard": [deck[22], deck[23], deck[24]],
+        "totals": [0, 12],
+        "deal_scores": None,
+        "closer": None,
+        "winners": None,
+    }
+    state.update(overrides)
+    return state
+
+
+# -- the schema files ---------------------------------------------------------------
+
+
+def test_every_op_has_a_request_and_a_response_schema() -> None:
+    folder = resources.files("conformance").joinpath("schemas", "protocol")
+    names = {entry.name for entry in folder.iterdir()}
+    for op in OPS:
+        assert f"{op}.request.json" in names
+        assert f"{op}.response.json" in names
+    assert {"defs.json", "error.response.json"} <= names
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["defs", "error.response", *[f"{op}.{kind}" for op in OPS for kind in ("request", "response")]],
+)
+def test_schemas_are_valid_draft_2020_12(name: str) -> None:
+    document = schema(name)
+    assert document["$schema"] == "https://json-schema.org/draft/2020-12/schema"
+    Draft202012Validator.check_schema(document)
+
+
+def test_capabilities_cover_every_op_but_hello_and_bye() -> None:
+    promised = [op for ops in CAPABILITY_OPS.values() for op in ops]
+    assert sorted(promised) == sorted(set(OPS) - {"hello", "bye"})
+    assert CAPABILITY_OPS["reasons"] == ()
+
+
+# -- the example session of §8 and the error example of §1 ------------------------
+
+
+def test_example_session_validates() -> None:
+    validate_request("hello", {"id": 1, "op": "hello", "protocol": 1})
+    validate_response(
+        "hello",
+        {
+            "id": 1,
+            "protocol": 1,
+            "implementation": {"name": "reference", "version": "0.1.0", "language": "python"},
+            "profiles": ["argentine"],
+            "capabilities": ["melds", "turns", "deals", "reasons"],
+            "rulings": {},
+        },
+    )
+    run = {"kind": "run", "cards": ["KS", "AS", "2S", "3S"]}
+    validate_request(
+        "check_meld",
+        {"id": 2, "op": "check_meld", "profile": "argentine", "meld": run, "initial": True},
+    )
+    validate_response("check_meld", {"id": 2, "valid": False, "reason": "run_wraps"})
+    validate_request(
+        "penalty", {"id": 3, "op": "penalty", "profile": "argentine", "cards": ["AS", "QD", "3C"]}
+    )
+    validate_response("penalty", {"id": 3, "points": 33})
+    validate_request("bye", {"id": 4, "op": "bye"})
+    validate_response("bye", {"id": 4})
+
+
+def test_error_answer_validates_for_any_op() -> None:
+    answer = {"id": 7, "error": {"kind": "bad_request", "message": "unknown card code '1S'"}}
+    for op in OPS:
+        validate_response(op, answer)
+
+
+def test_unknown_error_kind_is_rejected() -> None:
+    with pytest.raises(ProtocolError) as caught:
+        validate_response("act", {"id": 7, "error": {"kind": "crashed", "message": "x"}})
+    assert caught.value.pointer == "/error/kind"
+
+
+# -- cards, melds, actions, state --------------------------------------------------
+
+
+@pytest.mark.parametrize("code", ALL_CODES)
+def test_every_card_code_of_section_3_is_accepted(code: str) -> None:
+    validate_request("penalty", {"id": 1, "op": "penalty", "profile": "argentine", "cards": [code]})
+
+
+@pytest.mark.parametrize(
+    "code", ["1S", "11H", "10s", "0C", "TS", "JKS", "J", "S", "", "10 H", "jk"]
+)
+def test_malformed_card_codes_are_rejected(code: str) -> None:
+    with pytest.raises(InvalidRequest) as caught:
+        validate_request(
+            "penalty", {"id": 1, "op": "penalty", "profile": "argentine", "cards": ["AS", code]}
+        )
+    assert caught.value.pointer == "/cards/1"
+
+
+@pytest.mark.parametrize(
+    "action",
+    [
+        {"type": "draw_stock", "player": 1},
+        {"type": "draw_discard", "player": 1},
+        {
+            "type": "open",
+            "player": 1,
+            "melds": [
+                {"kind": "trio", "cards": ["8C", "8D", "8H"]},
+                {"kind": "run", "cards": ["4S", "5S", "6S", "7S"]},
+            ],
+        },
+        {"type": "lay_off", "player": 1, "card": "8S", "meld": 1, "end": "high"},
+        {"type": "lay_off", "player": 1, "card": "8S", "meld": 0},  # a trio: no end
+        {"type": "swap_joker", "player": 1, "meld": 1, "card": "5S", "to": "high"},
+        {"type": "swap_joker", "player": 1, "meld": 1, "card": "5S", "to": "hand"},
+        {"type": "swap_joker", "player": 1, "meld": 1, "card": "5S", "to": "low", "to_meld": 2},
+        {"type": "discard", "player": 1, "card": "QD"},
+    ],
+)
+def test_actions_of_section_6_are_accepted(action: dict[str, Any]) -> None:
+    validate_request("act", {"id": 9, "op": "act", "action": action})
+
+
+@pytest.mark.parametrize(
+    ("action", "pointer"),
+    [
+        ({"type": "pass", "player": 1}, "/action/type"),
+        ({"type": "discard", "player": 1}, "/action"),  # no card
+        ({"type": "discard", "player": 1, "card": "QD", "meld": 0}, "/action"),
+        ({"type": "lay_off", "player": 1, "card": "8S", "meld": 1, "end": "top"}, "/action/end"),
+        ({"type": "lay_off", "player": 1, "card": "8S", "meld": "1"}, "/action/meld"),
+        ({"type": "swap_joker", "player": 1, "meld": 1, "card": "5S", "to": "table"}, "/action/to"),
+        ({"type": "draw_stock", "player": 4}, "/action/player"),
+        ({"type": "draw_stock"}, "/action"),
+    ],
+)
+def test_malformed_actions_are_rejected_with_a_pointer(
+    action: dict[str, Any], pointer: str
+) -> None:
+    with pytest.raises(InvalidRequest) as caught:
+        validate_request("act", {"id": 9, "op": "act", "action": action})
+    assert caught.value.pointer == pointer
+    assert pointer in str(caught.value)
+
+
+def test_state_shape() -> None:
+    state = full_state()
+    validate_request("load_state", {"id": 2, "op": "load_state", "state": state})
+    validate_response("load_state", {"id": 2, "state": state})
+    # Engines may add their own fields under "x" only.
+    validate_response("load_state", {"id": 2, "state": full_state(x={"seed": 42})})
+    with pytest.raises(ProtocolError):
+        validate_response("load_state", {"id": 2, "state": full_state(seed=42)})
+
+
+@pytest.mark.parametrize(
+    ("overrides", "pointer"),
+    [
+        ({"players": 5}, "/state/players"),
+        ({"deal_number": 8}, "/state/deal_number"),
+        ({"phase": "drawing"}, "/state/phase"),
+        ({"closer": "0"}, "/state/closer"),
+        ({"table": [{"kind": "trio", "cards": ["KS", "KH", "KD"]}]}, "/state/table/0"),
+        ({"discard": ["QS", "XX"]}, "/state/discard/1"),
+    ],
+)
+def test_bad_states_are_rejected(overrides: dict[str, Any], pointer: str) -> None:
+    with pytest.raises(ProtocolError) as caught:
+        validate_response("act", {"id": 3, "accepted": True, "state": full_state(**overrides)})
+    assert caught.value.pointer == pointer
+
+
+def test_missing_state_field_is_reported_at_the_state() -> None:
+    state = full_state()
+    del state["turn_opened"]
+    with pytest.raises(ProtocolError) as caught:
+        validate_response("load_state", {"id": 2, "state": state})
+    assert caught.value.pointer == "/state"
+    assert "turn_opened" in str(caught.value)
+
+
+def test_act_result_needs_accepted_and_state() -> None:
+    validate_response(
+        "act", {"id": 9, "accepted": False, "reason": "card_not_in_hand", "state": full_state()}
+    )
+    with pytest.raises(ProtocolError):
+        validate_response("act", {"id": 9, "accepted": True})
+    with pytest.raises(ProtocolError) as caught:
+        validate_response("act", {"id": 9, "accepted": "yes", "state": full_state()})
+    assert caught.value.pointer == "/accepted"
+
+
+def test_deal_requests_need_a_full_deck() -> None:
+    deck = [code for code in ALL_CODES if code != "JK"] * 2 + ["JK"] * 4
+    validate_request("next_deal", {"id": 5, "op": "next_deal", "deck": deck})
+    with pytest.raises(InvalidRequest) as caught:
+        validate_request("redeal", {"id": 5, "op": "redeal", "deck": deck[:-1]})
+    assert caught.value.pointer == "/deck"
+
+
+def test_penalty_points_must_be_an_integer() -> None:
+    with pytest.raises(ProtocolError) as caught:
+        validate_response("penalty", {"id": 3, "points": "33"})
+    assert caught.value.pointer == "/points"
+    assert not isinstance(caught.value, InvalidRequest)
+
+
+def test_request_ops_must_match() -> None:
+    with pytest.raises(InvalidRequest) as caught:
+        validate_request(
+            "penalty", {"id": 3, "op": "check_meld", "profile": "argentine", "cards": []}
+        )
+    assert caught.value.pointer == "/op"
+
+
+def test_unknown_op_is_rejected() -> None:
+    with pytest.raises(InvalidRequest):
+        validate_request("shuffle", {"id": 3, "op": "shuffle"})
+
+
+def test_hello_rulings_keys_must_be_dispute_ids() -> None:
+    hello = {
+        "id": 1,
+        "protocol": 1,
+        "implementation": {"name": "x", "version": "1", "language": "c"},
+        "profiles": ["argentine"],
+        "capabilities": ["melds"],
+        "rulings": {"D19": "allowed"},
+    }
+    with pytest.raises(ProtocolError):
+        validate_response("hello", hello)
+
+
+# -- framing -------------------------------------------------------------------------
+
+
+def test_requests_are_one_compact_line() -> None:
+    line = encode_request(
+        {"id": 2, "op": "penalty", "profile": "argentine", "cards": ["AS", "10H"]}
+    )
+    assert line == b'{"id":2,"op":"penalty","profile":"argentine","cards":["AS","10H"]}\n'
+    assert PROTOCOL_VERSION == 1
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(),
+    lambda children: (
+        st.lists(children, max_size=4) | st.dictionaries(st.text(), children, max_size=4)
+    ),
+    max_leaves=20,
+)
+
+
+@given(st.dictionaries(st.text(), json_values, max_size=6))
+def test_encode_then_decode_is_identity(obj: dict[str, Any]) -> None:
+    line = encode_request(obj)
+    assert line.endswith(b"\n") and line.count(b"\n") == 1  # newlines inside strings are escaped
+    assert decode_line(line[:-1]) == obj
+
+
+@pytest.mark.parametrize(
+    ("raw", "match"),
+    [
+        (b"INFO starting engine", "not JSON"),
+        (b'{"id": 1', "not JSON"),
+        (b"\xff\xfe{}", "not UTF-8"),
+        (b"[1, 2]", "not an object"),
+        (b"42", "not an object"),
+    ],
+)
+def test_decode_line_rejects_non_objects(raw: bytes, match: str) -> None:
+    with pytest.raises(ProtocolError, match=match):
+        decode_line(raw)
+
+
+def test_decode_line_tolerates_crlf() -> None:
+    assert decode_line(b'{"id": 1}\r') == {"id": 1}
+
+
+@pytest.mark.parametrize(
+    ("given_id", "expected"),
+    [
+        ("DISPUTE-1", "DISPUTE-01"),
+        ("DISPUTE-01", "DISPUTE-01"),
+        ("DISPUTE-36", "DISPUTE-36"),
+        ("dispute-7", "DISPUTE-07"),
+        ("DISPUTE-007", "DISPUTE-07"),
+        ("MELD-RUN-3", "MELD-RUN-3"),
+    ],
+)
+def test_normalise_dispute_id(given_id: str, expected: str) -> None:
+    assert normalise_dispute_id(given_id) == expected
+
+
+def test_schema_ids_are_unique() -> None:
+    folder = resources.files("conformance").joinpath("schemas", "protocol")
+    ids = [json.loads(entry.read_text(encoding="utf-8"))["$id"] for entry in folder.iterdir()]
+    assert len(ids) == len(set(ids))
