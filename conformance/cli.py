@@ -226,13 +226,17 @@ def coverage_table(scenarios: Sequence[Scenario], catalogue: Catalogue) -> dict[
             kinds = _outcome_kinds(check.expect)
             accepted += "accepted" in kinds
             rejected += "rejected" in kinds
-        for rule in set(scenario.rules):
+        for rule in set(scenario.rules) - set(catalogue.disputes):
             row = rules.setdefault(rule, {"scenarios": 0, "accepted": 0, "rejected": 0})
             row["scenarios"] += 1
             row["accepted"] += accepted
             row["rejected"] += rejected
         if scenario.disputed is not None:
             disputes[scenario.disputed.id].append(scenario.id)
+        for rule in scenario.rules:
+            # Citing a text-settled ruling in `rules` also covers that dispute.
+            if rule in catalogue.disputes and scenario.id not in disputes[rule]:
+                disputes[rule].append(scenario.id)
     return {"rules": rules, "disputes": dict(disputes)}
 
 

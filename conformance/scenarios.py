@@ -460,9 +460,9 @@ class _DocChecker:
         for err in found:
             best = jsonschema.exceptions.best_match([err])
             pointer = _pointer(best.absolute_path)
-            if pointer in seen:
+            if pointer + best.message in seen:
                 continue
-            seen.add(pointer)
+            seen.add(pointer + best.message)
             self.error(f"schema: at {pointer}: {best.message}", list(best.absolute_path))
         return not found
 
@@ -473,7 +473,8 @@ class _DocChecker:
         data = self.data
         if cat is not None:
             for i, rule in enumerate(data["rules"]):
-                if rule not in cat.rules:
+                # A text-settled ruling (DISPUTE-nn) is as citable as a rule.
+                if rule not in cat.rules and rule not in cat.disputes:
                     self.error(f"unknown rule ID {rule!r}", ["rules", i])
             for path, reason in _reason_sites(data.get("checks", []), ("checks",)):
                 if reason not in cat.reasons:

@@ -1,0 +1,232 @@
+"""Scenario loading: located errors, semantic checks and the expansion conveniences."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from conformance.catalogue import load_catalogue
+from conformance.scenarios import (
+    CANONICAL_ORDER,
+    DeckSpec,
+    fill_after,
+    load_corpus,
+    load_file,
+    resolve_option,
+    table_meld_problem,
+)
+
+DATA = Path(__file__).parent / "data"
+CATALOGUE = load_catalogue(DATA / "catalogue.json")
+
+HEAD = """id: {sid}
+title: test case
+rules: [TURN-2]
+source: "000 §05"
+profiles: [argentine]
+level: turns
+review: checked
+"""
+
+STATE = """setup:
+  state:
+    players: 2
+    deal_number: 1
+    dealer: 0
+    turn: {turn}
+    phase: draw
+    hands:
+      - [2C, 3C, 4C, 5C, 9D, 9H, JD, QH, KS, KD, 7H]
+      - [8C, 8D, 8H, QS, QD, QC, 2H, 3H, KC, 10D, 5S]
+    discard: [6H]
+{extra}steps:
+  - action: {{type: draw_stock, player: 1}}
+    expect: accepted
+"""
+
+
+def write(tmp_path: Path, text: str, name: str = "case.yaml") -> Path:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def turns_doc(sid: str = "cc-0500", turn: int = 1, extra: str = "") -> str:
+    return HEAD.format(sid=sid) + STATE.format(turn=turn, extra=extra)
+
+
+def test_good_corpus_loads_in_file_order() -> None:
+    result = load_corpus([DATA / "good"], catalogue=CATALOGUE)
+    assert result.errors == ()
+    # disputed.yaml sorts before melds.yaml and turns.yaml
+    assert [s.id for s in result.scenarios] == [
+        "cc-0005",
+        "cc-0001",
+        "cc-0002",
+        "cc-0003",
+        "cc-0004",
+    ]
+
+
+def test_schema_error_names_file_line_column_id_and_pointer() -> None:
+    result = load_file(DATA / "broken" / "bad-schema.yaml", catalogue=CATALOGUE)
+    assert result.scenarios == ()
+    messages = [str(e) for e in result.errors]
+    assert any("bad-schema.yaml:9:5: [cc-0101]" in m and "/checks/0" in m for m in messages)
+    assert any("expcet" in m for m in messages)
+    assert all(e.scenario_id == "cc-0101" and e.line == 9 for e in result.errors)
+
+
+def test_yaml_syntax_error_is_located(tmp_path: Path) -> None:
+    path = write(tmp_path, "id: cc-0001\ntitle: [unclosed\n")
+    result = load_file(path)
+    assert len(result.errors) == 1
+    err = result.errors[0]
+    assert err.file == str(path) and err.line >= 2 and "YAML" in err.message
+
+
+def test_third_copy_is_reported_with_location() -> None:
+    result = load_file(DATA / "broken" / "third-copy.yaml", catalogue=CATALOGUE)
+    assert result.scenarios == ()
+    assert any("3 copies of 8C" in str(e) and "[cc-0102]" in str(e) for e in result.errors)
+
+
+def test_fifth_joker(tmp_path: Path) -> None:
+    extra = "    table: [{owner: 0, kind: trio, cards: [JK, JK, JK, JK, JK, 9S]}]\n"
+    extra += "    opened: [true, false]\n"
+    result = load_file(write(tmp_path, turns_doc(extra=extra)), catalogue=CATALOGUE)
+    assert any("5 jokers" in e.message for e in result.errors)
+
+
+def test_turn_out_of_range_points_at_turn_line(tmp_path: Path) -> None:
+    result = load_file(write(tmp_path, turns_doc(turn=2)), catalogue=CATALOGUE)
+    (err,) = result.errors
+    assert "turn 2 is out of range" in err.message
+    assert err.line == 13  # the `turn:` line of the document
+
+
+def test_invalid_table_meld_and_bad_owner(tmp_path: Path) -> None:
+    extra = (
+        "    opened: [true, false]\n"
+        "    table:\n"
+        "      - {owner: 0, kind: run, cards: [4S, 5S, 7S, 8S]}\n"
+        "      - {owner: 3, kind: trio, cards: [9S, 9C, 9D]}\n"
+    )
+    result = load_file(write(tmp_path, turns_doc(extra=extra)), catalogue=CATALOGUE)
+    messages = " | ".join(e.message for e in result.errors)
+    assert "table meld 0 is not a valid run" in messages
+    assert "owner 3 is out of range" in messages
+
+
+def test_unknown_rule_reason_and_option(tmp_path: Path) -> None:
+    text = (DATA / "good" / "disputed.yaml").read_text()
+    text = text.replace("rules: [TURN-5]", "rules: [TURN-99]")
+    text = text.replace(
+        "forbidden: rejected}", "forbidden: {rejected: no_such_reason}, maybe: rejected}"
+    )
+    result = load_file(write(tmp_path, text), catalogue=CATALOGUE)
+    messages = " | ".join(e.message for e in result.errors)
+    assert "unknown rule ID 'TURN-99'" in messages
+    assert "unknown rejection reason 'no_such_reason'" in messages
+    assert "unknown option key 'maybe'" in messages
+
+
+def test_duplicate_ids_across_files(tmp_path: Path) -> None:
+    write(tmp_path, turns_doc("cc-0777"), "a.yaml")
+    write(tmp_path, turns_doc("cc-0777"), "b.yaml")
+    result = load_corpus([tmp_path], catalogue=CATALOGUE)
+    assert result.scenarios == ()
+    (err,) = result.errors
+    assert "duplicate id" in err.message and "a.yaml" in err.message and "b.yaml" in err.file
+
+
+def test_deal_hand_sizes_follow_the_deal_number(tmp_path: Path) -> None:
+    hands = "      - [AS, 2S, 3S, 4S, 5S, 6S, 7S, 8S, 9S, 10S, JS]\n" * 2
+    doc = HEAD.format(sid="cc-0600").replace("level: turns", "level: deals") + (
+        "setup:\n  deal:\n    players: 2\n    deal_number: 7\n    dealer: 0\n"
+        f"    hands:\n{hands}    upcard: 5H\nsteps:\n"
+        "  - action: {type: draw_stock, player: 1}\n    expect: accepted\n"
+    )
+    result = load_file(write(tmp_path, doc), catalogue=CATALOGUE)
+    assert any("deal 7 deals 12" in e.message for e in result.errors)
+
+
+def test_stock_fill_follows_canonical_order() -> None:
+    (scenario,) = [
+        s for s in load_corpus([DATA / "good"], catalogue=CATALOGUE).scenarios if s.id == "cc-0003"
+    ]
+    assert scenario.setup is not None and scenario.setup.state is not None
+    state = scenario.setup.state
+    assert state["stock"][:2] == ["4S", "7C"]
+    # AS is in no hand, so it is the first filled card; 2C is in hand 0, so the first 2C
+    # of the canonical order is skipped and only its second copy is in the stock.
+    assert state["stock"][2] == "AS"
+    assert state["stock"].count("2C") == 1
+    everything = [c for h in state["hands"] for c in h] + state["stock"] + state["discard"]
+    assert Counter(everything) == Counter(CANONICAL_ORDER)
+    assert state["opened"] == [False, False] and state["totals"] == [0, 0]
+    assert state["profile"] == "argentine" and state["table"] == []
+
+
+def test_deck_composition_inverts_the_dealing_rule() -> None:
+    hands = (
+        tuple(f"{r}S" for r in ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J"]),
+        tuple(f"{r}H" for r in ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J"]),
+        tuple(f"{r}D" for r in ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J"]),
+    )
+    spec = DeckSpec(hands=hands, upcard="KC", stock_top=("QC",))
+    deck = spec.compose(players=3, dealer=1, deal_number=1)
+    assert len(deck) == 108 and Counter(deck) == Counter(CANONICAL_ORDER)
+    # Dealt one at a time from the dealer's right: player 2, player 0, then the dealer 1.
+    dealt: dict[int, list[str]] = {0: [], 1: [], 2: []}
+    for i in range(33):
+        dealt[(1 + 1 + i) % 3].append(deck[i])
+    assert dealt == {p: list(hands[p]) for p in range(3)}
+    assert deck[33] == "KC" and deck[34] == "QC"
+
+
+def test_deck_top_is_filled() -> None:
+    deck = DeckSpec(deck_top=("JK", "AS")).compose(2, 0, 1)
+    # The first AS of the canonical order is used, so filling resumes at 2S.
+    assert deck[:3] == ["JK", "AS", "2S"]
+    assert len(deck) == 108 and deck.count("JK") == 4
+
+
+def test_fill_after_skips_earliest_occurrence() -> None:
+    filled = fill_after(["KC"], ["AS"])
+    assert filled[0] == "KC" and filled[1] == "2S" and len(filled) == 108 - 1
+
+
+@pytest.mark.parametrize(
+    ("kind", "cards", "ok"),
+    [
+        ("trio", ["8C", "8C", "JK"], True),
+        ("trio", ["8C", "9C", "8D"], False),
+        ("trio", ["JK", "JK", "JK"], False),
+        ("trio", ["8C", "8D", "8H", "8S", "JK", "JK"], True),
+        ("run", ["JK", "5S", "6S", "7S"], True),
+        ("run", ["QS", "KS", "AS", "2S"], False),
+        ("run", ["JS", "QS", "KS", "AS"], True),
+        ("run", ["AS", "2S", "3S", "4S"], True),
+        ("run", ["KS", "AS", "JK", "JK"], False),
+        ("run", ["4S", "5H", "6S", "7S"], False),
+        ("run", ["AS", *[f"{r}S" for r in "23456789"], "10S", "JS", "QS", "KS", "AS"], True),
+    ],
+)
+def test_table_meld_validity(kind: str, cards: list[str], ok: bool) -> None:
+    assert (table_meld_problem(kind, cards) is None) is ok
+
+
+def test_resolve_option_replaces_nested_branches() -> None:
+    value = {"a": {"by_option": {"x": 1, "y": 2}}, "b": [{"by_option": {"x": "p", "y": "q"}}]}
+    assert resolve_option(value, "y") == {"a": 2, "b": ["q"]}
+    with pytest.raises(KeyError):
+        resolve_option(value, "z")
+
+
+def test_project_corpus_loads_cleanly() -> None:
+    root = Path(__file__).resolve().parents[2]
+    result = load_corpus([root / "scenarios"], catalogue=load_catalogue())
+    assert [str(e) for e in result.errors] == []
