@@ -117,3 +117,36 @@ def test_probe_state_accounts_for_all_108_cards() -> None:
 def test_the_reference_adapter_passes_smoke() -> None:
     result = smoke([sys.executable, "-m", "reference.adapter"], timeout=5.0)
     assert result.verdict == "engine_ok", result.checks
+
+
+# A stub engine for the adapter example of docs/writing-an-adapter.md: only
+# its penalty is real (000 §07), enough to show the adapter round-trips.
+STUB_ENGINE = """
+VALUES = {"J": 10, "Q": 10, "K": 10, "A": 20}
+
+
+def check_meld(kind, cards, initial):
+    return kind in ("trio", "run")
+
+
+def check_contract(deal_number, melds):
+    return True
+
+
+def penalty(cards):
+    return sum(50 if c == "JK" else VALUES.get(c[:-1]) or int(c[:-1]) for c in cards)
+"""
+
+
+def test_the_adapter_example_in_the_docs_passes_smoke(tmp_path: Path) -> None:
+    doc = Path(__file__).resolve().parents[2] / "docs" / "writing-an-adapter.md"
+    text = doc.read_text(encoding="utf-8")
+    block = text.split("<!-- adapter-example:start -->")[1].split("<!-- adapter-example:end -->")[0]
+    code = block.split("```python\n", 1)[1].rsplit("```", 1)[0]
+    assert 30 <= len(code.splitlines()) <= 60  # the doc promises a short example
+    (tmp_path / "my_adapter.py").write_text(code, encoding="utf-8")
+    (tmp_path / "mycarioca.py").write_text(STUB_ENGINE, encoding="utf-8")
+    result = smoke([sys.executable, str(tmp_path / "my_adapter.py")], timeout=5.0)
+    assert result.verdict == "engine_ok", result.checks
+    assert result.handshake is not None and result.handshake.capabilities == {"melds"}
+    assert "penalty points=33" in result.checks[-1].detail
