@@ -1,0 +1,87 @@
+"""CLI exit codes and messages (run in-process through main())."""
+
+from __future__ import annotations
+
+import json
+import shlex
+import sys
+from pathlib import Path
+
+import pytest
+
+from conformance.cli import main
+
+DATA = Path(__file__).parent / "data"
+FAKE = shlex.join([sys.executable, str(DATA / "fake_engine.py")])
+CAT = ["--catalogue", str(DATA / "catalogue.json")]
+GOOD = str(DATA / "good")
+
+
+def run(*args: str) -> int:
+    return main([*CAT, *args])
+
+
+def test_run_all_pass_exits_0(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    report = tmp_path / "r.json"
+    junit = tmp_path / "j.xml"
+    code = run("run", GOOD, "--adapter", FAKE, "--json", str(report), "--junit", str(junit))
+    assert code == 0
+    assert json.loads(report.read_text())["summary"]["pass"] == 5
+    assert junit.read_text().startswith("<?xml")
+    assert "5 cases: 5 pass" in capsys.readouterr().out
+
+
+def test_failures_exit_1_and_expectations_make_them_xfail(tmp_path: Path) -> None:
+    adapter = FAKE + " --wrong-penalty"
+    exp = tmp_path / "expected.yaml"
+    assert run("run", GOOD, "--adapter", adapter, "--write-expectations", str(exp)) == 1
+    assert "cc-0001" in exp.read_text()
+    assert run("run", GOOD, "--adapter", adapter, "--expectations", str(exp)) == 0
+    # Against a correct engine the entry is an xpass: fine normally, a failure under --strict.
+    assert run("run", GOOD, "--adapter", FAKE, "--expectations", str(exp)) == 0
+    assert run("run", GOOD, "--adapter", FAKE, "--expectations", str(exp), "--strict") == 1
+
+
+def test_selection_by_rule_prefix_tag_and_id(capsys: pytest.CaptureFixture[str]) -> None:
+    assert run("run", GOOD, "--adapter", FAKE, "--rule", "MELD-TRIO") == 0
+    assert "1 cases: 1 pass" in capsys.readouterr().out
+    assert run("run", GOOD, "--adapter", FAKE, "--tag", "discard", "--scenario", "cc-0004") == 0
+    assert "1 cases: 1 pass" in capsys.readouterr().out
+    assert run("run", GOOD, "--adapter", FAKE, "--rule", "NOPE") == 2
+
+
+def test_adapter_that_cannot_start_exits_3(capsys: pytest.CaptureFixture[str]) -> None:
+    assert run("run", GOOD, "--adapter", FAKE + " --exit-at-start") == 3
+    assert run("run", GOOD, "--adapter", "/nonexistent/engine") == 3
+    err = capsys.readouterr().err
+    assert "could not start" in err and "Traceback" not in err
+
+
+def test_broken_corpus_is_refused_unless_skipped(capsys: pytest.CaptureFixture[str]) -> None:
+    broken = str(DATA / "broken")
+    assert run("run", GOOD, broken, "--adapter", FAKE) == 2
+    assert "bad-schema.yaml:9:5: [cc-0101]" in capsys.readouterr().err
+    assert run("run", GOOD, broken, "--adapter", FAKE, "--skip-broken") == 0
+
+
+def test_check_command(capsys: pytest.CaptureFixture[str]) -> None:
+    assert run("check", GOOD) == 0
+    assert run("check", str(DATA / "broken")) == 2
+    assert "third copy" in capsys.readouterr().err
+
+
+def test_usage_errors_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
+    assert run("run", "--workers", "0") == 2
+    assert run("run", "/no/such/path", "--adapter", FAKE) == 2
+    assert run("frobnicate") == 2
+    assert run("run", GOOD, "--adapter", "'unbalanced") == 2
+    assert "Traceback" not in capsys.readouterr().err
+
+
+def test_coverage_reports_uncovered(capsys: pytest.CaptureFixture[str]) -> None:
+    # TURN-5 is covered only through cc-0005; SCORE-2 by cc-0001; DISPUTE-32 is not observable.
+    assert run("coverage", GOOD) == 0
+    out = capsys.readouterr().out
+    assert "DISPUTE-19: cc-0005" in out and "DISPUTE-32: not observable" in out
+    assert run("coverage", str(DATA / "good" / "melds.yaml")) == 1
+    assert "UNCOVERED" in capsys.readouterr().out

@@ -1,0 +1,94 @@
+"""Comparison of asserted keys only, multisets vs ordered lists, readable diffs."""
+
+from __future__ import annotations
+
+from conformance.compare import (
+    compare_check,
+    compare_outcome,
+    compare_state,
+    compare_unchanged,
+    format_mismatches,
+    glyph,
+)
+
+STATE = {
+    "players": 2,
+    "turn": 1,
+    "phase": "play",
+    "hands": [["8C", "8D", "10H"], ["JK", "AS"]],
+    "table": [
+        {"owner": 0, "kind": "trio", "cards": ["9S", "9D", "JK"]},
+        {"owner": 1, "kind": "run", "cards": ["4S", "5S", "6S", "7S"]},
+    ],
+    "stock": ["3C", "4C", "5C"],
+    "discard": ["QS", "2D"],
+}
+
+
+def test_glyphs() -> None:
+    assert glyph("10H") == "10♥" and glyph("AS") == "A♠" and glyph("JK") == "JK"
+
+
+def test_only_named_keys_are_compared() -> None:
+    assert compare_state({"phase": "play"}, {**STATE, "turn": 0}) == []
+
+
+def test_hands_are_multisets_and_partial_mapping() -> None:
+    assert compare_state({"hands": {0: ["10H", "8C", "8D"]}}, STATE) == []
+    (m,) = compare_state({"hands": {1: ["JK", "KS"]}}, STATE)
+    assert m.what == "hands[1]" and "missing [K♠]" in m.actual and "unexpected [A♠]" in m.actual
+
+
+def test_trios_are_multisets_runs_are_ordered() -> None:
+    trio_reordered = {"owner": 0, "kind": "trio", "cards": ["JK", "9S", "9D"]}
+    run = {"owner": 1, "kind": "run", "cards": ["4S", "5S", "6S", "7S"]}
+    assert compare_state({"table": [trio_reordered, run]}, STATE) == []
+    run_reordered = {"owner": 1, "kind": "run", "cards": ["5S", "4S", "6S", "7S"]}
+    (m,) = compare_state({"table": [trio_reordered, run_reordered]}, STATE)
+    assert m.what == "table[1].cards"
+
+
+def test_piles_sizes_and_tops() -> None:
+    assert compare_state({"stock_top": ["3C", "4C"], "discard_top": "QS"}, STATE) == []
+    assert compare_state({"stock_size": 3, "discard_size": 2}, STATE) == []
+    assert compare_state({"stock_cards": ["5C", "3C", "4C"]}, STATE) == []
+    (m,) = compare_state({"stock": ["4C", "3C", "5C"]}, STATE)
+    assert m.what == "stock" and m.actual == "[3♣ 4♣ 5♣]"
+    (m,) = compare_state({"hand_sizes": [3, 3]}, STATE)
+    assert m.actual == "[3, 2]"
+
+
+def test_outcome_and_reasons() -> None:
+    rejected = {"accepted": False, "reason": "not_your_turn"}
+    assert compare_outcome("accepted", {"accepted": True}, reasons=True) == []
+    assert compare_outcome({"rejected": "not_your_turn"}, rejected, reasons=True) == []
+    assert compare_outcome({"rejected": ["x", "not_your_turn"]}, rejected, reasons=True) == []
+    (m,) = compare_outcome({"rejected": "draw_first"}, rejected, reasons=True)
+    assert m.what == "reason"
+    # Without the reasons capability only accepted/rejected counts.
+    assert compare_outcome({"rejected": "draw_first"}, rejected, reasons=False) == []
+    (m,) = compare_outcome("accepted", rejected, reasons=False)
+    assert m.expected == "accepted" and m.actual == "rejected (not_your_turn)"
+
+
+def test_check_results() -> None:
+    assert compare_check({"points": 33}, {"points": 33}, reasons=True) == []
+    (m,) = compare_check({"points": 33}, {"points": 34}, reasons=True)
+    assert (m.expected, m.actual) == ("33", "34")
+    (m,) = compare_check(
+        {"valid": False, "reason": "run_wraps"}, {"valid": False, "reason": "run_gap"}, reasons=True
+    )
+    assert m.what == "reason"
+
+
+def test_rejection_must_not_change_state() -> None:
+    after = {**STATE, "hands": [["8D", "10H", "8C"], ["JK", "AS"]]}
+    assert compare_unchanged(STATE, after) == []  # hand order carries no meaning
+    changed = {**STATE, "turn": 0}
+    (m,) = compare_unchanged(STATE, changed)
+    assert m.what.startswith("turn")
+
+
+def test_diff_text_shows_expected_and_actual() -> None:
+    text = format_mismatches(compare_state({"discard": ["10H"]}, STATE))
+    assert "expected [10♥]" in text and "actual   [Q♠ 2♦]" in text

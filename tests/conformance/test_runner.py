@@ -1,0 +1,126 @@
+"""Runner statuses against a fake adapter and the reference adapter."""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from conformance.catalogue import load_catalogue
+from conformance.errors import EngineError
+from conformance.runner import RunOptions, run_scenarios
+from conformance.scenarios import Scenario, load_corpus
+
+DATA = Path(__file__).parent / "data"
+FAKE = [sys.executable, str(DATA / "fake_engine.py")]
+CATALOGUE = load_catalogue(DATA / "catalogue.json")
+FAST = RunOptions(timeout=5.0, case_timeout=10.0)
+
+
+def good() -> list[Scenario]:
+    result = load_corpus([DATA / "good"], catalogue=CATALOGUE)
+    assert result.errors == ()
+    return list(result.scenarios)
+
+
+def statuses(
+    argv: list[str], scenarios: list[Scenario], options: RunOptions = FAST
+) -> dict[str, str]:
+    run = run_scenarios(argv, scenarios, options, catalogue=CATALOGUE)
+    assert [r.id for r in run.results] == [s.id for s in scenarios]  # corpus order kept
+    return {r.id: r.status for r in run.results}
+
+
+def test_everything_passes_on_a_correct_fake() -> None:
+    assert set(statuses(FAKE, good()).values()) == {"pass"}
+
+
+def test_wrong_penalty_fails_with_diff_and_step() -> None:
+    run = run_scenarios([*FAKE, "--wrong-penalty"], good(), FAST, catalogue=CATALOGUE)
+    (failed,) = [r for r in run.results if r.status == "fail"]
+    assert failed.id == "cc-0001"
+    assert failed.failing_step is not None and failed.failing_step.startswith("check 1 (penalty")
+    assert failed.diff is not None and "expected 33" in failed.diff and "actual   34" in failed.diff
+    assert failed.section == "SCORE"
+
+
+def test_crash_is_an_error_with_stderr_then_restart() -> None:
+    run = run_scenarios([*FAKE, "--crash-on", "penalty"], good(), FAST, catalogue=CATALOGUE)
+    by_id = {r.id: r for r in run.results}
+    assert by_id["cc-0001"].status == "error"
+    assert "fake engine crashing on penalty" in by_id["cc-0001"].stderr_tail
+    # The adapter was restarted: the following cases still ran and passed.
+    assert by_id["cc-0002"].status == "pass" and by_id["cc-0004"].status == "pass"
+
+
+def test_melds_only_engine_reports_turn_cases_unsupported() -> None:
+    got = statuses([*FAKE, "--capabilities", "melds"], good())
+    assert got == {
+        "cc-0005": "unsupported",
+        "cc-0001": "pass",
+        "cc-0002": "pass",
+        "cc-0003": "unsupported",
+        "cc-0004": "unsupported",
+    }
+
+
+def test_by_option_grades_against_the_engine_ruling() -> None:
+    # The fake accepts throwing the discard back; declaring "forbidden" makes that a failure.
+    disputed = [s for s in good() if s.id == "cc-0005"]
+    assert statuses(FAKE, disputed) == {"cc-0005": "pass"}
+    run = run_scenarios([*FAKE, "--ruling", "DISPUTE-19=forbidden"], disputed, FAST)
+    (result,) = run.results
+    assert result.status == "fail" and result.option == "forbidden"
+    # An engine writing the id with one digit is normalised.
+    run = run_scenarios([*FAKE, "--ruling", "DISPUTE-19=allowed"], disputed, FAST)
+    assert run.results[0].option == "allowed"
+
+
+def test_consecutive_errors_stop_the_run() -> None:
+    turn_cases = [s for s in good() if s.level == "turns"]
+    many = [replace(s, id=f"cc-08{i:02d}") for i, s in enumerate(turn_cases * 3)]
+    opts = replace(FAST, max_consecutive_errors=3)
+    got = list(statuses([*FAKE, "--crash-on", "load_state"], many, opts).values())
+    assert got[:3] == ["error"] * 3
+    assert set(got[3:]) == {"not_run"} and len(got) == len(many)
+
+
+def test_a_pass_resets_the_error_count() -> None:
+    melds = [s for s in good() if s.level == "melds"]  # cc-0001 penalty, cc-0002 check_meld
+    many = [replace(s, id=f"cc-09{i:02d}") for i, s in enumerate(melds * 4)]
+    opts = replace(FAST, max_consecutive_errors=2)
+    got = list(statuses([*FAKE, "--crash-on", "check_meld"], many, opts).values())
+    assert got == ["pass", "error"] * 4
+
+
+def test_case_timeout_is_an_error() -> None:
+    scenarios = [s for s in good() if s.id == "cc-0003"]
+    opts = replace(FAST, timeout=5.0, case_timeout=0.5)
+    run = run_scenarios([*FAKE, "--hang-on", "act"], scenarios, opts)
+    (result,) = run.results
+    assert result.status == "error" and result.error is not None and "0.5 s" in result.error
+
+
+def test_adapter_that_cannot_start_raises() -> None:
+    with pytest.raises(EngineError):
+        run_scenarios([*FAKE, "--exit-at-start"], good(), FAST)
+
+
+def test_workers_keep_corpus_order_and_every_result() -> None:
+    scenarios = good() * 1
+    run = run_scenarios(FAKE, scenarios, replace(FAST, workers=3), catalogue=CATALOGUE)
+    assert [r.id for r in run.results] == [s.id for s in scenarios]
+    assert run.counts["pass"] == len(scenarios) and run.counts["total"] == len(scenarios)
+
+
+REFERENCE = [sys.executable, "-m", "reference.adapter"]
+
+
+def test_reference_melds_only_gives_a_partial_report() -> None:
+    scenarios = good()
+    got = statuses([*REFERENCE, "--capabilities", "melds"], scenarios)
+    assert {k for k, v in got.items() if v == "unsupported"} == {"cc-0003", "cc-0004", "cc-0005"}
+    # Both answers follow from the rules text (A+Q+3 = 33; 8-8-8 is a trio, 8-9-9 is not).
+    assert got["cc-0001"] == "pass" and got["cc-0002"] == "pass"
