@@ -79,6 +79,9 @@ EXIT_DRAIN: Final = 0.2
 EOF_EXIT_GRACE: Final = 0.3
 #: Bytes of stderr kept (the tail); older output is dropped.
 STDERR_KEEP: Final = 64 * 1024
+#: Lines the stdout reader may queue ahead of the harness; beyond that it stops
+#: reading, so an adapter spewing unsolicited lines blocks instead of eating memory.
+QUEUE_LINES: Final = 16
 #: Poll interval while waiting for an answer (bounds how late an exit is noticed).
 _POLL: Final = 0.05
 _READ_CHUNK: Final = 64 * 1024
@@ -291,7 +294,7 @@ class EngineSession:
         self.validate_requests = validate_requests
         self.handshake: Handshake | None = None
         self._proc: subprocess.Popen[bytes] | None = None
-        self._lines: queue.Queue[_QueueItem] = queue.Queue()
+        self._lines: queue.Queue[_QueueItem] = queue.Queue(QUEUE_LINES)
         self._reader: _StdoutReader | None = None
         self._drain: _StderrDrain | None = None
         self._next_id = 1
@@ -332,7 +335,7 @@ class EngineSession:
             raise HarnessError("session already started; use restart()")
         if not self.argv:
             raise EngineStartError("adapter command is empty")
-        self._lines = queue.Queue()
+        self._lines = queue.Queue(QUEUE_LINES)
         self._next_id = 1
         self._broken = False
         self.handshake = None
@@ -593,6 +596,12 @@ class EngineSession:
             proc.wait(timeout=KILL_WAIT)
         # With every writer dead the pipes reach EOF and the threads finish;
         # only then are the fds closed (closing under a blocked read is racy).
+        if self._reader is not None:
+            # The reader may be blocked on a full queue: empty it until it ends.
+            deadline = time.monotonic() + 1.0
+            while self._reader.is_alive() and time.monotonic() < deadline:
+                with contextlib.suppress(queue.Empty):
+                    self._lines.get(timeout=0.01)
         for thread, stream in ((self._reader, proc.stdout), (self._drain, proc.stderr)):
             if thread is not None:
                 thread.join(timeout=1.0)

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from conformance.engine import EngineSession, Handshake
+from conformance.engine import QUEUE_LINES, EngineSession, Handshake
 from conformance.errors import (
     EngineCrashed,
     EngineError,
@@ -406,6 +406,20 @@ def test_two_lines_for_one_request(make_session: Factory, tag: str) -> None:
     time.sleep(0.2)  # let the extra line arrive, as it would during a real case
     with pytest.raises(ProtocolError, match="unsolicited"):
         penalty(session)
+    assert wait_gone(tag) == []
+
+
+def test_endless_unsolicited_lines_are_bounded(make_session: Factory, tag: str) -> None:
+    session = make_session("--spam-on", "penalty")
+    session.start()
+    assert penalty(session)["points"] == EXAMPLE_POINTS
+    time.sleep(0.3)  # the adapter writes as fast as it can meanwhile
+    # The reader stops at a bounded queue, which back-pressures the adapter.
+    assert session._lines.qsize() <= QUEUE_LINES
+    started = time.monotonic()
+    with pytest.raises(ProtocolError, match="unsolicited"):
+        penalty(session)
+    assert time.monotonic() - started < 2.0
     assert wait_gone(tag) == []
 
 

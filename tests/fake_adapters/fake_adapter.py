@@ -73,6 +73,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--huge-line-on", help="answer this op with a line of --huge-mb MB")
     parser.add_argument("--huge-mb", type=int, default=16)
     parser.add_argument("--error-on", help="answer this op with an error of kind internal")
+    parser.add_argument("--spam-on", help="after answering this op, print lines without end")
     parser.add_argument("--two-lines-on", help="answer this op twice")
     parser.add_argument("--close-stdout-on", help="close stdout on this op and keep running")
     parser.add_argument("--no-newline-on", help="answer this op without the newline, then exit")
@@ -180,6 +181,9 @@ def main(argv: list[str]) -> int:
         send(answer)
         if op == args.two_lines_on:
             send(answer)
+        if op == args.spam_on:
+            while True:
+                send({"id": 0, "note": "unsolicited"})
         if op == "bye" and not args.linger:
             return 0
     if args.linger:
