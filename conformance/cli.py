@@ -314,7 +314,13 @@ def cmd_smoke(args: argparse.Namespace) -> int:
         print(f"{'ok  ' if ok else 'FAIL'} {name}{': ' + detail if detail else ''}")
     verdict = getattr(result, "verdict", "broken_adapter")
     print(f"verdict: {verdict}")
-    return EXIT_OK if verdict == "engine_ok" else EXIT_FAILED
+    if verdict == "engine_ok":
+        return EXIT_OK
+    # An adapter that never got through start/handshake gets the documented exit 3.
+    checks = {getattr(c, "name", ""): getattr(c, "ok", False) for c in result.checks}
+    if not (checks.get("started") and checks.get("handshake")):
+        return EXIT_ADAPTER
+    return EXIT_FAILED
 
 
 def cmd_record(args: argparse.Namespace) -> int:

@@ -85,3 +85,10 @@ def test_coverage_reports_uncovered(capsys: pytest.CaptureFixture[str]) -> None:
     assert "DISPUTE-19: cc-0005" in out and "DISPUTE-32: not observable" in out
     assert run("coverage", str(DATA / "good" / "melds.yaml")) == 1
     assert "UNCOVERED" in capsys.readouterr().out
+
+
+def test_smoke_exit_codes(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["smoke", "--adapter", FAKE]) == 0
+    assert "verdict: engine_ok" in capsys.readouterr().out
+    assert main(["smoke", "--adapter", "/nonexistent/engine"]) == 3
+    assert main(["smoke", "--adapter", FAKE + " --crash-on penalty"]) == 1
