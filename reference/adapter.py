@@ -1,0 +1,300 @@
+"""The reference engine behind the JSON adapter protocol (docs/protocol.md).
+
+Run as ``python -m reference.adapter``. One request per stdin line, one
+response per stdout line. Nothing but protocol lines is ever written to
+stdout: diagnostics go to stderr, and any failure inside the engine becomes an
+``internal`` error response rather than a traceback.
+
+This module is written from the protocol document alone and shares no code
+with the harness, so that passing the corpus through it tests the document as
+much as the engine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import traceback
+from collections.abc import Callable, Iterable, Sequence
+from typing import IO, Any
+
+from . import __version__
+from .cards import Card
+from .codec import (
+    action_from_json,
+    meld_from_json,
+    state_from_json,
+    state_to_json,
+)
+from .contracts import check_contract
+from .errors import IllegalActionError, InvalidActionError, InvalidStateError, RulesError
+from .game import GameState, apply, new_game, next_deal, redeal, start_deal, validate_state
+from .melds import check_meld
+from .profiles import PROFILES, Profile, find_profile
+from .scoring import penalty
+
+PROTOCOL_VERSION = 1
+ALL_CAPABILITIES = ("melds", "turns", "deals", "reasons")
+
+#: Which capability each op needs; ops outside a claimed capability answer ``unsupported``.
+OP_CAPABILITY = {
+    "check_meld": "melds",
+    "check_contract": "melds",
+    "penalty": "melds",
+    "load_state": "turns",
+    "act": "turns",
+    "start_deal": "deals",
+    "next_deal": "deals",
+    "redeal": "deals",
+    "new_game": "deals",
+}
+
+
+class BadRequest(Exception):
+    """A request the protocol does not allow; answered with ``bad_request``."""
+
+
+class Unsupported(Exception):
+    """An op or profile this adapter does not serve; answered with ``unsupported``."""
+
+
+def _field(request: dict[str, Any], name: str, kind: type | tuple[type, ...]) -> Any:
+    """Return ``request[name]``, checking presence and JSON type (bools are not ints)."""
+    if name not in request:
+        raise BadRequest(f"missing field {name!r}")
+    value = request[name]
+    kinds = kind if isinstance(kind, tuple) else (kind,)
+    if isinstance(value, bool) and bool not in kinds:
+        raise BadRequest(f"field {name!r} must be {kinds[0].__name__}, got a boolean")
+    if not isinstance(value, kinds):
+        raise BadRequest(f"field {name!r} must be {kinds[0].__name__}, got {type(value).__name__}")
+    return value
+
+
+def _cards(codes: Any, where: str) -> list[Card]:
+    if not isinstance(codes, list):
+        raise BadRequest(f"{where} must be a list of card codes")
+    cards = []
+    for i, code in enumerate(codes):
+        if not isinstance(code, str):
+            raise BadRequest(f"{where}[{i}] must be a card code string")
+        try:
+            cards.append(Card.from_code(code))
+        except InvalidActionError as exc:
+            raise BadRequest(f"{where}[{i}]: {exc}") from exc
+    return cards
+
+
+class Adapter:
+    """Serves protocol requests against the reference engine, one game at a time."""
+
+    def __init__(self, capabilities: Iterable[str] = ALL_CAPABILITIES) -> None:
+        self.capabilities = tuple(c for c in ALL_CAPABILITIES if c in set(capabilities))
+        self.state: GameState | None = None
+        self.handlers: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
+            "hello": self.hello,
+            "check_meld": self.check_meld,
+            "check_contract": self.check_contract,
+            "penalty": self.penalty,
+            "load_state": self.load_state,
+            "act": self.act,
+            "start_deal": self.start_deal,
+            "next_deal": self.next_deal,
+            "redeal": self.redeal,
+            "new_game": self.new_game,
+        }
+
+    # -- helpers -------------------------------------------------------------------------------
+
+    def _profile(self, request: dict[str, Any]) -> Profile:
+        name = _field(request, "profile", str)
+        try:
+            return find_profile(name)
+        except ValueError as exc:
+            raise Unsupported(str(exc)) from exc
+
+    def _reason(self, reason: str) -> dict[str, Any]:
+        return {"reason": reason} if "reasons" in self.capabilities else {}
+
+    def _game(self) -> GameState:
+        if self.state is None:
+            raise BadRequest("no game loaded: send load_state, start_deal or new_game first")
+        return self.state
+
+    def _outcome(self, step: Callable[[], GameState]) -> dict[str, Any]:
+        """Run one state transition; a rule rejection keeps the current state."""
+        try:
+            self.state = step()
+        except IllegalActionError as exc:
+            return {"accepted": False, **self._reason(exc.reason.value), "state": self._dump()}
+        return {"accepted": True, "state": self._dump()}
+
+    def _dump(self) -> dict[str, Any]:
+        return state_to_json(self._game())
+
+    # -- ops -----------------------------------------------------------------------------------
+
+    def hello(self, request: dict[str, Any]) -> dict[str, Any]:
+        """Answer the handshake (any requested version: the harness judges the answer)."""
+        return {
+            "protocol": PROTOCOL_VERSION,
+            "implementation": {"name": "reference", "version": __version__, "language": "python"},
+            "profiles": sorted(PROFILES),
+            "capabilities": list(self.capabilities),
+            "rulings": dict(find_profile("argentine").rulings),
+        }
+
+    def check_meld(self, request: dict[str, Any]) -> dict[str, Any]:
+        """Is this meld valid, as laid in an opening or as it may stand on the table?"""
+        profile = self._profile(request)
+        meld = meld_from_json(_field(request, "meld", dict), "meld")
+        initial = request.get("initial", True)
+        if not isinstance(initial, bool):
+            raise BadRequest("field 'initial' must be a boolean")
+        reason = check_meld(meld, initial=initial, profile=profile)
+        return {"valid": True} if reason is None else {"valid": False, **self._reason(reason)}
+
+    def check_contract(self, request: dict[str, Any]) -> dict[str, Any]:
+        """Do these melds lay exactly the contract of this deal?"""
+        profile = self._profile(request)
+        deal_number = _field(request, "deal_number", int)
+        if not 1 <= deal_number <= len(profile.contracts):
+            raise BadRequest(f"deal_number {deal_number} is outside 1..{len(profile.contracts)}")
+        raw = _field(request, "melds", list)
+        melds = tuple(meld_from_json(m, f"melds[{i}]") for i, m in enumerate(raw))
+        reason = check_contract(melds, deal_number, profile=profile)
+        return {"valid": True} if reason is None else {"valid": False, **self._reason(reason)}
+
+    def penalty(self, request: dict[str, Any]) -> dict[str, Any]:
+        """The penalty points of the cards still held."""
+        profile = self._profile(request)
+        return {"points": penalty(_cards(_field(request, "cards", list), "cards"), profile)}
+
+    def load_state(self, request: dict[str, Any]) -> dict[str, Any]:
+        """Replace the session's game with an explicit state."""
+        state = state_from_json(_field(request, "state", dict))
+        problems = validate_state(state)
+        if problems:
+            raise InvalidStateError(tuple(problems))
+        self.state = state
+        return {"state": self._dump()}
+
+    def act(self, request: dict[str, Any]) -> dict[str, Any]:
+        """Apply one action to the session's game."""
+        game = self._game()
+        action = action_from_json(_field(request, "action", dict))
+        return self._outcome(lambda: apply(game, action))
+
+    def start_deal(self, request: dict[str, Any]) -> dict[str, Any]:
+        """Deal a deck in the protocol's dealing order and start that deal."""
+        profile = self._profile(request)
+        totals = _field(request, "totals", list)
+        if not all(isinstance(t, int) and not isinstance(t, bool) for t in totals):
+            raise BadRequest("field 'totals' must be a list of integers")
+        self.state = start_deal(
+            profile,
+            _field(request, "players", int),
+            _field(request, "deal_number", int),
+            _field(request, "dealer", int),
+            tuple(totals),
+            tuple(_cards(_field(request, "deck", list), "deck")),
+        )
+        return {"state": self._dump()}
+
+    def next_deal(self, request: dict[str, Any]) -> dict[str, Any]:
+        """Move on after a closed or cancelled deal, dealing the given deck."""
+        game = self._game()
+        deck = tuple(_cards(_field(request, "deck", list), "deck"))
+        return self._outcome(lambda: next_deal(game, deck))
+
+    def redeal(self, request: dict[str, Any]) -> dict[str, Any]:
+        """Replace an incorrect deal by a fresh one, before the first draw."""
+        game = self._game()
+        deck = tuple(_cards(_field(request, "deck", list), "deck"))
+        return self._outcome(lambda: redeal(game, deck))
+
+    def new_game(self, request: dict[str, Any]) -> dict[str, Any]:
+        """Start deal 1 with the first dealer chosen by lot from the seed."""
+        profile = self._profile(request)
+        self.state = new_game(
+            profile, _field(request, "players", int), _field(request, "seed", int)
+        )
+        return {"state": self._dump()}
+
+    # -- dispatch ------------------------------------------------------------------------------
+
+    def handle(self, line: str) -> tuple[dict[str, Any], bool]:
+        """Answer one request line; the flag says whether the session should end."""
+        try:
+            request = json.loads(line)
+        except json.JSONDecodeError as exc:
+            return _error(None, "bad_request", f"not JSON: {exc}"), False
+        if not isinstance(request, dict):
+            return _error(None, "bad_request", "a request must be a JSON object"), False
+        rid = request.get("id")
+        if not isinstance(rid, int) or isinstance(rid, bool):
+            return _error(None, "bad_request", "a request needs an integer 'id'"), False
+        op = request.get("op")
+        if op == "bye":
+            return {"id": rid}, True
+        if not isinstance(op, str) or op not in self.handlers:
+            return _error(rid, "unsupported", f"unknown op {op!r}"), False
+        handler = self.handlers[op]
+        needed = OP_CAPABILITY.get(op)
+        if needed is not None and needed not in self.capabilities:
+            return _error(rid, "unsupported", f"op {op!r} needs capability {needed!r}"), False
+        try:
+            return {"id": rid, **handler(request)}, False
+        except BadRequest as exc:
+            return _error(rid, "bad_request", str(exc)), False
+        except Unsupported as exc:
+            return _error(rid, "unsupported", str(exc)), False
+        except InvalidStateError as exc:
+            return _error(rid, "invalid_state", str(exc)), False
+        except (InvalidActionError, RulesError, ValueError) as exc:
+            # Malformed content that the engine's own parsers caught.
+            return _error(rid, "bad_request", str(exc)), False
+        except Exception as exc:  # an engine bug must not kill the session
+            traceback.print_exc(file=sys.stderr)
+            return _error(rid, "internal", f"{type(exc).__name__}: {exc}"), False
+
+
+def _error(rid: int | None, kind: str, message: str) -> dict[str, Any]:
+    return {"id": rid, "error": {"kind": kind, "message": message}}
+
+
+def serve(stdin: IO[str], stdout: IO[str], capabilities: Iterable[str] = ALL_CAPABILITIES) -> None:
+    """Answer requests from ``stdin`` until ``bye`` or end of input."""
+    adapter = Adapter(capabilities)
+    for line in stdin:
+        if not line.strip():
+            continue
+        response, done = adapter.handle(line)
+        stdout.write(json.dumps(response, separators=(",", ":"), ensure_ascii=False) + "\n")
+        stdout.flush()
+        if done:
+            return
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Command-line entry point: ``python -m reference.adapter [--capabilities melds,turns]``."""
+    parser = argparse.ArgumentParser(prog="reference.adapter", description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--capabilities",
+        default=",".join(ALL_CAPABILITIES),
+        help="comma-separated capabilities to claim (to act as a partial engine)",
+    )
+    args = parser.parse_args(argv)
+    wanted = [c.strip() for c in args.capabilities.split(",") if c.strip()]
+    unknown = sorted(set(wanted) - set(ALL_CAPABILITIES))
+    if unknown:
+        parser.error(f"unknown capabilities: {', '.join(unknown)}")
+    # Line-buffered text streams: every response must leave immediately.
+    sys.stdout.reconfigure(line_buffering=True, encoding="utf-8")  # type: ignore[union-attr]
+    sys.stdin.reconfigure(encoding="utf-8", errors="replace")  # type: ignore[union-attr]
+    serve(sys.stdin, sys.stdout, wanted)
+
+
+if __name__ == "__main__":
+    main()
