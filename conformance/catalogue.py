@@ -81,6 +81,22 @@ class Catalogue:
     reasons: Mapping[str, Reason]
     _section_order: Mapping[str, int] = field(default_factory=dict, repr=False)
 
+    def ruling_problems(self, rulings: Mapping[str, str]) -> tuple[str, ...]:
+        """What is wrong with an engine's declared rulings: unknown points or options.
+
+        An engine that names an option the catalogue does not know cannot be graded on
+        that point; the harness warns and grades it against its profile's option.
+        """
+        problems = []
+        for dispute_id, option in sorted(rulings.items()):
+            dispute = self.disputes.get(dispute_id)
+            if dispute is None:
+                problems.append(f"{dispute_id} is not a disputed point of the rule catalogue")
+            elif option not in dispute.options:
+                known = ", ".join(dispute.options)
+                problems.append(f"{dispute_id}: {option!r} is not one of its options ({known})")
+        return tuple(problems)
+
     def section_of(self, rule_id: str) -> str:
         """Return the section prefix a rule belongs to.
 

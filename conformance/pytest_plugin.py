@@ -123,7 +123,7 @@ def _runner(config: pytest.Config) -> CaseRunner:
             profile=config.getoption("carioca_profile"),
             timeout=config.getoption("carioca_timeout"),
         )
-        runner = CaseRunner(start_session(argv, options), options)
+        runner = CaseRunner(start_session(argv, options), options, load_catalogue())
         config.stash[_SESSION_KEY] = runner
     return runner
 

@@ -105,6 +105,7 @@ def build_report(run: RunResult, catalogue: Catalogue | None = None) -> dict[str
             "engine": handshake,
             "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(run.started)),
             "duration": round(run.duration, 3),
+            "warnings": list(run.warnings),
         },
         "cases": [_case_record(r) for r in run.results],
         "disputes": disputes,
@@ -183,6 +184,9 @@ def text_summary(run: RunResult, catalogue: Catalogue | None = None) -> str:
     lines.append(
         f"carioca-conformance {__version__}, corpus {CORPUS_VERSION}: {engine}, "
         f"profile {run.profile}"
+    )
+    lines.extend(
+        f"warning: engine ruling {problem}; graded by the profile" for problem in run.warnings
     )
     by_section: dict[str, list[CaseResult]] = defaultdict(list)
     disputed: list[CaseResult] = []

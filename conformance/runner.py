@@ -92,6 +92,8 @@ class RunResult:
     started: float = 0.0
     duration: float = 0.0
     counts: Mapping[str, int] = field(default_factory=dict)
+    #: Problems with the engine's handshake worth a reader's attention (unknown rulings).
+    warnings: tuple[str, ...] = ()
 
 
 class _Unsupported(Exception):
@@ -118,12 +120,19 @@ def section_of(scenario: Scenario, catalogue: Catalogue | None) -> str:
     return first.rsplit("-", 1)[0]
 
 
-def graded_option(scenario: Scenario, handshake: Handshake, profile: str) -> str | None:
-    """The DISPUTE option a case is graded against: the engine's ruling, else the profile's."""
+def graded_option(
+    scenario: Scenario, handshake: Handshake, profile: str, catalogue: Catalogue | None = None
+) -> str | None:
+    """The DISPUTE option a case is graded against: the engine's ruling, else the profile's.
+
+    A ruling that names an option the catalogue does not know is ignored (the run's
+    warnings say so), rather than making every case of that point unsupported.
+    """
     if scenario.disputed is None:
         return None
     ruling = handshake.rulings.get(scenario.disputed.id)
-    if ruling is not None:
+    dispute = catalogue.disputes.get(scenario.disputed.id) if catalogue is not None else None
+    if ruling is not None and (dispute is None or ruling in dispute.options):
         return ruling
     return scenario.disputed.profiles.get(profile)
 
@@ -131,9 +140,12 @@ def graded_option(scenario: Scenario, handshake: Handshake, profile: str) -> str
 class CaseRunner:
     """Runs single scenarios on one engine session (restarting it after engine errors)."""
 
-    def __init__(self, session: EngineSession, options: RunOptions) -> None:
+    def __init__(
+        self, session: EngineSession, options: RunOptions, catalogue: Catalogue | None = None
+    ) -> None:
         self.session = session
         self.options = options
+        self.catalogue = catalogue
         self._deadline = 0.0
 
     # -- requests -------------------------------------------------------------
@@ -185,7 +197,7 @@ class CaseRunner:
             )
         handshake = self.session.handshake
         assert handshake is not None
-        option = graded_option(scenario, handshake, self.options.profile)
+        option = graded_option(scenario, handshake, self.options.profile, self.catalogue)
         base = replace(base, option=option)
         self._deadline = started + self.options.case_timeout
         try:
@@ -386,7 +398,7 @@ def run_scenarios(
     state = {"consecutive_errors": 0, "done": 0, "stopped": False}
 
     def work(session: EngineSession) -> None:
-        runner = CaseRunner(session, options)
+        runner = CaseRunner(session, options, catalogue)
         while True:
             try:
                 index = todo.get_nowait()
@@ -466,6 +478,11 @@ def run_scenarios(
         started=wall,
         duration=time.monotonic() - started,
         counts=count_statuses(final),
+        warnings=(
+            catalogue.ruling_problems(handshake.rulings)
+            if catalogue is not None and handshake is not None
+            else ()
+        ),
     )
 
 

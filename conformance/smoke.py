@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from .catalogue import load_catalogue
 from .engine import DEFAULT_TIMEOUT, EngineSession, Handshake
 from .errors import EngineError, EngineReportedError, EngineStartError, HandshakeError
 
@@ -168,6 +169,15 @@ def smoke(argv: Sequence[str], *, timeout: float = DEFAULT_TIMEOUT) -> SmokeResu
                 True,
                 f"{handshake.name} {handshake.version} ({handshake.language}), "
                 f"profiles {', '.join(handshake.profiles)}; capabilities {caps}",
+            )
+        )
+        ruling_problems = load_catalogue().ruling_problems(handshake.rulings)
+        checks.append(
+            SmokeCheck(
+                "rulings",
+                not ruling_problems,
+                "; ".join(ruling_problems)
+                or f"{len(handshake.rulings)} ruling(s), all known points and options",
             )
         )
         if "argentine" not in handshake.profiles:

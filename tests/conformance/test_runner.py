@@ -78,6 +78,18 @@ def test_by_option_grades_against_the_engine_ruling() -> None:
     assert run.results[0].option == "allowed"
 
 
+def test_an_unknown_ruling_option_is_warned_about_and_graded_by_the_profile() -> None:
+    # An engine naming an option the catalogue does not have (a typo, or its own word)
+    # is graded against the profile's option, and the run says why.
+    disputed = [s for s in good() if s.id == "cc-0005"]
+    argv = [*FAKE, "--ruling", "DISPUTE-19=throw_back_ok", "--ruling", "DISPUTE-99=x"]
+    run = run_scenarios(argv, disputed, FAST, catalogue=CATALOGUE)
+    (result,) = run.results
+    assert result.status == "pass" and result.option == "allowed"
+    assert any("'throw_back_ok' is not one of its options" in w for w in run.warnings)
+    assert any("DISPUTE-99 is not a disputed point" in w for w in run.warnings)
+
+
 def test_consecutive_errors_stop_the_run() -> None:
     turn_cases = [s for s in good() if s.level == "turns"]
     many = [replace(s, id=f"cc-08{i:02d}") for i, s in enumerate(turn_cases * 3)]

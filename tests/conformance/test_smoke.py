@@ -28,6 +28,7 @@ def test_a_correct_adapter_is_ok() -> None:
     assert by_name(result) == {
         "started": True,
         "handshake": True,
+        "rulings": True,
         "capability melds": True,
         "capability reasons": True,
         "capability turns": True,
@@ -40,7 +41,12 @@ def test_a_correct_adapter_is_ok() -> None:
 def test_only_claimed_capabilities_are_probed() -> None:
     result = smoke([*FAKE, "--capabilities", "melds"], timeout=2.0)
     assert result.verdict == "engine_ok"
-    assert [check.name for check in result.checks] == ["started", "handshake", "capability melds"]
+    assert [check.name for check in result.checks] == [
+        "started",
+        "handshake",
+        "rulings",
+        "capability melds",
+    ]
 
 
 def test_missing_binary_is_a_broken_adapter() -> None:
@@ -150,3 +156,12 @@ def test_the_adapter_example_in_the_docs_passes_smoke(tmp_path: Path) -> None:
     assert result.verdict == "engine_ok", result.checks
     assert result.handshake is not None and result.handshake.capabilities == {"melds"}
     assert "penalty points=33" in result.checks[-1].detail
+
+
+def test_rulings_outside_the_catalogue_are_flagged() -> None:
+    # The most common handshake slip: an engine's own word for an option.
+    rulings = '{"DISPUTE-19": "allowed", "DISPUTE-01": "own_opening"}'
+    result = smoke([*FAKE, "--rulings", rulings], timeout=2.0)
+    assert result.verdict == "broken_adapter"
+    (check,) = [c for c in result.checks if c.name == "rulings"]
+    assert not check.ok and "DISPUTE-01: 'own_opening' is not one of its options" in check.detail
