@@ -43,9 +43,11 @@ VALID = {
 
 
 @pytest.mark.parametrize("deal", range(1, 8))
-def test_contract_8_the_exact_contract_is_accepted(deal: int) -> None:
-    # CONTRACT-1..7 accepted cases
+def test_contract_n_accepts_its_own_melds_and_refuses_another_deals(deal: int) -> None:
+    # CONTRACT-1, CONTRACT-2, CONTRACT-3, CONTRACT-4, CONTRACT-5, CONTRACT-6, CONTRACT-7:
+    # accepted with the deal's own contract, rejected with the next deal's (all differ).
     assert check_contract(VALID[deal], deal) is None
+    assert check_contract(VALID[deal % 7 + 1], deal) == Reason.CONTRACT_MISMATCH
 
 
 @pytest.mark.parametrize(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from reference import Phase, winners
+from reference import Phase, validate_state, winners
 from reference.__main__ import main
 from reference.play import play_game
 
@@ -33,10 +33,10 @@ def test_games_are_deterministic_from_the_seed() -> None:
     assert play_game(11, 3) != play_game(12, 3)
 
 
-def test_random_policy_also_finishes() -> None:
-    record = play_game(3, 2, "random")
-    assert record.final.phase in (Phase.GAME_OVER, Phase.DRAW, Phase.PLAY)
-    assert record == play_game(3, 2, "random")
+def test_random_policy_is_deterministic_and_keeps_states_valid() -> None:
+    record = play_game(3, 2, "random", max_actions_per_deal=120)
+    assert record == play_game(3, 2, "random", max_actions_per_deal=120)
+    assert record.deals and validate_state(record.final) == ()
 
 
 def test_unknown_policy_is_refused() -> None:
