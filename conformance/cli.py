@@ -179,6 +179,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         max_response_bytes=args.max_response_bytes,
         max_consecutive_errors=args.max_consecutive_errors,
         workers=args.workers,
+        fresh_process=args.fresh_process,
     )
     progress = Progress()
     try:
@@ -386,6 +387,11 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--profile", default="argentine")
     run.add_argument("--skip-broken", action="store_true", help="run despite broken scenarios")
     run.add_argument("--workers", type=int, default=1, metavar="N")
+    run.add_argument(
+        "--fresh-process",
+        action="store_true",
+        help="start a new adapter process for every case (slower; isolates cases)",
+    )
     run.add_argument("--json", metavar="FILE", help="write a JSON report")
     run.add_argument("--junit", metavar="FILE", help="write a JUnit XML report")
     run.add_argument("--expectations", metavar="FILE", help="expected failures of this engine")

@@ -79,6 +79,8 @@ class RunOptions:
     max_consecutive_errors: int = 5
     workers: int = 1
     start_timeout: float = 10.0
+    #: Start a fresh adapter process for every case (isolation at the cost of speed).
+    fresh_process: bool = False
 
 
 @dataclass(frozen=True)
@@ -146,6 +148,7 @@ class CaseRunner:
         self.session = session
         self.options = options
         self.catalogue = catalogue
+        self._cases_on_session = 0
         self._deadline = 0.0
 
     # -- requests -------------------------------------------------------------
@@ -166,12 +169,14 @@ class CaseRunner:
             self.session.timeout = self.options.timeout
 
     def ensure_alive(self) -> None:
-        """Restart the adapter if an earlier error left it dead.
+        """Restart the adapter if an earlier error left it dead, or for isolation.
 
         :raises EngineError: when it cannot be restarted.
         """
-        if not self.session.alive:
+        if not self.session.alive or (self.options.fresh_process and self._cases_on_session):
             self.session.restart()
+            self._cases_on_session = 0
+        self._cases_on_session += 1
 
     # -- grading ----------------------------------------------------------------
 

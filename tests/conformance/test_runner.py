@@ -10,7 +10,7 @@ import pytest
 
 from conformance.catalogue import load_catalogue
 from conformance.errors import EngineError
-from conformance.runner import RunOptions, run_scenarios
+from conformance.runner import CaseRunner, RunOptions, run_scenarios, section_of, start_session
 from conformance.scenarios import Scenario, load_corpus
 
 DATA = Path(__file__).parent / "data"
@@ -136,3 +136,17 @@ def test_reference_melds_only_gives_a_partial_report() -> None:
     assert {k for k, v in got.items() if v == "unsupported"} == {"cc-0003", "cc-0004", "cc-0005"}
     # Both answers follow from the rules text (A+Q+3 = 33; 8-8-8 is a trio, 8-9-9 is not).
     assert got["cc-0001"] == "pass" and got["cc-0002"] == "pass"
+
+
+@pytest.mark.parametrize("fresh", [False, True])
+def test_fresh_process_starts_a_new_adapter_for_every_case(fresh: bool) -> None:
+    options = replace(FAST, fresh_process=fresh)
+    runner = CaseRunner(start_session(FAKE, options), options, CATALOGUE)
+    try:
+        pids = []
+        for scenario in good()[:3]:
+            assert runner.run(scenario, section_of(scenario, CATALOGUE)).status == "pass"
+            pids.append(runner.session.pid)
+    finally:
+        runner.session.close()
+    assert len(set(pids)) == (3 if fresh else 1)
