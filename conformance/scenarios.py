@@ -118,7 +118,13 @@ class DeckSpec:
         if self.deck_top is not None:
             return fill_after(list(self.deck_top), [])
         assert self.hands is not None and self.upcard is not None
-        size = hand_size(deal_number)
+        if len(self.hands) != players:
+            raise ValueError(f"{len(self.hands)} hands given for {players} players")
+        # The hands say how many cards were dealt; the semantic check compares that with
+        # the deal's hand size where one exists (there is none after deal 7).
+        size = len(self.hands[0])
+        if any(len(hand) != size for hand in self.hands):
+            raise ValueError("hands of different sizes cannot come from one deal")
         top: list[str] = []
         for round_no in range(size):
             for k in range(1, players + 1):
