@@ -284,10 +284,11 @@ def opening_hands(draw: st.DrawFn, deal_number: int) -> tuple[tuple[Card, ...], 
     size = ARGENTINE.hand_size(deal_number) + 1
     hand = [c for m in melds for c in m.cards]
     while len(hand) < size:
-        card = draw(cards())
-        if used[card] < PACK[card]:
-            used[card] += 1
-            hand.append(card)
+        # Drawing only among cards still available keeps every draw useful (no rejection
+        # loop), so the smallest example is small.
+        card = draw(st.sampled_from([c for c in ALL_CODES if used[c] < PACK[c]]))
+        used[card] += 1
+        hand.append(card)
     order = draw(st.permutations(hand))
     return tuple(order), tuple(melds)
 
@@ -307,18 +308,18 @@ def non_opening_hands(draw: st.DrawFn, deal_number: int) -> tuple[Card, ...]:
     contract = contract_for(ARGENTINE, deal_number)
     size = ARGENTINE.hand_size(deal_number) + 1
     hand: list[Card] = []
-    while len(hand) < size:
-        card = draw(naturals())
+
+    def allowed(card: Card) -> bool:
         if hand.count(card) >= 2:
-            continue
+            return False
         if contract.trios:
-            if sum(1 for c in hand if c.rank == card.rank) >= 2:
-                continue
-        else:
-            positions = {p for c in (*hand, card) if c.suit == card.suit for p in _positions(c)}
-            if _has_four_in_a_row(positions):
-                continue
-        hand.append(card)
+            return sum(1 for c in hand if c.rank == card.rank) < 2
+        positions = {p for c in (*hand, card) if c.suit == card.suit for p in _positions(c)}
+        return not _has_four_in_a_row(positions)
+
+    while len(hand) < size:
+        # Only cards that keep the hand meld-free are offered, so no draw is wasted.
+        hand.append(draw(st.sampled_from([c for c in NATURALS if allowed(c)])))
     return tuple(hand)
 
 
@@ -593,3 +594,95 @@ def illegal_probes(draw: st.DrawFn, state: GameState) -> Action:
         return SwapJoker(me, meld_index, card, to, to_meld)
     melds = tuple(draw(st.lists(valid_melds(), min_size=1, max_size=3)))
     return Open(me, melds)
+
+
+def state_with_hand(hand: Sequence[Card], deal_number: int, players: int = 2) -> GameState:
+    """Player 0 to move in ``play`` phase of deal ``deal_number``, unopened, holding ``hand``.
+
+    The rest of the pack fills the other hands (the deal's size each), one discard and the
+    stock, in canonical order, so the state holds exactly the 108 cards.
+    """
+    rest = list((PACK - Counter(hand)).elements())
+    size = ARGENTINE.hand_size(deal_number)
+    hands = [tuple(hand)] + [tuple(rest[i * size : (i + 1) * size]) for i in range(players - 1)]
+    cut = size * (players - 1)
+    return GameState(
+        profile=ARGENTINE,
+        players=players,
+        deal_number=deal_number,
+        dealer=players - 1,
+        turn=0,
+        phase=Phase.PLAY,
+        hands=tuple(hands),
+        opened=(False,) * players,
+        turn_opened=False,
+        table=(),
+        stock=tuple(rest[cut + 1 :]),
+        discard=(rest[cut],),
+        totals=(0,) * players,
+    )
+
+
+def opening_key(melds: Sequence[Meld]) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """An opening as an order-free value: the melds' kinds and card codes, sorted.
+
+    Meld order in an opening carries no meaning, and a trio's cards are a multiset (the
+    Trio constructor sorts them); a run's order does matter (it places its jokers).
+    """
+    return tuple(sorted((m.kind, tuple(c.code() for c in m.cards)) for m in melds))
+
+
+@st.composite
+def candidate_openings(draw: st.DrawFn, hand: Sequence[Card], deal_number: int) -> tuple[Meld, ...]:
+    """Melds of the deal's contract kinds cut from ``hand``: some opening-shaped, some not.
+
+    Each trio takes cards of one rank the hand holds, topped up with jokers it holds; each
+    run takes the cards of one suit on a 4-position window, a joker (if held) standing in
+    for a missing card. Cards are never reused, so the candidate is in the hand. Candidates
+    are often real openings the solver must also list, and often not (two jokers, a gap).
+    Shrinks towards aces and spades and low windows.
+    """
+    contract = contract_for(ARGENTINE, deal_number)
+    pool = Counter(hand)
+    melds: list[Meld] = []
+
+    def take(card: Card) -> Card | None:
+        if pool[card] > 0:
+            pool[card] -= 1
+            return card
+        if pool[JOKER] > 0:
+            pool[JOKER] -= 1
+            return JOKER
+        return None
+
+    held = sorted({c for c in hand if not c.is_joker}, key=Card.sort_key) or list(NATURALS)
+    counts = Counter(c.rank for c in hand if c.rank is not None)
+    # Prefer ranks held at least twice and windows mostly held, so that real openings come
+    # up often; the rest of the time any held card anchors the meld.
+    pairs = sorted((r for r, n in counts.items() if n >= 2), key=lambda r: r.value)
+    windows = [
+        (low, suit)
+        for suit in SUITS
+        for low in range(LOW_ACE, HIGH_ACE - 2)
+        if sum(card_at(low + k, suit) in pool for k in range(4)) >= 3
+    ]
+    for _ in range(contract.trios):
+        if pairs and draw(st.booleans()):
+            rank = draw(st.sampled_from(pairs))
+        else:
+            rank = draw(st.sampled_from(held)).rank
+        assert rank is not None
+        suits = draw(st.lists(st.sampled_from(SUITS), min_size=3, max_size=3))
+        got = [take(Card(rank, s)) for s in suits]
+        melds.append(Trio(tuple(c for c in got if c is not None)))
+    for _ in range(contract.runs):
+        if windows and draw(st.booleans()):
+            low, suit = draw(st.sampled_from(windows))
+        else:
+            anchor = draw(st.sampled_from(held))
+            assert anchor.suit is not None
+            start = draw(st.sampled_from(_positions(anchor))) - draw(st.integers(0, 3))
+            low, suit = min(max(start, LOW_ACE), HIGH_ACE - 3), anchor.suit
+        got = [take(card_at(low + k, suit)) for k in range(4)]
+        melds.append(Run(tuple(c for c in got if c is not None)))
+    return tuple(melds)
