@@ -18,7 +18,6 @@ from typing import Any
 
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError, best_match
-from referencing import Registry, Resource
 
 from .errors import InvalidRequest, ProtocolError
 
@@ -68,15 +67,37 @@ def _schema_files() -> dict[str, dict[str, Any]]:
     return loaded
 
 
+def _inline_refs(node: Any, defs: dict[str, Any], seen: tuple[str, ...] = ()) -> Any:
+    """Replace every ``$ref`` into defs.json by a copy of its target.
+
+    The protocol schemas have no recursive definitions, so the result is finite; inlining
+    spares jsonschema a registry lookup per ``$ref`` per message, which dominated a run's
+    time (see benchmarks/harness_throughput.py).
+    """
+    if isinstance(node, list):
+        return [_inline_refs(item, defs, seen) for item in node]
+    if not isinstance(node, dict):
+        return node
+    ref = node.get("$ref")
+    if isinstance(ref, str) and ref.startswith(("defs.json#/", "#/$defs/")):
+        if ref in seen:
+            raise ValueError(f"recursive $ref {ref} in the protocol schemas")
+        target: Any = defs
+        for part in ref.split("#/", 1)[1].split("/"):
+            target = target[part]
+        rest = {k: v for k, v in node.items() if k != "$ref"}
+        inlined = _inline_refs(target, defs, (*seen, ref))
+        return {"allOf": [inlined, _inline_refs(rest, defs, seen)]} if rest else inlined
+    return {k: _inline_refs(v, defs, seen) for k, v in node.items()}
+
+
 @cache
 def _validators() -> dict[str, Draft202012Validator]:
-    """Build one validator per schema file, sharing a registry so ``$ref`` to defs.json resolves."""
+    """Build one validator per schema file, with every ``$ref`` to defs.json inlined."""
     files = _schema_files()
-    registry: Registry[Any] = Registry().with_resources(
-        (schema["$id"], Resource.from_contents(schema)) for schema in files.values()
-    )
+    defs = files["defs.json"]
     return {
-        name.removesuffix(".json"): Draft202012Validator(schema, registry=registry)
+        name.removesuffix(".json"): Draft202012Validator(_inline_refs(schema, defs))
         for name, schema in files.items()
         if name != "defs.json"
     }
@@ -101,6 +122,8 @@ def _check(validator_name: str, obj: object, what: str, error_type: type[Protoco
     validator = _validators().get(validator_name)
     if validator is None:
         raise error_type(f"{what}: unknown op", pointer="/op")
+    if validator.is_valid(obj):
+        return
     error: ValidationError | None = best_match(validator.iter_errors(obj))
     if error is None:
         return
