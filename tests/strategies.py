@@ -494,9 +494,8 @@ def table_states(draw: st.DrawFn) -> GameState:
             rank = meld.rank
             assert rank is not None
             wanted.append(Card(rank, draw(st.sampled_from(SUITS))))
-    for card in draw(st.lists(st.sampled_from(wanted), max_size=4)) + list(
-        draw(pack_multisets(1, 6))
-    ):
+    fitting = draw(st.lists(st.sampled_from(wanted), max_size=4)) if wanted else []
+    for card in fitting + list(draw(pack_multisets(1, 6))):
         if used[card] < PACK[card]:
             used[card] += 1
             hand.append(card)
