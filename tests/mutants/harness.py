@@ -1,0 +1,97 @@
+"""Running the scenario corpus against mutants, through the protocol like any other engine.
+
+Shared by ``tests/test_mutants.py`` and ``python -m tests.mutants.report``. The mutant adapter
+is started as ``python -m tests.mutants.adapter``, so the repository root must be importable
+in the child: :func:`child_env` puts it on ``PYTHONPATH``.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from conformance.catalogue import Catalogue, load_catalogue
+from conformance.runner import CaseResult, RunOptions, RunResult, run_scenarios
+from conformance.scenarios import Scenario, load_corpus
+
+ROOT = Path(__file__).resolve().parents[2]
+PROFILE = "argentine"
+
+
+@dataclass(frozen=True)
+class Corpus:
+    """The loaded corpus: the scenarios of the profile, and the catalogue they cite."""
+
+    scenarios: tuple[Scenario, ...]
+    catalogue: Catalogue
+    broken: int
+    """Scenario documents that failed to load (skipped, as ``run --skip-broken`` does)."""
+
+
+def load(paths: Sequence[Path] | None = None) -> Corpus:
+    """Load the corpus (default: the repository's ``scenarios/``), keeping the profile's cases."""
+    catalogue = load_catalogue()
+    loaded = load_corpus(list(paths or [ROOT / "scenarios"]), catalogue=catalogue)
+    chosen = tuple(s for s in loaded.scenarios if PROFILE in s.profiles)
+    return Corpus(chosen, catalogue, len(loaded.errors))
+
+
+def reference_argv() -> list[str]:
+    """The unmutated reference adapter."""
+    return [sys.executable, "-m", "reference.adapter"]
+
+
+def mutant_argv(name: str) -> list[str]:
+    """The reference adapter with mutant ``name`` applied."""
+    return [sys.executable, "-m", "tests.mutants.adapter", "--mutant", name]
+
+
+def child_env(base: Mapping[str, str] | None = None) -> dict[str, str]:
+    """``base`` (default: this process's environment) with the repository root importable."""
+    env = dict(os.environ if base is None else base)
+    parts = [str(ROOT), *[p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]]
+    env["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(parts))
+    return env
+
+
+def make_root_importable() -> None:
+    """Put the repository root on this process's ``PYTHONPATH`` (idempotent).
+
+    The runner starts adapters with this process's environment, and ``-m tests.mutants.adapter``
+    must resolve whatever the current directory is. Set once and never restored, so that
+    runs in parallel threads never see it missing.
+    """
+    os.environ["PYTHONPATH"] = child_env()["PYTHONPATH"]
+
+
+def run(argv: Sequence[str], corpus: Corpus, workers: int = 1) -> RunResult:
+    """Run the whole corpus against the adapter ``argv``, every case to the end.
+
+    Consecutive errors never stop the run: a mutant may make ``load_state`` refuse many
+    setups in a row, and the cases after them must still be graded.
+    """
+    make_root_importable()
+    options = RunOptions(
+        profile=PROFILE,
+        workers=workers,
+        timeout=20.0,
+        case_timeout=60.0,
+        max_consecutive_errors=10**6,
+    )
+    return run_scenarios(argv, corpus.scenarios, options, catalogue=corpus.catalogue)
+
+
+def with_status(results: Sequence[CaseResult], status: str) -> list[str]:
+    """The ids of the cases that ended with ``status``, in corpus order."""
+    return [r.id for r in results if r.status == status]
+
+
+def killers(result: RunResult) -> list[str]:
+    """The scenarios that kill a mutant: those that *fail* under it.
+
+    Errors do not count: a mutant is killed by a wrong answer, not by a crash.
+    """
+    return with_status(result.results, "fail")

@@ -1,0 +1,130 @@
+"""The corpus must kill every rule mutant of the reference, and pass the reference itself.
+
+Each mutant (tests/mutants/mutants.py) is the reference engine with one deliberate rule
+deviation, served through the protocol by ``python -m tests.mutants.adapter``. One test per
+mutant, so ``pytest -n 2`` spreads them over workers. A surviving mutant is a gap in the
+corpus: add a scenario that the rules text decides, never weaken the mutant.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    # ``tests`` is not a package on pytest's path; the mutants live under it.
+    sys.path.insert(0, str(ROOT))
+
+from conformance.catalogue import load_catalogue  # noqa: E402
+from tests.mutants import harness  # noqa: E402
+from tests.mutants.mutants import MUTANTS  # noqa: E402
+
+# Mutants the brief requires, by the deviation they make (names as defined in mutants.py).
+REQUIRED = {
+    "k_a_2_allowed",
+    "two_jokers_initial",
+    "ace_worth_15",
+    "twos_wild",
+    "layoff_on_opening_turn",
+    "layoff_before_opening",
+    "new_meld_after_opening",
+    "meld_may_empty_hand",
+    "joker_to_hand",
+    "recycle_whole_pile",
+    "deal_7_dealt_11",
+    "joker_worth_25",
+    "opening_runs_of_3",
+    "opening_trios_of_4",
+    "runs_wrap_when_extended",
+    "opening_extra_meld",
+    "buy_out_of_turn",
+    "deal_ends_on_meld",
+    "next_dealer_left",
+    "cancelled_deal_passes",
+    "cancelled_deal_advances",
+    "closer_scores_hand",
+    "joker_swap_in_trio",
+    "joker_to_other_meld",
+    "joker_limit_per_opening",
+    "layoff_with_gap",
+    "draw_twice",
+    "first_turn_dealer",
+}
+
+
+@pytest.fixture(scope="module")
+def corpus() -> harness.Corpus:
+    loaded = harness.load()
+    assert loaded.broken == 0, "the corpus has broken scenarios; `carioca-conformance check`"
+    assert loaded.scenarios, "no scenarios found"
+    return loaded
+
+
+def test_the_mutant_set_is_complete_and_cites_real_rules() -> None:
+    assert len(MUTANTS) >= 25
+    assert REQUIRED - set(MUTANTS) == set()
+    known = set(load_catalogue().rules)
+    for mutant in MUTANTS.values():
+        assert mutant.rules, mutant.name
+        assert "\n" not in mutant.description and mutant.description, mutant.name
+        assert set(mutant.rules) <= known, mutant.name
+
+
+def test_the_unmutated_reference_passes_every_case(corpus: harness.Corpus) -> None:
+    result = harness.run(harness.reference_argv(), corpus)
+    bad = [(r.id, r.status, r.diff or r.error) for r in result.results if r.status != "pass"]
+    # Unsupported cases are not failures, but none is expected from the reference.
+    assert bad == []
+
+
+@pytest.mark.parametrize("name", list(MUTANTS))
+def test_the_corpus_kills_the_mutant(name: str, corpus: harness.Corpus) -> None:
+    result = harness.run(harness.mutant_argv(name), corpus)
+    assert result.counts["total"] == len(corpus.scenarios)
+    mutant = MUTANTS[name]
+    assert harness.killers(result), (
+        f"mutant {name} ({', '.join(mutant.rules)}: {mutant.description}) passes the whole "
+        "corpus: add a scenario that catches it"
+    )
+
+
+def test_a_mutant_adapter_speaks_the_protocol_and_deviates() -> None:
+    # Direct probe, independent of the corpus: §07 values an ace at 20; the mutant says 15.
+    requests = [
+        {"id": 1, "op": "hello", "protocol": 1},
+        {"id": 2, "op": "penalty", "profile": "argentine", "cards": ["AS", "QD", "3C"]},
+        {"id": 3, "op": "bye"},
+    ]
+    stdin = "".join(json.dumps(r) + "\n" for r in requests)
+    answers = {}
+    for argv in (harness.reference_argv(), harness.mutant_argv("ace_worth_15")):
+        done = subprocess.run(
+            argv, input=stdin, capture_output=True, text=True, timeout=30, env=harness.child_env()
+        )
+        lines = [json.loads(line) for line in done.stdout.splitlines()]
+        assert [line["id"] for line in lines] == [1, 2, 3]
+        answers[argv[-1]] = lines[1]["points"]
+    assert answers == {"reference.adapter": 20 + 10 + 3, "ace_worth_15": 15 + 10 + 3}
+
+
+def test_applying_a_second_mutant_in_one_process_is_refused() -> None:
+    # Stacked patches would no longer be one deviation; run in a child to keep this process clean.
+    code = (
+        "from tests.mutants.mutants import apply_mutant\n"
+        "apply_mutant('draw_twice')\n"
+        "try:\n    apply_mutant('ace_worth_15')\nexcept RuntimeError:\n    print('refused')\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        env=harness.child_env(),
+        cwd=ROOT,
+    )
+    assert done.stdout.strip() == "refused", done.stderr
