@@ -548,27 +548,35 @@ def legal_action_of(state: GameState) -> st.SearchStrategy[Action]:
 def illegal_probes(draw: st.DrawFn, state: GameState) -> Action:
     """A deliberately doubtful action for ``state``: out of turn, a draw in the wrong phase,
     a card the player lacks, a meld index off the table, a joker to the hand or to another
-    meld, a lay-off that does not fit, a bogus opening. Most are illegal; the tests judge
-    each one with the rules, not by assuming it is. Shrinks towards out-of-turn draws.
+    meld, a lay-off that does not fit, a bogus opening; and near-legal discards, lay-offs
+    and swaps of a held card. The tests judge each one with the rules, never assuming it is
+    illegal. Shrinks towards discarding the first held card.
     """
     players = state.players
     me = state.turn
     other = (me + draw(st.integers(1, max(1, players - 1)))) % players
-    card = draw(cards())
-    meld_index = draw(st.integers(-1, len(state.table) + 1))
+    hand = state.hands[me]
+    # Half the time the card comes from the player's hand and the meld index is on the
+    # table, so that some probes are legal and completeness of legal_actions is exercised.
+    near = draw(st.booleans())
+    card = draw(st.sampled_from(hand)) if near and hand else draw(cards())
+    if near and state.table:
+        meld_index = draw(st.integers(0, len(state.table) - 1))
+    else:
+        meld_index = draw(st.integers(-1, len(state.table) + 1))
     kind = draw(
         st.sampled_from(
             [
+                "discard",
+                "lay_off",
+                "swap",
                 "other_draw_stock",
                 "other_draw_discard",
                 "draw_stock",
                 "draw_discard",
                 "other_discard",
-                "discard",
-                "lay_off",
                 "swap_hand",
                 "swap_other",
-                "swap",
                 "open",
             ]
         )
