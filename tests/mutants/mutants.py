@@ -642,7 +642,7 @@ def _opening_extra_meld() -> None:
             runs = sum(1 for m in melds if isinstance(m, Run))
             if trios >= contract.trios and runs >= contract.runs:
                 for meld in melds:
-                    reason = reference.contracts.check_meld(meld, initial=True, profile=profile)
+                    reason = reference.melds.check_meld(meld, initial=True, profile=profile)
                     if reason is not None:
                         return reason
                 return None
@@ -705,7 +705,7 @@ def _new_meld_after_opening() -> None:
             if not action.melds:
                 raise _reject(action, Reason.CONTRACT_MISMATCH)
             for meld in action.melds:
-                reason = reference.game.check_meld(meld, initial=False, profile=state.profile)
+                reason = reference.melds.check_meld(meld, initial=False, profile=state.profile)
                 if reason is not None:
                     raise _reject(action, reason)
             hand = state.hands[player]
