@@ -199,6 +199,29 @@ def compare_state(expected: Mapping[str, Any], actual: Mapping[str, Any]) -> lis
                 out.append(Mismatch(key, str(want), str(size)))
         elif key == "stock_cards":
             _compare_multiset("stock_cards", want, stock, out)
+        elif key == "dealer_in":
+            # For a dealer drawn by lot (new_game): any of these players will do.
+            if actual.get("dealer") not in list(want):
+                out.append(
+                    Mismatch("dealer", f"one of {_show(list(want))}", _show(actual.get("dealer")))
+                )
+        elif key == "turn_right_of_dealer":
+            # DEAL-5 when the dealer is not known in advance: the dealer's right-hand
+            # neighbour (index + 1) moves first.
+            dealer, players = actual.get("dealer"), actual.get("players")
+            expected_turn = (
+                (dealer + 1) % players
+                if isinstance(dealer, int) and isinstance(players, int) and players
+                else None
+            )
+            if bool(want) != (actual.get("turn") == expected_turn):
+                out.append(
+                    Mismatch(
+                        "turn",
+                        f"the dealer's right-hand neighbour ({_show(expected_turn)})",
+                        _show(actual.get("turn")),
+                    )
+                )
         else:
             out.append(Mismatch(key, _show(want), "(the harness does not know this key)"))
     return out

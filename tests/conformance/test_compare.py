@@ -92,3 +92,12 @@ def test_rejection_must_not_change_state() -> None:
 def test_diff_text_shows_expected_and_actual() -> None:
     text = format_mismatches(compare_state({"discard": ["10H"]}, STATE))
     assert "expected [10♥]" in text and "actual   [Q♠ 2♦]" in text
+
+
+def test_dealer_drawn_by_lot_and_first_turn_to_the_right() -> None:
+    state = {**STATE, "players": 3, "dealer": 2, "turn": 0}
+    assert compare_state({"dealer_in": [0, 1, 2], "turn_right_of_dealer": True}, state) == []
+    assert [m.what for m in compare_state({"dealer_in": [0, 1]}, state)] == ["dealer"]
+    # Player 1 moving first after dealer 2 would be the dealer's left in a 3-player game.
+    wrong = compare_state({"turn_right_of_dealer": True}, {**state, "turn": 1})
+    assert [m.what for m in wrong] == ["turn"] and "(0)" in wrong[0].expected
