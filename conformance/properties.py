@@ -1,0 +1,515 @@
+"""Observable laws checked through the protocol, for any engine that claims ``deals``.
+
+The scenario corpus pins exact answers for hand-built positions; these checks instead play
+whole seeded deals against the engine and watch for laws that must hold in *every* state:
+
+- ``conservation`` (CARDS-1): every returned state holds exactly the 108 cards;
+- ``rejected-leaves-unchanged`` (DISPUTE-35): after a rejected action the state equals
+  the state before it (docs/protocol.md §6);
+- ``illegal-actions-rejected`` (TURN-1, TURN-2, TURN-10): probes that break a rule outright
+  (acting out of turn, drawing twice, using a card not held) are refused;
+- ``determinism`` (DEAL-4): the same deck and the same actions give the same states;
+- ``scoring-at-close`` (SCORE-1, SCORE-2, SCORE-4, END-1, END-4, END-5): at a close the
+  closer scores 0, everyone else the value of their held cards, and totals add up.
+
+The harness never imports an engine (not even the reference): decks, the playing policy,
+the small opening search and the card values are all written here from docs/protocol.md
+and docs/rules.md. Everything is seeded with ``random.Random(seed)``, so a run replays.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from .compare import compare_unchanged, format_mismatches, strip_private
+from .engine import EngineSession
+from .errors import EngineError, HarnessError
+
+RANKS: Final = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
+SUITS: Final = ("S", "H", "D", "C")
+JOKER: Final = "JK"
+#: Penalty of each rank (SCORE-2): 2-10 face value, J/Q/K 10, A 20; a joker 50.
+VALUES: Final = {"A": 20, "J": 10, "Q": 10, "K": 10} | {str(n): n for n in range(2, 11)}
+#: Contract of deal n (CONTRACT-1..7): (trios, runs).
+CONTRACTS: Final = {1: (2, 0), 2: (1, 1), 3: (0, 2), 4: (3, 0), 5: (2, 1), 6: (1, 2), 7: (0, 3)}
+#: Actions the harness plays in one deal before it gives up on a close (no law is broken by
+#: a long deal; the cap only bounds the run time).
+MAX_ACTIONS: Final = 400
+#: Actions of the first deal replayed by the determinism check.
+REPLAY_ACTIONS: Final = 60
+#: Probe an illegal action every this many steps.
+PROBE_EVERY: Final = 3
+
+PropertyName = str
+
+
+@dataclass(frozen=True)
+class PropertyResult:
+    """The outcome of one law over a whole run.
+
+    ``detail`` explains the first violation (or what was checked when all held); ``seed``
+    replays the run with :func:`run_properties`.
+    """
+
+    name: str
+    rules: tuple[str, ...]
+    passed: bool
+    detail: str
+    seed: int
+
+
+RULES: Final[dict[str, tuple[str, ...]]] = {
+    "conservation": ("CARDS-1",),
+    "rejected-leaves-unchanged": ("DISPUTE-35",),
+    "illegal-actions-rejected": ("TURN-1", "TURN-2", "TURN-10"),
+    "determinism": ("DEAL-4",),
+    "scoring-at-close": ("SCORE-1", "SCORE-2", "SCORE-4", "END-1", "END-4", "END-5"),
+}
+
+
+def full_deck() -> list[str]:
+    """The 108 card codes: two of each natural card and four jokers (CARDS-1)."""
+    return [rank + suit for suit in SUITS for rank in RANKS] * 2 + [JOKER] * 4
+
+
+PACK: Final = Counter(full_deck())
+
+
+def card_value(code: str) -> int:
+    """The penalty of one card code by the rules' values."""
+    return 50 if code == JOKER else VALUES[code[:-1]]
+
+
+def _rank(code: str) -> str:
+    return code[:-1]
+
+
+def _suit(code: str) -> str:
+    return code[-1]
+
+
+def _run_card(position: int, suit: str) -> str:
+    """The card on run position 1..14 (1 and 14 are the ace)."""
+    return ("A" if position in (1, 14) else RANKS[position - 1]) + suit
+
+
+# --- a small opening search (harness side, independent of any engine) ----------------------
+
+
+def _meld_candidates(hand: Counter[str], kind: str) -> Iterator[tuple[str, ...]]:
+    """Opening-sized melds the hand can form, at most one joker each (JOKER-2)."""
+    jokers = hand[JOKER]
+    if kind == "trio":
+        for rank in RANKS:
+            naturals = [c for c in hand.elements() if c != JOKER and _rank(c) == rank]
+            if len(naturals) >= 3:
+                yield tuple(naturals[:3])
+            if len(naturals) >= 2 and jokers:
+                yield (*naturals[:2], JOKER)
+        return
+    for suit in SUITS:
+        for low in range(1, 12):
+            cards = [_run_card(low + k, suit) for k in range(4)]
+            missing = [i for i, c in enumerate(cards) if hand[c] == 0]
+            if not missing:
+                yield tuple(cards)
+            elif len(missing) == 1 and jokers:
+                cards[missing[0]] = JOKER
+                yield tuple(cards)
+
+
+def find_opening(hand: Sequence[str], deal_number: int) -> list[dict[str, Any]] | None:
+    """Some opening of deal ``deal_number`` that ``hand`` can lay, or None.
+
+    A depth-first search over trios then runs; it need not find every opening, only one
+    when an obvious one exists. The melds use protocol JSON (runs listed low to high).
+    """
+    trios, runs = CONTRACTS[deal_number]
+    kinds = ["trio"] * trios + ["run"] * runs
+
+    def search(i: int, left: Counter[str]) -> list[dict[str, Any]] | None:
+        if i == len(kinds):
+            return []
+        for cards in _meld_candidates(left, kinds[i]):
+            need = Counter(cards)
+            if all(left[c] >= n for c, n in need.items()):
+                rest = search(i + 1, left - need)
+                if rest is not None:
+                    return [{"kind": kinds[i], "cards": list(cards)}, *rest]
+        return None
+
+    found = search(0, Counter(hand))
+    if found is None:
+        return None
+    laid = sum(len(m["cards"]) for m in found)
+    return found if laid < len(hand) else None  # TURN-9: keep a card to discard
+
+
+def _lay_off_candidates(hand: Sequence[str], table: Sequence[dict[str, Any]]) -> Iterator[Any]:
+    """Lay-offs that look right by the rules: a trio's rank, or the next card at a run end."""
+    for index, meld in enumerate(table):
+        cards = meld.get("cards", [])
+        naturals = [c for c in cards if c != JOKER]
+        if not naturals:
+            continue
+        if meld.get("kind") == "trio":
+            for code in sorted(set(hand)):
+                if code != JOKER and _rank(code) == _rank(naturals[0]):
+                    yield {"card": code, "meld": index}
+            continue
+        first = next(i for i, c in enumerate(cards) if c != JOKER)
+        rank = RANKS.index(_rank(cards[first])) + 1
+        low = rank - first
+        if low < 1:  # an ace read high
+            low += 13
+        high = low + len(cards) - 1
+        suit = _suit(naturals[0])
+        if low > 1 and _run_card(low - 1, suit) in hand:
+            yield {"card": _run_card(low - 1, suit), "meld": index, "end": "low"}
+        if high < 14 and _run_card(high + 1, suit) in hand:
+            yield {"card": _run_card(high + 1, suit), "meld": index, "end": "high"}
+
+
+def _keep_score(code: str, hand: Sequence[str]) -> int:
+    """How useful a card looks: jokers most, then cards with rank or suit partners."""
+    if code == JOKER:
+        return 99
+    others = list(hand)
+    others.remove(code)
+    score = 0
+    for other in others:
+        if other == JOKER or _rank(other) == _rank(code):
+            score += 1
+        elif _suit(other) == _suit(code):
+            gap = abs(RANKS.index(_rank(other)) - RANKS.index(_rank(code)))
+            score += 1 if gap <= 2 else 0
+    return score
+
+
+# --- the run --------------------------------------------------------------------------------
+
+
+@dataclass
+class _Tally:
+    """Running outcome of one law: how many times it was checked and the first failure."""
+
+    checked: int = 0
+    failure: str | None = None
+    notes: list[str] = field(default_factory=list)
+
+    def check(self, ok: bool, detail: Callable[[], str]) -> None:
+        """Count one check; keep the first failure's detail (built only when it fails)."""
+        self.checked += 1
+        if not ok and self.failure is None:
+            self.failure = detail()
+
+
+def _canonical(state: dict[str, Any]) -> dict[str, Any]:
+    """A state with hands and trio cards as sorted multisets and the private ``x`` dropped."""
+    out = strip_private(state)
+    out["hands"] = [sorted(h) for h in out.get("hands", [])]
+    out["table"] = [
+        {**m, "cards": sorted(m["cards"])} if m.get("kind") == "trio" else m
+        for m in out.get("table", [])
+    ]
+    return out
+
+
+def _all_cards(state: dict[str, Any]) -> Counter[str]:
+    cards: Counter[str] = Counter()
+    for hand in state.get("hands", []):
+        cards.update(hand)
+    for meld in state.get("table", []):
+        cards.update(meld.get("cards", []))
+    cards.update(state.get("stock", []))
+    cards.update(state.get("discard", []))
+    return cards
+
+
+def _describe_difference(want: Counter[str], got: Counter[str]) -> str:
+    missing = want - got
+    extra = got - want
+    parts = []
+    if missing:
+        parts.append("missing " + " ".join(sorted(missing.elements())))
+    if extra:
+        parts.append("extra " + " ".join(sorted(extra.elements())))
+    return "; ".join(parts) or "same cards"
+
+
+class _Run:
+    """One run of the properties against a session."""
+
+    def __init__(self, session: EngineSession, seed: int) -> None:
+        self.session = session
+        self.seed = seed
+        self.rng = random.Random(seed)
+        self.tallies = {name: _Tally() for name in RULES}
+        self.where = "start"
+        # Cards whose lay-off the engine refused this turn: not offered again until a discard.
+        self.refused: set[str] = set()
+
+    # -- requests --------------------------------------------------------------------------
+
+    def observe(self, state: dict[str, Any]) -> dict[str, Any]:
+        """Check conservation on every state the engine returns."""
+        cards = _all_cards(state)
+        self.tallies["conservation"].check(
+            cards == PACK,
+            lambda: (
+                f"{self.where}: the state holds {sum(cards.values())} cards, "
+                f"{_describe_difference(PACK, cards)}"
+            ),
+        )
+        return state
+
+    def start_deal(self, deck: list[str], players: int, deal: int, dealer: int) -> dict[str, Any]:
+        answer = self.session.request(
+            "start_deal",
+            profile="argentine",
+            players=players,
+            deal_number=deal,
+            dealer=dealer,
+            totals=[0] * players,
+            deck=deck,
+        )
+        return self.observe(answer["state"])
+
+    def act(self, action: dict[str, Any]) -> dict[str, Any]:
+        return self.session.request("act", action=action)
+
+    # -- laws ------------------------------------------------------------------------------
+
+    def probe(self, state: dict[str, Any]) -> None:
+        """Send an action that breaks a rule outright; it must be refused without a trace."""
+        action = self.illegal_action(state)
+        if action is None:
+            return
+        answer = self.act(action)
+        after = self.observe(answer["state"])
+        self.tallies["illegal-actions-rejected"].check(
+            answer.get("accepted") is False,
+            lambda: f"{self.where}: accepted the illegal action {action}",
+        )
+        if answer.get("accepted") is False:
+            self.expect_unchanged(state, after, action)
+
+    def expect_unchanged(
+        self, before: dict[str, Any], after: dict[str, Any], action: dict[str, Any]
+    ) -> None:
+        """A rejected action must leave the state exactly as it was (DISPUTE-35)."""
+        diff = compare_unchanged(before, after)
+        detail = f"{self.where}: after rejecting {action}:\n{format_mismatches(diff)}"
+        self.tallies["rejected-leaves-unchanged"].check(not diff, lambda: detail)
+
+    def illegal_action(self, state: dict[str, Any]) -> dict[str, Any] | None:
+        """One action no reading of the rules allows in ``state``, or None if none fits."""
+        players, turn, phase = state["players"], state["turn"], state["phase"]
+        hand = state["hands"][turn]
+        other = (turn + 1 + self.rng.randrange(players - 1)) % players
+        choices: list[dict[str, Any]] = [{"type": "draw_stock", "player": other}]  # TURN-1
+        if state["hands"][other]:
+            card = self.rng.choice(state["hands"][other])
+            choices.append({"type": "discard", "player": other, "card": card})  # TURN-1
+        if phase == "play":
+            choices.append({"type": "draw_stock", "player": turn})  # TURN-2: second draw
+            absent = [c for c in PACK if c not in hand]
+            if absent:
+                card = self.rng.choice(sorted(absent))
+                choices.append({"type": "discard", "player": turn, "card": card})  # TURN-10
+        elif phase == "draw":
+            if hand:  # TURN-2: discarding before the draw
+                choices.append({"type": "discard", "player": turn, "card": hand[0]})
+        else:
+            return None
+        return self.rng.choice(choices)
+
+    def check_close(self, before: dict[str, Any], after: dict[str, Any]) -> None:
+        """The closer scores 0, the others their held cards, and totals add up."""
+        closer = after.get("closer")
+        scores = after.get("deal_scores")
+        hands = after["hands"]
+        expected = [
+            0 if i == closer else sum(card_value(c) for c in hand) for i, hand in enumerate(hands)
+        ]
+        totals = [t + s for t, s in zip(before["totals"], expected, strict=False)]
+        tally = self.tallies["scoring-at-close"]
+        tally.check(
+            closer == before["turn"] and hands[before["turn"]] == [],
+            lambda: (
+                f"{self.where}: closer {closer}, but player {before['turn']} emptied "
+                f"their hand (hand left: {hands[before['turn']]})"
+            ),
+        )
+        tally.check(
+            scores == expected,
+            lambda: (
+                f"{self.where}: deal_scores {scores}, expected {expected} "
+                "(closer 0, others the value of held cards)"
+            ),
+        )
+        tally.check(
+            after["totals"] == totals,
+            lambda: f"{self.where}: totals {after['totals']}, expected {totals}",
+        )
+        if after["phase"] == "game_over":
+            best = min(after["totals"])
+            want = [i for i, t in enumerate(after["totals"]) if t == best]
+            tally.check(
+                after.get("winners") == want,
+                lambda: f"{self.where}: winners {after.get('winners')}, expected {want}",
+            )
+
+    # -- play ------------------------------------------------------------------------------
+
+    def choose(self, state: dict[str, Any]) -> dict[str, Any]:
+        """The harness policy: draw, open when an opening is found, lay off, discard."""
+        turn = state["turn"]
+        hand = state["hands"][turn]
+        if state["phase"] == "draw":
+            if state["discard"] and self.rng.random() < 0.25:
+                return {"type": "draw_discard", "player": turn}
+            return {"type": "draw_stock", "player": turn}
+        if not state["opened"][turn]:
+            melds = find_opening(hand, state["deal_number"])
+            if melds is not None:
+                return {"type": "open", "player": turn, "melds": melds}
+        elif not state["turn_opened"] and len(hand) > 1:
+            for lay_off in _lay_off_candidates(hand, state["table"]):
+                if lay_off["card"] not in self.refused:
+                    return {"type": "lay_off", "player": turn, **lay_off}
+        fewest = min(_keep_score(c, hand) for c in hand)
+        card = self.rng.choice(sorted({c for c in hand if _keep_score(c, hand) == fewest}))
+        return {"type": "discard", "player": turn, "card": card}
+
+    def play_deal(self, index: int) -> tuple[list[str], int, int, int, list[dict[str, Any]]]:
+        """Deal a seeded deck and play it out; return how to replay its first actions."""
+        deck = full_deck()
+        self.rng.shuffle(deck)
+        players = self.rng.randint(2, 4)
+        deal = self.rng.choice([1, 2, 3, 4, 5, 6, 7, 6, 7])  # 6 and 7: opening closes
+        dealer = self.rng.randrange(players)
+        self.where = f"deal {index} (deal_number {deal}, {players} players)"
+        state = self.start_deal(deck, players, deal, dealer)
+        actions: list[dict[str, Any]] = []
+        self.refused = set()
+        for step in range(MAX_ACTIONS):
+            if state["phase"] not in ("draw", "play"):
+                break
+            self.where = f"deal {index} (deal_number {deal}, {players} players), step {step}"
+            if step % PROBE_EVERY == 0:
+                self.probe(state)
+            action = self.choose(state)
+            answer = self.act(action)
+            after = self.observe(answer["state"])
+            if answer.get("accepted") is False:
+                # The policy's own search can be wrong; the refusal must still leave no trace.
+                self.expect_unchanged(state, after, action)
+                if action["type"] == "lay_off":
+                    self.refused.add(action["card"])
+                    continue
+                if action["type"] == "open":
+                    hand = state["hands"][state["turn"]]
+                    action = {"type": "discard", "player": state["turn"], "card": hand[0]}
+                    answer = self.act(action)
+                    after = self.observe(answer["state"])
+                    if answer.get("accepted") is False:
+                        break  # cannot even discard a held card: nothing sensible to do
+                else:
+                    break
+            if action["type"] == "discard":
+                self.refused = set()
+            actions.append(action)
+            if after["phase"] in ("deal_over", "game_over"):
+                self.check_close(state, after)
+            state = after
+        return deck, players, deal, dealer, actions
+
+    def check_determinism(
+        self, deck: list[str], players: int, deal: int, dealer: int, actions: list[dict[str, Any]]
+    ) -> None:
+        """Deal the same deck twice and replay the same actions: the states must agree.
+
+        Only the actions before the first draw from an empty stock are replayed: a recycled
+        stock's order is the engine's own (docs/protocol.md §6).
+        """
+        tally = self.tallies["determinism"]
+        runs: list[list[dict[str, Any]]] = []
+        for attempt in range(2):
+            self.where = f"determinism replay {attempt + 1}"
+            state = self.start_deal(deck, players, deal, dealer)
+            seen = [_canonical(state)]
+            for action in actions[:REPLAY_ACTIONS]:
+                if action["type"] == "draw_stock" and not state["stock"]:
+                    break
+                state = self.observe(self.act(action)["state"])
+                seen.append(_canonical(state))
+            runs.append(seen)
+        first, second = runs
+        for i, (a, b) in enumerate(zip(first, second, strict=False)):
+            diff = compare_unchanged(a, b)
+            detail = (
+                f"replaying the same deck and actions, state {i} differs:\n"
+                + format_mismatches(diff)
+            )
+            tally.check(not diff, lambda: detail)  # noqa: B023 - called at once, never stored
+            if diff:
+                break
+        tally.check(
+            len(first) == len(second),
+            lambda: f"replays reached {len(first)} and {len(second)} states",
+        )
+
+    def results(self, error: str | None) -> list[PropertyResult]:
+        out = []
+        for name, tally in self.tallies.items():
+            if tally.failure is not None:
+                passed, detail = False, tally.failure
+            elif error is not None and tally.checked == 0:
+                passed, detail = False, f"not checked: {error}"
+            else:
+                passed, detail = True, f"held in {tally.checked} checks"
+                if name == "scoring-at-close" and tally.checked == 0:
+                    detail = "no deal closed within the action cap; nothing to check"
+            out.append(PropertyResult(name, RULES[name], passed, detail, self.seed))
+        if error is not None:
+            out.append(PropertyResult("engine", (), False, error, self.seed))
+        return out
+
+
+def run_properties(session: EngineSession, *, seed: int, deals: int) -> list[PropertyResult]:
+    """Play ``deals`` seeded deals through ``session`` and check the observable laws.
+
+    ``session`` must be started and its handshake must claim ``turns`` and ``deals``;
+    otherwise the laws cannot be observed and the result is an empty list. An engine that
+    misbehaves (an ``EngineError``: crash, timeout, malformed answer, error answer) ends the
+    run: the laws checked so far keep their outcome, and an ``engine`` result reports the
+    error. Nothing is raised for engine faults.
+    """
+    handshake = session.handshake
+    if handshake is None or not {"turns", "deals"} <= handshake.capabilities:
+        return []
+    run = _Run(session, seed)
+    error: str | None = None
+    try:
+        replay = None
+        for index in range(deals):
+            played = run.play_deal(index)
+            if replay is None:
+                replay = played
+        if replay is not None:
+            run.check_determinism(*replay)
+    except EngineError as exc:
+        tail = f"\nstderr tail:\n{exc.stderr_tail}" if exc.stderr_tail else ""
+        error = f"{run.where}: {exc}{tail}"
+    except HarnessError as exc:  # e.g. a broken session handed in
+        error = f"{run.where}: {exc}"
+    except (KeyError, TypeError, IndexError, ValueError) as exc:
+        # A schema-valid but nonsensical state (a hand index past the players) is the
+        # engine's fault too; report it rather than crash the harness.
+        error = f"{run.where}: unusable state from the engine ({type(exc).__name__}: {exc})"
+    return run.results(error)

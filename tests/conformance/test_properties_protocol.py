@@ -1,0 +1,112 @@
+"""conformance.properties against the reference adapter (every law holds) and against a
+deliberately broken relay of it (each broken law is caught, and engine faults are results,
+never exceptions)."""
+
+from __future__ import annotations
+
+import sys
+from collections import Counter
+from pathlib import Path
+from typing import NoReturn
+
+import pytest
+
+from conformance.engine import EngineSession, Handshake
+from conformance.properties import (
+    PACK,
+    RULES,
+    PropertyResult,
+    card_value,
+    find_opening,
+    full_deck,
+    run_properties,
+)
+
+ROOT = Path(__file__).resolve().parents[2]
+REFERENCE = [sys.executable, "-m", "reference.adapter"]
+BROKEN = str(Path(__file__).with_name("broken_properties_adapter.py"))
+
+
+def run(argv: list[str], *, seed: int = 7, deals: int = 3) -> dict[str, PropertyResult]:
+    with EngineSession(argv, cwd=str(ROOT), timeout=20) as session:
+        results = run_properties(session, seed=seed, deals=deals)
+    return {r.name: r for r in results}
+
+
+def test_the_pack_is_108_cards() -> None:
+    """CARDS-1, written out: 52 naturals twice and four jokers."""
+    assert len(full_deck()) == 108
+    assert PACK["JK"] == 4
+    assert PACK["10H"] == 2 and len(PACK) == 53
+
+
+@pytest.mark.parametrize(
+    ("codes", "points"),
+    [(["AS", "QD", "3C"], 33), (["JK"], 50), (["2H", "10S", "KC"], 22), ([], 0)],
+)
+def test_card_values_follow_the_rules(codes: list[str], points: int) -> None:
+    """SCORE-2's values, including its worked example A+Q+3 = 33."""
+    assert sum(card_value(c) for c in codes) == points
+
+
+def test_the_harness_search_finds_the_worked_example_opening() -> None:
+    """EXAMPLE-1: deal 2 with 8C 8D 8H and 4S-7S opens with 7 cards, keeping 8S to discard."""
+    hand = ["8C", "8D", "8H", "4S", "5S", "6S", "7S", "8S", "KD", "2C", "9H", "JK"]
+    melds = find_opening(hand, 2)
+    assert melds is not None
+    kinds = Counter(m["kind"] for m in melds)
+    assert kinds == {"trio": 1, "run": 1}
+    assert sum(len(m["cards"]) for m in melds) == 7
+    assert find_opening(["8C", "8D", "4S", "5S", "6S", "9H", "KD"], 2) is None
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_every_law_holds_for_the_reference(seed: int) -> None:
+    results = run(REFERENCE, seed=seed, deals=4)
+    assert set(results) == set(RULES)
+    for result in results.values():
+        assert result.passed, (result.name, result.detail)
+        assert result.seed == seed
+        assert result.rules == RULES[result.name]
+    assert "held in" in results["scoring-at-close"].detail  # at least one close was scored
+
+
+@pytest.mark.parametrize(
+    ("mode", "broken"),
+    [
+        ("lose-card", "conservation"),
+        ("dirty-reject", "rejected-leaves-unchanged"),
+        ("accept-out-of-turn", "illegal-actions-rejected"),
+        ("shuffle-deal", "determinism"),
+        ("bad-scores", "scoring-at-close"),
+    ],
+)
+def test_a_broken_engine_is_caught(mode: str, broken: str) -> None:
+    results = run([sys.executable, BROKEN, "--mode", mode], deals=4)
+    failed = {name for name, r in results.items() if not r.passed}
+    assert broken in failed, {n: r.detail for n, r in results.items()}
+    assert results[broken].detail
+
+
+def test_the_relay_itself_is_faithful() -> None:
+    """The broken adapter in mode "none" passes, so each failure above is its bend."""
+    results = run([sys.executable, BROKEN, "--mode", "none"], deals=2)
+    assert all(r.passed for r in results.values()), results
+
+
+def test_an_engine_crash_is_a_result_not_an_exception() -> None:
+    results = run([sys.executable, BROKEN, "--mode", "crash"], deals=3)
+    assert not results["engine"].passed
+    assert "exit" in results["engine"].detail
+
+
+def test_an_engine_without_deals_gets_no_results() -> None:
+    """The laws need start_deal; an engine that does not claim it is not graded here."""
+
+    class MeldsOnly:
+        handshake = Handshake(1, "melds-only", "0", "python", ("argentine",), frozenset({"melds"}))
+
+        def request(self, op: str, **fields: object) -> NoReturn:
+            raise AssertionError(f"no request should be sent, got {op}")
+
+    assert run_properties(MeldsOnly(), seed=1, deals=1) == []  # type: ignore[arg-type]
