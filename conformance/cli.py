@@ -136,7 +136,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         write_expectations,
     )
     from conformance.report import Progress, text_summary, write_json_report, write_junit_report
-    from conformance.runner import RunOptions, count_statuses, run_scenarios
+    from conformance.runner import RunOptions, count_statuses, run_scenarios, unstarted_run
 
     argv = parse_adapter(args.adapter)
     for name in ("workers", "max_consecutive_errors", "max_response_bytes"):
@@ -189,6 +189,12 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(f"error: adapter {shlex.join(argv)!r} could not start: {exc}", file=sys.stderr)
         if exc.stderr_tail:
             print(exc.stderr_tail.rstrip(), file=sys.stderr)
+        # Reports are still written, complete: CI systems read them even on a dead adapter.
+        dead = unstarted_run(argv, chosen, options, exc, catalogue)
+        if args.json:
+            write_json_report(args.json, dead, catalogue)
+        if args.junit:
+            write_junit_report(args.junit, dead, catalogue, strict=args.strict)
         return EXIT_ADAPTER
     progress.finish()
     if expectations is not None:

@@ -106,6 +106,11 @@ def build_report(run: RunResult, catalogue: Catalogue | None = None) -> dict[str
             "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(run.started)),
             "duration": round(run.duration, 3),
             "warnings": list(run.warnings),
+            "run_error": (
+                {"message": run.run_error, "stderr_tail": run.run_error_stderr}
+                if run.run_error is not None
+                else None
+            ),
         },
         "cases": [_case_record(r) for r in run.results],
         "disputes": disputes,
@@ -139,6 +144,13 @@ def junit_xml(run: RunResult, catalogue: Catalogue | None = None, *, strict: boo
             "time": f"{run.duration:.3f}",
         },
     )
+    if run.run_error is not None:
+        # The adapter never started: one errored pseudo-case says why; the rest are skipped.
+        suite.set("errors", str(int(suite.get("errors", "0")) + 1))
+        suite.set("tests", str(len(run.results) + 1))
+        case = ET.SubElement(suite, "testcase", {"classname": "ADAPTER", "name": "handshake"})
+        node = ET.SubElement(case, "error", {"message": _clean(run.run_error)})
+        node.text = _clean(run.run_error_stderr)
     for result in run.results:
         case = ET.SubElement(
             suite,

@@ -96,6 +96,10 @@ class RunResult:
     counts: Mapping[str, int] = field(default_factory=dict)
     #: Problems with the engine's handshake worth a reader's attention (unknown rulings).
     warnings: tuple[str, ...] = ()
+    #: Why no case could run at all (the adapter did not start or failed its handshake).
+    run_error: str | None = None
+    #: The adapter's stderr tail for ``run_error``.
+    run_error_stderr: str = ""
 
 
 class _Unsupported(Exception):
@@ -488,6 +492,35 @@ def run_scenarios(
             if catalogue is not None and handshake is not None
             else ()
         ),
+    )
+
+
+def unstarted_run(
+    argv: Sequence[str],
+    scenarios: Sequence[Scenario],
+    options: RunOptions,
+    error: EngineError,
+    catalogue: Catalogue | None = None,
+) -> RunResult:
+    """The result of a run whose adapter never got through its handshake.
+
+    Every selected case is accounted for (``not_run``) so that reports stay complete,
+    and the run carries the reason and the adapter's stderr tail.
+    """
+    note = f"the adapter could not start: {error}"
+    results = [
+        CaseResult(s.id, s.title, s.rules, section_of(s, catalogue), "not_run", note=note)
+        for s in scenarios
+    ]
+    return RunResult(
+        argv=tuple(argv),
+        profile=options.profile,
+        handshake=None,
+        results=tuple(results),
+        started=time.time(),
+        counts=count_statuses(results),
+        run_error=f"{type(error).__name__}: {error}",
+        run_error_stderr=error.stderr_tail,
     )
 
 
