@@ -17,6 +17,7 @@ import shlex
 import sys
 from collections import defaultdict
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -136,7 +137,13 @@ def cmd_run(args: argparse.Namespace) -> int:
         write_expectations,
     )
     from conformance.report import Progress, text_summary, write_json_report, write_junit_report
-    from conformance.runner import RunOptions, count_statuses, run_scenarios, unstarted_run
+    from conformance.runner import (
+        RunOptions,
+        check_properties,
+        count_statuses,
+        run_scenarios,
+        unstarted_run,
+    )
 
     argv = parse_adapter(args.adapter)
     for name in ("workers", "max_consecutive_errors", "max_response_bytes"):
@@ -197,10 +204,11 @@ def cmd_run(args: argparse.Namespace) -> int:
             write_junit_report(args.junit, dead, catalogue, strict=args.strict)
         return EXIT_ADAPTER
     progress.finish()
+    if args.properties:
+        laws = check_properties(argv, options, seed=args.seed, deals=args.deals)
+        run = replace(run, properties=laws)
     if expectations is not None:
         results = apply_expectations(run.results, expectations)
-        from dataclasses import replace
-
         run = replace(run, results=tuple(results), counts=count_statuses(results))
     print(text_summary(run, catalogue), end="")
     if args.json:
@@ -212,6 +220,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(f"wrote {listed} expected failure(s) to {args.write_expectations}")
     counts = run.counts
     bad = counts.get("fail", 0) + counts.get("error", 0)
+    bad += sum(not law.passed for law in run.properties)
     if args.strict:
         bad += counts.get("xpass", 0)
     return EXIT_FAILED if bad else EXIT_OK
@@ -407,6 +416,16 @@ def build_parser() -> argparse.ArgumentParser:
         help="write this run's failures as an expectations file",
     )
     run.add_argument("--strict", action="store_true", help="an xpass fails the run")
+    run.add_argument(
+        "--properties",
+        action="store_true",
+        help="also play seeded deals and check laws that hold in every state "
+        "(needs an engine with turns and deals)",
+    )
+    run.add_argument("--seed", type=int, default=0, help="seed of the --properties deals")
+    run.add_argument(
+        "--deals", type=int, default=7, metavar="N", help="deals played by --properties"
+    )
     run.add_argument("--timeout", type=float, default=10.0, help="per-request seconds")
     run.add_argument("--case-timeout", type=float, default=30.0, help="per-case seconds")
     run.add_argument("--max-response-bytes", type=int, default=8 * 2**20, metavar="N")

@@ -113,6 +113,16 @@ def build_report(run: RunResult, catalogue: Catalogue | None = None) -> dict[str
             ),
         },
         "cases": [_case_record(r) for r in run.results],
+        "properties": [
+            {
+                "name": law.name,
+                "rules": list(law.rules),
+                "passed": law.passed,
+                "detail": law.detail,
+                "seed": law.seed,
+            }
+            for law in run.properties
+        ],
         "disputes": disputes,
         "summary": dict(run.counts),
     }
@@ -151,6 +161,12 @@ def junit_xml(run: RunResult, catalogue: Catalogue | None = None, *, strict: boo
         case = ET.SubElement(suite, "testcase", {"classname": "ADAPTER", "name": "handshake"})
         node = ET.SubElement(case, "error", {"message": _clean(run.run_error)})
         node.text = _clean(run.run_error_stderr)
+    for law in run.properties:
+        suite.set("tests", str(int(suite.get("tests", "0")) + 1))
+        case = ET.SubElement(suite, "testcase", {"classname": "LAWS", "name": law.name})
+        if not law.passed:
+            suite.set("failures", str(int(suite.get("failures", "0")) + 1))
+            ET.SubElement(case, "failure", {"message": _clean(law.detail)})
     for result in run.results:
         case = ET.SubElement(
             suite,
@@ -230,6 +246,13 @@ def text_summary(run: RunResult, catalogue: Catalogue | None = None) -> str:
             )
             if r.status != "pass":
                 lines.append(_case_lines(r))
+    if run.properties:
+        lines.append("")
+        lines.append(f"Laws over seeded deals (seed {run.properties[0].seed}):")
+        for law in run.properties:
+            verdict = "pass" if law.passed else "FAIL"
+            rules = ", ".join(law.rules)
+            lines.append(f"  {verdict:<4} {law.name} ({rules}): {law.detail}".rstrip())
     lines.append("")
     lines.append(
         f"{len(run.results)} cases: {_counts_line(run.counts) or 'none'} in {run.duration:.1f} s"

@@ -38,6 +38,7 @@ from conformance.errors import (
     HarnessError,
     InvalidRequest,
 )
+from conformance.properties import PropertyResult, run_properties
 from conformance.scenarios import Scenario, Step, resolve_option
 
 STATUSES = ("pass", "fail", "error", "unsupported", "not_run", "xfail", "xpass")
@@ -100,6 +101,8 @@ class RunResult:
     run_error: str | None = None
     #: The adapter's stderr tail for ``run_error``.
     run_error_stderr: str = ""
+    #: Laws checked over seeded deals (``run --properties``), in the order checked.
+    properties: tuple[PropertyResult, ...] = ()
 
 
 class _Unsupported(Exception):
@@ -522,6 +525,24 @@ def unstarted_run(
         run_error=f"{type(error).__name__}: {error}",
         run_error_stderr=error.stderr_tail,
     )
+
+
+def check_properties(
+    argv: Sequence[str], options: RunOptions, *, seed: int, deals: int
+) -> tuple[PropertyResult, ...]:
+    """Play ``deals`` seeded deals on a fresh adapter and check the observable laws.
+
+    Never raises for engine trouble: an adapter that cannot start is one failed result.
+    """
+    try:
+        session = start_session(argv, options)
+    except EngineError as exc:
+        detail = f"the adapter could not start: {exc}"
+        return (PropertyResult("engine", (), False, detail, seed),)
+    try:
+        return tuple(run_properties(session, seed=seed, deals=deals))
+    finally:
+        session.close()
 
 
 def count_statuses(results: Sequence[CaseResult]) -> dict[str, int]:

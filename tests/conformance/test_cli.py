@@ -92,3 +92,26 @@ def test_smoke_exit_codes(capsys: pytest.CaptureFixture[str]) -> None:
     assert "verdict: engine_ok" in capsys.readouterr().out
     assert main(["smoke", "--adapter", "/nonexistent/engine"]) == 3
     assert main(["smoke", "--adapter", FAKE + " --crash-on penalty"]) == 1
+
+
+BROKEN_LAWS = Path(__file__).parent / "broken_properties_adapter.py"
+
+
+@pytest.mark.parametrize(("mode", "law"), [("none", None), ("lose-card", "conservation")])
+def test_run_properties_reports_laws_and_fails_on_a_broken_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], mode: str, law: str | None
+) -> None:
+    adapter = shlex.join([sys.executable, str(BROKEN_LAWS), "--mode", mode])
+    report = tmp_path / "r.json"
+    args = ["run", "--scenario", "cc-0200", "--adapter", adapter, "--properties"]
+    code = main([*args, "--deals", "2", "--json", str(report)])
+    laws = {
+        entry["name"]: entry["passed"] for entry in json.loads(report.read_text())["properties"]
+    }
+    assert "conservation" in laws and "scoring-at-close" in laws
+    out = capsys.readouterr().out
+    assert "Laws over seeded deals (seed 0):" in out
+    if law is None:
+        assert code == 0 and all(laws.values())
+    else:
+        assert code == 1 and laws[law] is False and f"FAIL {law}" in out
