@@ -24,7 +24,8 @@ from conformance.scenarios import load_corpus
 
 REFERENCE = [sys.executable, "-m", "reference.adapter"]
 #: The reference behind a 10 ms delay per answer: an engine slower than the harness.
-SLOW = [sys.executable, str(Path(__file__).with_name("slow_adapter.py")), "0.01"]
+PROXY = Path(__file__).resolve().parent.parent / "tests" / "fake_adapters" / "hostile_proxy.py"
+SLOW = [sys.executable, str(PROXY), "--delay", "0.01"]
 
 CONFIGURATIONS = {
     "reference, persistent, 1 worker (default)": (REFERENCE, RunOptions()),

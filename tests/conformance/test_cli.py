@@ -94,7 +94,7 @@ def test_smoke_exit_codes(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["smoke", "--adapter", FAKE + " --crash-on penalty"]) == 1
 
 
-BROKEN_LAWS = Path(__file__).parent / "broken_properties_adapter.py"
+BROKEN_LAWS = Path(__file__).parents[1] / "fake_adapters" / "broken_properties_adapter.py"
 
 
 @pytest.mark.parametrize(("mode", "law"), [("none", None), ("lose-card", "conservation")])

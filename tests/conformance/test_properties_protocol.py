@@ -24,7 +24,7 @@ from conformance.properties import (
 
 ROOT = Path(__file__).resolve().parents[2]
 REFERENCE = [sys.executable, "-m", "reference.adapter"]
-BROKEN = str(Path(__file__).with_name("broken_properties_adapter.py"))
+BROKEN = str(Path(__file__).parents[1] / "fake_adapters" / "broken_properties_adapter.py")
 
 
 def run(argv: list[str], *, seed: int = 7, deals: int = 3) -> dict[str, PropertyResult]:

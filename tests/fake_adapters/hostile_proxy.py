@@ -1,4 +1,5 @@
-"""The reference adapter behind a proxy that misbehaves once (or always) on one op.
+"""The reference adapter behind a proxy that misbehaves once (or always) on one op,
+or answers every request after a delay (a slow but correct engine).
 
 Used by tests/conformance/test_hostile_runs.py to show that a whole run survives a
 misbehaving engine: the case that meets the misbehaviour errors, the adapter is
@@ -15,6 +16,8 @@ import os
 import subprocess
 import sys
 import time
+
+from relay import ReferenceRelay
 
 BEHAVIOURS = (
     "crash",
@@ -62,25 +65,21 @@ def misbehave(how: str, request: dict[str, object], answer: str) -> None:
 def main() -> int:
     """Forward requests to the reference adapter, misbehaving as told."""
     parser = argparse.ArgumentParser()
-    parser.add_argument("--on", required=True, help="the op to misbehave on")
-    parser.add_argument("--do", required=True, choices=BEHAVIOURS)
+    parser.add_argument("--on", help="the op to misbehave on (none: only --delay)")
+    parser.add_argument("--do", choices=BEHAVIOURS, default="crash")
+    parser.add_argument(
+        "--delay", type=float, default=0.0, help="seconds before every answer (a slow engine)"
+    )
     parser.add_argument("--once-file", help="misbehave only if this file does not exist yet")
     parser.add_argument("--tag", help="ignored; lets tests find their processes")
     args = parser.parse_args()
-    engine = subprocess.Popen(
-        [sys.executable, "-m", "reference.adapter"],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-        bufsize=1,
-    )
-    assert engine.stdin is not None and engine.stdout is not None
+    reference = ReferenceRelay()
     for line in sys.stdin:
-        engine.stdin.write(line)
-        engine.stdin.flush()
-        answer = engine.stdout.readline()
+        answer = reference.ask(line)
         request = json.loads(line)
-        armed = request.get("op") == args.on
+        if args.delay:
+            time.sleep(args.delay)
+        armed = args.on is not None and request.get("op") == args.on
         if armed and args.once_file:
             if os.path.exists(args.once_file):
                 armed = False
@@ -92,6 +91,7 @@ def main() -> int:
             continue
         sys.stdout.write(answer)
         sys.stdout.flush()
+    reference.close()
     return 0
 
 

@@ -24,9 +24,10 @@ import argparse
 import json
 import os
 import random
-import subprocess
 import sys
 from typing import Any
+
+from relay import ReferenceRelay
 
 
 def bend(mode: str, request: dict[str, Any], answer: dict[str, Any], acts: int) -> dict[str, Any]:
@@ -55,33 +56,23 @@ def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--mode", default="none")
     args = parser.parse_args()
-    child = subprocess.Popen(
-        [sys.executable, "-m", "reference.adapter"],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-        bufsize=1,
-    )
-    assert child.stdin is not None and child.stdout is not None
+    reference = ReferenceRelay()
     acts = 0
     for line in sys.stdin:
         request = json.loads(line)
         if request.get("op") == "act":
             acts += 1
             if args.mode == "crash" and acts == 25:
-                child.kill()
+                reference.kill()
                 os._exit(3)
         if args.mode == "shuffle-deal" and request.get("op") == "start_deal":
             random.SystemRandom().shuffle(request["deck"])
-        child.stdin.write(json.dumps(request) + "\n")
-        child.stdin.flush()
-        answer = bend(args.mode, request, json.loads(child.stdout.readline()), acts)
+        answer = bend(args.mode, request, json.loads(reference.ask(json.dumps(request))), acts)
         sys.stdout.write(json.dumps(answer) + "\n")
         sys.stdout.flush()
         if request.get("op") == "bye":
             break
-    child.stdin.close()
-    child.wait(timeout=5)
+    reference.close()
     return 0
 
 

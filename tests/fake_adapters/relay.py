@@ -1,0 +1,42 @@
+"""The reference adapter as a child process, for adapters that bend its answers.
+
+The hostile proxy, the broken-laws adapter and the benchmark's slow engine all sit
+in front of the real reference adapter; this is the one place that starts it and
+passes lines through. Standard library only: these scripts know nothing of the
+harness.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+
+class ReferenceRelay:
+    """A running ``python -m reference.adapter``, asked one request line at a time."""
+
+    def __init__(self) -> None:
+        self.child = subprocess.Popen(
+            [sys.executable, "-m", "reference.adapter"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            bufsize=1,
+        )
+
+    def ask(self, line: str) -> str:
+        """Send one request line; return the reference's answer line ('' if it has gone)."""
+        assert self.child.stdin is not None and self.child.stdout is not None
+        self.child.stdin.write(line if line.endswith("\n") else line + "\n")
+        self.child.stdin.flush()
+        return self.child.stdout.readline()
+
+    def kill(self) -> None:
+        """Stop the reference at once (for adapters that crash on purpose)."""
+        self.child.kill()
+
+    def close(self) -> int:
+        """End the reference's input and wait for it to exit."""
+        assert self.child.stdin is not None
+        self.child.stdin.close()
+        return self.child.wait(timeout=5)
