@@ -230,3 +230,13 @@ def test_project_corpus_loads_cleanly() -> None:
     root = Path(__file__).resolve().parents[2]
     result = load_corpus([root / "scenarios"], catalogue=load_catalogue())
     assert [str(e) for e in result.errors] == []
+
+
+def test_object_tags_are_refused_not_run(tmp_path: Path) -> None:
+    # Safe loading only: a tag that would call os.system is an error, and nothing runs.
+    marker = tmp_path / "ran"
+    text = f'id: cc-0001\ntitle: !!python/object/apply:os.system ["touch {marker}"]\n'
+    result = load_file(write(tmp_path, text))
+    assert result.scenarios == ()
+    assert any("YAML" in e.message and e.line == 2 for e in result.errors)
+    assert not marker.exists()
