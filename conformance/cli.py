@@ -123,6 +123,16 @@ def cmd_check(args: argparse.Namespace) -> int:
     if loaded.errors:
         print(f"{len(loaded.errors)} problem(s) in {len(loaded.files)} file(s)", file=sys.stderr)
         return EXIT_USAGE
+    drafts = [s for s in loaded.scenarios if s.review != "checked"]
+    for draft in drafts:
+        print(
+            f"{draft.where()}: [{draft.id}] review: {draft.review}: check every expectation "
+            "against the rules text, then set review: checked",
+            file=sys.stderr,
+        )
+    if drafts and args.strict:
+        print(f"{len(drafts)} scenario(s) not yet reviewed (--strict)", file=sys.stderr)
+        return EXIT_USAGE
     print(f"{len(loaded.scenarios)} scenarios in {len(loaded.files)} files: OK")
     return EXIT_OK
 
@@ -434,6 +444,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     check = sub.add_parser("check", help="validate scenario files")
     common_corpus(check)
+    check.add_argument(
+        "--strict", action="store_true", help="fail on scenarios not yet reviewed (review: draft)"
+    )
     check.set_defaults(func=cmd_check)
 
     cov = sub.add_parser("coverage", help="rule and dispute coverage of the corpus")

@@ -115,3 +115,16 @@ def test_run_properties_reports_laws_and_fails_on_a_broken_one(
         assert code == 0 and all(laws.values())
     else:
         assert code == 1 and laws[law] is False and f"FAIL {law}" in out
+
+
+def test_check_flags_drafts_and_strict_refuses_them(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    good = (DATA / "good" / "melds.yaml").read_text(encoding="utf-8")
+    assert "review: checked" in good
+    draft = tmp_path / "draft.yaml"
+    draft.write_text(good.replace("review: checked", "review: draft", 1), encoding="utf-8")
+    assert run("check", str(draft)) == 0
+    assert "review: draft: check every expectation" in capsys.readouterr().err
+    assert run("check", "--strict", str(draft)) == 2
+    assert run("check", "--strict", GOOD) == 0
