@@ -217,7 +217,7 @@ def state_to_json(state: GameState) -> dict[str, Any]:
         "deal_scores": None if state.deal_scores is None else list(state.deal_scores),
         "closer": state.closer,
         "winners": None if state.winners is None else list(state.winners),
-        "x": {"seed": state.seed},
+        "x": {"seed": state.seed, "drawn": state.drawn},
     }
 
 
@@ -254,6 +254,7 @@ def _state_from_json(value: Json, path: str) -> GameState:
     closer = obj.get("closer")
     x = obj.get("x") or {}
     seed = _int(_object(x, f"{path}.x").get("seed", 0), f"{path}.x.seed")
+    drawn = _bool(x.get("drawn", False), f"{path}.x.drawn")
     return GameState(
         profile=profile,
         players=_int(_get(obj, "players", path), f"{path}.players"),
@@ -272,4 +273,5 @@ def _state_from_json(value: Json, path: str) -> GameState:
         closer=None if closer is None else _int(closer, f"{path}.closer"),
         winners=_optional_int_list(obj.get("winners"), f"{path}.winners"),
         seed=seed,
+        drawn=drawn,
     )

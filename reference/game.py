@@ -87,6 +87,8 @@ class GameState:
     winners: tuple[int, ...] | None = None
     seed: int = 0
     """Seeds the next shuffle of recycled discards, so a game replays exactly."""
+    drawn: bool = False
+    """True once someone has drawn in this deal (a redeal is then too late, DEAL-6)."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "hands", tuple(sort_cards(h) for h in self.hands))
@@ -217,14 +219,15 @@ def next_deal(state: GameState, deck: Sequence[Card]) -> GameState:
 def before_first_draw(state: GameState) -> bool:
     """True if the deal still looks exactly as dealt: no one has drawn yet.
 
-    The protocol state has no move counter, so this is read from the cards: first player to
-    move, full hands, one upcard, full stock, empty table. (A full round of players who each
-    took the discard and threw a card back would look the same; that is accepted.)
+    The engine remembers the first draw (``drawn``, kept under the JSON's ``x``). A state
+    loaded without it is judged by its cards: first player to move, full hands, one upcard,
+    full stock, empty table.
     """
     profile = state.profile
     size = profile.hand_size(state.deal_number)
     return (
-        state.phase is Phase.DRAW
+        not state.drawn
+        and state.phase is Phase.DRAW
         and state.turn == (state.dealer + 1) % state.players
         and all(len(h) == size for h in state.hands)
         and not state.table
@@ -350,6 +353,7 @@ def _draw(
         discard=discard,
         phase=Phase.PLAY,
         seed=state.seed if seed is None else seed,
+        drawn=True,
     )
 
 

@@ -120,7 +120,7 @@ def test_state_shape_and_round_trip() -> None:
     assert obj["profile"] == "argentine" and obj["phase"] == "play"
     assert obj["hands"][1] == ["3S", "8S", "KD"]  # canonical multiset order
     assert obj["table"][1] == {"owner": 1, "kind": "run", "cards": ["4S", "5S", "6S", "7S"]}
-    assert obj["x"] == {"seed": 42}
+    assert obj["x"] == {"seed": 42, "drawn": False}
     assert obj["deal_scores"] is None and obj["closer"] is None and obj["winners"] is None
     text = json.dumps(obj)
     assert state_from_json(json.loads(text)) == state

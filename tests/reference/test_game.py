@@ -36,6 +36,8 @@ from reference import (
     next_deal,
     redeal,
     start_deal,
+    state_from_json,
+    state_to_json,
     validate_state,
 )
 from reference.melds import TableMeld
@@ -566,6 +568,22 @@ def test_deal_6_redeal_before_the_first_draw_only() -> None:
     with pytest.raises(IllegalActionError) as info:
         redeal(drawn, deck)
     assert info.value.reason == Reason.REDEAL_TOO_LATE
+
+
+def test_deal_6_a_round_of_throw_backs_still_makes_a_redeal_too_late() -> None:
+    # Every player takes the upcard and throws it straight back (DISPUTE-19): the cards
+    # look as dealt again, but the first turn is long past.
+    state = start_deal(ARGENTINE, 3, 4, 1, (0, 0, 0), full_pack())
+    for player in (2, 0, 1):
+        upcard = state.discard[0]
+        state = apply(apply(state, DrawDiscard(player)), Discard(player, upcard))
+    assert state.hands == start_deal(ARGENTINE, 3, 4, 1, (0, 0, 0), full_pack()).hands
+    with pytest.raises(IllegalActionError) as info:
+        redeal(state, tuple(reversed(full_pack())))
+    assert info.value.reason == Reason.REDEAL_TOO_LATE
+    # The memory of the first draw survives the JSON round trip.
+    with pytest.raises(IllegalActionError):
+        redeal(state_from_json(state_to_json(state)), full_pack())
 
 
 # --- legal_actions and is_legal -----------------------------------------------------------
