@@ -814,5 +814,41 @@ def load_corpus(paths: Sequence[Path | str], *, catalogue: Catalogue | None = No
             )
         else:
             first[scenario.id] = scenario
+    retired = retired_ids([Path(p) for p in paths])
+    for scenario in scenarios:
+        if scenario.id in retired:
+            duplicated.add(scenario.id)
+            errors.append(
+                ScenarioError(
+                    f"id {scenario.id} was retired ({retired[scenario.id]}); ids are never "
+                    "reused, so expectation files keep meaning what they meant: take a new id",
+                    file=scenario.path,
+                    line=scenario.line,
+                    column=1,
+                    scenario_id=scenario.id,
+                )
+            )
     kept = tuple(s for s in scenarios if s.id not in duplicated)
     return LoadResult(kept, tuple(errors), tuple(str(f) for f in files))
+
+
+RETIRED_FILE = "retired-ids.txt"
+
+
+def retired_ids(roots: Sequence[Path]) -> dict[str, str]:
+    """Ids listed in a ``retired-ids.txt`` at the top of any corpus directory given.
+
+    One id per line, then why it was retired; ``#`` starts a comment. A removed scenario's
+    id goes there so that it is never given to a different case.
+    """
+    retired: dict[str, str] = {}
+    for root in roots:
+        listing = root / RETIRED_FILE
+        if not root.is_dir() or not listing.is_file():
+            continue
+        for raw in listing.read_text(encoding="utf-8").splitlines():
+            line = raw.split("#", 1)[0].strip()
+            if line:
+                sid, _, why = line.partition(" ")
+                retired[sid] = why.strip() or "no reason given"
+    return retired

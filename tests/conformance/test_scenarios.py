@@ -240,3 +240,16 @@ def test_object_tags_are_refused_not_run(tmp_path: Path) -> None:
     assert result.scenarios == ()
     assert any("YAML" in e.message and e.line == 2 for e in result.errors)
     assert not marker.exists()
+
+
+def test_a_retired_id_is_never_reused(tmp_path: Path) -> None:
+    write(tmp_path, turns_doc("cc-0777"), "a.yaml")
+    (tmp_path / "retired-ids.txt").write_text(
+        "# retired\ncc-0777 merged into cc-0778\n", encoding="utf-8"
+    )
+    result = load_corpus([tmp_path], catalogue=CATALOGUE)
+    assert result.scenarios == ()
+    (err,) = result.errors
+    assert "cc-0777 was retired (merged into cc-0778)" in err.message and err.file.endswith(
+        "a.yaml"
+    )
