@@ -181,6 +181,12 @@ def decode_line(line: bytes) -> dict[str, Any]:
         raise ProtocolError(
             f"response line is not JSON ({exc.msg} at column {exc.colno}): {_shorten(text)!r}"
         ) from None
+    except (ValueError, RecursionError) as exc:
+        # Valid JSON the decoder still refuses: nesting deeper than the interpreter's
+        # recursion limit, or an integer of thousands of digits.
+        raise ProtocolError(
+            f"response line cannot be decoded ({type(exc).__name__}: {_shorten(str(exc))})"
+        ) from None
     if not isinstance(value, dict):
         raise ProtocolError(
             f"response line is JSON but not an object: {_shorten(text)!r}", pointer=""

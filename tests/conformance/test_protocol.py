@@ -312,6 +312,9 @@ def test_encode_then_decode_is_identity(obj: dict[str, Any]) -> None:
         (b"\xff\xfe{}", "not UTF-8"),
         (b"[1, 2]", "not an object"),
         (b"42", "not an object"),
+        # Valid JSON that json.loads still refuses must not escape as a Python error.
+        (b"[" * 100_000 + b"]" * 100_000, "cannot be decoded"),
+        (b'{"id": 1, "points": ' + b"9" * 5000 + b"}", "cannot be decoded"),
     ],
 )
 def test_decode_line_rejects_non_objects(raw: bytes, match: str) -> None:
