@@ -459,6 +459,72 @@ def _first_turn_dealer() -> None:
     _patch(reference.game, "before_first_draw", make_fresh)
 
 
+@mutant("turn_passes_left", ["TURN-1", "TURN-5"], "after a discard the turn passes to the left")
+def _turn_passes_left() -> None:
+    def make(original: Callable[..., GameState]) -> Callable[..., GameState]:
+        def _discard(state: GameState, player: int, card: Card) -> GameState:
+            after = original(state, player, card)
+            if after.phase is not Phase.DRAW:
+                return after
+            return replace(after, turn=(player - 1) % state.players)
+
+        return _discard
+
+    _patch(reference.game, "_discard", make)
+
+
+@mutant("stock_drawn_from_bottom", ["TURN-2"], "a stock draw takes the bottom card, not the top")
+def _stock_drawn_from_bottom() -> None:
+    def make(original: Callable[..., GameState]) -> Callable[..., GameState]:
+        def _draw_stock(state: GameState, player: int) -> GameState:
+            if not state.stock:
+                return original(state, player)
+            return original(replace(state, stock=tuple(reversed(state.stock))), player)
+
+        return _draw_stock
+
+    _patch(reference.game, "_draw_stock", make)
+
+
+@mutant("totals_not_added", ["SCORE-4"], "a deal's scores replace the running totals")
+def _totals_not_added() -> None:
+    def make(original: Callable[..., GameState]) -> Callable[..., GameState]:
+        def _discard(state: GameState, player: int, card: Card) -> GameState:
+            after = original(state, player, card)
+            if after.deal_scores is None or after.phase is Phase.DRAW:
+                return after
+            return replace(after, totals=after.deal_scores)
+
+        return _discard
+
+    _patch(reference.game, "_discard", make)
+
+
+@mutant("no_game_over_after_7", ["END-4", "GAME-1"], "closing deal 7 ends only the deal")
+def _no_game_over_after_7() -> None:
+    def make(original: Callable[..., GameState]) -> Callable[..., GameState]:
+        def _discard(state: GameState, player: int, card: Card) -> GameState:
+            after = original(state, player, card)
+            if after.phase is not Phase.GAME_OVER:
+                return after
+            return replace(after, phase=Phase.DEAL_OVER, winners=None)
+
+        return _discard
+
+    _patch(reference.game, "_discard", make)
+
+
+@mutant("swap_joker_always_high", ["JOKER-4"], "a replaced joker always goes to the high end")
+def _swap_joker_always_high() -> None:
+    def make(original: Callable[..., Any]) -> Callable[..., Any]:
+        def swap_joker(run: Any, card: Card, to: str) -> Any:
+            return original(run, card, "high" if to in ("low", "high") else to)
+
+        return swap_joker
+
+    _patch(reference.melds, "swap_joker", make)
+
+
 @mutant("next_dealer_left", ["DEAL-2"], "after a close the deal passes to the left (dealer - 1)")
 def _next_dealer_left() -> None:
     def make(original: Callable[..., GameState]) -> Callable[..., GameState]:
