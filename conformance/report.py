@@ -99,6 +99,7 @@ def build_report(run: RunResult, catalogue: Catalogue | None = None) -> dict[str
         "header": {
             "harness_version": __version__,
             "corpus_version": CORPUS_VERSION,
+            "corpus_digest": run.corpus_digest,
             "protocol_version": PROTOCOL_VERSION,
             "profile": run.profile,
             "adapter": list(run.argv),
@@ -210,7 +211,8 @@ def text_summary(run: RunResult, catalogue: Catalogue | None = None) -> str:
     hs = run.handshake
     engine = f"{hs.name} {hs.version} ({hs.language})" if hs else "unknown engine"
     lines.append(
-        f"carioca-conformance {__version__}, corpus {CORPUS_VERSION}: {engine}, "
+        f"carioca-conformance {__version__}, corpus {CORPUS_VERSION} "
+        f"({len(run.results)} cases, digest {run.corpus_digest or '-'}): {engine}, "
         f"profile {run.profile}"
     )
     lines.extend(

@@ -39,7 +39,7 @@ from conformance.errors import (
     InvalidRequest,
 )
 from conformance.properties import PropertyResult, run_properties
-from conformance.scenarios import Scenario, Step, resolve_option
+from conformance.scenarios import Scenario, Step, corpus_digest, resolve_option
 
 STATUSES = ("pass", "fail", "error", "unsupported", "not_run", "xfail", "xpass")
 
@@ -103,6 +103,8 @@ class RunResult:
     run_error_stderr: str = ""
     #: Laws checked over seeded deals (``run --properties``), in the order checked.
     properties: tuple[PropertyResult, ...] = ()
+    #: :func:`conformance.scenarios.corpus_digest` of the scenarios selected for the run.
+    corpus_digest: str = ""
 
 
 class _Unsupported(Exception):
@@ -490,6 +492,7 @@ def run_scenarios(
         started=wall,
         duration=time.monotonic() - started,
         counts=count_statuses(final),
+        corpus_digest=corpus_digest(scenarios),
         warnings=(
             catalogue.ruling_problems(handshake.rulings)
             if catalogue is not None and handshake is not None
@@ -522,6 +525,7 @@ def unstarted_run(
         results=tuple(results),
         started=time.time(),
         counts=count_statuses(results),
+        corpus_digest=corpus_digest(scenarios),
         run_error=f"{type(error).__name__}: {error}",
         run_error_stderr=error.stderr_tail,
     )

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import hashlib
 import json
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -830,6 +831,19 @@ def load_corpus(paths: Sequence[Path | str], *, catalogue: Catalogue | None = No
             )
     kept = tuple(s for s in scenarios if s.id not in duplicated)
     return LoadResult(kept, tuple(errors), tuple(str(f) for f in files))
+
+
+def corpus_digest(scenarios: Sequence[Scenario]) -> str:
+    """A short SHA-256 of what the given scenarios say, independent of files and order.
+
+    Two reports with the same digest graded engines against the same cases and
+    expectations; any edited expectation changes it.
+    """
+    digest = hashlib.sha256()
+    for scenario in sorted(scenarios, key=lambda s: s.id):
+        digest.update(json.dumps(scenario.raw, sort_keys=True, default=str).encode("utf-8"))
+        digest.update(b"\n")
+    return digest.hexdigest()[:16]
 
 
 RETIRED_FILE = "retired-ids.txt"

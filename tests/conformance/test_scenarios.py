@@ -253,3 +253,16 @@ def test_a_retired_id_is_never_reused(tmp_path: Path) -> None:
     assert "cc-0777 was retired (merged into cc-0778)" in err.message and err.file.endswith(
         "a.yaml"
     )
+
+
+def test_corpus_digest_ignores_order_and_sees_an_edited_expectation(tmp_path: Path) -> None:
+    from conformance.scenarios import corpus_digest
+
+    loaded = list(load_corpus([DATA / "good"], catalogue=CATALOGUE).scenarios)
+    assert corpus_digest(loaded) == corpus_digest(list(reversed(loaded)))
+    text = (DATA / "good" / "melds.yaml").read_text(encoding="utf-8")
+    edited = text.replace("points: 33", "points: 34", 1)
+    assert edited != text
+    changed = load_corpus([write(tmp_path, edited)], catalogue=CATALOGUE).scenarios
+    original = load_corpus([DATA / "good" / "melds.yaml"], catalogue=CATALOGUE).scenarios
+    assert corpus_digest(changed) != corpus_digest(original)
