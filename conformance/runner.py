@@ -131,6 +131,17 @@ def section_of(scenario: Scenario, catalogue: Catalogue | None) -> str:
     return first.rsplit("-", 1)[0]
 
 
+def declared_ruling(
+    handshake: Handshake, dispute_id: str, catalogue: Catalogue | None = None
+) -> str | None:
+    """The engine's declared option on a disputed point, if it names a known one."""
+    ruling = handshake.rulings.get(dispute_id)
+    dispute = catalogue.disputes.get(dispute_id) if catalogue is not None else None
+    if ruling is not None and (dispute is None or ruling in dispute.options):
+        return ruling
+    return None
+
+
 def graded_option(
     scenario: Scenario, handshake: Handshake, profile: str, catalogue: Catalogue | None = None
 ) -> str | None:
@@ -141,9 +152,8 @@ def graded_option(
     """
     if scenario.disputed is None:
         return None
-    ruling = handshake.rulings.get(scenario.disputed.id)
-    dispute = catalogue.disputes.get(scenario.disputed.id) if catalogue is not None else None
-    if ruling is not None and (dispute is None or ruling in dispute.options):
+    ruling = declared_ruling(handshake, scenario.disputed.id, catalogue)
+    if ruling is not None:
         return ruling
     return scenario.disputed.profiles.get(profile)
 
@@ -263,6 +273,19 @@ class CaseRunner:
         if profile not in handshake.profiles:
             raise _Unsupported(f"engine does not implement profile {profile!r}")
         reasons = "reasons" in handshake.capabilities
+        for dispute_id, assumed in sorted(scenario.assumes.items()):
+            ruling = declared_ruling(handshake, dispute_id, self.catalogue)
+            if (
+                ruling is None
+                and self.catalogue is not None
+                and dispute_id in self.catalogue.disputes
+            ):
+                # Undeclared: the engine follows its profile's option.
+                ruling = self.catalogue.disputes[dispute_id].profiles.get(profile)
+            if ruling is not None and ruling != assumed:
+                raise _Unsupported(
+                    f"the case assumes {dispute_id} option {assumed!r}; the engine rules {ruling!r}"
+                )
         if scenario.disputed is not None and option is None:
             raise _Unsupported(f"no option of {scenario.disputed.id} for profile {profile!r}")
 

@@ -198,6 +198,8 @@ class Scenario:
     path: str
     line: int
     disputed: Disputed | None = None
+    assumes: Mapping[str, str] = field(default_factory=dict)
+    """Disputed points this case's expectations rely on without testing them: DISPUTE → option."""
     checks: tuple[Check, ...] = ()
     setup: Setup | None = None
     steps: tuple[Step, ...] = ()
@@ -494,6 +496,21 @@ class _DocChecker:
             for path, reason in _reason_sites(data.get("steps", []), ("steps",)):
                 if reason not in cat.reasons:
                     self.error(f"unknown rejection reason {reason!r}", list(path))
+        for dispute_id, option in data.get("assumes", {}).items():
+            assumed = cat.disputes.get(dispute_id) if cat is not None else None
+            if cat is not None and assumed is None:
+                self.error(f"unknown disputed point {dispute_id!r}", ["assumes", dispute_id])
+            elif assumed is not None and option not in assumed.options:
+                self.error(
+                    f"unknown option {option!r} of {dispute_id} "
+                    f"(known: {', '.join(assumed.options)})",
+                    ["assumes", dispute_id],
+                )
+            if "disputed" in data and data["disputed"].get("id") == dispute_id:
+                self.error(
+                    f"{dispute_id} is this case's disputed point; it cannot also be assumed",
+                    ["assumes", dispute_id],
+                )
         disputed = data.get("disputed")
         sites = list(_by_option_sites(data, ()))
         if disputed is None:
@@ -743,6 +760,7 @@ class _DocChecker:
             path=self.label,
             line=_mark(self.node, [])[0],
             disputed=disputed,
+            assumes=dict(data.get("assumes", {})),
             checks=tuple(checks),
             setup=setup,
             steps=tuple(steps),

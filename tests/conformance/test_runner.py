@@ -150,3 +150,39 @@ def test_fresh_process_starts_a_new_adapter_for_every_case(fresh: bool) -> None:
     finally:
         runner.session.close()
     assert len(set(pids)) == (3 if fresh else 1)
+
+
+def test_a_case_assuming_another_ruling_is_unsupported_not_failed(tmp_path: Path) -> None:
+    # cc-0001 (a penalty check) does not test DISPUTE-19 but is declared to rely on it.
+    text = (DATA / "good" / "melds.yaml").read_text(encoding="utf-8")
+    assumed = tmp_path / "assumed.yaml"
+    assumed.write_text(
+        text.replace("review: checked", "review: checked\nassumes: {DISPUTE-19: allowed}", 1),
+        encoding="utf-8",
+    )
+    loaded = load_corpus([assumed], catalogue=CATALOGUE)
+    assert loaded.errors == ()
+    (first, *_) = loaded.scenarios
+    assert first.assumes == {"DISPUTE-19": "allowed"}
+    # Undeclared: the profile's option (allowed) holds, so the case is graded.
+    run = run_scenarios(FAKE, [first], FAST, catalogue=CATALOGUE)
+    assert run.results[0].status == "pass"
+    run = run_scenarios(
+        [*FAKE, "--ruling", "DISPUTE-19=forbidden"], [first], FAST, catalogue=CATALOGUE
+    )
+    (result,) = run.results
+    assert result.status == "unsupported"
+    assert "assumes DISPUTE-19 option 'allowed'; the engine rules 'forbidden'" in (
+        result.note or ""
+    )
+
+
+def test_assumes_names_must_be_known(tmp_path: Path) -> None:
+    text = (DATA / "good" / "melds.yaml").read_text(encoding="utf-8")
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(
+        text.replace("review: checked", "review: checked\nassumes: {DISPUTE-19: maybe}", 1),
+        encoding="utf-8",
+    )
+    errors = load_corpus([bad], catalogue=CATALOGUE).errors
+    assert any("unknown option 'maybe' of DISPUTE-19" in e.message for e in errors)
