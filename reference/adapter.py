@@ -217,9 +217,12 @@ class Adapter:
     def new_game(self, request: dict[str, Any]) -> dict[str, Any]:
         """Start deal 1 with the first dealer chosen by lot from the seed."""
         profile = self._profile(request)
-        self.state = new_game(
-            profile, _field(request, "players", int), _field(request, "seed", int)
-        )
+        players = _field(request, "players", int)
+        if not profile.min_players <= players <= profile.max_players:
+            raise BadRequest(
+                f"players {players} not in {profile.min_players}..{profile.max_players}"
+            )
+        self.state = new_game(profile, players, _field(request, "seed", int))
         return {"state": self._dump()}
 
     # -- dispatch ------------------------------------------------------------------------------
@@ -230,6 +233,9 @@ class Adapter:
             request = json.loads(line)
         except json.JSONDecodeError as exc:
             return _error(None, "bad_request", f"not JSON: {exc}"), False
+        except (ValueError, RecursionError) as exc:
+            # Valid JSON that Python still refuses: a 5000-digit number, very deep nesting.
+            return _error(None, "bad_request", f"cannot decode: {type(exc).__name__}"), False
         if not isinstance(request, dict):
             return _error(None, "bad_request", "a request must be a JSON object"), False
         rid = request.get("id")
@@ -239,7 +245,8 @@ class Adapter:
         if op == "bye":
             return {"id": rid}, True
         if not isinstance(op, str) or op not in self.handlers:
-            return _error(rid, "unsupported", f"unknown op {op!r}"), False
+            # Not an op of the protocol at all: the request is wrong, not the engine short.
+            return _error(rid, "bad_request", f"unknown op {op!r}"), False
         handler = self.handlers[op]
         needed = OP_CAPABILITY.get(op)
         if needed is not None and needed not in self.capabilities:
@@ -251,7 +258,9 @@ class Adapter:
         except Unsupported as exc:
             return _error(rid, "unsupported", str(exc)), False
         except InvalidStateError as exc:
-            return _error(rid, "invalid_state", str(exc)), False
+            # Only a loaded state is "invalid_state"; bad dealing parameters are a bad request.
+            kind = "invalid_state" if op == "load_state" else "bad_request"
+            return _error(rid, kind, str(exc)), False
         except (InvalidActionError, RulesError, ValueError) as exc:
             # Malformed content that the engine's own parsers caught.
             return _error(rid, "bad_request", str(exc)), False

@@ -220,19 +220,19 @@ def before_first_draw(state: GameState) -> bool:
     """True if the deal still looks exactly as dealt: no one has drawn yet.
 
     The engine remembers the first draw (``drawn``, kept under the JSON's ``x``). A state
-    loaded without it is judged by its cards: first player to move, full hands, one upcard,
-    full stock, empty table.
+    loaded without it is judged by the table: the first player to move, nothing melded, and
+    no more than the upcard on the discard pile (every turn that draws from the stock
+    leaves a discard behind).
     """
-    profile = state.profile
-    size = profile.hand_size(state.deal_number)
+    # Hand sizes and the upcard are not consulted: a misdeal is exactly a deal where they
+    # are wrong, and it must still be redealt (DEAL-6).
     return (
         not state.drawn
         and state.phase is Phase.DRAW
         and state.turn == (state.dealer + 1) % state.players
-        and all(len(h) == size for h in state.hands)
         and not state.table
-        and len(state.discard) == 1
-        and len(state.stock) == profile.pack_size - size * state.players - 1
+        and not any(state.opened)
+        and len(state.discard) <= 1
     )
 
 
@@ -568,4 +568,13 @@ def validate_state(state: GameState) -> tuple[str, ...]:
             problems.append(f"table[{i}] belongs to player {tm.owner}, who has not opened")
     if state.turn_opened and 0 <= state.turn < len(state.opened) and not state.opened[state.turn]:
         problems.append("turn_opened is true but the player to move has not opened")
+    if state.turn_opened and state.phase is Phase.DRAW:
+        problems.append("turn_opened is true before the player to move has drawn")
+    if state.phase in _LIVE and any(not hand for hand in state.hands):
+        problems.append("a player holds no card while the deal is live (an empty hand closes it)")
+    last = state.deal_number >= profile.deals
+    if state.phase is Phase.DEAL_OVER and last:
+        problems.append(f"deal {state.deal_number} is the last: its close is game_over")
+    if state.phase is Phase.GAME_OVER and not last:
+        problems.append(f"game_over after deal {state.deal_number}, before the last deal")
     return tuple(problems)

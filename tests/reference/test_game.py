@@ -673,3 +673,32 @@ def test_rejected_actions_leave_the_state_equal() -> None:
     for action in (DrawStock(0), DrawStock(1), Discard(1, C("AS")), LayOff(1, C("KD"), 1, End.LOW)):
         assert not is_legal(state, action)
     assert state == opened_table()
+
+
+def test_deal_6_a_misdealt_loaded_deal_is_redealt() -> None:
+    # DISPUTE-16: a wrong card count found before the first draw is redealt. A state as
+    # dealt, but with one card moved from player 0's hand to player 1's (12 and 10 cards).
+    dealt = start_deal(ARGENTINE, 2, 1, 0, (3, 4), full_pack())
+    moved = dealt.hands[0][0]
+    misdealt = replace(
+        dealt,
+        hands=(dealt.hands[0][1:], (*dealt.hands[1], moved)),
+        drawn=False,
+    )
+    misdealt = state_from_json(state_to_json(misdealt) | {"x": {}})  # loaded: no memory
+    again = redeal(misdealt, tuple(reversed(full_pack())))
+    assert (again.deal_number, again.dealer, again.totals) == (1, 0, (3, 4))
+    assert [len(h) for h in again.hands] == [11, 11]
+
+
+def test_validate_state_finds_phase_contradictions() -> None:
+    dealt = start_deal(ARGENTINE, 2, 7, 0, (0, 0), full_pack())
+    assert validate_state(dealt) == ()
+    problems = validate_state(replace(dealt, phase=Phase.DEAL_OVER))
+    assert any("is the last: its close is game_over" in p for p in problems)
+    problems = validate_state(replace(dealt, deal_number=3, phase=Phase.GAME_OVER))
+    assert any("before the last deal" in p for p in problems)
+    problems = validate_state(replace(dealt, opened=(True, True), turn_opened=True))
+    assert any("before the player to move has drawn" in p for p in problems)
+    emptied = replace(dealt, hands=((), dealt.hands[1]), stock=(*dealt.stock, *dealt.hands[0]))
+    assert any("holds no card while the deal is live" in p for p in validate_state(emptied))
