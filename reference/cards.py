@@ -62,6 +62,7 @@ _RANK_CODES = {r: str(r.value) for r in Rank} | {
 }
 _RANKS_BY_CODE = {code: rank for rank, code in _RANK_CODES.items()}
 _SUITS_BY_CODE = {s.value: s for s in Suit}
+_CODES = frozenset({"JK"} | {r + s for r in _RANKS_BY_CODE for s in _SUITS_BY_CODE})
 _SUIT_ORDER = {s: i for i, s in enumerate(Suit)}
 
 
@@ -92,8 +93,14 @@ class Card:
             raise CardParseError(f"card code must be a string, not {type(code).__name__}")
         if code == "JK":
             return JOKER
+        if code in _RANKS_BY_CODE:
+            raise CardParseError(f"unknown card code {code!r}: a rank without a suit (S H D C)")
         if len(code) < 2:
             raise CardParseError(f"unknown card code {code!r}: too short")
+        if code.upper() != code and code.upper() in _CODES:
+            raise CardParseError(
+                f"unknown card code {code!r}: codes are upper case ({code.upper()!r})"
+            )
         rank_code, suit_code = code[:-1], code[-1]
         if suit_code not in _SUITS_BY_CODE:
             raise CardParseError(
