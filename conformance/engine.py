@@ -230,9 +230,13 @@ class _StderrDrain(threading.Thread):
                 if len(self._buf) > self._keep:
                     del self._buf[: len(self._buf) - self._keep]
 
-    def tail(self, limit: int) -> str:
+    def tail(self, limit: int, since: int = 0) -> str:
+        """The last ``limit`` characters, of what was written after byte ``since`` only."""
         with self._lock:
             data = bytes(self._buf)
+            kept_from = self.total - len(data)
+        if since > kept_from:
+            data = data[since - kept_from :]
         return data.decode("utf-8", errors="replace")[-limit:] if limit > 0 else ""
 
 
@@ -297,6 +301,7 @@ class EngineSession:
         self._lines: queue.Queue[_QueueItem] = queue.Queue(QUEUE_LINES)
         self._reader: _StdoutReader | None = None
         self._drain: _StderrDrain | None = None
+        self._stderr_mark = 0
         self._next_id = 1
         self._broken = False
 
@@ -362,6 +367,7 @@ class EngineSession:
         os.set_blocking(proc.stdin.fileno(), False)
         self._reader = _StdoutReader(proc.stdout.fileno(), self._lines, self.max_line_bytes)
         self._drain = _StderrDrain(proc.stderr.fileno())
+        self._stderr_mark = 0
         self._reader.start()
         self._drain.start()
         try:
@@ -392,9 +398,20 @@ class EngineSession:
                 self._exchange("bye", {}, min(self.timeout, BYE_TIMEOUT))
         self._shutdown()
 
+    def mark_stderr(self) -> None:
+        """Start a new stderr section (a new case): tails then show what came after it."""
+        self._stderr_mark = self._drain.total if self._drain is not None else 0
+
     def stderr_tail(self, limit: int = 4000) -> str:
-        """Return the last ``limit`` characters the adapter wrote to stderr."""
-        return self._drain.tail(limit) if self._drain is not None else ""
+        """Return the last ``limit`` characters the adapter wrote to stderr.
+
+        Only what came after :meth:`mark_stderr`, when that is not empty: the log of the
+        case that went wrong, rather than of every case before it.
+        """
+        if self._drain is None:
+            return ""
+        section = self._drain.tail(limit, since=self._stderr_mark)
+        return section or self._drain.tail(limit)
 
     # -- requests -----------------------------------------------------------
 

@@ -212,6 +212,8 @@ class CaseRunner:
         )
         try:
             self.ensure_alive()
+            # Error reports show the adapter's log of this case, not of the whole session.
+            self.session.mark_stderr()
         except EngineError as exc:
             return replace(
                 base,

@@ -261,6 +261,23 @@ def test_handshake_that_never_comes(make_session: Factory, tag: str) -> None:
 # -- hostile behaviour during requests ---------------------------------------------
 
 
+def test_the_stderr_tail_of_an_error_is_the_current_cases_log(make_session: Factory) -> None:
+    session = make_session("--exit-on", "check_meld", "--exit-code", "3")
+    session.start()
+    penalty(session)  # an earlier case: its log line must not be blamed on the next one
+    session.mark_stderr()
+    with pytest.raises(EngineCrashed) as caught:
+        session.request(
+            "check_meld",
+            profile="argentine",
+            meld={"kind": "trio", "cards": ["8C", "8D", "8H"]},
+            initial=True,
+        )
+    tail = caught.value.stderr_tail
+    assert "exits with 3 on check_meld" in tail
+    assert "got penalty" not in tail and "got hello" not in tail
+
+
 def test_crash_mid_case(make_session: Factory, tag: str) -> None:
     session = make_session("--exit-on", "penalty", "--exit-code", "7")
     session.start()
