@@ -220,6 +220,15 @@ def cmd_run(args: argparse.Namespace) -> int:
     if expectations is not None:
         results = apply_expectations(run.results, expectations)
         run = replace(run, results=tuple(results), counts=count_statuses(results))
+        # An entry naming no scenario of the corpus (a retired id, a typo) expects nothing.
+        known = {s.id for s in loaded.scenarios}
+        stale = sorted(set(expectations.expected_failures) - known)
+        if stale:
+            note = (
+                f"expectations file {args.expectations} names {len(stale)} id(s) that are "
+                f"not in the corpus: {', '.join(stale)}"
+            )
+            run = replace(run, warnings=(*run.warnings, note))
     print(text_summary(run, catalogue), end="")
     if args.json:
         write_json_report(args.json, run, catalogue)

@@ -215,9 +215,7 @@ def text_summary(run: RunResult, catalogue: Catalogue | None = None) -> str:
         f"({len(run.results)} cases, digest {run.corpus_digest or '-'}): {engine}, "
         f"profile {run.profile}"
     )
-    lines.extend(
-        f"warning: engine ruling {problem}; graded by the profile" for problem in run.warnings
-    )
+    lines.extend(f"warning: {problem}" for problem in run.warnings)
     by_section: dict[str, list[CaseResult]] = defaultdict(list)
     disputed: list[CaseResult] = []
     for result in run.results:

@@ -518,10 +518,13 @@ def run_scenarios(
         duration=time.monotonic() - started,
         counts=count_statuses(final),
         corpus_digest=corpus_digest(scenarios),
-        warnings=(
-            catalogue.ruling_problems(handshake.rulings)
-            if catalogue is not None and handshake is not None
-            else ()
+        warnings=tuple(
+            f"engine ruling {problem}; that point is graded by the profile's option"
+            for problem in (
+                catalogue.ruling_problems(handshake.rulings)
+                if catalogue is not None and handshake is not None
+                else ()
+            )
         ),
     )
 

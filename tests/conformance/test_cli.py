@@ -128,3 +128,16 @@ def test_check_flags_drafts_and_strict_refuses_them(
     assert "review: draft: check every expectation" in capsys.readouterr().err
     assert run("check", "--strict", str(draft)) == 2
     assert run("check", "--strict", GOOD) == 0
+
+
+def test_expectations_naming_unknown_ids_are_warned_about(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    exp = tmp_path / "expected.yaml"
+    exp.write_text(
+        "expected_failures:\n  cc-0001: {reason: known}\n  cc-9999: {reason: retired long ago}\n",
+        encoding="utf-8",
+    )
+    assert run("run", GOOD, "--adapter", FAKE + " --wrong-penalty", "--expectations", str(exp)) == 0
+    out = capsys.readouterr().out
+    assert "names 1 id(s) that are not in the corpus: cc-9999" in out
