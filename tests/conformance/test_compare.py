@@ -101,3 +101,9 @@ def test_dealer_drawn_by_lot_and_first_turn_to_the_right() -> None:
     # Player 1 moving first after dealer 2 would be the dealer's left in a 3-player game.
     wrong = compare_state({"turn_right_of_dealer": True}, {**state, "turn": 1})
     assert [m.what for m in wrong] == ["turn"] and "(0)" in wrong[0].expected
+
+
+def test_turn_is_not_compared_once_the_deal_has_ended() -> None:
+    over = {**STATE, "phase": "deal_over", "turn": 0}
+    assert compare_state({"turn": 1}, over) == []
+    assert [m.what for m in compare_state({"turn": 0}, STATE)] == ["turn"]
