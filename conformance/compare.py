@@ -152,7 +152,11 @@ def compare_state(expected: Mapping[str, Any], actual: Mapping[str, Any]) -> lis
         if key == "turn" and actual.get("phase") in ENDED_PHASES:
             # docs/protocol.md §5: once a deal has ended, whose turn it "is" means nothing.
             continue
-        if key in EXACT_KEYS:
+        if key == "winners" and isinstance(want, list) and isinstance(actual.get(key), list):
+            # A set of players: the order an engine lists them in carries no meaning.
+            if sorted(want) != sorted(actual[key]):
+                out.append(Mismatch(key, _show(sorted(want)), _show(sorted(actual[key]))))
+        elif key in EXACT_KEYS:
             got = actual.get(key)
             if want != got:
                 out.append(Mismatch(key, _show(want), _show(got)))

@@ -107,3 +107,10 @@ def test_turn_is_not_compared_once_the_deal_has_ended() -> None:
     over = {**STATE, "phase": "deal_over", "turn": 0}
     assert compare_state({"turn": 1}, over) == []
     assert [m.what for m in compare_state({"turn": 0}, STATE)] == ["turn"]
+
+
+def test_winners_are_a_set() -> None:
+    over = {**STATE, "phase": "game_over", "winners": [2, 0]}
+    assert compare_state({"winners": [0, 2]}, over) == []
+    assert [m.what for m in compare_state({"winners": [0]}, over)] == ["winners"]
+    assert [m.what for m in compare_state({"winners": None}, over)] == ["winners"]
