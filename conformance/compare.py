@@ -11,8 +11,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from conformance.cards import RANKS
+
 _SUIT_GLYPHS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
-_RANK_ORDER = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
 
 EXACT_KEYS = (
     "players",
@@ -48,7 +49,7 @@ def glyph(card: Any) -> str:
     if card == "JK":
         return "JK"
     suit = _SUIT_GLYPHS.get(card[-1:])
-    if suit is None or card[:-1] not in _RANK_ORDER:
+    if suit is None or card[:-1] not in RANKS:
         return repr(card)
     return card[:-1] + suit
 
@@ -57,7 +58,7 @@ def _sort_key(card: Any) -> tuple[int, int]:
     if not isinstance(card, str) or card == "JK":
         return (9, 0)
     suit = "SHDC".find(card[-1:])
-    rank = _RANK_ORDER.index(card[:-1]) if card[:-1] in _RANK_ORDER else 99
+    rank = RANKS.index(card[:-1]) if card[:-1] in RANKS else 99
     return (suit if suit >= 0 else 8, rank)
 
 

@@ -25,13 +25,11 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from .cards import CANONICAL_ORDER, JOKER, RANKS, SUITS
 from .compare import compare_unchanged, format_mismatches, strip_private
 from .engine import EngineSession
 from .errors import EngineError, HarnessError
 
-RANKS: Final = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
-SUITS: Final = ("S", "H", "D", "C")
-JOKER: Final = "JK"
 #: Penalty of each rank (SCORE-2): 2-10 face value, J/Q/K 10, A 20; a joker 50.
 VALUES: Final = {"A": 20, "J": 10, "Q": 10, "K": 10} | {str(n): n for n in range(2, 11)}
 #: Contract of deal n (CONTRACT-1..7): (trios, runs).
@@ -73,7 +71,7 @@ RULES: Final[dict[str, tuple[str, ...]]] = {
 
 def full_deck() -> list[str]:
     """The 108 card codes: two of each natural card and four jokers (CARDS-1)."""
-    return [rank + suit for suit in SUITS for rank in RANKS] * 2 + [JOKER] * 4
+    return list(CANONICAL_ORDER)
 
 
 PACK: Final = Counter(full_deck())

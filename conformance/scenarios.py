@@ -21,20 +21,14 @@ from typing import Any, Literal
 import jsonschema
 import yaml
 
+from conformance.cards import CANONICAL_ORDER, JOKER, RANKS
 from conformance.catalogue import Catalogue
 from conformance.corpus import scenario_files
 
 SCHEMA_PATH = Path(__file__).resolve().parent / "schemas" / "scenario.schema.json"
 
-RANKS: tuple[str, ...] = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
-SUITS: tuple[str, ...] = ("S", "H", "D", "C")
-JOKER = "JK"
-PACK_SIZE = 108
 
-# The fill order of docs/scenario-format.md: suit by suit, A..K, the whole 52 twice, then jokers.
-CANONICAL_ORDER: tuple[str, ...] = (
-    tuple(rank + suit for suit in SUITS for rank in RANKS) * 2 + (JOKER,) * 4
-)
+PACK_SIZE = len(CANONICAL_ORDER)
 
 Level = Literal["melds", "turns", "deals"]
 StepKind = Literal["action", "next_deal", "redeal"]

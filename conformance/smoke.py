@@ -13,14 +13,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from .cards import CANONICAL_ORDER
 from .catalogue import load_catalogue
 from .engine import DEFAULT_TIMEOUT, EngineSession, Handshake
 from .errors import EngineError, EngineReportedError, EngineStartError, HandshakeError
 
 Verdict = Literal["broken_adapter", "engine_ok"]
-
-_RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
-_SUITS = ("S", "H", "D", "C")
 
 
 @dataclass(frozen=True)
@@ -50,8 +48,7 @@ class SmokeResult:
 
 def canonical_deck() -> list[str]:
     """The 108 cards in the canonical order of docs/scenario-format.md."""
-    one_pack = [rank + suit for suit in _SUITS for rank in _RANKS]
-    return one_pack + one_pack + ["JK"] * 4
+    return list(CANONICAL_ORDER)
 
 
 def probe_state() -> dict[str, Any]:
