@@ -16,10 +16,8 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import ValidationError, best_match
-
 from .errors import InvalidRequest, ProtocolError
+from .validation import SchemaValidator
 
 #: The only protocol version this harness speaks.
 PROTOCOL_VERSION = 1
@@ -92,12 +90,12 @@ def _inline_refs(node: Any, defs: dict[str, Any], seen: tuple[str, ...] = ()) ->
 
 
 @cache
-def _validators() -> dict[str, Draft202012Validator]:
+def _validators() -> dict[str, SchemaValidator]:
     """Build one validator per schema file, with every ``$ref`` to defs.json inlined."""
     files = _schema_files()
     defs = files["defs.json"]
     return {
-        name.removesuffix(".json"): Draft202012Validator(_inline_refs(schema, defs))
+        name.removesuffix(".json"): SchemaValidator(_inline_refs(schema, defs))
         for name, schema in files.items()
         if name != "defs.json"
     }
@@ -122,9 +120,7 @@ def _check(validator_name: str, obj: object, what: str, error_type: type[Protoco
     validator = _validators().get(validator_name)
     if validator is None:
         raise error_type(f"{what}: unknown op", pointer="/op")
-    if validator.is_valid(obj):
-        return
-    error: ValidationError | None = best_match(validator.iter_errors(obj))
+    error = validator.best_error(obj)
     if error is None:
         return
     pointer = json_pointer(error.absolute_path)

@@ -18,12 +18,12 @@ from functools import cache
 from pathlib import Path
 from typing import Any, Literal
 
-import jsonschema
 import yaml
 
 from conformance.cards import CANONICAL_ORDER, JOKER, RANKS
 from conformance.catalogue import Catalogue
 from conformance.corpus import scenario_files
+from conformance.validation import SchemaValidator, best_match_of
 
 SCHEMA_PATH = Path(__file__).resolve().parent / "schemas" / "scenario.schema.json"
 
@@ -362,9 +362,9 @@ def _reason_sites(value: Any, path: tuple[Any, ...]) -> Iterator[tuple[tuple[Any
 
 
 @cache
-def _validator() -> jsonschema.Draft202012Validator:
+def _validator() -> SchemaValidator:
     schema = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
-    return jsonschema.Draft202012Validator(schema)
+    return SchemaValidator(schema)
 
 
 def _jsonable(value: Any) -> Any:
@@ -466,7 +466,7 @@ class _DocChecker:
         # Report one error per location; the best match explains anyOf/oneOf failures.
         seen: set[str] = set()
         for err in found:
-            best = jsonschema.exceptions.best_match([err])
+            best = best_match_of(err)
             pointer = _pointer(best.absolute_path)
             if pointer + best.message in seen:
                 continue
