@@ -9,7 +9,7 @@ sorted tuple. Sorting follows the canonical order of docs/scenario-format.md
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from reference.errors import CardParseError
 
@@ -77,10 +77,26 @@ class Card:
     """The rank; ``None`` for a joker."""
     suit: Suit | None
     """The suit; ``None`` for a joker."""
+    # A card is immutable, and the adapter encodes, sorts and counts tens of thousands of
+    # them per corpus run: its code and canonical place are computed once, here, instead of
+    # through two enum lookups at every use. Neither takes part in equality.
+    _code: str = field(init=False, repr=False, compare=False)
+    _key: int = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if (self.rank is None) != (self.suit is None):
             raise CardParseError(f"a card has both a rank and a suit, or neither: {self.rank!r}")
+        if self.rank is None or self.suit is None:
+            code, key = "JK", 52
+        else:
+            code = self.rank.code + self.suit.value
+            key = _SUIT_ORDER[self.suit] * 13 + self.rank.value - 1
+        object.__setattr__(self, "_code", code)
+        object.__setattr__(self, "_key", key)
+
+    def __hash__(self) -> int:
+        # Equal cards have equal places in the canonical order, and only equal cards do.
+        return self._key
 
     @classmethod
     def from_code(cls, code: str) -> Card:
@@ -91,8 +107,9 @@ class Card:
         """
         if not isinstance(code, str):
             raise CardParseError(f"card code must be a string, not {type(code).__name__}")
-        if code == "JK":
-            return JOKER
+        known = _CARDS_BY_CODE.get(code)
+        if known is not None:
+            return known
         if code in _RANKS_BY_CODE:
             raise CardParseError(f"unknown card code {code!r}: a rank without a suit (S H D C)")
         if len(code) < 2:
@@ -120,9 +137,7 @@ class Card:
 
     def code(self) -> str:
         """The card code, e.g. ``"10H"``; ``"JK"`` for a joker."""
-        if self.rank is None or self.suit is None:
-            return "JK"
-        return self.rank.code + self.suit.value
+        return self._code
 
     def glyph(self) -> str:
         """A human-readable form, e.g. ``"10♥"``; ``"JK"`` for a joker."""
@@ -132,9 +147,7 @@ class Card:
 
     def sort_key(self) -> int:
         """The card's place in the canonical order (0..51 for naturals, 52 for a joker)."""
-        if self.rank is None or self.suit is None:
-            return 52
-        return _SUIT_ORDER[self.suit] * 13 + self.rank.value - 1
+        return self._key
 
     def __lt__(self, other: Card) -> bool:
         return self.sort_key() < other.sort_key()
@@ -148,6 +161,14 @@ class Card:
 
 JOKER = Card(None, None)
 """The joker. All four jokers are the same value."""
+
+# The 53 cards by code: parsing a well-formed code is one lookup, and equal codes give the
+# same (immutable) object. Unknown codes fall through to from_code's explanations.
+_CARDS_BY_CODE = {"JK": JOKER} | {
+    rank_code + suit.value: Card(rank, suit)
+    for rank_code, rank in _RANKS_BY_CODE.items()
+    for suit in Suit
+}
 
 
 def parse_cards(text: str) -> tuple[Card, ...]:

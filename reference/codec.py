@@ -97,7 +97,13 @@ def card_from_json(value: Json, path: str = "card") -> Card:
 
 def cards_from_json(value: Json, path: str) -> tuple[Card, ...]:
     """Read a list of card codes, keeping their order."""
-    return tuple(card_from_json(v, f"{path}[{i}]") for i, v in enumerate(_list(value, path)))
+    codes = _list(value, path)
+    try:
+        return tuple(Card.from_code(code) for code in codes)
+    except CardParseError:
+        # Build each card's path only when one is wrong: this runs for every card of
+        # every state the adapter loads.
+        return tuple(card_from_json(v, f"{path}[{i}]") for i, v in enumerate(codes))
 
 
 def meld_to_json(meld: Meld | TableMeld) -> dict[str, Any]:
