@@ -18,11 +18,11 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-import jsonschema
 import yaml
 
 from conformance.report import atomic_write_text
 from conformance.runner import CaseResult
+from conformance.validation import SchemaValidator
 
 SCHEMA_PATH = Path(__file__).resolve().parent / "schemas" / "expectations.schema.json"
 
@@ -39,8 +39,8 @@ class Expectations:
 
 
 @cache
-def _validator() -> jsonschema.Draft202012Validator:
-    return jsonschema.Draft202012Validator(json.loads(SCHEMA_PATH.read_text(encoding="utf-8")))
+def _validator() -> SchemaValidator:
+    return SchemaValidator(json.loads(SCHEMA_PATH.read_text(encoding="utf-8")))
 
 
 def load_expectations(path: Path | str) -> Expectations:
@@ -59,7 +59,7 @@ def load_expectations(path: Path | str) -> Expectations:
         raise ExpectationsError(f"expectations file {target} does not parse: {exc}") from exc
     if data is None:
         data = {"expected_failures": {}}
-    error = jsonschema.exceptions.best_match(_validator().iter_errors(data))
+    error = _validator().best_error(data)
     if error is not None:
         pointer = "/" + "/".join(str(p) for p in error.absolute_path)
         raise ExpectationsError(f"expectations file {target}: at {pointer}: {error.message}")
