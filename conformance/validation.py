@@ -81,6 +81,14 @@ class SchemaValidator:
             # Not convertible to JSON (a date, a non-string key): python-jsonschema decides.
             return bool(self._explainer().is_valid(instance))
 
+    def fast_is_valid(self, instance: Any) -> bool:
+        """jsonschema-rs's verdict alone (raises ValueError for a value that is not JSON)."""
+        return bool(self._fast.is_valid(instance))
+
+    def explainer_is_valid(self, instance: Any) -> bool:
+        """python-jsonschema's verdict alone: what the agreement test compares."""
+        return bool(self._explainer().is_valid(instance))
+
     def iter_errors(self, instance: Any) -> list[ValidationError]:
         """python-jsonschema's errors for ``instance``; an empty list when it is valid.
 
