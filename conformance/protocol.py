@@ -70,7 +70,7 @@ def _inline_refs(node: Any, defs: dict[str, Any], seen: tuple[str, ...] = ()) ->
 
     The protocol schemas have no recursive definitions, so the result is finite; inlining
     spares jsonschema a registry lookup per ``$ref`` per message, which dominated a run's
-    time (see benchmarks/harness_throughput.py).
+    time (see benchmarks/run.py).
     """
     if isinstance(node, list):
         return [_inline_refs(item, defs, seen) for item in node]

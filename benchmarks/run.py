@@ -1,0 +1,224 @@
+"""How fast the harness grades the corpus, measured against the floors beneath it.
+
+Every measurement runs ``--repeat`` times, interleaved round by round so that a noisy,
+shared machine affects them alike, and the table shows medians:
+
+- **echo floor**: the request lines of a real corpus run, replayed by a minimal
+  write-a-line, read-a-line loop to an adapter that answers every line with ``{}``;
+- **bare replay**: the same lines, the same loop, the reference adapter;
+- **harness**: the harness itself running the (already loaded) corpus against the
+  reference; the ratio harness ÷ bare replay is what the harness costs;
+- **corpus wall** and **check**: ``python -m conformance run`` and ``check`` as a user
+  runs them, start-up included (wall and CPU time);
+- **reference answers/s**: the bare replay's lines per second once the adapter is up;
+- **persistent vs per-process**: the harness with one adapter for the whole run and
+  with a fresh adapter process per case (``--fresh-process``);
+- **peak memory**: the largest resident set of a ``conformance run`` (harness or adapter).
+
+``--workers`` adds the cost of ``--workers N`` with the reference and with an engine
+slowed to 10 ms per answer. Run from the repository root::
+
+    PYTHONPATH=. python benchmarks/run.py --repeat 3
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from conformance.catalogue import load_catalogue
+from conformance.corpus import default_corpus_dir
+from conformance.runner import RunOptions, run_scenarios
+from conformance.scenarios import Scenario, load_corpus
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+PY = sys.executable
+REFERENCE = [PY, "-m", "reference.adapter"]
+#: Answers every line with ``{}``: what the pipe and the replay loop cost by themselves.
+ECHO = [
+    PY,
+    "-c",
+    "import sys\nfor _ in sys.stdin:\n    sys.stdout.write('{}\\n'); sys.stdout.flush()",
+]
+#: The reference behind a 10 ms delay per answer: an engine slower than the harness.
+SLOW = [PY, str(ROOT / "tests" / "fake_adapters" / "hostile_proxy.py"), "--delay", "0.01"]
+
+
+@dataclass
+class Sample:
+    """One timed run: wall seconds, CPU seconds of the child processes, peak RSS in KiB."""
+
+    wall: float
+    cpu: float = 0.0
+    rss_kib: int = 0
+
+
+def replay(argv: Sequence[str], lines: Sequence[bytes]) -> tuple[float, float]:
+    """Write each line, read one answer line; return (total seconds, seconds after hello).
+
+    The total includes the adapter's start-up, as the harness's time does; the second
+    figure starts once the first answer (the handshake) is back, for answers per second.
+    """
+    begin = time.perf_counter()
+    child = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    assert child.stdin is not None and child.stdout is not None
+    after_hello = begin
+    for index, line in enumerate(lines):
+        child.stdin.write(line)
+        child.stdin.flush()
+        if not child.stdout.readline():
+            raise RuntimeError(f"{argv[-1]} stopped answering at line {index + 1}")
+        if index == 0:
+            after_hello = time.perf_counter()
+    child.stdin.close()
+    child.wait()
+    end = time.perf_counter()
+    return end - begin, end - after_hello
+
+
+def command(argv: Sequence[str]) -> Sample:
+    """Run a command to the end; its wall time, CPU time and peak RSS (it and its children)."""
+    begin = time.perf_counter()
+    child = subprocess.Popen(argv, stdout=subprocess.DEVNULL, cwd=ROOT)
+    _, status, usage = os.wait4(child.pid, 0)
+    wall = time.perf_counter() - begin
+    child.returncode = os.waitstatus_to_exitcode(status)
+    if child.returncode != 0:
+        raise RuntimeError(f"{' '.join(argv)} exited {child.returncode}")
+    # On Linux wait4 reports the child together with the children it waited for.
+    return Sample(wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss)
+
+
+def harness(argv: Sequence[str], scenarios: Sequence[Scenario], options: RunOptions) -> Sample:
+    """Time one in-process run of the loaded corpus; every case must pass."""
+    begin = time.perf_counter()
+    run = run_scenarios(list(argv), scenarios, options, catalogue=load_catalogue())
+    wall = time.perf_counter() - begin
+    if run.counts.get("pass") != len(scenarios):
+        raise RuntimeError(f"not every case passed: {dict(run.counts)}")
+    return Sample(wall)
+
+
+def record_requests(scenarios: Sequence[Scenario], folder: Path) -> list[bytes]:
+    """The request lines a default corpus run sends, captured by benchmarks/tee_adapter.py."""
+    record = folder / "requests.jsonl"
+    tee = [PY, str(HERE / "tee_adapter.py"), str(record), "--", *REFERENCE]
+    harness(tee, scenarios, RunOptions())
+    return record.read_bytes().splitlines(keepends=True)
+
+
+def main() -> int:
+    """Measure every row ``--repeat`` times, interleaved, and print one Markdown table."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=3, help="rounds of every measurement")
+    parser.add_argument(
+        "--workers", action="store_true", help="also time --workers 2 and 4, and a slow engine"
+    )
+    parser.add_argument(
+        "--quick", action="store_true", help="skip the slow process-per-case measurement"
+    )
+    args = parser.parse_args()
+
+    loaded = load_corpus([default_corpus_dir()], catalogue=load_catalogue())
+    if loaded.errors:
+        print(f"the corpus has {len(loaded.errors)} problem(s); run carioca-conformance check")
+        return 2
+    scenarios = list(loaded.scenarios)
+    with tempfile.TemporaryDirectory() as tmp:
+        lines = record_requests(scenarios, Path(tmp))
+
+    samples: dict[str, list[Sample]] = {}
+    answers_per_second: list[float] = []
+
+    def timed(name: str, measure: Callable[[], Sample]) -> None:
+        samples.setdefault(name, []).append(measure())
+
+    def bare() -> Sample:
+        total, after_hello = replay(REFERENCE, lines)
+        answers_per_second.append((len(lines) - 1) / after_hello)
+        return Sample(total)
+
+    rows: dict[str, Callable[[], Sample]] = {
+        "echo": lambda: Sample(replay(ECHO, lines)[0]),
+        "bare": bare,
+        "harness": lambda: harness(REFERENCE, scenarios, RunOptions()),
+        "run": lambda: command([PY, "-m", "conformance", "run"]),
+        "check": lambda: command([PY, "-m", "conformance", "check"]),
+    }
+    if not args.quick:
+        rows["fresh"] = lambda: harness(REFERENCE, scenarios, RunOptions(fresh_process=True))
+    if args.workers:
+        rows |= {
+            "2 workers": lambda: harness(REFERENCE, scenarios, RunOptions(workers=2)),
+            "slow, 1 worker": lambda: harness(SLOW, scenarios, RunOptions()),
+            "slow, 2 workers": lambda: harness(SLOW, scenarios, RunOptions(workers=2)),
+            "slow, 4 workers": lambda: harness(SLOW, scenarios, RunOptions(workers=4)),
+        }
+    for _ in range(args.repeat):
+        for name, measure in rows.items():
+            timed(name, measure)
+
+    def wall(name: str) -> float:
+        return statistics.median(s.wall for s in samples[name])
+
+    def cpu(name: str) -> float:
+        return statistics.median(s.cpu for s in samples[name])
+
+    rate = statistics.median(answers_per_second)
+    peak_mib = max(s.rss_kib for s in samples["run"]) / 1024
+
+    def verdict(ok: bool) -> str:
+        return "met" if ok else "**not met**"
+
+    print(
+        f"{len(scenarios)} scenarios, {len(lines)} request lines; median of {args.repeat} "
+        f"interleaved rounds; Python {platform.python_version()}, {os.cpu_count()} CPUs, "
+        f"load average {os.getloadavg()[0]:.1f} at the end\n"
+    )
+    print("| measurement | median | target | |")
+    print("|---|---|---|---|")
+    print(f"| echo floor: replay to an adapter answering `{{}}` | {wall('echo'):.3f} s | | |")
+    print(f"| bare replay to the reference | {wall('bare'):.3f} s | | |")
+    ratio = wall("harness") / wall("bare")
+    print(
+        f"| harness, corpus loaded (÷ bare replay) | {wall('harness'):.3f} s "
+        f"({ratio:.2f}) | ≤ 1.3 | {verdict(ratio <= 1.3)} |"
+    )
+    print(
+        f"| `conformance run`, start-up included (CPU) | {wall('run'):.3f} s "
+        f"({cpu('run'):.3f} s) | < 1 s | {verdict(wall('run') < 1)} |"
+    )
+    print(
+        f"| `conformance check`, start-up included (CPU) | {wall('check'):.3f} s "
+        f"({cpu('check'):.3f} s) | < 0.2 s | {verdict(wall('check') < 0.2)} |"
+    )
+    print(f"| reference answers/s | {rate:.0f} | ≥ 2,000 | {verdict(rate >= 2000)} |")
+    if "fresh" in samples:
+        fresh = wall("fresh") / wall("harness")
+        print(
+            f"| a process per case ÷ persistent | {wall('fresh'):.2f} s ({fresh:.1f}x) "
+            f"| ≥ 50x | {verdict(fresh >= 50)} |"
+        )
+    print(
+        f"| peak memory of `conformance run` | {peak_mib:.0f} MiB | < 100 MB | "
+        f"{verdict(peak_mib * 2**20 < 100e6)} |"
+    )
+    if args.workers:
+        for name in ("2 workers", "slow, 1 worker", "slow, 2 workers", "slow, 4 workers"):
+            share = wall(name) / wall("harness")
+            print(f"| {name} (÷ harness) | {wall(name):.2f} s ({share:.1f}) | | |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
