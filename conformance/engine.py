@@ -544,22 +544,24 @@ class EngineSession:
         fd = self._proc.stdin.fileno()
         view = memoryview(data)
         while view:
+            # Write first (stdin is non-blocking) and wait only when the pipe is full:
+            # a request nearly always fits, and a select() per request showed in profiles.
+            try:
+                written = os.write(fd, view)
+            except BlockingIOError:
+                written = 0
+            except OSError:
+                # EPIPE: the adapter closed stdin, almost always because it exited.
+                raise self._eof_error(f"while sending {op}", stream="stdin") from None
+            view = view[written:]
+            if not view:
+                break
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 raise EngineTimeout(
                     f"adapter did not read the {op} request within {timeout:g} s", timeout=timeout
                 )
-            _, writable, _ = select.select([], [fd], [], remaining)
-            if not writable:
-                continue
-            try:
-                written = os.write(fd, view)
-            except BlockingIOError:
-                continue
-            except OSError:
-                # EPIPE: the adapter closed stdin, almost always because it exited.
-                raise self._eof_error(f"while sending {op}", stream="stdin") from None
-            view = view[written:]
+            select.select([], [fd], [], remaining)
 
     def _eof_error(
         self, when: str, item: _QueueItem | None = None, stream: str = "stdout"
