@@ -9,6 +9,7 @@ of a real corpus run, and on documents mutated from both.
 from __future__ import annotations
 
 import copy
+import datetime
 import sys
 from collections.abc import Iterator
 from typing import Any
@@ -196,3 +197,14 @@ def test_a_bad_answer_is_still_explained_with_its_pointer() -> None:
     with pytest.raises(ProtocolError) as caught:
         validate_response("check_meld", {"id": 1, "valid": "yes"})
     assert "JSON pointer '/valid'" in str(caught.value)
+
+
+def test_a_value_that_is_not_json_is_judged_by_python_jsonschema() -> None:
+    # YAML turns `2024-01-01` into a date, which jsonschema-rs cannot convert.
+    validator = SchemaValidator({"type": "object", "properties": {"when": {"type": "string"}}})
+    document = {"when": datetime.date(2024, 1, 1)}
+    with pytest.raises(ValueError):
+        validator.fast_is_valid(document)
+    assert not validator.is_valid(document)
+    error = validator.best_error(document)
+    assert error is not None and list(error.absolute_path) == ["when"]
