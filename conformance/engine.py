@@ -281,7 +281,9 @@ def _wait_exit(proc: subprocess.Popen[bytes], timeout: float) -> int | None:
         except subprocess.TimeoutExpired:
             return None
     try:
-        ready, _, _ = select.select([pidfd], [], [], timeout)
+        poller = select.poll()  # poll, not select: a pidfd may be numbered above 1023
+        poller.register(pidfd, select.POLLIN)
+        ready = poller.poll(timeout * 1000)
     finally:
         os.close(pidfd)
     return proc.wait() if ready else proc.poll()
