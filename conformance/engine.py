@@ -55,6 +55,7 @@ from .protocol import (
     validate_request,
     validate_response,
 )
+from .textsafe import safe_tail
 
 #: Default seconds to wait for the answer to one request.
 DEFAULT_TIMEOUT: Final = 10.0
@@ -79,6 +80,8 @@ EXIT_DRAIN: Final = 0.2
 EOF_EXIT_GRACE: Final = 0.3
 #: Bytes of stderr kept (the tail); older output is dropped.
 STDERR_KEEP: Final = 64 * 1024
+#: Most bytes of stderr read on the spot before a tail is taken (see _StderrDrain.catch_up).
+STDERR_CATCH_UP: Final = 1024 * 1024
 #: Lines the stdout reader may queue ahead of the harness; beyond that it stops
 #: reading, so an adapter spewing unsolicited lines blocks instead of eating memory.
 QUEUE_LINES: Final = 16
@@ -206,7 +209,15 @@ class _StdoutReader(threading.Thread):
 
 
 class _StderrDrain(threading.Thread):
-    """Read stderr continuously, keeping only the last ``keep`` bytes."""
+    """Read stderr continuously, keeping only the last ``keep`` bytes.
+
+    The thread waits in ``select`` and reads under a lock from a non-blocking fd, so
+    :meth:`catch_up` can take, under the same lock, whatever the adapter has already
+    written but the thread has not read yet. Taking a tail after the answer line has
+    been read is then deterministic: the adapter's ``write`` to stderr before its
+    answer put the bytes in the pipe, and catch_up reads them, however late the
+    thread is scheduled on a loaded machine.
+    """
 
     def __init__(self, fd: int, keep: int = STDERR_KEEP) -> None:
         super().__init__(name=f"adapter-stderr-{fd}", daemon=True)
@@ -214,30 +225,63 @@ class _StderrDrain(threading.Thread):
         self._keep = keep
         self._buf = bytearray()
         self._lock = threading.Lock()
+        self._eof = False
         self.total = 0
+        os.set_blocking(fd, False)
+
+    def _read_available(self, budget: int) -> bool:
+        """Read what the pipe holds now, up to ``budget`` bytes; False at end of file.
+
+        The caller holds the lock.
+        """
+        while budget > 0 and not self._eof:
+            try:
+                chunk = os.read(self._fd, min(_READ_CHUNK, budget))
+            except BlockingIOError:
+                return True
+            except OSError:
+                self._eof = True
+                break
+            if not chunk:
+                self._eof = True
+                break
+            budget -= len(chunk)
+            self.total += len(chunk)
+            self._buf += chunk
+            if len(self._buf) > self._keep:
+                del self._buf[: len(self._buf) - self._keep]
+        return not self._eof
 
     def run(self) -> None:
         while True:
             try:
-                chunk = os.read(self._fd, _READ_CHUNK)
-            except OSError:
-                break
-            if not chunk:
+                select.select([self._fd], [], [])
+            except (OSError, ValueError):
                 break
             with self._lock:
-                self.total += len(chunk)
-                self._buf += chunk
-                if len(self._buf) > self._keep:
-                    del self._buf[: len(self._buf) - self._keep]
+                if not self._read_available(_READ_CHUNK):
+                    break
+
+    def catch_up(self, budget: int = STDERR_CATCH_UP) -> None:
+        """Take what the adapter wrote to stderr and the thread has not read yet.
+
+        Bounded by ``budget`` bytes, so an adapter flooding stderr cannot hold the
+        caller here; never waits for data that is not there.
+        """
+        with self._lock:
+            self._read_available(budget)
 
     def tail(self, limit: int, since: int = 0) -> str:
-        """The last ``limit`` characters, of what was written after byte ``since`` only."""
+        """The last ``limit`` characters, of what was written after byte ``since`` only.
+
+        Engine text: escaped by :func:`conformance.textsafe.safe_tail`.
+        """
         with self._lock:
             data = bytes(self._buf)
             kept_from = self.total - len(data)
         if since > kept_from:
             data = data[since - kept_from :]
-        return data.decode("utf-8", errors="replace")[-limit:] if limit > 0 else ""
+        return safe_tail(data.decode("utf-8", errors="replace"), limit)
 
 
 def _group_has_live_members(pgid: int) -> bool:
@@ -400,7 +444,12 @@ class EngineSession:
 
     def mark_stderr(self) -> None:
         """Start a new stderr section (a new case): tails then show what came after it."""
-        self._stderr_mark = self._drain.total if self._drain is not None else 0
+        if self._drain is None:
+            self._stderr_mark = 0
+            return
+        # What the previous case made the adapter write belongs before the mark.
+        self._drain.catch_up()
+        self._stderr_mark = self._drain.total
 
     def stderr_tail(self, limit: int = 4000) -> str:
         """Return the last ``limit`` characters the adapter wrote to stderr.
@@ -410,6 +459,7 @@ class EngineSession:
         """
         if self._drain is None:
             return ""
+        self._drain.catch_up()
         section = self._drain.tail(limit, since=self._stderr_mark)
         return section or self._drain.tail(limit)
 
