@@ -30,6 +30,7 @@ import signal
 import subprocess
 import threading
 import time
+import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType, TracebackType
@@ -55,6 +56,7 @@ from .protocol import (
     validate_request,
     validate_response,
 )
+from .reaper import SESSION_VARIABLE, kill_escaped
 from .textsafe import safe_tail
 
 #: Default seconds to wait for the answer to one request.
@@ -308,6 +310,44 @@ def _group_has_live_members(pgid: int) -> bool:
     return False
 
 
+# Every adapter this process runs, by pid, with its session token: the reaper spares
+# the adapters (and the escaped processes) of live sessions, and a shutting-down
+# harness starts no new adapter. Popen happens under the lock so the two agree.
+_REGISTRY_LOCK = threading.Lock()
+_LIVE: dict[int, str] = {}
+_refusing = False
+
+
+def refuse_new_sessions(refuse: bool = True) -> None:
+    """From now on (or, with False, no longer) refuse to start adapters in this process.
+
+    Set when the harness is interrupted (Ctrl-C, SIGTERM, SIGHUP), so a worker that
+    meets the interruption cannot restart an adapter that nobody would reap. Called
+    from a signal handler, so it takes no lock (the main thread may hold it).
+    """
+    global _refusing
+    _refusing = refuse
+
+
+def live_adapter_pids() -> list[int]:
+    """Pids of the adapters of sessions of this process that have not been shut down."""
+    with _REGISTRY_LOCK:
+        return list(_LIVE)
+
+
+def kill_live_adapters() -> list[int]:
+    """SIGKILL the process group of every adapter still registered; return their pids.
+
+    The last resort of an interrupted run, for sessions a worker thread was still
+    starting when the run's own cleanup closed the sessions it knew of.
+    """
+    with _REGISTRY_LOCK:
+        pids = list(_LIVE)
+    for pid in pids:
+        _signal_group(pid, signal.SIGKILL)
+    return pids
+
+
 def _signal_group(pgid: int, sig: signal.Signals) -> None:
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pgid, sig)
@@ -348,6 +388,7 @@ class EngineSession:
         self._stderr_mark = 0
         self._next_id = 1
         self._broken = False
+        self._token = ""
 
     # -- life cycle ---------------------------------------------------------
 
@@ -388,22 +429,29 @@ class EngineSession:
         self._next_id = 1
         self._broken = False
         self.handshake = None
-        try:
-            proc = subprocess.Popen(
-                self.argv,
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                bufsize=0,
-                cwd=self.cwd,
-                env=self.env,
-                # Own session = own process group: close() can kill grandchildren too.
-                start_new_session=True,
-                close_fds=True,
-            )
-        except OSError as exc:
-            reason = exc.strerror or str(exc)
-            raise EngineStartError(f"cannot start adapter {self.argv[0]!r}: {reason}") from None
+        # Descendants inherit the token, which names their session to the reaper.
+        self._token = uuid.uuid4().hex
+        env = {**(self.env if self.env is not None else os.environ), SESSION_VARIABLE: self._token}
+        with _REGISTRY_LOCK:
+            if _refusing:
+                raise EngineStartError("the harness is shutting down: no adapter is started")
+            try:
+                proc = subprocess.Popen(
+                    self.argv,
+                    stdin=subprocess.PIPE,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE,
+                    bufsize=0,
+                    cwd=self.cwd,
+                    env=env,
+                    # Own session = own process group: close() can kill grandchildren too.
+                    start_new_session=True,
+                    close_fds=True,
+                )
+            except OSError as exc:
+                reason = exc.strerror or str(exc)
+                raise EngineStartError(f"cannot start adapter {self.argv[0]!r}: {reason}") from None
+            _LIVE[proc.pid] = self._token
         assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
         self._proc = proc
         # Writes go through select() with a deadline: an adapter that stops
@@ -661,6 +709,11 @@ class EngineSession:
         _signal_group(pgid, signal.SIGKILL)
         with contextlib.suppress(subprocess.TimeoutExpired):
             proc.wait(timeout=KILL_WAIT)
+        # Processes that left the group (setsid) die too (conformance/reaper.py).
+        with _REGISTRY_LOCK:
+            _LIVE.pop(pgid, None)
+            spare, live_tokens = set(_LIVE), set(_LIVE.values())
+        kill_escaped(self._token, live_tokens=live_tokens, spare=spare)
         # With every writer dead the pipes reach EOF and the threads finish;
         # only then are the fds closed (closing under a blocked read is racy).
         if self._reader is not None:
