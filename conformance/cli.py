@@ -220,7 +220,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     collector = Collector(progress)
     started = time.time()
     try:
-        with interruptible():
+        with interruptible(on_signal=collector.freeze):
             try:
                 run = run_scenarios(argv, chosen, options, catalogue=catalogue, progress=collector)
             except KeyboardInterrupt as exc:

@@ -52,10 +52,11 @@ def signal_name(exc: KeyboardInterrupt) -> str:
 
 
 @contextmanager
-def interruptible() -> Iterator[None]:
+def interruptible(on_signal: Callable[[], None] | None = None) -> Iterator[None]:
     """Handle SIGINT, SIGTERM and SIGHUP as described above, then restore the old handlers.
 
-    Outside the main thread (where handlers cannot be set) it does nothing.
+    ``on_signal`` runs in the handler first (it must take no lock the main thread may
+    hold). Outside the main thread (where handlers cannot be set) it does nothing.
     """
     if threading.current_thread() is not threading.main_thread():
         yield
@@ -68,6 +69,8 @@ def interruptible() -> Iterator[None]:
             return
         fired = True
         refuse_new_sessions()
+        if on_signal is not None:
+            on_signal()
         if signum == signal.SIGINT:
             raise KeyboardInterrupt
         raise Terminated(signum)
@@ -86,9 +89,9 @@ def interruptible() -> Iterator[None]:
 class Collector:
     """A progress callback that keeps every result graded before an interruption.
 
-    Wraps the run's progress display. Once :meth:`freeze` is called (the run was
-    interrupted) later results are ignored: a case that met the interruption was not
-    graded, whatever its worker reported.
+    Wraps the run's progress display. Once :meth:`freeze` is called (by the signal
+    handler) later results are ignored: a case that met the interruption was not
+    graded, whatever its worker reported when its adapter was killed.
     """
 
     def __init__(self, progress: Callable[[int, int, CaseResult], None] | None = None) -> None:
@@ -107,9 +110,14 @@ class Collector:
             self._progress(done, total, result)
 
     def freeze(self) -> None:
-        """Ignore every result from now on."""
-        with self._lock:
-            self._frozen = True
+        """Ignore every result from now on.
+
+        Called from the signal handler, so it takes no lock: the handler runs in the
+        main thread, which may be inside :meth:`__call__` holding it. A plain assignment
+        is atomic; a worker that read the flag just before only stores a result graded
+        before the signal.
+        """
+        self._frozen = True
 
     def partial_run(
         self,

@@ -18,6 +18,7 @@ counting a bomb costs as little as reading it. Files that cannot hold an alias (
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
@@ -33,6 +34,9 @@ MAX_NODES: Final = 100_000
 MAX_DEPTH: Final = 1000
 #: Below this size a document without aliases cannot come near MAX_NODES: skip the walk.
 _WALK_FROM_BYTES: Final = 64 * 1024
+
+
+_BRACKETS: Final = re.compile(r"[\[\]{}]")
 
 
 @dataclass(frozen=True)
@@ -72,22 +76,26 @@ def read_limited_text(path: Path, max_bytes: int = MAX_FILE_BYTES) -> str | File
 def nesting_problem(text: str, max_depth: int = MAX_DEPTH) -> FileProblem | None:
     """Refuse text that may nest deeper than ``max_depth`` before any parser sees it.
 
-    An over-estimate, cheap and parser-free: open flow brackets carried over from earlier
-    lines, plus the line's indentation, ``- `` items and ``: `` keys (each level of block
-    nesting needs at least one of those characters). Ordinary files are far below it;
-    the quick test on the whole text spares them the per-line pass.
+    An over-estimate, cheap and parser-free: the deepest point of the flow brackets on
+    a line (counting those still open from earlier lines), plus the line's indentation,
+    ``- `` items and ``: `` keys (each level of block nesting needs at least one of those
+    characters). Ordinary files are far below it; the quick test on the whole text
+    spares them the per-line pass.
     """
+    lines = text.splitlines()
     openers = text.count("[") + text.count("{")
-    longest = max(map(len, text.splitlines()), default=0)
-    if openers + longest <= max_depth:
+    if openers + max(map(len, lines), default=0) <= max_depth:
         return None
     depth = 0
-    for number, line in enumerate(text.splitlines(), 1):
+    for number, line in enumerate(lines, 1):
+        deepest = depth
+        if "[" in line or "{" in line or "]" in line or "}" in line:
+            for bracket in _BRACKETS.findall(line):
+                depth = depth + 1 if bracket in "[{" else max(depth - 1, 0)
+                deepest = max(deepest, depth)
         stripped = line.lstrip(" ")
-        depth += line.count("[") + line.count("{") - line.count("]") - line.count("}")
-        depth = max(depth, 0)
-        levels = depth + len(line) - len(stripped) + stripped.count("- ") + stripped.count(": ")
-        if levels > max_depth:
+        block = len(line) - len(stripped) + stripped.count("- ") + stripped.count(": ")
+        if deepest + block > max_depth:
             return FileProblem(
                 f"the document may nest more than {max_depth} levels deep here; refused "
                 "(the YAML parser could crash on it)",
