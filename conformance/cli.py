@@ -379,6 +379,10 @@ def _outcome_kinds(expect: Any) -> set[str]:
 
 def cmd_coverage(args: argparse.Namespace) -> int:
     """Print rule and dispute coverage; exit 1 when something is uncovered."""
+    try:
+        check_output_paths([("--json", args.json)])
+    except OutputPathError as exc:
+        raise UsageError(str(exc)) from None
     catalogue = _catalogue(args)
     loaded = _load(args, catalogue)
     for error in loaded.errors:

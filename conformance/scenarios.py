@@ -443,10 +443,10 @@ def _read_documents(path: Path, label: str) -> Iterator[tuple[yaml.Node, Any] | 
             if node is None:
                 continue
             # Aliases (or sheer size) could make the checks below walk a huge tree.
-            problem = expansion_problem(node) if walk else None
-            if problem is not None:
+            too_big = expansion_problem(node) if walk else None
+            if too_big is not None:
                 yield ScenarioError(
-                    problem.message, file=label, line=problem.line, column=problem.column
+                    too_big.message, file=label, line=too_big.line, column=too_big.column
                 )
                 continue
             yield node, loader.construct_document(node)

@@ -32,6 +32,10 @@ MAX_CASE_TEXT: Final = 64 * 1024
 _UNSAFE: Final = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]")
 
 
+# JSON escapes that can decode to a character _UNSAFE matches (\\n and \\t cannot).
+_RISKY_ESCAPE: Final = re.compile(r"\\[ubfr]")
+
+
 def _escape_char(match: re.Match[str]) -> str:
     code = ord(match.group())
     return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
@@ -80,11 +84,22 @@ def safe_json(value: Any, limit: int = MAX_STRING) -> Any:
 def json_text_is_safe(text: str, limit: int = MAX_STRING) -> bool:
     """True when no string decoded from the JSON line ``text`` can need :func:`safe_json`.
 
-    A quick test on the raw line, so ordinary answers skip the walk: no raw unsafe
-    character, no ``\\u`` escape (which could spell one) and no room for a string over
-    the limit. Raw C0 controls are invalid inside JSON strings anyway.
+    A quick test on the raw line, so ordinary answers skip the walk. Raw C0 controls
+    are invalid inside JSON strings, so an ASCII line is safe unless it has DEL or an
+    escape that decodes to something unsafe (``\\u``, ``\\b``, ``\\f``, ``\\r``);
+    a longer line also needs every string to fit the limit, which the raw text
+    shows when no quote is escaped.
     """
-    return len(text) <= limit and "\\u" not in text and not _UNSAFE.search(text)
+    if _RISKY_ESCAPE.search(text):
+        return False
+    if text.isascii():
+        if "\x7f" in text:
+            return False
+    elif _UNSAFE.search(text):
+        return False
+    if len(text) <= limit:
+        return True
+    return '\\"' not in text and max(map(len, text.split('"'))) <= limit
 
 
 _T = TypeVar("_T")

@@ -23,6 +23,8 @@ from pathlib import Path
 
 import jsonschema
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from conformance import engine as engine_module
 from conformance.cli import main
@@ -30,7 +32,7 @@ from conformance.engine import EngineSession
 from conformance.errors import EngineReportedError
 from conformance.expectations import ExpectationsError, load_expectations
 from conformance.outputs import emit
-from conformance.protocol import decode_line
+from conformance.protocol import decode_line, encode_request
 from conformance.reaper import SESSION_VARIABLE
 from conformance.report import atomic_write_text
 from conformance.scenarios import load_corpus, load_file
@@ -142,8 +144,34 @@ def test_decode_line_is_where_engine_text_is_made_safe() -> None:
     assert decode_line(line)["reason"] == "\\ud800\\ufffe\\x1b\\x07"
     huge = b'{"id": 1, "reason": "' + b"x" * (MAX_STRING * 10) + b'"}'
     assert len(decode_line(huge)["reason"]) < MAX_STRING + 100
+    # JSON escapes that decode to controls are caught too, not only raw characters.
+    assert decode_line(b'{"id": 1, "reason": "a\\rb\\bc\\fd\\n"}')["reason"] == (
+        "a\\x0db\\x08c\\x0cd\n"
+    )
     # Ordinary answers come back untouched.
     assert decode_line(b'{"id": 2, "points": 33}') == {"id": 2, "points": 33}
+
+
+def strings_in(value: object) -> list[str]:
+    """Every string of a decoded JSON value, keys included."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for k, v in value.items() for s in (*strings_in(k), *strings_in(v))]
+    if isinstance(value, list):
+        return [s for item in value for s in strings_in(item)]
+    return []
+
+
+@given(st.text(), st.integers(min_value=0, max_value=3))
+def test_whatever_text_an_engine_sends_comes_out_safe(text: str, copies: int) -> None:
+    """Any string (hypothesis draws surrogates and controls freely), as a value and a key."""
+    line = encode_request({"id": 1, text: [text * copies, {"k": text}]})
+    for piece in strings_in(decode_line(line[:-1])):
+        piece.encode("utf-8")  # no lone surrogate left
+        assert all(ch in "\t\n" or (ch.isprintable() or ord(ch) > 0x9F) for ch in piece)
+        assert "\ufffe" not in piece and "\uffff" not in piece
+        assert len(piece) <= MAX_STRING + 60
 
 
 def test_cap_total_bounds_what_one_case_keeps() -> None:
@@ -605,3 +633,8 @@ def test_the_stderr_tail_does_not_depend_on_the_drain_thread_being_scheduled(
         assert caught.value.stderr_tail == "fake adapter got penalty\n"
     finally:
         session.close()
+
+
+def test_coverage_json_path_is_checked_first(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([*CAT, "coverage", str(GOOD), "--json", "/nonexistent/c.json"]) == 2
+    assert "folder /nonexistent does not exist" in capsys.readouterr().err
