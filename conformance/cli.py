@@ -27,7 +27,7 @@ from conformance import CORPUS_VERSION, __version__
 from conformance.catalogue import Catalogue, CatalogueError, load_catalogue
 from conformance.corpus import default_corpus_dir
 from conformance.outputs import OutputPathError, check_output_paths, emit, write_all
-from conformance.reaper import become_subreaper, is_subreaper, kill_escaped
+from conformance.reaper import become_subreaper, kill_escaped, subreaper_unavailable
 from conformance.scenarios import LoadResult, Scenario, load_corpus
 
 EXIT_OK = 0
@@ -153,13 +153,12 @@ def cmd_run(args: argparse.Namespace) -> int:
         load_expectations,
     )
     from conformance.interrupt import Collector, exit_code, interruptible, signal_name
-    from conformance.report import Progress, write_json_report, write_junit_report
+    from conformance.report import Progress
     from conformance.runner import (
         RunOptions,
         check_properties,
         count_statuses,
         run_scenarios,
-        unstarted_run,
     )
 
     argv = parse_adapter(args.adapter)
@@ -219,72 +218,63 @@ def cmd_run(args: argparse.Namespace) -> int:
     progress = Progress()
     collector = Collector(progress)
     started = time.time()
-    try:
-        with interruptible(on_signal=collector.freeze):
+    interrupted: KeyboardInterrupt | None = None
+    with interruptible(on_signal=collector.freeze) as signals:
+        try:
+            run = run_scenarios(argv, chosen, options, catalogue=catalogue, progress=collector)
+        except KeyboardInterrupt as exc:
+            # Ctrl-C, SIGTERM or SIGHUP: reap, then report what was graded.
+            interrupted = exc
+            kill_live_adapters()
+            why = f"the run was interrupted by {signal_name(exc)}"
+            run = collector.partial_run(argv, chosen, options, why, started, catalogue)
+        except EngineError as exc:
+            signals.defer()
+            progress.finish()
+            return _adapter_did_not_start(args, argv, chosen, options, exc, catalogue)
+        finally:
+            # Escaped processes of every session (the harness is their subreaper).
+            kill_escaped(None)
+        progress.finish()
+        if args.properties and interrupted is None:
             try:
-                run = run_scenarios(argv, chosen, options, catalogue=catalogue, progress=collector)
+                laws = check_properties(argv, options, seed=args.seed, deals=args.deals)
+                run = replace(run, properties=laws)
             except KeyboardInterrupt as exc:
-                # Ctrl-C, SIGTERM or SIGHUP: reap, then report what was graded.
-                progress.finish()
-                collector.freeze()
+                interrupted = exc
                 kill_live_adapters()
                 kill_escaped(None)
-                why = f"the run was interrupted by {signal_name(exc)}"
-                partial = collector.partial_run(argv, chosen, options, why, started, catalogue)
-                _report_run(args, partial, catalogue)
-                print(f"interrupted ({signal_name(exc)})", file=sys.stderr)
-                return exit_code(exc)
-            finally:
-                # Escaped processes of every session (the harness is their subreaper).
-                kill_escaped(None)
-    except EngineError as exc:
-        progress.finish()
-        print(f"error: adapter {shlex.join(argv)!r} could not start: {exc}", file=sys.stderr)
-        if exc.stderr_tail:
-            print(exc.stderr_tail.rstrip(), file=sys.stderr)
-        # Reports are still written, complete: CI systems read them even on a dead adapter.
-        dead = unstarted_run(argv, chosen, options, exc, catalogue)
-        failures = write_all(
-            [
-                (option, path, write)
-                for option, path, write in (
-                    ("--json", args.json, lambda: write_json_report(args.json, dead, catalogue)),
-                    (
-                        "--junit",
-                        args.junit,
-                        lambda: write_junit_report(args.junit, dead, catalogue, strict=args.strict),
-                    ),
+                note = f"the law checks were interrupted by {signal_name(exc)}"
+                run = replace(run, warnings=(*run.warnings, note))
+        # From here a signal waits until the reports are written.
+        signals.defer()
+        if expectations is not None:
+            results = apply_expectations(run.results, expectations)
+            run = replace(run, results=tuple(results), counts=count_statuses(results))
+            # An entry naming no scenario of the corpus (a retired id, a typo) expects nothing.
+            known = {s.id for s in loaded.scenarios}
+            stale = sorted(set(expectations.expected_failures) - known)
+            if stale:
+                note = (
+                    f"expectations file {args.expectations} names {len(stale)} id(s) that are "
+                    f"not in the corpus: {', '.join(stale)}"
                 )
-                if path
-            ]
-        )
-        for failure in failures:
-            print(f"error: {failure}", file=sys.stderr)
-        return EXIT_ADAPTER
-    progress.finish()
-    if args.properties:
-        laws = check_properties(argv, options, seed=args.seed, deals=args.deals)
-        run = replace(run, properties=laws)
-    if expectations is not None:
-        results = apply_expectations(run.results, expectations)
-        run = replace(run, results=tuple(results), counts=count_statuses(results))
-        # An entry naming no scenario of the corpus (a retired id, a typo) expects nothing.
-        known = {s.id for s in loaded.scenarios}
-        stale = sorted(set(expectations.expected_failures) - known)
-        if stale:
+                run = replace(run, warnings=(*run.warnings, note))
+        if subreaper_unavailable():
             note = (
-                f"expectations file {args.expectations} names {len(stale)} id(s) that are "
-                f"not in the corpus: {', '.join(stale)}"
+                "this platform cannot make the harness a child subreaper: a process that "
+                "leaves the adapter's process group (setsid) and clears its environment "
+                "can outlive the run"
             )
             run = replace(run, warnings=(*run.warnings, note))
-    if not is_subreaper():
-        note = (
-            "this platform cannot make the harness a child subreaper: a process that "
-            "leaves the adapter's process group (setsid) and clears its environment "
-            "can outlive the run"
-        )
-        run = replace(run, warnings=(*run.warnings, note))
-    if not _report_run(args, run, catalogue):
+        written = _report_run(args, run, catalogue)
+    if interrupted is not None or signals.received is not None:
+        name = signal_name(interrupted) if interrupted is not None else signals.name()
+        print(f"interrupted ({name})", file=sys.stderr)
+        code = exit_code(interrupted) if interrupted is not None else signals.exit_code()
+        assert code is not None
+        return code
+    if not written:
         return EXIT_USAGE
     counts = run.counts
     bad = counts.get("fail", 0) + counts.get("error", 0)
@@ -292,6 +282,36 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.strict:
         bad += counts.get("xpass", 0)
     return EXIT_FAILED if bad else EXIT_OK
+
+
+def _adapter_did_not_start(
+    args: argparse.Namespace,
+    argv: Sequence[str],
+    chosen: Sequence[Scenario],
+    options: Any,
+    exc: Any,
+    catalogue: Catalogue,
+) -> int:
+    """Report a run whose adapter never got through its handshake; exit 3."""
+    from conformance.report import write_json_report, write_junit_report
+    from conformance.runner import unstarted_run
+
+    print(f"error: adapter {shlex.join(argv)!r} could not start: {exc}", file=sys.stderr)
+    if exc.stderr_tail:
+        print(exc.stderr_tail.rstrip(), file=sys.stderr)
+    # Reports are still written, complete: CI systems read them even on a dead adapter.
+    dead = unstarted_run(argv, chosen, options, exc, catalogue)
+    jobs = [
+        ("--json", args.json, lambda: write_json_report(args.json, dead, catalogue)),
+        (
+            "--junit",
+            args.junit,
+            lambda: write_junit_report(args.junit, dead, catalogue, strict=args.strict),
+        ),
+    ]
+    for failure in write_all([(option, path, job) for option, path, job in jobs if path]):
+        print(f"error: {failure}", file=sys.stderr)
+    return EXIT_ADAPTER
 
 
 def _report_run(args: argparse.Namespace, run: Any, catalogue: Catalogue) -> bool:

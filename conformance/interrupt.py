@@ -51,26 +51,51 @@ def signal_name(exc: KeyboardInterrupt) -> str:
     return signal.Signals(exc.signum).name if isinstance(exc, Terminated) else "SIGINT"
 
 
+class Signals:
+    """What :func:`interruptible` saw, and whether a signal should raise or wait."""
+
+    def __init__(self) -> None:
+        #: The first signal received (a number), None while none came.
+        self.received: int | None = None
+        self.deferred = False
+
+    def defer(self) -> None:
+        """From now on a signal is recorded, not raised: reports are being written.
+
+        The caller ends with :meth:`exit_code` once its files are safe.
+        """
+        self.deferred = True
+
+    def exit_code(self) -> int | None:
+        """128 + the signal received, None when none came."""
+        return None if self.received is None else 128 + self.received
+
+    def name(self) -> str:
+        """The name of the signal received (``SIGTERM``), or an empty string."""
+        return signal.Signals(self.received).name if self.received is not None else ""
+
+
 @contextmanager
-def interruptible(on_signal: Callable[[], None] | None = None) -> Iterator[None]:
+def interruptible(on_signal: Callable[[], None] | None = None) -> Iterator[Signals]:
     """Handle SIGINT, SIGTERM and SIGHUP as described above, then restore the old handlers.
 
     ``on_signal`` runs in the handler first (it must take no lock the main thread may
     hold). Outside the main thread (where handlers cannot be set) it does nothing.
     """
+    state = Signals()
     if threading.current_thread() is not threading.main_thread():
-        yield
+        yield state
         return
-    fired = False
 
     def handler(signum: int, frame: FrameType | None) -> None:
-        nonlocal fired
-        if fired:
+        if state.received is not None:
             return
-        fired = True
+        state.received = signum
         refuse_new_sessions()
         if on_signal is not None:
             on_signal()
+        if state.deferred:
+            return
         if signum == signal.SIGINT:
             raise KeyboardInterrupt
         raise Terminated(signum)
@@ -79,7 +104,7 @@ def interruptible(on_signal: Callable[[], None] | None = None) -> Iterator[None]
     for sig in SIGNALS:
         previous[sig] = signal.signal(sig, handler)
     try:
-        yield
+        yield state
     finally:
         for sig, old in previous.items():
             signal.signal(sig, old)
@@ -151,4 +176,12 @@ class Collector:
         )
 
 
-__all__ = ["SIGNALS", "Collector", "Terminated", "exit_code", "interruptible", "signal_name"]
+__all__ = [
+    "SIGNALS",
+    "Collector",
+    "Signals",
+    "Terminated",
+    "exit_code",
+    "interruptible",
+    "signal_name",
+]

@@ -39,6 +39,7 @@ _ROUNDS: Final = 8
 _REAP_WAIT: Final = 2.0
 
 _subreaper = False
+_attempted = False
 
 
 def become_subreaper() -> bool:
@@ -47,7 +48,8 @@ def become_subreaper() -> bool:
     Meant for the command line, whose only children are adapters: a library caller's
     process (pytest) should not adopt every orphan of its tree.
     """
-    global _subreaper
+    global _subreaper, _attempted
+    _attempted = True
     if _subreaper:
         return True
     if not sys.platform.startswith("linux"):
@@ -59,6 +61,11 @@ def become_subreaper() -> bool:
         done = False
     _subreaper = done
     return done
+
+
+def subreaper_unavailable() -> bool:
+    """True when :func:`become_subreaper` was tried here and the platform refused it."""
+    return _attempted and not _subreaper
 
 
 def is_subreaper() -> bool:
@@ -149,4 +156,11 @@ def kill_escaped(
     return killed
 
 
-__all__ = ["SESSION_VARIABLE", "become_subreaper", "is_subreaper", "kill_escaped", "session_token"]
+__all__ = [
+    "SESSION_VARIABLE",
+    "become_subreaper",
+    "is_subreaper",
+    "kill_escaped",
+    "session_token",
+    "subreaper_unavailable",
+]
