@@ -259,6 +259,9 @@ class _StderrDrain(threading.Thread):
             try:
                 select.select([self._fd], [], [])
             except (OSError, ValueError):
+                # Never read this fd again: once closed, its number may be reused.
+                with self._lock:
+                    self._eof = True
                 break
             with self._lock:
                 if not self._read_available(_READ_CHUNK):

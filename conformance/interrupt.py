@@ -6,7 +6,9 @@ CI runners and ``timeout`` send SIGTERM; a closed terminal sends SIGHUP. While
 ``KeyboardInterrupt`` for SIGINT, :class:`Terminated` (a ``KeyboardInterrupt``) for the
 others, so one ``except KeyboardInterrupt`` handles all three. Later signals are
 ignored while the harness cleans up: the cleanup is bounded (a few seconds) and
-cutting it short would leave adapters running.
+cutting it short would leave adapters running. Once the caller has called
+:meth:`Signals.defer` (the reports are being written) a first signal is only
+recorded, and the caller exits with its code after the files are safe.
 
 Exit codes follow the shell's convention, 128 + the signal number: 130 (SIGINT),
 143 (SIGTERM), 129 (SIGHUP).

@@ -638,3 +638,23 @@ def test_the_stderr_tail_does_not_depend_on_the_drain_thread_being_scheduled(
 def test_coverage_json_path_is_checked_first(capsys: pytest.CaptureFixture[str]) -> None:
     assert main([*CAT, "coverage", str(GOOD), "--json", "/nonexistent/c.json"]) == 2
     assert "folder /nonexistent does not exist" in capsys.readouterr().err
+
+
+def test_a_signal_raises_until_deferred_then_waits_for_the_reports() -> None:
+    """Item 6, in-process: before defer() SIGTERM raises Terminated (a KeyboardInterrupt);
+    after it (reports being written) a signal is only recorded, for the exit code."""
+    from conformance.interrupt import Terminated, exit_code, interruptible
+
+    before = signal.getsignal(signal.SIGTERM)
+    with pytest.raises(Terminated) as caught, interruptible():
+        os.kill(os.getpid(), signal.SIGTERM)
+        wait_for(lambda: False, "the handler to raise", 10)
+    assert exit_code(caught.value) == 143
+    assert signal.getsignal(signal.SIGTERM) == before
+    with interruptible() as signals:
+        signals.defer()
+        os.kill(os.getpid(), signal.SIGHUP)
+        wait_for(lambda: signals.received is not None, "the handler to record", 10)
+        assert signals.exit_code() == 129 and signals.name() == "SIGHUP"
+    # The refusal to start adapters is lifted when the context ends.
+    assert engine_module._refusing is False
