@@ -6,6 +6,8 @@ Exit codes (documented in ``--help``):
 1  failures, errors, or an xpass under --strict (coverage: an uncovered rule/dispute)
 2  usage error, or a broken corpus / catalogue / expectations file
 3  the adapter could not start or its handshake failed
+129, 130, 143  interrupted by SIGHUP, Ctrl-C (SIGINT) or SIGTERM: adapters reaped,
+   the cases graded so far reported (the rest not_run)
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import argparse
 import json
 import shlex
 import sys
+import time
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import replace
@@ -23,6 +26,8 @@ from typing import Any
 from conformance import CORPUS_VERSION, __version__
 from conformance.catalogue import Catalogue, CatalogueError, load_catalogue
 from conformance.corpus import default_corpus_dir
+from conformance.outputs import OutputPathError, check_output_paths, emit, write_all
+from conformance.reaper import become_subreaper, kill_escaped, subreaper_unavailable
 from conformance.scenarios import LoadResult, Scenario, load_corpus
 
 EXIT_OK = 0
@@ -35,6 +40,8 @@ EPILOG = """exit codes:
   1  failures, errors or xpass under --strict (coverage: something uncovered)
   2  usage error, or a broken corpus, catalogue or expectations file
   3  the adapter could not start or its handshake failed
+  129/130/143  interrupted by SIGHUP / Ctrl-C / SIGTERM: adapters reaped, reports
+     written with the cases graded so far (the rest not_run)
 """
 
 
@@ -138,20 +145,20 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 def cmd_run(args: argparse.Namespace) -> int:
     """Run the selected scenarios against an adapter and report."""
+    from conformance.engine import kill_live_adapters
     from conformance.errors import EngineError
     from conformance.expectations import (
         ExpectationsError,
         apply_expectations,
         load_expectations,
-        write_expectations,
     )
-    from conformance.report import Progress, text_summary, write_json_report, write_junit_report
+    from conformance.interrupt import Collector, exit_code, interruptible, signal_name
+    from conformance.report import Progress
     from conformance.runner import (
         RunOptions,
         check_properties,
         count_statuses,
         run_scenarios,
-        unstarted_run,
     )
 
     argv = parse_adapter(args.adapter)
@@ -161,6 +168,16 @@ def cmd_run(args: argparse.Namespace) -> int:
     for name in ("timeout", "case_timeout", "start_timeout"):
         if getattr(args, name) <= 0:
             raise UsageError(f"--{name.replace('_', '-')} must be positive")
+    # Before the first case: a long run must not end in a report it cannot write.
+    outputs = [
+        ("--json", args.json),
+        ("--junit", args.junit),
+        ("--write-expectations", args.write_expectations),
+    ]
+    try:
+        check_output_paths(outputs)
+    except OutputPathError as exc:
+        raise UsageError(str(exc)) from None
     expectations = None
     if args.expectations:
         try:
@@ -199,50 +216,134 @@ def cmd_run(args: argparse.Namespace) -> int:
         start_timeout=args.start_timeout,
     )
     progress = Progress()
-    try:
-        run = run_scenarios(argv, chosen, options, catalogue=catalogue, progress=progress)
-    except EngineError as exc:
+    collector = Collector(progress)
+    started = time.time()
+    interrupted: KeyboardInterrupt | None = None
+    with interruptible(on_signal=collector.freeze) as signals:
+        try:
+            run = run_scenarios(argv, chosen, options, catalogue=catalogue, progress=collector)
+        except KeyboardInterrupt as exc:
+            # Ctrl-C, SIGTERM or SIGHUP: reap, then report what was graded.
+            interrupted = exc
+            kill_live_adapters()
+            why = f"the run was interrupted by {signal_name(exc)}"
+            run = collector.partial_run(argv, chosen, options, why, started, catalogue)
+        except EngineError as exc:
+            signals.defer()
+            progress.finish()
+            return _adapter_did_not_start(args, argv, chosen, options, exc, catalogue)
+        finally:
+            # Escaped processes of every session (the harness is their subreaper).
+            kill_escaped(None)
         progress.finish()
-        print(f"error: adapter {shlex.join(argv)!r} could not start: {exc}", file=sys.stderr)
-        if exc.stderr_tail:
-            print(exc.stderr_tail.rstrip(), file=sys.stderr)
-        # Reports are still written, complete: CI systems read them even on a dead adapter.
-        dead = unstarted_run(argv, chosen, options, exc, catalogue)
-        if args.json:
-            write_json_report(args.json, dead, catalogue)
-        if args.junit:
-            write_junit_report(args.junit, dead, catalogue, strict=args.strict)
-        return EXIT_ADAPTER
-    progress.finish()
-    if args.properties:
-        laws = check_properties(argv, options, seed=args.seed, deals=args.deals)
-        run = replace(run, properties=laws)
-    if expectations is not None:
-        results = apply_expectations(run.results, expectations)
-        run = replace(run, results=tuple(results), counts=count_statuses(results))
-        # An entry naming no scenario of the corpus (a retired id, a typo) expects nothing.
-        known = {s.id for s in loaded.scenarios}
-        stale = sorted(set(expectations.expected_failures) - known)
-        if stale:
+        if args.properties and interrupted is None:
+            try:
+                laws = check_properties(argv, options, seed=args.seed, deals=args.deals)
+                run = replace(run, properties=laws)
+            except KeyboardInterrupt as exc:
+                interrupted = exc
+                kill_live_adapters()
+                kill_escaped(None)
+                note = f"the law checks were interrupted by {signal_name(exc)}"
+                run = replace(run, warnings=(*run.warnings, note))
+        # From here a signal waits until the reports are written.
+        signals.defer()
+        if expectations is not None:
+            results = apply_expectations(run.results, expectations)
+            run = replace(run, results=tuple(results), counts=count_statuses(results))
+            # An entry naming no scenario of the corpus (a retired id, a typo) expects nothing.
+            known = {s.id for s in loaded.scenarios}
+            stale = sorted(set(expectations.expected_failures) - known)
+            if stale:
+                note = (
+                    f"expectations file {args.expectations} names {len(stale)} id(s) that are "
+                    f"not in the corpus: {', '.join(stale)}"
+                )
+                run = replace(run, warnings=(*run.warnings, note))
+        if subreaper_unavailable():
             note = (
-                f"expectations file {args.expectations} names {len(stale)} id(s) that are "
-                f"not in the corpus: {', '.join(stale)}"
+                "this platform cannot make the harness a child subreaper: a process that "
+                "leaves the adapter's process group (setsid) and clears its environment "
+                "can outlive the run"
             )
             run = replace(run, warnings=(*run.warnings, note))
-    print(text_summary(run, catalogue), end="")
-    if args.json:
-        write_json_report(args.json, run, catalogue)
-    if args.junit:
-        write_junit_report(args.junit, run, catalogue, strict=args.strict)
-    if args.write_expectations:
-        listed = write_expectations(args.write_expectations, run.results)
-        print(f"wrote {listed} expected failure(s) to {args.write_expectations}")
+        written = _report_run(args, run, catalogue)
+    if interrupted is not None or signals.received is not None:
+        name = signal_name(interrupted) if interrupted is not None else signals.name()
+        print(f"interrupted ({name})", file=sys.stderr)
+        code = exit_code(interrupted) if interrupted is not None else signals.exit_code()
+        assert code is not None
+        return code
+    if not written:
+        return EXIT_USAGE
     counts = run.counts
     bad = counts.get("fail", 0) + counts.get("error", 0)
     bad += sum(not law.passed for law in run.properties)
     if args.strict:
         bad += counts.get("xpass", 0)
     return EXIT_FAILED if bad else EXIT_OK
+
+
+def _adapter_did_not_start(
+    args: argparse.Namespace,
+    argv: Sequence[str],
+    chosen: Sequence[Scenario],
+    options: Any,
+    exc: Any,
+    catalogue: Catalogue,
+) -> int:
+    """Report a run whose adapter never got through its handshake; exit 3."""
+    from conformance.report import write_json_report, write_junit_report
+    from conformance.runner import unstarted_run
+
+    print(f"error: adapter {shlex.join(argv)!r} could not start: {exc}", file=sys.stderr)
+    if exc.stderr_tail:
+        print(exc.stderr_tail.rstrip(), file=sys.stderr)
+    # Reports are still written, complete: CI systems read them even on a dead adapter.
+    dead = unstarted_run(argv, chosen, options, exc, catalogue)
+    jobs = [
+        ("--json", args.json, lambda: write_json_report(args.json, dead, catalogue)),
+        (
+            "--junit",
+            args.junit,
+            lambda: write_junit_report(args.junit, dead, catalogue, strict=args.strict),
+        ),
+    ]
+    for failure in write_all([(option, path, job) for option, path, job in jobs if path]):
+        print(f"error: {failure}", file=sys.stderr)
+    return EXIT_ADAPTER
+
+
+def _report_run(args: argparse.Namespace, run: Any, catalogue: Catalogue) -> bool:
+    """Write the reports, then print the summary; False when a report could not be written.
+
+    Every file is attempted even if another fails; the summary is printed after the
+    files are safe, and printing never raises on text the terminal cannot encode.
+    """
+    from conformance.expectations import write_expectations
+    from conformance.report import text_summary, write_json_report, write_junit_report
+
+    listed: list[int] = []
+    jobs = [
+        ("--json", args.json, lambda: write_json_report(args.json, run, catalogue)),
+        (
+            "--junit",
+            args.junit,
+            lambda: write_junit_report(args.junit, run, catalogue, strict=args.strict),
+        ),
+        (
+            "--write-expectations",
+            args.write_expectations,
+            lambda: listed.append(write_expectations(args.write_expectations, run.results)),
+        ),
+    ]
+    failures = write_all([(option, path, job) for option, path, job in jobs if path])
+    emit(text_summary(run, catalogue))
+    if listed:
+        emit(f"wrote {listed[0]} expected failure(s) to {args.write_expectations}\n")
+    for failure in failures:
+        print(f"error: {failure}", file=sys.stderr)
+    return not failures
 
 
 def coverage_table(scenarios: Sequence[Scenario], catalogue: Catalogue) -> dict[str, Any]:
@@ -298,6 +399,10 @@ def _outcome_kinds(expect: Any) -> set[str]:
 
 def cmd_coverage(args: argparse.Namespace) -> int:
     """Print rule and dispute coverage; exit 1 when something is uncovered."""
+    try:
+        check_output_paths([("--json", args.json)])
+    except OutputPathError as exc:
+        raise UsageError(str(exc)) from None
     catalogue = _catalogue(args)
     loaded = _load(args, catalogue)
     for error in loaded.errors:
@@ -487,6 +592,10 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``carioca-conformance``; returns the exit code."""
     parser = build_parser()
+    if argv is None:
+        # The command line (not a library caller such as pytest): adopt the orphans
+        # adapters leave behind, so they can be killed (conformance/reaper.py).
+        become_subreaper()
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # argparse exits 2 on usage errors, 0 on --help
@@ -496,7 +605,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UsageError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:
+        from conformance.interrupt import exit_code
+
         print("interrupted", file=sys.stderr)
-        return 130
+        return exit_code(exc)
     return code

@@ -30,6 +30,7 @@ import signal
 import subprocess
 import threading
 import time
+import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType, TracebackType
@@ -55,6 +56,8 @@ from .protocol import (
     validate_request,
     validate_response,
 )
+from .reaper import SESSION_VARIABLE, kill_escaped
+from .textsafe import safe_tail
 
 #: Default seconds to wait for the answer to one request.
 DEFAULT_TIMEOUT: Final = 10.0
@@ -79,6 +82,8 @@ EXIT_DRAIN: Final = 0.2
 EOF_EXIT_GRACE: Final = 0.3
 #: Bytes of stderr kept (the tail); older output is dropped.
 STDERR_KEEP: Final = 64 * 1024
+#: Most bytes of stderr read on the spot before a tail is taken (see _StderrDrain.catch_up).
+STDERR_CATCH_UP: Final = 1024 * 1024
 #: Lines the stdout reader may queue ahead of the harness; beyond that it stops
 #: reading, so an adapter spewing unsolicited lines blocks instead of eating memory.
 QUEUE_LINES: Final = 16
@@ -206,7 +211,15 @@ class _StdoutReader(threading.Thread):
 
 
 class _StderrDrain(threading.Thread):
-    """Read stderr continuously, keeping only the last ``keep`` bytes."""
+    """Read stderr continuously, keeping only the last ``keep`` bytes.
+
+    The thread waits in ``select`` and reads under a lock from a non-blocking fd, so
+    :meth:`catch_up` can take, under the same lock, whatever the adapter has already
+    written but the thread has not read yet. Taking a tail after the answer line has
+    been read is then deterministic: the adapter's ``write`` to stderr before its
+    answer put the bytes in the pipe, and catch_up reads them, however late the
+    thread is scheduled on a loaded machine.
+    """
 
     def __init__(self, fd: int, keep: int = STDERR_KEEP) -> None:
         super().__init__(name=f"adapter-stderr-{fd}", daemon=True)
@@ -214,30 +227,66 @@ class _StderrDrain(threading.Thread):
         self._keep = keep
         self._buf = bytearray()
         self._lock = threading.Lock()
+        self._eof = False
         self.total = 0
+        os.set_blocking(fd, False)
+
+    def _read_available(self, budget: int) -> bool:
+        """Read what the pipe holds now, up to ``budget`` bytes; False at end of file.
+
+        The caller holds the lock.
+        """
+        while budget > 0 and not self._eof:
+            try:
+                chunk = os.read(self._fd, min(_READ_CHUNK, budget))
+            except BlockingIOError:
+                return True
+            except OSError:
+                self._eof = True
+                break
+            if not chunk:
+                self._eof = True
+                break
+            budget -= len(chunk)
+            self.total += len(chunk)
+            self._buf += chunk
+            if len(self._buf) > self._keep:
+                del self._buf[: len(self._buf) - self._keep]
+        return not self._eof
 
     def run(self) -> None:
         while True:
             try:
-                chunk = os.read(self._fd, _READ_CHUNK)
-            except OSError:
-                break
-            if not chunk:
+                select.select([self._fd], [], [])
+            except (OSError, ValueError):
+                # Never read this fd again: once closed, its number may be reused.
+                with self._lock:
+                    self._eof = True
                 break
             with self._lock:
-                self.total += len(chunk)
-                self._buf += chunk
-                if len(self._buf) > self._keep:
-                    del self._buf[: len(self._buf) - self._keep]
+                if not self._read_available(_READ_CHUNK):
+                    break
+
+    def catch_up(self, budget: int = STDERR_CATCH_UP) -> None:
+        """Take what the adapter wrote to stderr and the thread has not read yet.
+
+        Bounded by ``budget`` bytes, so an adapter flooding stderr cannot hold the
+        caller here; never waits for data that is not there.
+        """
+        with self._lock:
+            self._read_available(budget)
 
     def tail(self, limit: int, since: int = 0) -> str:
-        """The last ``limit`` characters, of what was written after byte ``since`` only."""
+        """The last ``limit`` characters, of what was written after byte ``since`` only.
+
+        Engine text: escaped by :func:`conformance.textsafe.safe_tail`.
+        """
         with self._lock:
             data = bytes(self._buf)
             kept_from = self.total - len(data)
         if since > kept_from:
             data = data[since - kept_from :]
-        return data.decode("utf-8", errors="replace")[-limit:] if limit > 0 else ""
+        return safe_tail(data.decode("utf-8", errors="replace"), limit)
 
 
 def _group_has_live_members(pgid: int) -> bool:
@@ -289,6 +338,44 @@ def _wait_exit(proc: subprocess.Popen[bytes], timeout: float) -> int | None:
     return proc.wait() if ready else proc.poll()
 
 
+# Every adapter this process runs, by pid, with its session token: the reaper spares
+# the adapters (and the escaped processes) of live sessions, and a shutting-down
+# harness starts no new adapter. Popen happens under the lock so the two agree.
+_REGISTRY_LOCK = threading.Lock()
+_LIVE: dict[int, str] = {}
+_refusing = False
+
+
+def refuse_new_sessions(refuse: bool = True) -> None:
+    """From now on (or, with False, no longer) refuse to start adapters in this process.
+
+    Set when the harness is interrupted (Ctrl-C, SIGTERM, SIGHUP), so a worker that
+    meets the interruption cannot restart an adapter that nobody would reap. Called
+    from a signal handler, so it takes no lock (the main thread may hold it).
+    """
+    global _refusing
+    _refusing = refuse
+
+
+def live_adapter_pids() -> list[int]:
+    """Pids of the adapters of sessions of this process that have not been shut down."""
+    with _REGISTRY_LOCK:
+        return list(_LIVE)
+
+
+def kill_live_adapters() -> list[int]:
+    """SIGKILL the process group of every adapter still registered; return their pids.
+
+    The last resort of an interrupted run, for sessions a worker thread was still
+    starting when the run's own cleanup closed the sessions it knew of.
+    """
+    with _REGISTRY_LOCK:
+        pids = list(_LIVE)
+    for pid in pids:
+        _signal_group(pid, signal.SIGKILL)
+    return pids
+
+
 def _signal_group(pgid: int, sig: signal.Signals) -> None:
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pgid, sig)
@@ -329,6 +416,7 @@ class EngineSession:
         self._stderr_mark = 0
         self._next_id = 1
         self._broken = False
+        self._token = ""
 
     # -- life cycle ---------------------------------------------------------
 
@@ -369,22 +457,29 @@ class EngineSession:
         self._next_id = 1
         self._broken = False
         self.handshake = None
-        try:
-            proc = subprocess.Popen(
-                self.argv,
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                bufsize=0,
-                cwd=self.cwd,
-                env=self.env,
-                # Own session = own process group: close() can kill grandchildren too.
-                start_new_session=True,
-                close_fds=True,
-            )
-        except OSError as exc:
-            reason = exc.strerror or str(exc)
-            raise EngineStartError(f"cannot start adapter {self.argv[0]!r}: {reason}") from None
+        # Descendants inherit the token, which names their session to the reaper.
+        self._token = uuid.uuid4().hex
+        env = {**(self.env if self.env is not None else os.environ), SESSION_VARIABLE: self._token}
+        with _REGISTRY_LOCK:
+            if _refusing:
+                raise EngineStartError("the harness is shutting down: no adapter is started")
+            try:
+                proc = subprocess.Popen(
+                    self.argv,
+                    stdin=subprocess.PIPE,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE,
+                    bufsize=0,
+                    cwd=self.cwd,
+                    env=env,
+                    # Own session = own process group: close() can kill grandchildren too.
+                    start_new_session=True,
+                    close_fds=True,
+                )
+            except OSError as exc:
+                reason = exc.strerror or str(exc)
+                raise EngineStartError(f"cannot start adapter {self.argv[0]!r}: {reason}") from None
+            _LIVE[proc.pid] = self._token
         assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
         self._proc = proc
         # Writes go through select() with a deadline: an adapter that stops
@@ -425,7 +520,12 @@ class EngineSession:
 
     def mark_stderr(self) -> None:
         """Start a new stderr section (a new case): tails then show what came after it."""
-        self._stderr_mark = self._drain.total if self._drain is not None else 0
+        if self._drain is None:
+            self._stderr_mark = 0
+            return
+        # What the previous case made the adapter write belongs before the mark.
+        self._drain.catch_up()
+        self._stderr_mark = self._drain.total
 
     def stderr_tail(self, limit: int = 4000) -> str:
         """Return the last ``limit`` characters the adapter wrote to stderr.
@@ -435,6 +535,7 @@ class EngineSession:
         """
         if self._drain is None:
             return ""
+        self._drain.catch_up()
         section = self._drain.tail(limit, since=self._stderr_mark)
         return section or self._drain.tail(limit)
 
@@ -637,6 +738,11 @@ class EngineSession:
         _signal_group(pgid, signal.SIGKILL)
         with contextlib.suppress(subprocess.TimeoutExpired):
             proc.wait(timeout=KILL_WAIT)
+        # Processes that left the group (setsid) die too (conformance/reaper.py).
+        with _REGISTRY_LOCK:
+            _LIVE.pop(pgid, None)
+            spare, live_tokens = set(_LIVE), set(_LIVE.values())
+        kill_escaped(self._token, live_tokens=live_tokens, spare=spare)
         # With every writer dead the pipes reach EOF and the threads finish;
         # only then are the fds closed (closing under a blocked read is racy).
         if self._reader is not None:

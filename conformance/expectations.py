@@ -12,6 +12,7 @@ is ``xpass``, which fails the run under ``--strict`` so the stale entry gets rem
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import cache
@@ -23,6 +24,7 @@ import yaml
 from conformance.report import atomic_write_text
 from conformance.runner import CaseResult
 from conformance.validation import SchemaValidator
+from conformance.yamlsafe import FileProblem, load_yaml_limited, read_limited_text
 
 SCHEMA_PATH = Path(__file__).resolve().parent / "schemas" / "expectations.schema.json"
 
@@ -46,25 +48,73 @@ def _validator() -> SchemaValidator:
 def load_expectations(path: Path | str) -> Expectations:
     """Read an expectations file (``.json`` as JSON, anything else as YAML).
 
-    :raises ExpectationsError: when it is unreadable or does not match the schema.
+    The limits of scenario files apply (conformance/yamlsafe.py): size, UTF-8,
+    nesting depth and alias expansion.
+
+    :raises ExpectationsError: when it is unreadable, too large, not UTF-8, too
+        deeply nested, or does not match the schema; the message names the file.
     """
     target = Path(path)
     try:
-        text = target.read_text(encoding="utf-8")
+        text = read_limited_text(target)
     except OSError as exc:
         raise ExpectationsError(f"cannot read expectations file {target}: {exc.strerror}") from exc
+    if isinstance(text, FileProblem):
+        raise ExpectationsError(f"expectations file {target}:{text.line}: {text.message}")
     try:
-        data: Any = json.loads(text) if target.suffix == ".json" else yaml.safe_load(text)
+        if target.suffix == ".json":
+            data: Any = json.loads(text)
+        else:
+            loaded = load_yaml_limited(text)
+            if isinstance(loaded, FileProblem):
+                raise ExpectationsError(
+                    f"expectations file {target}:{loaded.line}: {loaded.message}"
+                )
+            data = loaded
     except (json.JSONDecodeError, yaml.YAMLError) as exc:
         raise ExpectationsError(f"expectations file {target} does not parse: {exc}") from exc
+    except RecursionError:
+        raise ExpectationsError(
+            f"expectations file {target}: nested too deeply to read (a hostile or broken file?)"
+        ) from None
     if data is None:
         data = {"expected_failures": {}}
+    failures = data.get("expected_failures") if isinstance(data, dict) else None
+    if isinstance(failures, dict):
+        # Name the bad key itself: the schema's own message would quote the whole mapping.
+        for key in failures:
+            if not isinstance(key, str) or not _SCENARIO_ID.match(key):
+                line = _line_of_key(text, key)
+                raise ExpectationsError(
+                    f"expectations file {target}:{line}: {str(key)[:80]!r} under "
+                    "expected_failures is not a scenario id (cc- and four digits)"
+                )
     error = _validator().best_error(data)
     if error is not None:
         pointer = "/" + "/".join(str(p) for p in error.absolute_path)
-        raise ExpectationsError(f"expectations file {target}: at {pointer}: {error.message}")
+        raise ExpectationsError(
+            f"expectations file {target}: at {pointer}: {_shorten(error.message)}"
+        )
     failures = data.get("expected_failures") or {}
     return Expectations({k: str((v or {}).get("reason", "")) for k, v in failures.items()})
+
+
+_SCENARIO_ID = re.compile(r"^cc-[0-9]{4}$")
+
+
+def _line_of_key(text: str, key: object) -> int:
+    """1-based line where ``key`` is written as a mapping key (0 if it cannot be found)."""
+    wanted = str(key)
+    for number, line in enumerate(text.splitlines(), 1):
+        stripped = line.strip().lstrip("{,").strip()
+        for quote in ("", '"', "'"):
+            if stripped.startswith(f"{quote}{wanted}{quote}:"):
+                return number
+    return 0
+
+
+def _shorten(message: str, limit: int = 300) -> str:
+    return message if len(message) <= limit else message[: limit - 1] + "…"
 
 
 def apply_expectations(

@@ -17,6 +17,7 @@ from importlib import resources
 from typing import Any
 
 from .errors import InvalidRequest, ProtocolError
+from .textsafe import json_text_is_safe, safe_json
 from .validation import SchemaValidator
 
 #: The only protocol version this harness speaks.
@@ -164,7 +165,9 @@ def encode_request(obj: Mapping[str, Any]) -> bytes:
 def decode_line(line: bytes) -> dict[str, Any]:
     """Decode one response line into a JSON object, or raise ProtocolError.
 
-    ``line`` is the raw bytes without the trailing newline.
+    ``line`` is the raw bytes without the trailing newline. This is where engine
+    text enters the harness: every string of the result (keys too) is made safe
+    here, once (:mod:`conformance.textsafe`: escaped, capped at 4 KiB).
     """
     try:
         text = line.decode("utf-8")
@@ -187,7 +190,10 @@ def decode_line(line: bytes) -> dict[str, Any]:
         raise ProtocolError(
             f"response line is JSON but not an object: {_shorten(text)!r}", pointer=""
         )
-    return value
+    if json_text_is_safe(text):
+        return value
+    safe: dict[str, Any] = safe_json(value)
+    return safe
 
 
 def normalise_dispute_id(key: str) -> str:

@@ -7,6 +7,7 @@ Report files are written atomically (a temporary file in the same directory, the
 from __future__ import annotations
 
 import contextlib
+import glob
 import json
 import os
 import sys
@@ -20,6 +21,7 @@ from typing import IO, TYPE_CHECKING, Any
 
 from conformance import CORPUS_VERSION, __version__
 from conformance.catalogue import Catalogue
+from conformance.textsafe import escape
 
 if TYPE_CHECKING:
     from conformance.runner import CaseResult, RunResult
@@ -28,19 +30,68 @@ PROTOCOL_VERSION = 1
 REPORT_FORMAT = 1
 SCHEMA_PATH = Path(__file__).resolve().parent / "schemas" / "report.schema.json"
 DISPUTED_SECTION = "DISPUTED"
-# Control characters other than tab/newline are not allowed in XML 1.0.
-_XML_BAD = {c: None for c in range(32) if c not in (9, 10, 13)}
+
+
+def _umask() -> int:
+    """The process's umask, read without changing it where the platform allows."""
+    with contextlib.suppress(OSError, ValueError), open("/proc/self/status") as status:
+        for line in status:
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def remove_stale_temp_files(target: Path) -> list[Path]:
+    """Delete temp files an earlier writer of ``target`` left behind (killed with -9).
+
+    Temp files are named ``.<name>.<pid>.<random>.tmp``; one whose writer process is
+    gone is stale. A live writer's file (another run writing the same report) is left.
+    Returns what was removed.
+    """
+    directory = target.parent if str(target.parent) else Path(".")
+    removed: list[Path] = []
+    with contextlib.suppress(OSError):
+        for candidate in directory.glob(f".{glob.escape(target.name)}.*.tmp"):
+            parts = candidate.name[len(target.name) + 2 :].split(".")
+            if len(parts) == 3 and parts[0].isdigit() and not _pid_alive(int(parts[0])):
+                with contextlib.suppress(OSError):
+                    candidate.unlink()
+                    removed.append(candidate)
+    return removed
 
 
 def atomic_write_text(path: Path | str, text: str) -> None:
-    """Write ``text`` to ``path`` atomically: temp file in the same directory + os.replace."""
+    """Write ``text`` to ``path`` atomically: temp file in the same directory + os.replace.
+
+    The file gets the mode the user's umask gives any new file (not mkstemp's 0600).
+    Characters UTF-8 cannot encode (a lone surrogate that reached here from a scenario
+    file) are written as backslash escapes rather than losing the report.
+    """
     target = Path(path)
     directory = target.parent if str(target.parent) else Path(".")
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
+    remove_stale_temp_files(target)
+    fd, tmp = tempfile.mkstemp(
+        prefix=f".{target.name}.{os.getpid()}.", suffix=".tmp", dir=directory
+    )
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
+        with os.fdopen(
+            fd, "w", encoding="utf-8", errors="backslashreplace", newline="\n"
+        ) as handle:
             handle.write(text)
             handle.flush()
+            os.fchmod(handle.fileno(), 0o666 & ~_umask())
             os.fsync(handle.fileno())
         os.replace(tmp, target)
     except BaseException:
@@ -136,7 +187,9 @@ def write_json_report(path: Path | str, run: RunResult, catalogue: Catalogue | N
 
 
 def _clean(text: str) -> str:
-    return text.translate(_XML_BAD)
+    # Engine text is already safe (conformance/textsafe.py); this also covers scenario
+    # text and anything else: XML 1.0 forbids C0 controls, surrogates, U+FFFE/U+FFFF.
+    return escape(text)
 
 
 def junit_xml(run: RunResult, catalogue: Catalogue | None = None, *, strict: bool = False) -> str:

@@ -40,6 +40,7 @@ from conformance.errors import (
 )
 from conformance.properties import PropertyResult, run_properties
 from conformance.scenarios import Scenario, Step, corpus_digest, resolve_option
+from conformance.textsafe import cap_total
 
 STATUSES = ("pass", "fail", "error", "unsupported", "not_run", "xfail", "xpass")
 
@@ -67,6 +68,11 @@ class CaseResult:
     dispute: str | None = None
     option: str | None = None
     note: str | None = None
+
+
+#: The CaseResult fields that can hold engine text, cut in this order when a case
+#: keeps more than conformance.textsafe.MAX_CASE_TEXT characters in all.
+CASE_TEXT_FIELDS = ("stderr_tail", "diff", "note", "error")
 
 
 @dataclass(frozen=True)
@@ -260,7 +266,8 @@ class CaseRunner:
         except HarnessError as exc:
             result = replace(base, error=str(exc))
             self._restart_quietly()
-        return replace(result, duration=time.monotonic() - started)
+        # Engine text is capped per string where it enters; this caps the case's total.
+        return cap_total(replace(result, duration=time.monotonic() - started), CASE_TEXT_FIELDS)
 
     def _restart_quietly(self) -> None:
         # A failed restart is reported by the next case's ensure_alive().

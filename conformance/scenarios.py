@@ -24,6 +24,13 @@ from conformance.cards import CANONICAL_ORDER, JOKER, RANKS
 from conformance.catalogue import Catalogue
 from conformance.corpus import scenario_files
 from conformance.validation import SchemaValidator, best_match_of
+from conformance.yamlsafe import (
+    FileProblem,
+    expansion_problem,
+    may_need_walk,
+    nesting_problem,
+    read_limited_text,
+)
 
 SCHEMA_PATH = Path(__file__).resolve().parent / "schemas" / "scenario.schema.json"
 
@@ -413,10 +420,20 @@ _SAFE_LOADER: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoad
 
 def _read_documents(path: Path, label: str) -> Iterator[tuple[yaml.Node, Any] | ScenarioError]:
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        yield ScenarioError(f"cannot read file: {exc}", file=label)
+        text = read_limited_text(path)
+    except OSError as exc:
+        yield ScenarioError(
+            f"cannot read file: {exc.strerror or exc}", file=label, line=1, column=1
+        )
         return
+    if isinstance(text, FileProblem):
+        yield ScenarioError(text.message, file=label, line=text.line, column=text.column)
+        return
+    deep = nesting_problem(text)
+    if deep is not None:
+        yield ScenarioError(deep.message, file=label, line=deep.line, column=deep.column)
+        return
+    walk = may_need_walk(text)
     # libyaml's safe loader when present (several times faster), the pure one otherwise;
     # both keep node marks for line numbers and construct only plain data.
     loader = _SAFE_LOADER(text)
@@ -425,6 +442,13 @@ def _read_documents(path: Path, label: str) -> Iterator[tuple[yaml.Node, Any] | 
             node = loader.get_node()
             if node is None:
                 continue
+            # Aliases (or sheer size) could make the checks below walk a huge tree.
+            too_big = expansion_problem(node) if walk else None
+            if too_big is not None:
+                yield ScenarioError(
+                    too_big.message, file=label, line=too_big.line, column=too_big.column
+                )
+                continue
             yield node, loader.construct_document(node)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
@@ -432,6 +456,9 @@ def _read_documents(path: Path, label: str) -> Iterator[tuple[yaml.Node, Any] | 
         column = mark.column + 1 if mark is not None else 0
         problem = getattr(exc, "problem", None) or str(exc)
         yield ScenarioError(f"YAML syntax error: {problem}", file=label, line=line, column=column)
+    except RecursionError:
+        # The pure-Python loader (no libyaml) recurses per nesting level.
+        yield ScenarioError("the document nests too deeply", file=label, line=1, column=1)
     finally:
         loader.dispose()
 
@@ -799,8 +826,10 @@ def load_file(
 def load_corpus(paths: Sequence[Path | str], *, catalogue: Catalogue | None = None) -> LoadResult:
     """Load every scenario under ``paths`` (files or directories), in corpus order.
 
-    Besides the per-document checks this reports ids used twice across the corpus
-    (both copies are dropped, since neither can be trusted to be the intended one).
+    Besides the per-document checks this reports ids used twice across the corpus:
+    the first copy (in corpus order) is kept and every later one is left out, so
+    ``run --skip-broken`` still runs that id and says which copy it dropped. Retired
+    ids are left out in every copy.
 
     :raises FileNotFoundError: when a path does not exist.
     """
@@ -813,12 +842,14 @@ def load_corpus(paths: Sequence[Path | str], *, catalogue: Catalogue | None = No
         errors.extend(result.errors)
     first: dict[str, Scenario] = {}
     duplicated: set[str] = set()
+    later_copies: set[int] = set()
     for scenario in scenarios:
         if scenario.id in first:
-            duplicated.add(scenario.id)
+            later_copies.add(id(scenario))
             errors.append(
                 ScenarioError(
-                    f"duplicate id: already used at {first[scenario.id].where()}",
+                    f"duplicate id: already used at {first[scenario.id].where()}; "
+                    "this copy is left out (with --skip-broken the first one runs)",
                     file=scenario.path,
                     line=scenario.line,
                     column=1,
@@ -841,7 +872,7 @@ def load_corpus(paths: Sequence[Path | str], *, catalogue: Catalogue | None = No
                     scenario_id=scenario.id,
                 )
             )
-    kept = tuple(s for s in scenarios if s.id not in duplicated)
+    kept = tuple(s for s in scenarios if s.id not in duplicated and id(s) not in later_copies)
     return LoadResult(kept, tuple(errors), tuple(str(f) for f in files))
 
 

@@ -91,9 +91,11 @@ def make_session(tag: str) -> Iterator[Factory]:
     """Build sessions over the fake adapter with small timeouts; close them all afterwards."""
     sessions: list[EngineSession] = []
 
-    def factory(*flags: str, timeout: float = 1.0, **kwargs: object) -> EngineSession:
+    def factory(
+        *flags: str, timeout: float = 1.0, start_timeout: float = 2.0, **kwargs: object
+    ) -> EngineSession:
         argv = [sys.executable, str(FAKE), "--tag", tag, *flags]
-        session = EngineSession(argv, timeout=timeout, start_timeout=2.0, **kwargs)  # type: ignore[arg-type]
+        session = EngineSession(argv, timeout=timeout, start_timeout=start_timeout, **kwargs)  # type: ignore[arg-type]
         sessions.append(session)
         return session
 
@@ -361,16 +363,17 @@ def test_line_limit_is_configurable(make_session: Factory) -> None:
 
 
 def test_stderr_flood_neither_blocks_nor_grows(make_session: Factory) -> None:
-    session = make_session("--flood-stderr-mb", "32", timeout=5.0)
+    # The 32 MB flood comes before hello: on a loaded 2-core machine (issue 10) pushing it
+    # through the pipe can take longer than the usual 2 s start timeout.
+    session = make_session("--flood-stderr-mb", "32", timeout=5.0, start_timeout=60.0)
     started = time.monotonic()
     session.start()
     assert penalty(session)["points"] == EXAMPLE_POINTS
-    assert time.monotonic() - started < 5.0
-    # stderr is drained by its own thread, which may trail the stdout answer by a moment.
-    deadline = time.monotonic() + 3.0
-    while not session.stderr_tail().endswith("fake adapter got penalty\n"):
-        assert time.monotonic() < deadline, session.stderr_tail()[-200:]
-        time.sleep(0.02)
+    # A blocked drain would never let hello through; the bound only guards against that.
+    assert time.monotonic() - started < 30.0
+    # What the adapter wrote before its answer is in the tail at once, however late the
+    # drain thread runs: taking a tail reads what the pipe already holds (issue 10).
+    assert session.stderr_tail().endswith("fake adapter got penalty\n")
     assert len(session.stderr_tail()) <= 4000
     assert "flood done: last words" in session.stderr_tail(limit=100_000)
 

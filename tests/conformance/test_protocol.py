@@ -288,16 +288,22 @@ def test_requests_are_one_compact_line() -> None:
     assert PROTOCOL_VERSION == 1
 
 
+# Text an engine may send and get back unchanged: decode_line escapes control
+# characters, surrogates and U+FFFE/U+FFFF (conformance/textsafe.py; tested in
+# test_textsafe.py), so the identity holds on everything else.
+safe_texts = st.text(
+    st.characters(blacklist_categories=("Cc", "Cs"), blacklist_characters="\ufffe\uffff")
+)
 json_values = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.text(),
+    st.none() | st.booleans() | st.integers() | safe_texts,
     lambda children: (
-        st.lists(children, max_size=4) | st.dictionaries(st.text(), children, max_size=4)
+        st.lists(children, max_size=4) | st.dictionaries(safe_texts, children, max_size=4)
     ),
     max_leaves=20,
 )
 
 
-@given(st.dictionaries(st.text(), json_values, max_size=6))
+@given(st.dictionaries(safe_texts, json_values, max_size=6))
 def test_encode_then_decode_is_identity(obj: dict[str, Any]) -> None:
     line = encode_request(obj)
     assert line.endswith(b"\n") and line.count(b"\n") == 1  # newlines inside strings are escaped

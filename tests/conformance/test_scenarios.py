@@ -137,9 +137,12 @@ def test_duplicate_ids_across_files(tmp_path: Path) -> None:
     write(tmp_path, turns_doc("cc-0777"), "a.yaml")
     write(tmp_path, turns_doc("cc-0777"), "b.yaml")
     result = load_corpus([tmp_path], catalogue=CATALOGUE)
-    assert result.scenarios == ()
+    # The first copy is kept (so --skip-broken still runs the id); the later one is dropped.
+    (kept,) = result.scenarios
+    assert kept.path.endswith("a.yaml")
     (err,) = result.errors
     assert "duplicate id" in err.message and "a.yaml" in err.message and "b.yaml" in err.file
+    assert "left out" in err.message
 
 
 def test_deal_hand_sizes_follow_the_deal_number(tmp_path: Path) -> None:

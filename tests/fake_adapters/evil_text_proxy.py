@@ -1,0 +1,49 @@
+"""The reference adapter behind a proxy that puts hostile text in everything it can.
+
+Valid JSON, schema-valid answers, but the text is poison for printing and reports:
+the engine's name, every ``reason``, one error message (on ``penalty``) and stderr
+carry ``--text`` (a JSON string literal, so ``"\\ud800"`` gives a lone surrogate),
+repeated ``--repeat`` times. Used by tests/conformance/test_hardening.py.
+
+    evil_text_proxy.py --text '"\\ud800 \\ufffe \\u001b[2J \\u0007 \\u0000"' --repeat 1
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from relay import ReferenceRelay
+
+
+def main() -> int:
+    """Forward requests to the reference adapter, poisoning the text of its answers."""
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--text", required=True, help="a JSON string literal")
+    parser.add_argument("--repeat", type=int, default=1)
+    parser.add_argument("--tag", help="ignored; lets tests find their processes")
+    args = parser.parse_args()
+    evil = json.loads(args.text) * args.repeat
+    reference = ReferenceRelay()
+    for line in sys.stdin:
+        answer = json.loads(reference.ask(line))
+        op = json.loads(line).get("op")
+        # ensure_ascii (the default) writes a lone surrogate as the escape \ud800.
+        sys.stderr.write(json.dumps(f"evil proxy on {op}: {evil}")[1:-1] + "\n")
+        sys.stderr.write(f"raw stderr on {op}: \x1b[2J\x07\x00\ufffe\uffff\n")
+        sys.stderr.flush()
+        if op == "hello":
+            answer["implementation"]["name"] = "evil " + evil
+        elif op == "penalty":
+            answer = {"id": answer["id"], "error": {"kind": "internal", "message": evil}}
+        elif "reason" in answer:
+            answer["reason"] = evil
+        sys.stdout.write(json.dumps(answer) + "\n")
+        sys.stdout.flush()
+    reference.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
