@@ -165,6 +165,8 @@ def audit(
     ``workers`` processes run the changes side by side (0: one per CPU, at most 4).
     """
     started = time.monotonic()
+    # The files may have changed since an earlier audit in this process.
+    _LOADED.clear()
     loaded = load_corpus(list(paths), catalogue=catalogue)
     cases = sum(1 for s in loaded.scenarios if profile in s.profiles)
     changes = changes_to_audit(catalogue, profile, points)

@@ -217,7 +217,10 @@ def next_deal(state: GameState, deck: Sequence[Card]) -> GameState:
         raise IllegalActionError("next_deal", Reason.GAME_OVER)
     deal_number, dealer = state.deal_number, state.dealer
     if state.phase is Phase.DEAL_OVER:
-        deal_number, dealer = deal_number + 1, (dealer + 1) % state.players
+        # After the last deal only a DISPUTE-15 tiebreak round is left: it replays the
+        # last deal's number and contract.
+        deal_number = min(deal_number + 1, state.profile.deals)
+        dealer = (dealer + 1) % state.players
     elif state.profile.ruling("DISPUTE-17") == "next_dealer":
         dealer = (dealer + 1) % state.players  # DISPUTE-17 next_dealer: the replay passes on
     return start_deal(
@@ -402,6 +405,19 @@ def _draw(
     )
 
 
+def game_ends(profile: Profile, deal_number: int, totals: Sequence[int]) -> bool:
+    """True if closing deal ``deal_number`` with ``totals`` ends the game (END-4).
+
+    DISPUTE-15 tiebreak: a tie on the lowest total after the last deal is settled by a
+    deciding extra round, under the last deal's number and contract, until it is broken.
+    """
+    if deal_number < profile.deals:
+        return False
+    if profile.ruling("DISPUTE-15") == "tiebreak" and totals:
+        return sum(1 for t in totals if t == min(totals)) == 1
+    return True
+
+
 def _recycle(state: GameState) -> GameState:
     """Shuffle all discards but the top one into an empty stock (STOCK-1), if any.
 
@@ -436,7 +452,7 @@ def _close(state: GameState, player: int) -> GameState:
     profile = state.profile
     scores = tuple(0 if i == player else profile.penalty(h) for i, h in enumerate(state.hands))
     totals = tuple(t + s for t, s in zip(state.totals, scores, strict=True))
-    last = state.deal_number >= profile.deals
+    last = game_ends(profile, state.deal_number, totals)
     best = min(totals)
     return replace(
         state,
@@ -483,7 +499,7 @@ def _discard(state: GameState, player: int, card: Card) -> GameState:
     profile = state.profile
     scores = tuple(0 if i == player else profile.penalty(h) for i, h in enumerate(hands))
     totals = tuple(t + s for t, s in zip(state.totals, scores, strict=True))
-    last = state.deal_number >= profile.deals
+    last = game_ends(profile, state.deal_number, totals)
     best = min(totals)
     return replace(
         state,
@@ -739,7 +755,7 @@ def validate_state(state: GameState) -> tuple[str, ...]:
         problems.append("turn_opened is true before the player to move has drawn")
     if state.phase in _LIVE and any(not hand for hand in state.hands):
         problems.append("a player holds no card while the deal is live (an empty hand closes it)")
-    last = state.deal_number >= profile.deals
+    last = game_ends(profile, state.deal_number, state.totals)
     if state.phase is Phase.DEAL_OVER and last:
         problems.append(f"deal {state.deal_number} is the last: its close is game_over")
     if state.phase is Phase.GAME_OVER and not last:
