@@ -137,7 +137,8 @@ def _run_one(job: _Job) -> tuple[Change, list[tuple[str, str, str]] | str]:
     # Every case must be graded: a run of engine errors must not leave the rest not_run.
     options = RunOptions(profile=job.profile, max_consecutive_errors=10**9)
     try:
-        run = run_scenarios(_argv_for(job.argv, job.change), scenarios, options, catalogue=catalogue)
+        argv = _argv_for(job.argv, job.change)
+        run = run_scenarios(argv, scenarios, options, catalogue=catalogue)
     except EngineError as exc:
         return job.change, f"adapter could not start: {exc}"
     by_id = {s.id: s for s in scenarios}

@@ -55,10 +55,9 @@ def check_contract(
         reason = check_meld(meld, initial=True, profile=profile)
         if reason is not None:
             return reason
-    if profile.ruling("DISPUTE-24") == "per_opening":
-        # DISPUTE-24 per_opening: one joker in the whole opening (JOKER-2).
-        if sum(1 for m in melds for c in m.cards if profile.is_wild(c)) > 1:
-            return Reason.TOO_MANY_JOKERS
+    jokers = sum(1 for m in melds for c in m.cards if profile.is_wild(c))
+    if jokers > 1 and profile.ruling("DISPUTE-24") == "per_opening":
+        return Reason.TOO_MANY_JOKERS  # DISPUTE-24 per_opening: one joker per opening (JOKER-2)
     if profile.ruling("DISPUTE-23") == "forbidden":
         # DISPUTE-23 forbidden: contract melds differ in rank (trios) or suit (runs).
         ranks = [m.rank for m in melds if isinstance(m, Trio)]

@@ -354,9 +354,7 @@ def apply(state: GameState, action: Action) -> GameState:
                     return _draw_stock(state, player)  # DISPUTE-36 stock_instead
                 raise _reject(action, Reason.EMPTY_DISCARD)
             top = state.discard[0]
-            return replace(
-                _draw(state, player, top, state.stock, state.discard[1:]), taken=top
-            )
+            return replace(_draw(state, player, top, state.stock, state.discard[1:]), taken=top)
         drawn = _draw_stock(state, player)
         if profile.ruling("DISPUTE-18") == "a" and drawn.phase is Phase.PLAY:
             drawn = _recycle(drawn)  # DISPUTE-18 a: right after the last stock card is drawn

@@ -227,9 +227,9 @@ def _ace_reason(cards: tuple[Card, ...], profile: Profile) -> Reason | None:
     high = low + len(cards) - 1
     if not profile.ace_high and high == HIGH_ACE:
         return Reason.RUN_WRAPS if not cards[-1].is_joker else Reason.BEYOND_ACE
-    if len(cards) == HIGH_ACE and profile.ruling("DISPUTE-12") == "no":
-        if cards[0].is_joker or cards[-1].is_joker:
-            return Reason.BEYOND_ACE
+    joker_end = cards[0].is_joker or cards[-1].is_joker
+    if len(cards) == HIGH_ACE and joker_end and profile.ruling("DISPUTE-12") == "no":
+        return Reason.BEYOND_ACE
     return None
 
 
