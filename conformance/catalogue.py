@@ -11,7 +11,7 @@ from typing import Any
 
 DEFAULT_CATALOGUE = Path(__file__).resolve().parent / "data" / "catalogue.json"
 
-_DISPUTE_RE = re.compile(r"^DISPUTE-0*([0-9]+)$")
+_DISPUTE_RE = re.compile(r"^(DISPUTE|VARIANT)-0*([0-9]+)$")
 
 
 class CatalogueError(Exception):
@@ -19,15 +19,16 @@ class CatalogueError(Exception):
 
 
 def normalise_dispute_id(dispute_id: str) -> str:
-    """Return the canonical two-digit form of a dispute id (``DISPUTE-1`` → ``DISPUTE-01``).
+    """Return the canonical two-digit form of a point id (``DISPUTE-1`` → ``DISPUTE-01``).
 
-    Engines may write rulings with one digit; the catalogue always uses two.
+    Engines may write rulings with one digit; the catalogue always uses two. House
+    variants (``VARIANT-nn``) are normalised the same way.
     Anything that is not a dispute id is returned unchanged.
     """
     match = _DISPUTE_RE.match(dispute_id.strip().upper())
     if match is None:
         return dispute_id
-    return f"DISPUTE-{int(match.group(1)):02d}"
+    return f"{match.group(1)}-{int(match.group(2)):02d}"
 
 
 @dataclass(frozen=True)
@@ -59,6 +60,9 @@ class Dispute:
     profiles: Mapping[str, str]
     rules: tuple[str, ...]
     observable: bool
+    kind: str = "dispute"
+    """``dispute`` (a ``DISPUTE-nn`` of docs/rules.md) or ``variant`` (a ``VARIANT-nn``
+    house variant); both are graded alike: ``disputed``, ``assumes`` and engine rulings."""
 
 
 @dataclass(frozen=True)
@@ -78,6 +82,7 @@ class Catalogue:
     sections: tuple[Section, ...]
     rules: Mapping[str, Rule]
     disputes: Mapping[str, Dispute]
+    """Every point an engine rules on: the disputes, then the house variants."""
     reasons: Mapping[str, Reason]
     _section_order: Mapping[str, int] = field(default_factory=dict, repr=False)
 
@@ -135,17 +140,19 @@ def _parse(data: Any) -> Catalogue:
             for r in data.get("rules", [])
         }
         disputes: dict[str, Dispute] = {}
-        for d in data.get("disputes", []):
-            dispute_id = normalise_dispute_id(d["id"])
-            disputes[dispute_id] = Dispute(
-                id=dispute_id,
-                title=d.get("title", ""),
-                question=d.get("question", ""),
-                options=dict(d.get("options", {})),
-                profiles=dict(d.get("profiles", {})),
-                rules=tuple(d.get("rules", [])),
-                observable=bool(d.get("observable", True)),
-            )
+        for kind, key in (("dispute", "disputes"), ("variant", "variants")):
+            for d in data.get(key, []):
+                dispute_id = normalise_dispute_id(d["id"])
+                disputes[dispute_id] = Dispute(
+                    id=dispute_id,
+                    title=d.get("title", ""),
+                    question=d.get("question", ""),
+                    options=dict(d.get("options", {})),
+                    profiles=dict(d.get("profiles", {})),
+                    rules=tuple(d.get("rules", [])),
+                    observable=bool(d.get("observable", True)),
+                    kind=kind,
+                )
         reasons = {
             r["reason"]: Reason(r["reason"], r["rule"], r.get("when", ""))
             for r in data.get("reasons", [])

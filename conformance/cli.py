@@ -489,6 +489,39 @@ def cmd_record(args: argparse.Namespace) -> int:
 # --------------------------------------------------------------------------- parser
 
 
+def cmd_audit(args: argparse.Namespace) -> int:
+    """Run the corpus under every single-option change of the rulings; report leaning cases."""
+    from conformance.audit import audit, audit_summary
+
+    if args.workers < 0:
+        raise UsageError("--workers must be 0 (one per CPU) or more")
+    catalogue = _catalogue(args)
+    loaded = _load(args, catalogue)
+    if loaded.errors:
+        for error in loaded.errors:
+            print(error, file=sys.stderr)
+        return EXIT_USAGE
+    unknown = sorted(set(args.point or ()) - set(catalogue.disputes))
+    if unknown:
+        raise UsageError(f"unknown point(s): {', '.join(unknown)}")
+    paths = [Path(p) for p in args.paths or ()]
+    if args.corpus:
+        paths.append(Path(args.corpus))
+    result = audit(
+        parse_adapter(args.adapter),
+        paths or [default_corpus_dir()],
+        catalogue,
+        catalogue_path=args.catalogue,
+        profile=args.profile,
+        points=args.point or (),
+        workers=args.workers,
+    )
+    print(audit_summary(result), end="")
+    if result.broken_runs and not result.findings:
+        return EXIT_ADAPTER
+    return EXIT_OK if result.ok else EXIT_FAILED
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser (exposed for documentation and tests)."""
     parser = argparse.ArgumentParser(
@@ -574,6 +607,29 @@ def build_parser() -> argparse.ArgumentParser:
     smoke.add_argument("--adapter", metavar="CMD", required=True)
     smoke.add_argument("--timeout", type=float, default=10.0)
     smoke.set_defaults(func=cmd_smoke)
+
+    aud = sub.add_parser(
+        "audit",
+        help="prove every case names the disputed points and variants it leans on",
+        description="Run the corpus against the reference once at the profile's rulings and "
+        "once per single-option change (each other option of each DISPUTE and VARIANT). "
+        "Every case must pass, or be unsupported because it names that point; anything "
+        "else is listed as case, point=option and the run exits 1.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    common_corpus(aud)
+    aud.add_argument(
+        "--adapter",
+        metavar="CMD",
+        help="adapter command that accepts --ruling POINT=OPTION (default: the reference)",
+    )
+    aud.add_argument("--point", action="append", metavar="ID", help="audit only these points")
+    aud.add_argument("--profile", default="argentine")
+    aud.add_argument(
+        "--workers", type=int, default=0, metavar="N", help="processes (default: one per CPU)"
+    )
+    aud.set_defaults(func=cmd_audit)
 
     rec = sub.add_parser("record", help="write a draft scenario from an engine's answers")
     rec.add_argument("--setup", required=True, metavar="FILE")

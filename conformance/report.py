@@ -291,7 +291,7 @@ def text_summary(run: RunResult, catalogue: Catalogue | None = None) -> str:
         lines.append("Disputed points (engine ruling / reference ruling):")
         for r in disputed:
             assert r.dispute is not None
-            engine_ruling = (hs.rulings.get(r.dispute) if hs else None) or "(profile default)"
+            engine_ruling = (hs.rulings.get(r.dispute) if hs else None) or "not declared"
             ref = reference_option(catalogue, r.dispute, run.profile) or "?"
             lines.append(
                 f"  {r.id} {r.dispute}: engine {engine_ruling}, reference {ref}, "
@@ -299,6 +299,7 @@ def text_summary(run: RunResult, catalogue: Catalogue | None = None) -> str:
             )
             if r.status != "pass":
                 lines.append(_case_lines(r))
+    lines.extend(ruling_lines(run, catalogue))
     if run.properties:
         lines.append("")
         lines.append(f"Laws over seeded deals (seed {run.properties[0].seed}):")
@@ -311,6 +312,24 @@ def text_summary(run: RunResult, catalogue: Catalogue | None = None) -> str:
         f"{len(run.results)} cases: {_counts_line(run.counts) or 'none'} in {run.duration:.1f} s"
     )
     return "\n".join(lines) + "\n"
+
+
+def ruling_lines(run: RunResult, catalogue: Catalogue | None) -> list[str]:
+    """Every disputed point and house variant: the engine's declared option beside the
+    profile's. A point the engine's handshake does not name is "not declared": the engine
+    said nothing, which is not the same as choosing the profile's option."""
+    if catalogue is None or run.handshake is None or not catalogue.disputes:
+        return []
+    declared = run.handshake.rulings
+    lines = ["", f"Rulings (engine declared / profile {run.profile}; * where they differ):"]
+    for point in catalogue.disputes.values():
+        engine = declared.get(point.id)
+        profile = point.profiles.get(run.profile, "?")
+        mark = "*" if engine is not None and engine != profile else " "
+        lines.append(
+            f" {mark}{point.id:<11} {engine or 'not declared':<14} {profile:<14} {point.title}"
+        )
+    return lines
 
 
 def _case_lines(result: CaseResult) -> str:

@@ -16,7 +16,9 @@ import argparse
 import json
 import sys
 import traceback
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import replace
+from pathlib import Path
 from typing import IO, Any
 
 from . import __version__
@@ -31,7 +33,7 @@ from .contracts import check_contract
 from .errors import IllegalActionError, InvalidActionError, InvalidStateError, RulesError
 from .game import GameState, apply, new_game, next_deal, redeal, start_deal, validate_state
 from .melds import check_meld
-from .profiles import PROFILES, Profile, find_profile
+from .profiles import PROFILES, Profile, ruling_problems
 from .scoring import penalty
 
 PROTOCOL_VERSION = 1
@@ -89,8 +91,22 @@ def _cards(codes: Any, where: str) -> list[Card]:
 class Adapter:
     """Serves protocol requests against the reference engine, one game at a time."""
 
-    def __init__(self, capabilities: Iterable[str] = ALL_CAPABILITIES) -> None:
+    def __init__(
+        self,
+        capabilities: Iterable[str] = ALL_CAPABILITIES,
+        rulings: Mapping[str, str] | None = None,
+    ) -> None:
+        """Serve ``capabilities``, playing ``rulings`` (``{"DISPUTE-31": "at_least"}``)
+        instead of the profile's options on those points.
+
+        :raises ValueError: for an unknown point or option.
+        """
         self.capabilities = tuple(c for c in ALL_CAPABILITIES if c in set(capabilities))
+        # Every profile plays the rulings in force at start-up; no rulings, no copy.
+        self.profiles: dict[str, Profile] = {
+            name: profile.with_rulings(rulings) if rulings else profile
+            for name, profile in PROFILES.items()
+        }
         self.state: GameState | None = None
         self.handlers: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
             "hello": self.hello,
@@ -110,9 +126,9 @@ class Adapter:
     def _profile(self, request: dict[str, Any]) -> Profile:
         name = _field(request, "profile", str)
         try:
-            return find_profile(name)
-        except ValueError as exc:
-            raise Unsupported(str(exc)) from exc
+            return self.profiles[name]
+        except KeyError:
+            raise Unsupported(f"unsupported profile: {name!r}") from None
 
     def _reason(self, reason: str) -> dict[str, Any]:
         return {"reason": reason} if "reasons" in self.capabilities else {}
@@ -142,7 +158,7 @@ class Adapter:
             "implementation": {"name": "reference", "version": __version__, "language": "python"},
             "profiles": sorted(PROFILES),
             "capabilities": list(self.capabilities),
-            "rulings": dict(find_profile("argentine").rulings),
+            "rulings": dict(self.profiles["argentine"].rulings),
         }
 
     def check_meld(self, request: dict[str, Any]) -> dict[str, Any]:
@@ -174,6 +190,8 @@ class Adapter:
     def load_state(self, request: dict[str, Any]) -> dict[str, Any]:
         """Replace the session's game with an explicit state."""
         state = state_from_json(_field(request, "state", dict))
+        # The state names its profile; it is played under the rulings in force.
+        state = replace(state, profile=self.profiles.get(state.profile.name, state.profile))
         problems = validate_state(state)
         if problems:
             raise InvalidStateError(tuple(problems))
@@ -273,9 +291,14 @@ def _error(rid: int | None, kind: str, message: str) -> dict[str, Any]:
     return {"id": rid, "error": {"kind": kind, "message": message}}
 
 
-def serve(stdin: IO[str], stdout: IO[str], capabilities: Iterable[str] = ALL_CAPABILITIES) -> None:
-    """Answer requests from ``stdin`` until ``bye`` or end of input."""
-    adapter = Adapter(capabilities)
+def serve(
+    stdin: IO[str],
+    stdout: IO[str],
+    capabilities: Iterable[str] = ALL_CAPABILITIES,
+    rulings: Mapping[str, str] | None = None,
+) -> None:
+    """Answer requests from ``stdin`` until ``bye`` or end of input, playing ``rulings``."""
+    adapter = Adapter(capabilities, rulings)
     for line in stdin:
         if not line.strip():
             continue
@@ -294,7 +317,24 @@ def main(argv: Sequence[str] | None = None) -> None:
         default=",".join(ALL_CAPABILITIES),
         help="comma-separated capabilities to claim (to act as a partial engine)",
     )
+    parser.add_argument(
+        "--ruling",
+        action="append",
+        default=[],
+        metavar="POINT=OPTION",
+        help="play OPTION on a disputed point or house variant (DISPUTE-31=at_least, "
+        "VARIANT-01=thirty); repeatable, and overrides --rulings",
+    )
+    parser.add_argument(
+        "--rulings",
+        metavar="FILE",
+        help="a JSON object or flat YAML mapping of POINT: OPTION to play",
+    )
     args = parser.parse_args(argv)
+    try:
+        rulings = parse_rulings(args.ruling, args.rulings)
+    except ValueError as exc:
+        parser.error(str(exc))
     wanted = [c.strip() for c in args.capabilities.split(",") if c.strip()]
     unknown = sorted(set(wanted) - set(ALL_CAPABILITIES))
     if unknown:
@@ -302,7 +342,61 @@ def main(argv: Sequence[str] | None = None) -> None:
     # Line-buffered text streams: every response must leave immediately.
     sys.stdout.reconfigure(line_buffering=True, encoding="utf-8")  # type: ignore[union-attr]
     sys.stdin.reconfigure(encoding="utf-8", errors="replace")  # type: ignore[union-attr]
-    serve(sys.stdin, sys.stdout, wanted)
+    serve(sys.stdin, sys.stdout, wanted, rulings)
+
+
+def parse_rulings(pairs: Sequence[str], path: str | None = None) -> dict[str, str]:
+    """The rulings of ``--rulings FILE`` then ``--ruling POINT=OPTION`` pairs, checked.
+
+    A point may be written ``DISPUTE-1`` or ``dispute-01``; it is stored as ``DISPUTE-01``.
+
+    :raises ValueError: for a malformed pair or file, an unknown point or an unknown option.
+    """
+    found: dict[str, str] = {}
+    if path is not None:
+        found.update(_read_rulings_file(Path(path)))
+    for pair in pairs:
+        point, sep, option = pair.partition("=")
+        if not sep or not point.strip() or not option.strip():
+            raise ValueError(f"--ruling {pair!r}: expected POINT=OPTION, e.g. DISPUTE-31=at_least")
+        found[_point_id(point)] = option.strip()
+    problems = ruling_problems(found)
+    if problems:
+        raise ValueError("; ".join(problems))
+    return found
+
+
+def _point_id(text: str) -> str:
+    """``DISPUTE-nn`` / ``VARIANT-nn`` in canonical form (upper case, two digits)."""
+    kind, _, number = text.strip().upper().rpartition("-")
+    return f"{kind}-{int(number):02d}" if number.isdigit() and kind else text.strip()
+
+
+def _read_rulings_file(path: Path) -> dict[str, str]:
+    """A rulings file: a JSON object, or YAML lines ``POINT: OPTION`` (``#`` comments)."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ValueError(f"--rulings {path}: cannot read: {exc.strerror}") from None
+    if text.lstrip().startswith("{"):
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"--rulings {path}: not JSON: {exc}") from None
+        if not all(isinstance(k, str) and isinstance(v, str) for k, v in data.items()):
+            raise ValueError(f"--rulings {path}: every point and option must be a string")
+        return {_point_id(k): v for k, v in data.items()}
+    found = {}
+    for number, line in enumerate(text.splitlines(), 1):
+        line = line.split("#", 1)[0].strip()
+        if not line or line == "---":
+            continue
+        point, sep, option = line.partition(":")
+        option = option.strip().strip("\"'")
+        if not sep or not point.strip() or not option:
+            raise ValueError(f"--rulings {path}, line {number}: expected 'POINT: OPTION'")
+        found[_point_id(point)] = option
+    return found
 
 
 if __name__ == "__main__":

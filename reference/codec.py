@@ -223,8 +223,19 @@ def state_to_json(state: GameState) -> dict[str, Any]:
         "deal_scores": None if state.deal_scores is None else list(state.deal_scores),
         "closer": state.closer,
         "winners": None if state.winners is None else list(state.winners),
-        "x": {"seed": state.seed, "drawn": state.drawn},
+        "x": _extras(state),
     }
+
+
+def _extras(state: GameState) -> dict[str, Any]:
+    """The engine-private ``x``: the recycle seed and first-draw flag, plus this turn's taken
+    discard (DISPUTE-06, DISPUTE-19) and melds added to (DISPUTE-34) when there are any."""
+    x: dict[str, Any] = {"seed": state.seed, "drawn": state.drawn}
+    if state.taken is not None:
+        x["taken"] = state.taken.code()
+    if state.added:
+        x["added"] = list(state.added)
+    return x
 
 
 def state_from_json(value: Json, path: str = "state") -> GameState:
@@ -261,6 +272,8 @@ def _state_from_json(value: Json, path: str) -> GameState:
     x = obj.get("x") or {}
     seed = _int(_object(x, f"{path}.x").get("seed", 0), f"{path}.x.seed")
     drawn = _bool(x.get("drawn", False), f"{path}.x.drawn")
+    taken = x.get("taken")
+    added = _list(x.get("added", []), f"{path}.x.added")
     return GameState(
         profile=profile,
         players=_int(_get(obj, "players", path), f"{path}.players"),
@@ -280,4 +293,6 @@ def _state_from_json(value: Json, path: str) -> GameState:
         winners=_optional_int_list(obj.get("winners"), f"{path}.winners"),
         seed=seed,
         drawn=drawn,
+        taken=None if taken is None else card_from_json(taken, f"{path}.x.taken"),
+        added=tuple(_int(a, f"{path}.x.added[{i}]") for i, a in enumerate(added)),
     )

@@ -55,6 +55,15 @@ def check_contract(
         reason = check_meld(meld, initial=True, profile=profile)
         if reason is not None:
             return reason
+    jokers = sum(1 for m in melds for c in m.cards if profile.is_wild(c))
+    if jokers > 1 and profile.ruling("DISPUTE-24") == "per_opening":
+        return Reason.TOO_MANY_JOKERS  # DISPUTE-24 per_opening: one joker per opening (JOKER-2)
+    if profile.ruling("DISPUTE-23") == "forbidden":
+        # DISPUTE-23 forbidden: contract melds differ in rank (trios) or suit (runs).
+        ranks = [m.rank for m in melds if isinstance(m, Trio)]
+        suits = [m.suit for m in melds if isinstance(m, Run)]
+        if len(set(ranks)) != len(ranks) or len(set(suits)) != len(suits):
+            return Reason.CONTRACT_MISMATCH
     return None
 
 

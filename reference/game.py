@@ -24,7 +24,7 @@ from reference.actions import (
     Open,
     SwapJoker,
 )
-from reference.cards import Card, full_pack, sort_cards
+from reference.cards import JOKER, Card, Rank, full_pack, sort_cards
 from reference.contracts import check_contract, find_openings
 from reference.errors import IllegalActionError, InvalidActionError, InvalidStateError
 from reference.melds import (
@@ -36,6 +36,7 @@ from reference.melds import (
     check_meld,
     check_swap,
     extend,
+    joker_index,
     swap_joker,
 )
 from reference.profiles import Profile
@@ -89,6 +90,10 @@ class GameState:
     """Seeds the next shuffle of recycled discards, so a game replays exactly."""
     drawn: bool = False
     """True once someone has drawn in this deal (a redeal is then too late, DEAL-6)."""
+    taken: Card | None = None
+    """The card the player to move took from the discard pile this turn (DISPUTE-06, -19)."""
+    added: tuple[int, ...] = ()
+    """Table melds the player to move has added to this turn (DISPUTE-34 no)."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "hands", tuple(sort_cards(h) for h in self.hands))
@@ -155,6 +160,14 @@ def start_deal(
     for i in range(size * players):
         hands[(dealer + 1 + i) % players].append(deck[i])
     first = (dealer + 1) % players
+    upcard, stock = deck[size * players], tuple(deck[size * players + 1 :])
+    if profile.ruling("DISPUTE-09") == "bury":
+        # DISPUTE-09 bury (DEAL-4): a joker or a 2 turned up goes to the bottom of the
+        # stock and the next card is turned up instead.
+        for _ in range(len(stock)):
+            if not (upcard.is_joker or upcard.rank is Rank.TWO):
+                break
+            upcard, stock = stock[0], (*stock[1:], upcard)
     return GameState(
         profile=profile,
         players=players,
@@ -166,8 +179,8 @@ def start_deal(
         opened=(False,) * players,
         turn_opened=False,
         table=(),
-        stock=tuple(deck[size * players + 1 :]),
-        discard=(deck[size * players],),
+        stock=stock,
+        discard=(upcard,),
         totals=tuple(totals),
         seed=seed,
     )
@@ -204,7 +217,12 @@ def next_deal(state: GameState, deck: Sequence[Card]) -> GameState:
         raise IllegalActionError("next_deal", Reason.GAME_OVER)
     deal_number, dealer = state.deal_number, state.dealer
     if state.phase is Phase.DEAL_OVER:
-        deal_number, dealer = deal_number + 1, (dealer + 1) % state.players
+        # After the last deal only a DISPUTE-15 tiebreak round is left: it replays the
+        # last deal's number and contract.
+        deal_number = min(deal_number + 1, state.profile.deals)
+        dealer = (dealer + 1) % state.players
+    elif state.profile.ruling("DISPUTE-17") == "next_dealer":
+        dealer = (dealer + 1) % state.players  # DISPUTE-17 next_dealer: the replay passes on
     return start_deal(
         state.profile,
         state.players,
@@ -249,11 +267,16 @@ def redeal(state: GameState, deck: Sequence[Card]) -> GameState:
         raise IllegalActionError("redeal", Reason.DEAL_OVER)
     if not before_first_draw(state):
         raise IllegalActionError("redeal", Reason.REDEAL_TOO_LATE)
+    if state.profile.ruling("DISPUTE-37") == "first_deal" and state.deal_number != 1:
+        raise IllegalActionError("redeal", Reason.REDEAL_TOO_LATE)  # DISPUTE-37 first_deal
+    dealer = state.dealer
+    if state.profile.ruling("DISPUTE-16") == "next_dealer":
+        dealer = (dealer + 1) % state.players  # DISPUTE-16 next_dealer
     return start_deal(
         state.profile,
         state.players,
         state.deal_number,
-        state.dealer,
+        dealer,
         state.totals,
         deck,
         seed=_next_seed(state.seed),
@@ -310,7 +333,15 @@ def apply(state: GameState, action: Action) -> GameState:
         raise _reject(action, Reason.DEAL_OVER, f"phase is {state.phase.value}")
     # 2. Only the player to move acts (TURN-1); taking the discard out of turn is a buy (TURN-3).
     player = action.player
+    profile = state.profile
     if player != state.turn:
+        if (
+            isinstance(action, DrawDiscard)
+            and profile.ruling("DISPUTE-29") == "steal"
+            and state.discard
+            and 0 <= player < state.players
+        ):
+            return _steal(state, player)
         reason = Reason.BUY_OUT_OF_TURN if isinstance(action, DrawDiscard) else Reason.NOT_YOUR_TURN
         raise _reject(action, reason, f"it is player {state.turn}'s turn")
     # 3. Exactly one draw, first (TURN-2).
@@ -319,9 +350,15 @@ def apply(state: GameState, action: Action) -> GameState:
             raise _reject(action, Reason.ALREADY_DREW)
         if isinstance(action, DrawDiscard):
             if not state.discard:
+                if profile.ruling("DISPUTE-36") == "stock_instead":
+                    return _draw_stock(state, player)  # DISPUTE-36 stock_instead
                 raise _reject(action, Reason.EMPTY_DISCARD)
-            return _draw(state, player, state.discard[0], state.stock, state.discard[1:])
-        return _draw_stock(state, player)
+            top = state.discard[0]
+            return replace(_draw(state, player, top, state.stock, state.discard[1:]), taken=top)
+        drawn = _draw_stock(state, player)
+        if profile.ruling("DISPUTE-18") == "a" and drawn.phase is Phase.PLAY:
+            drawn = _recycle(drawn)  # DISPUTE-18 a: right after the last stock card is drawn
+        return drawn
     if state.phase is Phase.DRAW:
         raise _reject(action, Reason.DRAW_FIRST)
     # 4. Every card used comes from the player's own hand (TURN-10).
@@ -332,7 +369,14 @@ def apply(state: GameState, action: Action) -> GameState:
             action, Reason.CARD_NOT_IN_HAND, f"hand is {' '.join(c.code() for c in hand)}"
         )
     if isinstance(action, Discard):
-        return _discard(state, player, action.card)
+        if action.card.is_joker and profile.ruling("DISPUTE-08") == "no":
+            raise _reject(action, Reason.DOES_NOT_FIT, "DISPUTE-08 no: a joker is never discarded")
+        if action.card == state.taken and profile.ruling("DISPUTE-19") == "forbidden":
+            raise _reject(action, Reason.DOES_NOT_FIT, "DISPUTE-19 forbidden: the taken card")
+        after = _discard(state, player, action.card)
+        if profile.ruling("DISPUTE-18") == "c" and after.phase is Phase.DRAW:
+            after = _recycle(after)  # DISPUTE-18 c: a turn that starts with the stock empty
+        return after
     if isinstance(action, Open):
         return _open(state, action)
     return _meld_action(state, action)
@@ -354,6 +398,69 @@ def _draw(
         phase=Phase.PLAY,
         seed=state.seed if seed is None else seed,
         drawn=True,
+        taken=None,
+        added=(),
+    )
+
+
+def game_ends(profile: Profile, deal_number: int, totals: Sequence[int]) -> bool:
+    """True if closing deal ``deal_number`` with ``totals`` ends the game (END-4).
+
+    DISPUTE-15 tiebreak: a tie on the lowest total after the last deal is settled by a
+    deciding extra round, under the last deal's number and contract, until it is broken.
+    """
+    if deal_number < profile.deals:
+        return False
+    if profile.ruling("DISPUTE-15") == "tiebreak" and totals:
+        return sum(1 for t in totals if t == min(totals)) == 1
+    return True
+
+
+def _recycle(state: GameState) -> GameState:
+    """Shuffle all discards but the top one into an empty stock (STOCK-1), if any.
+
+    Used by DISPUTE-18 options ``a`` and ``c``; option ``b`` recycles inside the stock draw.
+    """
+    if state.stock or len(state.discard) <= 1:
+        return state
+    rng = random.Random(state.seed)
+    recycled = list(state.discard[1:])
+    rng.shuffle(recycled)
+    return replace(
+        state, stock=tuple(recycled), discard=state.discard[:1], seed=rng.getrandbits(63)
+    )
+
+
+def _steal(state: GameState, player: int) -> GameState:
+    """DISPUTE-29 steal (TURN-3): a player out of turn takes the top discard for 2 points."""
+    totals = tuple(t + 2 if i == player else t for i, t in enumerate(state.totals))
+    return replace(
+        state,
+        hands=_with_hand(state, player, (*state.hands[player], state.discard[0])),
+        discard=state.discard[1:],
+        totals=totals,
+    )
+
+
+def _close(state: GameState, player: int) -> GameState:
+    """The deal closed by ``player``, whose hand a meld action emptied (END-1).
+
+    Only under DISPUTE-07 closes or DISPUTE-13 yes; a discard closes in :func:`_discard`.
+    """
+    profile = state.profile
+    scores = tuple(0 if i == player else profile.penalty(h) for i, h in enumerate(state.hands))
+    totals = tuple(t + s for t, s in zip(state.totals, scores, strict=True))
+    last = game_ends(profile, state.deal_number, totals)
+    best = min(totals)
+    return replace(
+        state,
+        turn=(player + 1) % state.players,
+        turn_opened=False,
+        phase=Phase.GAME_OVER if last else Phase.DEAL_OVER,
+        deal_scores=scores,
+        closer=player,
+        totals=totals,
+        winners=tuple(i for i, t in enumerate(totals) if t == best) if last else None,
     )
 
 
@@ -390,7 +497,7 @@ def _discard(state: GameState, player: int, card: Card) -> GameState:
     profile = state.profile
     scores = tuple(0 if i == player else profile.penalty(h) for i, h in enumerate(hands))
     totals = tuple(t + s for t, s in zip(state.totals, scores, strict=True))
-    last = state.deal_number >= profile.deals
+    last = game_ends(profile, state.deal_number, totals)
     best = min(totals)
     return replace(
         state,
@@ -408,21 +515,65 @@ def _discard(state: GameState, player: int, card: Card) -> GameState:
 
 def _open(state: GameState, action: Open) -> GameState:
     player = action.player
+    profile = state.profile
     if state.opened[player]:
+        if profile.ruling("VARIANT-04") == "allowed" and not state.turn_opened:
+            return _new_melds(state, action)
         raise _reject(action, Reason.ALREADY_OPENED)  # TURN-8, CONTRACT-11
-    reason = check_contract(action.melds, state.deal_number, state.profile)
+    if state.taken is not None and profile.ruling("DISPUTE-06") == "no":
+        raise _reject(action, Reason.OPENING_TURN, "DISPUTE-06 no: opening needs a stock draw")
+    judged = profile
+    if profile.ruling("DISPUTE-01") == "a" and any(state.opened):
+        # DISPUTE-01 a: once anyone has opened, no opening is held to one joker per meld.
+        judged = replace(profile, initial_joker_limit=None)
+    reason = check_contract(action.melds, state.deal_number, judged)
     if reason is not None:
         raise _reject(action, reason)
+    if profile.ruling("DISPUTE-22") == "no" and _joker_for_visible_card(state, action.melds):
+        raise _reject(action, Reason.RUN_GAP, "DISPUTE-22 no: a joker for a card all on view")
     hand = state.hands[player]
     laid = [c for m in action.melds for c in m.cards]
-    if state.profile.discard_to_close and len(hand) == len(laid):
-        raise _reject(action, Reason.HAND_WOULD_EMPTY)  # TURN-9
-    return replace(
+    closes = False
+    if profile.discard_to_close and len(hand) == len(laid):
+        if profile.ruling("DISPUTE-07") != "closes":
+            raise _reject(action, Reason.HAND_WOULD_EMPTY)  # TURN-9
+        closes = True  # DISPUTE-07 closes: the opening ends the deal without a discard
+    opened = replace(
         state,
         hands=_with_hand(state, player, _remove(hand, laid)),
         table=(*state.table, *(TableMeld(player, m) for m in action.melds)),
         opened=tuple(o or i == player for i, o in enumerate(state.opened)),
         turn_opened=True,
+    )
+    return _close(opened, player) if closes else opened
+
+
+def _joker_for_visible_card(state: GameState, melds: Sequence[Meld]) -> bool:
+    """True if a run joker of ``melds`` stands for a card whose copies are all on the table."""
+    table = Counter(c for tm in state.table for c in tm.meld.cards)
+    table.update(c for m in melds for c in m.cards)
+    for meld in melds:
+        if isinstance(meld, Run):
+            for i, card in enumerate(meld.cards):
+                if card.is_joker and table[meld.represented(i)] >= state.profile.copies:
+                    return True
+    return False
+
+
+def _new_melds(state: GameState, action: Open) -> GameState:
+    """VARIANT-04 allowed (TURN-8): an opened player lays new melds on a later turn."""
+    for meld in action.melds:
+        reason = check_meld(meld, initial=False, profile=state.profile)
+        if reason is not None:
+            raise _reject(action, reason)
+    hand = state.hands[action.player]
+    laid = [c for m in action.melds for c in m.cards]
+    if len(hand) == len(laid):
+        raise _reject(action, Reason.HAND_WOULD_EMPTY)  # TURN-9
+    return replace(
+        state,
+        hands=_with_hand(state, action.player, _remove(hand, laid)),
+        table=(*state.table, *(TableMeld(action.player, m) for m in action.melds)),
     )
 
 
@@ -430,12 +581,16 @@ def _meld_action(state: GameState, action: LayOff | SwapJoker) -> GameState:
     player = action.player
     if not state.opened[player]:
         raise _reject(action, Reason.NOT_OPENED)  # CONTRACT-10
-    if state.turn_opened:
-        raise _reject(action, Reason.OPENING_TURN)  # TURN-6
+    profile = state.profile
+    if state.turn_opened and profile.ruling("DISPUTE-20") != "same_turn":
+        raise _reject(action, Reason.OPENING_TURN)  # TURN-6; DISPUTE-20 same_turn allows it
     if not 0 <= action.meld < len(state.table):
         raise _reject(action, Reason.NO_SUCH_MELD, f"the table has {len(state.table)} melds")
+    if action.meld in state.added and profile.ruling("DISPUTE-34") == "no":
+        raise _reject(action, Reason.DOES_NOT_FIT, "DISPUTE-34 no: one addition per meld")
     target = state.table[action.meld]
     grown: Meld
+    to_hand: tuple[Card, ...] = ()
     if isinstance(action, LayOff):
         if isinstance(target.meld, Run) and action.end is None:
             raise InvalidActionError(f"a lay-off on run {action.meld} needs an end: {action!r}")
@@ -444,26 +599,52 @@ def _meld_action(state: GameState, action: LayOff | SwapJoker) -> GameState:
         if reason is not None:
             raise _reject(action, reason)
         grown = extend(target.meld, action.card, end)
+    elif isinstance(target.meld, Trio) and profile.ruling("DISPUTE-02") == "b":
+        # DISPUTE-02 b: a natural card of the rank replaces a trio's joker, which the
+        # replacer takes into hand.
+        trio = target.meld
+        if action.to != "hand":
+            raise _reject(action, Reason.NOT_A_RUN)
+        if action.card.is_joker or action.card.rank != trio.rank or not trio.has_joker():
+            raise _reject(action, Reason.NO_JOKER_FOR_CARD)
+        rest = list(trio.cards)
+        rest.remove(next(c for c in trio.cards if c.is_joker))
+        grown, to_hand = Trio((*rest, action.card)), (JOKER,)
     else:
         reason = check_swap(target.meld, action.card, action.to)
+        keeps = profile.ruling("DISPUTE-28") == "taker_keeps" or profile.ruling("DISPUTE-11") == "c"
+        if reason is Reason.JOKER_TO_HAND and keeps:
+            reason, to_hand = None, (JOKER,)  # DISPUTE-28 taker_keeps, DISPUTE-11 c
         if reason in (Reason.NOT_A_RUN, Reason.NO_JOKER_FOR_CARD, Reason.JOKER_TO_HAND):
             raise _reject(action, reason)
         if action.to_meld is not None and action.to_meld != action.meld:
             raise _reject(action, Reason.JOKER_TO_OTHER_MELD)
         if reason is not None:
             raise _reject(action, reason)
+        if target.owner != player and profile.ruling("DISPUTE-21") == "own":
+            raise _reject(action, Reason.NO_JOKER_FOR_CARD, "DISPUTE-21 own: own runs only")
         assert isinstance(target.meld, Run)  # check_swap said so
-        grown = swap_joker(target.meld, action.card, action.to)
+        if to_hand:
+            i = joker_index(target.meld, action.card)
+            assert i is not None  # check_swap found it
+            grown = Run((*target.meld.cards[:i], action.card, *target.meld.cards[i + 1 :]))
+        else:
+            grown = swap_joker(target.meld, action.card, action.to)
     hand = state.hands[player]
-    if state.profile.discard_to_close and len(hand) == 1:
-        raise _reject(action, Reason.HAND_WOULD_EMPTY)  # TURN-9
+    closes = False
+    if state.profile.discard_to_close and len(hand) == 1 and not to_hand:
+        if profile.ruling("DISPUTE-13") != "yes":
+            raise _reject(action, Reason.HAND_WOULD_EMPTY)  # TURN-9
+        closes = True  # DISPUTE-13 yes: melding the last card goes out
     table = list(state.table)
     table[action.meld] = TableMeld(target.owner, grown)
-    return replace(
+    after = replace(
         state,
-        hands=_with_hand(state, player, _remove(hand, [action.card])),
+        hands=_with_hand(state, player, (*_remove(hand, [action.card]), *to_hand)),
         table=tuple(table),
+        added=(*state.added, action.meld),
     )
+    return _close(after, player) if closes else after
 
 
 def is_legal(state: GameState, action: Action) -> bool:
@@ -572,7 +753,7 @@ def validate_state(state: GameState) -> tuple[str, ...]:
         problems.append("turn_opened is true before the player to move has drawn")
     if state.phase in _LIVE and any(not hand for hand in state.hands):
         problems.append("a player holds no card while the deal is live (an empty hand closes it)")
-    last = state.deal_number >= profile.deals
+    last = game_ends(profile, state.deal_number, state.totals)
     if state.phase is Phase.DEAL_OVER and last:
         problems.append(f"deal {state.deal_number} is the last: its close is game_over")
     if state.phase is Phase.GAME_OVER and not last:

@@ -23,7 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from reference.cards import Card, Rank, Suit, sort_cards
+from reference.cards import JOKER, Card, Rank, Suit, sort_cards
 from reference.profiles import ARGENTINE, Profile
 from reference.reasons import Reason
 
@@ -51,6 +51,10 @@ class Trio:
     def rank(self) -> Rank | None:
         """The rank of the trio's natural cards (of the first one, if they disagree)."""
         return next((c.rank for c in self.cards if c.rank is not None), None)
+
+    def has_joker(self) -> bool:
+        """True if a joker stands in the trio."""
+        return any(c.is_joker for c in self.cards)
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,11 +175,21 @@ def check_meld(meld: Meld, *, initial: bool, profile: Profile = ARGENTINE) -> Re
     if isinstance(meld, Trio):
         size = profile.initial_trio_size
         if n < size or (initial and profile.initial_sizes_exact and n != size):
-            return Reason.TRIO_SIZE  # MELD-TRIO-1
+            return Reason.TRIO_SIZE  # MELD-TRIO-1, DISPUTE-31
+        if not initial and profile.ruling("DISPUTE-03") == "fixed" and n != size:
+            return Reason.TRIO_SIZE  # DISPUTE-03 fixed: a trio stays at 3 cards
+        if profile.max_trio_size is not None and n > profile.max_trio_size:
+            return Reason.TRIO_SIZE  # DISPUTE-10 cap: at most 8 cards
         if limit is not None and jokers > limit:
             return Reason.TOO_MANY_JOKERS  # JOKER-2
+        if profile.ruling("VARIANT-06") == "one" and jokers > 1:
+            return Reason.TOO_MANY_JOKERS  # VARIANT-06 one: one joker in a trio at any time
         if not naturals or len({c.rank for c in naturals}) > 1:
             return Reason.TRIO_MIXED_RANKS  # MELD-TRIO-3
+        if initial and profile.ruling("DISPUTE-04") == "invalid":
+            suits = [c.suit for c in naturals]
+            if len(set(suits)) != len(suits):
+                return Reason.TRIO_MIXED_RANKS  # DISPUTE-04 invalid: suits must differ
         return None
     size = profile.initial_run_size
     if (
@@ -188,7 +202,35 @@ def check_meld(meld: Meld, *, initial: bool, profile: Profile = ARGENTINE) -> Re
         return Reason.TOO_MANY_JOKERS  # JOKER-2
     if not naturals or len({c.suit for c in naturals}) > 1:
         return Reason.RUN_SUIT  # MELD-RUN-1
-    return _sequence_reason(meld.cards)  # MELD-RUN-3, MELD-RUN-5, MELD-RUN-6
+    cards = _masked(meld.cards, profile)
+    reason = _sequence_reason(cards)  # MELD-RUN-3, MELD-RUN-5, MELD-RUN-6
+    if reason is not None:
+        return reason
+    return _ace_reason(cards, profile)
+
+
+def _masked(cards: tuple[Card, ...], profile: Profile) -> tuple[Card, ...]:
+    """The cards with every wild card shown as a joker (DISPUTE-25 wild: twos stand in too)."""
+    if not profile.wild_ranks:
+        return cards
+    return tuple(JOKER if profile.is_wild(c) else c for c in cards)
+
+
+def _ace_reason(cards: tuple[Card, ...], profile: Profile) -> Reason | None:
+    """Why a placeable run breaks a ruling on aces, or None.
+
+    VARIANT-02 low_only: no run reaches the high-ace position (CARDS-3, MELD-RUN-2).
+    DISPUTE-12 no: both ends of a 14-card run are natural aces (MELD-RUN-4).
+    """
+    low = _placement(cards)
+    assert low is not None  # the sequence was checked first
+    high = low + len(cards) - 1
+    if not profile.ace_high and high == HIGH_ACE:
+        return Reason.RUN_WRAPS if not cards[-1].is_joker else Reason.BEYOND_ACE
+    joker_end = cards[0].is_joker or cards[-1].is_joker
+    if len(cards) == HIGH_ACE and joker_end and profile.ruling("DISPUTE-12") == "no":
+        return Reason.BEYOND_ACE
+    return None
 
 
 def is_valid_meld(meld: Meld, *, initial: bool, profile: Profile = ARGENTINE) -> bool:
@@ -225,10 +267,15 @@ def check_lay_off(
     if isinstance(meld, Trio):
         if not profile.is_wild(card) and card.rank != meld.rank:
             return Reason.DOES_NOT_FIT
+        if profile.is_wild(card) and profile.ruling("DISPUTE-05") == "no":
+            return Reason.DOES_NOT_FIT  # DISPUTE-05 no: only natural cards extend a trio
     else:
         if end not in ("low", "high"):
             return Reason.DOES_NOT_FIT
-        low, high = meld.low, meld.high
+        placed = _placement(_masked(meld.cards, profile))
+        if placed is None:
+            return Reason.DOES_NOT_FIT
+        low, high = placed, placed + len(meld.cards) - 1
         if (end == "low" and low == LOW_ACE) or (end == "high" and high == HIGH_ACE):
             return Reason.BEYOND_ACE
         if len(meld.cards) >= profile.max_run_length:

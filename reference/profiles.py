@@ -8,7 +8,7 @@ profile plus small hooks. Only the Argentine profile of seed 000 exists today.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 
 from reference.cards import Card, Rank
@@ -56,17 +56,44 @@ class Profile:
     ace_high: bool = True
     runs_wrap: bool = False
     max_run_length: int = 14
+    max_trio_size: int | None = None
+    """Most cards in a table trio (``None``: only the cards that exist limit it)."""
     stock_exhaustion: str = "recycle_keep_top"
     """Empty stock on a stock draw: keep the top discard, shuffle the rest into a new stock;
     if nothing can be recycled, cancel the deal and replay it (same deal, same dealer)."""
     discard_to_close: bool = True
     """A deal closes only with a discard; no meld action may empty the hand."""
     rulings: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
-    """The option this profile follows on each disputed point (``DISPUTE-nn -> option``)."""
+    """The option this profile follows on each disputed point and house variant
+    (``DISPUTE-nn`` / ``VARIANT-nn`` -> option)."""
 
     def __hash__(self) -> int:
         # The rulings mapping is not hashable; the name identifies a profile.
         return hash(self.name)
+
+    def ruling(self, point: str) -> str:
+        """The option this profile plays on a disputed point or house variant.
+
+        ``point`` is a ``DISPUTE-nn`` or ``VARIANT-nn`` id of docs/rules.md.
+
+        :raises KeyError: for a point the profile does not rule on.
+        """
+        return self.rulings[point]
+
+    def with_rulings(self, changes: Mapping[str, str]) -> Profile:
+        """This profile playing other options on some points (``{"DISPUTE-31": "at_least"}``).
+
+        The rule parameters that follow from a ruling (card values, hand sizes, meld sizes,
+        joker limits, aces) are derived here; every other option is read with
+        :meth:`ruling` by the rules code at the branch that cites it.
+
+        :raises ValueError: naming an unknown point, or an option the point does not have.
+        """
+        problems = ruling_problems(changes)
+        if problems:
+            raise ValueError("; ".join(problems))
+        rulings = {**self.rulings, **changes}
+        return _derive(replace(self, rulings=MappingProxyType(rulings)))
 
     def contract(self, deal_number: int) -> tuple[int, int]:
         """``(trios, runs)`` required in deal ``deal_number`` (1-based)."""
@@ -146,10 +173,122 @@ ARGENTINE = Profile(
             "DISPUTE-36": "refused",
             "DISPUTE-37": "any_deal",
             "DISPUTE-38": "rank",
+            "VARIANT-01": "fifty",
+            "VARIANT-02": "low_or_high",
+            "VARIANT-03": "lifted",
+            "VARIANT-04": "forbidden",
+            "VARIANT-05": "eleven",
+            "VARIANT-06": "any",
         }
     ),
 )
 """Seed 000: Argentine Carioca, 7 deals, 108 cards, only jokers wild."""
+
+#: Every option of every disputed point and house variant, the profile's option first
+#: (keys as in conformance/data/catalogue.json; tests/test_reference_rulings.py keeps them equal).
+OPTIONS: Mapping[str, tuple[str, ...]] = MappingProxyType(
+    {
+        "DISPUTE-01": ("b", "a"),
+        "DISPUTE-02": ("c", "a", "b"),
+        "DISPUTE-03": ("grow", "fixed"),
+        "DISPUTE-04": ("valid", "invalid"),
+        "DISPUTE-05": ("yes", "no"),
+        "DISPUTE-06": ("yes", "no"),
+        "DISPUTE-07": ("refused", "closes"),
+        "DISPUTE-08": ("yes", "no"),
+        "DISPUTE-09": ("stays", "bury"),
+        "DISPUTE-10": ("no_cap", "cap"),
+        "DISPUTE-11": ("a", "b", "c"),
+        "DISPUTE-12": ("yes", "no"),
+        "DISPUTE-13": ("no", "yes"),
+        "DISPUTE-14": ("yes", "no"),
+        "DISPUTE-15": ("share", "tiebreak"),
+        "DISPUTE-16": ("same_dealer", "next_dealer"),
+        "DISPUTE-17": ("same_dealer", "next_dealer"),
+        "DISPUTE-18": ("b", "a", "c"),
+        "DISPUTE-19": ("allowed", "forbidden"),
+        "DISPUTE-20": ("later_turns", "same_turn"),
+        "DISPUTE-21": ("any", "own"),
+        "DISPUTE-22": ("yes", "no"),
+        "DISPUTE-23": ("allowed", "forbidden"),
+        "DISPUTE-24": ("per_meld", "per_opening"),
+        "DISPUTE-25": ("natural", "wild"),
+        "DISPUTE-26": ("table_000", "table_001", "table_003"),
+        "DISPUTE-27": ("seven", "eight"),
+        "DISPUTE-28": ("never", "taker_keeps"),
+        "DISPUTE-29": ("forbidden", "steal"),
+        "DISPUTE-30": ("position", "declared"),
+        "DISPUTE-31": ("exact", "at_least"),
+        "DISPUTE-32": ("two_to_four", "more_players"),
+        "DISPUTE-33": ("twelve", "thirteen"),
+        "DISPUTE-34": ("yes", "no"),
+        "DISPUTE-35": ("no_change", "penalty"),
+        "DISPUTE-36": ("refused", "stock_instead"),
+        "DISPUTE-37": ("any_deal", "first_deal"),
+        "DISPUTE-38": ("rank", "rank_and_suit"),
+        "VARIANT-01": ("fifty", "thirty"),
+        "VARIANT-02": ("low_or_high", "low_only"),
+        "VARIANT-03": ("lifted", "kept"),
+        "VARIANT-04": ("forbidden", "allowed"),
+        "VARIANT-05": ("eleven", "twelve"),
+        "VARIANT-06": ("any", "one"),
+    }
+)
+
+
+def ruling_problems(rulings: Mapping[str, str]) -> tuple[str, ...]:
+    """What is wrong with a set of rulings: points or options that :data:`OPTIONS` lacks."""
+    problems = []
+    for point, option in rulings.items():
+        if point not in OPTIONS:
+            problems.append(f"{point} is not a disputed point or house variant")
+        elif option not in OPTIONS[point]:
+            known = ", ".join(OPTIONS[point])
+            problems.append(f"{point}: {option!r} is not one of its options ({known})")
+    return tuple(problems)
+
+
+def _derive(profile: Profile) -> Profile:
+    """Set the rule parameters that follow from the profile's rulings (see each rule ID)."""
+    r = profile.ruling
+    values = list(ARGENTINE.rank_values)  # DISPUTE-26 table_000, SCORE-2
+    joker_value = ARGENTINE.joker_value
+    if r("DISPUTE-26") == "table_001":
+        values[0], values[1] = 15, 25
+    elif r("DISPUTE-26") == "table_003":
+        values[0], joker_value = 15, 25
+    wild_ranks: frozenset[Rank] = frozenset()
+    if r("DISPUTE-25") == "wild":  # CARDS-2: twos wild, 25 points each
+        wild_ranks, values[1] = frozenset({Rank.TWO}), 25
+    if r("VARIANT-01") == "thirty":  # JOKER-7, SCORE-2
+        joker_value = 30
+    deals, contracts = ARGENTINE.deals, ARGENTINE.contracts
+    hand_sizes = list(ARGENTINE.hand_sizes)
+    if r("DISPUTE-27") == "eight":  # GAME-1: an eighth round of 13 cards, three runs
+        deals, contracts = 8, (*contracts, (0, 3))
+        hand_sizes.append(13)
+    if r("VARIANT-05") == "twelve":  # DEAL-3: 12 cards in every deal
+        hand_sizes = [12] * len(hand_sizes)
+    if r("DISPUTE-33") == "thirteen":  # DEAL-3: 13 cards in deal 7
+        hand_sizes[6] = 13
+    return replace(
+        profile,
+        rank_values=tuple(values),
+        joker_value=joker_value,
+        wild_ranks=wild_ranks,
+        deals=deals,
+        contracts=tuple(contracts),
+        hand_sizes=tuple(hand_sizes),
+        # DISPUTE-31: opening melds of exactly, or at least, 3 and 4 cards (CONTRACT-8).
+        initial_sizes_exact=r("DISPUTE-31") == "exact",
+        # VARIANT-03: the one-joker limit of JOKER-2 kept on table melds (JOKER-3).
+        later_joker_limit=1 if r("VARIANT-03") == "kept" else None,
+        # VARIANT-02: the ace only below the 2 (CARDS-3, MELD-RUN-2).
+        ace_high=r("VARIANT-02") != "low_only",
+        # DISPUTE-10: a trio of at most the 8 natural copies of a rank (MELD-TRIO-4).
+        max_trio_size=8 if r("DISPUTE-10") == "cap" else None,
+    )
+
 
 PROFILES: Mapping[str, Profile] = MappingProxyType({ARGENTINE.name: ARGENTINE})
 

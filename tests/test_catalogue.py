@@ -40,7 +40,7 @@ OPTION_KEY_RE = re.compile(r"^[a-z][a-z0-9_]*$")
 REASON_RE = re.compile(r"^[a-z][a-z_]*[a-z]$")
 # A rule row in rules.md: | ID | rule text | source |
 RULE_ROW_RE = re.compile(r"^\| ([A-Z][A-Z-]*-[0-9]+) \| (.+) \| (000 §[^|]+) \|$")
-DISPUTE_HEADING_RE = re.compile(r"^### (DISPUTE-[0-9]+) — (.+)$")
+DISPUTE_HEADING_RE = re.compile(r"^### ((?:DISPUTE|VARIANT)-[0-9]+) — (.+)$")
 OPTION_ROW_RE = re.compile(r"^\| `([^`]+)` \| (.+) \| (.+) \|$")
 ARGENTINE_RE = re.compile(r"^- \*\*Argentine profile:\*\* `([^`]+)`$")
 QUESTION_RE = re.compile(r"^\*\*Question\.\*\* (.+)$")
@@ -125,12 +125,13 @@ def _md_reasons_by_rule() -> dict[str, list[str]]:
 
 def test_catalogue_json_has_exactly_the_agreed_shape() -> None:
     data = _catalogue()
-    assert set(data) == {"version", "sections", "rules", "disputes", "reasons"}
+    assert set(data) == {"version", "sections", "rules", "disputes", "variants", "reasons"}
     assert data["version"] == 1
     assert all(set(s) == {"prefix", "title"} for s in data["sections"])
     assert all(set(r) == {"id", "section", "summary", "source"} for r in data["rules"])
     dispute_keys = {"id", "title", "question", "options", "profiles", "rules", "observable"}
     assert all(set(d) == dispute_keys for d in data["disputes"])
+    assert all(set(v) == dispute_keys for v in data["variants"])
     assert all(set(r) == {"reason", "rule", "when"} for r in data["reasons"])
 
 
@@ -281,16 +282,31 @@ def test_every_dispute_cites_existing_rules() -> None:
 
 def test_rules_md_and_json_agree_on_every_dispute() -> None:
     md = _md_disputes()
-    json_disputes = {d["id"]: d for d in _catalogue()["disputes"]}
-    assert list(md) == list(json_disputes)
+    data = _catalogue()
+    json_disputes = {d["id"]: d for d in [*data["disputes"], *data["variants"]]}
+    fix = "conformance/data/catalogue.json is the source: make docs/rules.md say the same"
+    assert list(md) == list(json_disputes), f"points differ or are out of order; {fix}"
     for dispute_id, entry in md.items():
         expected = json_disputes[dispute_id]
-        assert entry["title"] == expected["title"], dispute_id
-        assert entry.get("question") == expected["question"], dispute_id
-        assert entry["options"] == expected["options"], dispute_id
-        assert entry["argentine"] == expected["profiles"]["argentine"], dispute_id
-        assert entry.get("rules") == expected["rules"], dispute_id
-        assert entry.get("observable") == expected["observable"], dispute_id
+        where = f"{dispute_id}: {fix}"
+        assert entry["title"] == expected["title"], where
+        assert entry.get("question") == expected["question"], where
+        assert entry["options"] == expected["options"], where
+        assert entry["argentine"] == expected["profiles"]["argentine"], where
+        assert entry.get("rules") == expected["rules"], where
+        assert entry.get("observable") == expected["observable"], where
+
+
+def test_variant_ids_are_two_digit_and_consecutive_with_dispute_shaped_entries() -> None:
+    variants = _catalogue()["variants"]
+    ids = [v["id"] for v in variants]
+    assert ids == [f"VARIANT-{n:02d}" for n in range(1, len(ids) + 1)]
+    rule_ids = {r["id"] for r in _catalogue()["rules"]}
+    for variant in variants:
+        assert len(variant["options"]) >= 2, variant["id"]
+        assert all(OPTION_KEY_RE.match(key) for key in variant["options"]), variant["id"]
+        assert variant["profiles"]["argentine"] in variant["options"], variant["id"]
+        assert variant["rules"] and set(variant["rules"]) <= rule_ids, variant["id"]
 
 
 # --- reasons ----------------------------------------------------------------------------

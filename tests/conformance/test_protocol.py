@@ -203,7 +203,7 @@ def test_state_shape() -> None:
     ("overrides", "pointer"),
     [
         ({"players": 5}, "/state/players"),
-        ({"deal_number": 8}, "/state/deal_number"),
+        ({"deal_number": 9}, "/state/deal_number"),  # 8 is DISPUTE-27 eight's last deal
         ({"phase": "drawing"}, "/state/phase"),
         ({"closer": "0"}, "/state/closer"),
         ({"table": [{"kind": "trio", "cards": ["KS", "KH", "KD"]}]}, "/state/table/0"),

@@ -1,0 +1,155 @@
+"""The ruling audit (conformance/audit.py, ``carioca-conformance audit``) and grading under
+declared rulings: an engine that rules otherwise on a point is never failed for it."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from dataclasses import replace
+from pathlib import Path
+from types import MappingProxyType
+
+import pytest
+
+from conformance.audit import Finding, audit, changes_to_audit, judge, names_point
+from conformance.catalogue import load_catalogue
+from conformance.cli import main
+from conformance.corpus import default_corpus_dir
+from conformance.engine import Handshake
+from conformance.report import text_summary
+from conformance.runner import CaseResult, RunOptions, RunResult, run_scenarios
+from conformance.scenarios import Scenario, load_corpus, resolve_option
+
+REFERENCE = [sys.executable, "-m", "reference.adapter"]
+CORPUS = default_corpus_dir()
+
+
+@pytest.fixture(scope="module")
+def corpus() -> list[Scenario]:
+    loaded = load_corpus([CORPUS], catalogue=load_catalogue())
+    assert not loaded.errors
+    return list(loaded.scenarios)
+
+
+def _broken_copy(tmp_path: Path) -> Path:
+    """The file holding cc-0102 with DISPUTE-31 taken out of cc-0102's ``assumes``."""
+    source = CORPUS / "contracts" / "deal-1.yaml"
+    text = source.read_text(encoding="utf-8")
+    start = text.index("id: cc-0102")
+    line = "assumes: {DISPUTE-31: exact}\n"
+    at = text.index(line, start)
+    assert at < text.index("\nid: ", start + 1), "cc-0102 no longer assumes DISPUTE-31 alone"
+    target = tmp_path / "deal-1.yaml"
+    target.write_text(text[:at] + text[at + len(line) :], encoding="utf-8")
+    return target
+
+
+def test_changes_are_the_profiles_rulings_then_every_other_option() -> None:
+    changes = changes_to_audit(load_catalogue())
+    assert changes[0] == (None, None)
+    assert ("DISPUTE-31", "at_least") in changes and ("DISPUTE-31", "exact") not in changes
+    assert ("VARIANT-01", "thirty") in changes
+    options = sum(len(p.options) - 1 for p in load_catalogue().disputes.values())
+    assert len(changes) == 1 + options
+
+
+def test_audit_passes_on_the_corpus_for_opening_meld_size() -> None:
+    # The whole audit (every option) runs in tox's `audit` env; this keeps the suite quick.
+    result = audit(REFERENCE, [CORPUS], load_catalogue(), points=["DISPUTE-31"], workers=1)
+    assert result.ok, "\n".join(f.line() for f in result.findings)
+    assert result.changes == ((None, None), ("DISPUTE-31", "at_least"))
+    assert result.cases >= 250
+
+
+def test_audit_fails_on_a_case_that_stops_naming_its_point(tmp_path: Path) -> None:
+    broken = _broken_copy(tmp_path)
+    result = audit(REFERENCE, [broken], load_catalogue(), points=["DISPUTE-31"], workers=1)
+    assert not result.ok
+    assert [(f.case, f.point, f.option, f.status) for f in result.findings] == [
+        ("cc-0102", "DISPUTE-31", "at_least", "fail")
+    ]
+    assert "does not name DISPUTE-31" in result.findings[0].detail
+
+
+def test_audit_command_exit_codes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    broken = _broken_copy(tmp_path)
+    assert main(["audit", "--point", "DISPUTE-31", "--workers", "1", str(broken)]) == 1
+    out = capsys.readouterr().out
+    assert "cc-0102 under DISPUTE-31=at_least: fail" in out and "audit FAILED" in out
+    shutil.copy(CORPUS / "contracts" / "deal-1.yaml", broken)
+    assert main(["audit", "--point", "DISPUTE-31", "--workers", "1", str(broken)]) == 0
+    assert "audit OK" in capsys.readouterr().out
+    assert main(["audit", "--point", "DISPUTE-99", str(broken)]) == 2
+
+
+def test_judge_accepts_pass_and_unsupported_only_for_a_named_point(
+    corpus: list[Scenario],
+) -> None:
+    case = next(s for s in corpus if s.id == "cc-0102")
+    assert names_point(case, "DISPUTE-31") and not names_point(case, "DISPUTE-25")
+    base = CaseResult(case.id, case.title, case.rules, "CONTRACT", "pass")
+    assert judge(case, base, ("DISPUTE-25", "wild")) is None
+    unsupported = replace(base, status="unsupported", note="assumes")
+    assert judge(case, unsupported, ("DISPUTE-31", "at_least")) is None
+    found = judge(case, unsupported, ("DISPUTE-25", "wild"))
+    assert isinstance(found, Finding) and found.point == "DISPUTE-25"
+    assert judge(case, replace(base, status="fail"), (None, None)) is not None
+
+
+def _run(extra: list[str], scenarios: list[Scenario]) -> RunResult:
+    return run_scenarios([*REFERENCE, *extra], scenarios, RunOptions(), catalogue=load_catalogue())
+
+
+def test_an_engine_ruling_at_least_is_never_failed_for_opening_meld_size(
+    corpus: list[Scenario],
+) -> None:
+    run = _run(["--ruling", "DISPUTE-31=at_least"], corpus)
+    assert run.handshake is not None and run.handshake.rulings["DISPUTE-31"] == "at_least"
+    bad = [(r.id, r.status) for r in run.results if r.status not in ("pass", "unsupported")]
+    assert bad == []
+    notes = {r.id: r.note for r in run.results if r.status == "unsupported"}
+    assert "DISPUTE-31 option 'exact'; the engine rules 'at_least'" in (notes["cc-0102"] or "")
+    # The case about the point itself is graded against the engine's option, and passes.
+    graded = {r.id: (r.option, r.status) for r in run.results}
+    assert graded["cc-0136"] == ("at_least", "pass")
+
+
+def _names_option(scenario: Scenario, point: str, option: str) -> bool:
+    """True if the case is about ``point`` and has an expectation for ``option``."""
+    if scenario.disputed is None or scenario.disputed.id != point:
+        return False
+    try:
+        resolve_option([s.expect for s in scenario.steps or ()], option)
+        resolve_option([c.expect for c in scenario.checks or ()], option)
+        resolve_option(scenario.final, option)
+        resolve_option([s.state for s in scenario.steps or ()], option)
+    except KeyError:
+        return False
+    return True
+
+
+@pytest.mark.parametrize("point", sorted(load_catalogue().disputes))
+def test_the_reference_under_each_option_passes_every_case_naming_it(
+    point: str, corpus: list[Scenario]
+) -> None:
+    for option in load_catalogue().disputes[point].options:
+        cases = [s for s in corpus if _names_option(s, point, option)]
+        if not cases:
+            continue
+        run = _run(["--ruling", f"{point}={option}"], cases)
+        assert {r.id: r.status for r in run.results} == {s.id: "pass" for s in cases}, option
+
+
+def test_summary_shows_undeclared_points_as_not_declared(corpus: list[Scenario]) -> None:
+    run = _run([], [s for s in corpus if s.id in ("cc-0136", "cc-1000")])
+    silent = Handshake(1, "quiet", "1", "c", ("argentine",), frozenset({"melds"}))
+    declared = replace(
+        silent, rulings=MappingProxyType({"DISPUTE-31": "at_least", "VARIANT-01": "fifty"})
+    )
+    text = text_summary(replace(run, handshake=silent), load_catalogue())
+    assert "DISPUTE-31  not declared   exact" in text
+    assert "VARIANT-06  not declared   any" in text
+    assert "engine not declared, reference exact" in text
+    text = text_summary(replace(run, handshake=declared), load_catalogue())
+    assert "*DISPUTE-31  at_least       exact" in text
+    assert " VARIANT-01  fifty          fifty" in text

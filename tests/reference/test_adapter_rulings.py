@@ -1,0 +1,83 @@
+"""The reference adapter plays the rulings it is started with (--ruling, --rulings) and
+reports them in its handshake; a bad point or option is a usage error (exit 2)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from reference.adapter import Adapter, main, parse_rulings
+from reference.profiles import ARGENTINE, OPTIONS
+
+
+def _ask(adapter: Adapter, **request: object) -> dict[str, object]:
+    answer, _ = adapter.handle(json.dumps({"id": 1, **request}))
+    return answer
+
+
+def test_ruling_pairs_are_normalised_and_checked() -> None:
+    assert parse_rulings(["dispute-31=at_least", "VARIANT-1=thirty"]) == {
+        "DISPUTE-31": "at_least",
+        "VARIANT-01": "thirty",
+    }
+    with pytest.raises(ValueError, match="DISPUTE-31: 'most' is not one of its options"):
+        parse_rulings(["DISPUTE-31=most"])
+    with pytest.raises(ValueError, match="DISPUTE-99 is not a disputed point"):
+        parse_rulings(["DISPUTE-99=a"])
+    with pytest.raises(ValueError, match="expected POINT=OPTION"):
+        parse_rulings(["DISPUTE-31"])
+
+
+def test_rulings_files_in_json_and_yaml_and_pairs_override_them(tmp_path: Path) -> None:
+    as_json = tmp_path / "r.json"
+    as_json.write_text('{"DISPUTE-19": "forbidden", "DISPUTE-31": "at_least"}', encoding="utf-8")
+    as_yaml = tmp_path / "r.yaml"
+    as_yaml.write_text('# house\nDISPUTE-19: forbidden\nDISPUTE-13: "yes"\n', encoding="utf-8")
+    assert parse_rulings([], str(as_json)) == {"DISPUTE-19": "forbidden", "DISPUTE-31": "at_least"}
+    assert parse_rulings(["DISPUTE-19=allowed"], str(as_yaml)) == {
+        "DISPUTE-19": "allowed",
+        "DISPUTE-13": "yes",
+    }
+    with pytest.raises(ValueError, match="cannot read"):
+        parse_rulings([], str(tmp_path / "missing.yaml"))
+
+
+@pytest.mark.parametrize(
+    "argv", [["--ruling", "DISPUTE-31=nope"], ["--ruling", "VARIANT-77=x"], ["--ruling", "x"]]
+)
+def test_a_bad_ruling_on_the_command_line_exits_2(
+    argv: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(argv)
+    assert exit_info.value.code == 2
+    assert "error:" in capsys.readouterr().err
+
+
+def test_the_handshake_reports_every_point_with_the_rulings_in_force() -> None:
+    hello = _ask(Adapter(rulings={"DISPUTE-31": "at_least"}), op="hello", protocol=1)
+    assert hello["rulings"] == {**ARGENTINE.rulings, "DISPUTE-31": "at_least"}
+    assert set(ARGENTINE.rulings) == set(OPTIONS)
+    assert _ask(Adapter(), op="hello", protocol=1)["rulings"] == dict(ARGENTINE.rulings)
+
+
+def test_an_option_is_played_by_every_op() -> None:
+    run5 = {"kind": "run", "cards": ["4S", "5S", "6S", "7S", "8S"]}
+    exact, at_least = Adapter(), Adapter(rulings={"DISPUTE-31": "at_least"})
+    request = {"op": "check_meld", "profile": "argentine", "meld": run5, "initial": True}
+    assert _ask(exact, **request) == {"id": 1, "valid": False, "reason": "run_size"}
+    assert _ask(at_least, **request) == {"id": 1, "valid": True}
+    joker = {"op": "penalty", "profile": "argentine", "cards": ["JK"]}
+    assert _ask(Adapter(rulings={"VARIANT-01": "thirty"}), **joker)["points"] == 30
+    assert _ask(Adapter(), **joker)["points"] == 50
+
+
+@pytest.mark.parametrize(("point", "options"), sorted(OPTIONS.items()))
+def test_every_option_of_every_point_starts_an_adapter(
+    point: str, options: tuple[str, ...]
+) -> None:
+    for option in options:
+        hello = _ask(Adapter(rulings={point: option}), op="hello", protocol=1)
+        assert hello["rulings"][point] == option  # type: ignore[index]

@@ -1,0 +1,60 @@
+"""One source of truth for disputed points and house variants: conformance/data/catalogue.json.
+
+Everything else that lists the points (the reference's options and rulings, the schemas'
+id patterns, docs/rules.md via tests/test_catalogue.py) is checked equal to it here, and each
+failure says which file to change. The reference may not import the harness
+(tests/test_layering.py), so this test, not an import, keeps reference/profiles.py in step.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from conformance.catalogue import load_catalogue
+from reference.profiles import ARGENTINE, OPTIONS
+
+ROOT = Path(__file__).resolve().parent.parent
+SCHEMAS = ROOT / "conformance" / "schemas"
+
+
+def test_reference_options_are_the_catalogue_options_profile_option_first() -> None:
+    catalogue = load_catalogue()
+    expected = {
+        point.id: (
+            point.profiles["argentine"],
+            *(o for o in point.options if o != point.profiles["argentine"]),
+        )
+        for point in catalogue.disputes.values()
+    }
+    assert dict(OPTIONS) == expected, (
+        "reference/profiles.py OPTIONS must list every point and option of "
+        "conformance/data/catalogue.json, the argentine option first: change OPTIONS"
+    )
+
+
+def test_reference_rulings_name_every_point_of_the_catalogue() -> None:
+    expected = {p.id: p.profiles["argentine"] for p in load_catalogue().disputes.values()}
+    assert dict(ARGENTINE.rulings) == expected, (
+        "reference/profiles.py ARGENTINE.rulings must be the catalogue's argentine options"
+    )
+
+
+def test_every_option_builds_a_profile_that_reports_it() -> None:
+    for point, options in OPTIONS.items():
+        for option in options:
+            profile = ARGENTINE.with_rulings({point: option})
+            assert profile.ruling(point) == option
+
+
+def test_schema_id_patterns_accept_every_point_id() -> None:
+    hello = json.loads((SCHEMAS / "protocol" / "hello.response.json").read_text("utf-8"))
+    scenario = json.loads((SCHEMAS / "scenario.schema.json").read_text("utf-8"))
+    patterns = [
+        ("protocol/hello.response.json rulings", hello["properties"]["rulings"]["propertyNames"]),
+        ("scenario.schema.json assumes", scenario["properties"]["assumes"]["propertyNames"]),
+    ]
+    for point in load_catalogue().disputes:
+        for where, names in patterns:
+            assert re.match(names["pattern"], point), f"change the id pattern of {where}"
