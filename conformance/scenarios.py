@@ -194,6 +194,8 @@ class Scenario:
     disputed: Disputed | None = None
     assumes: Mapping[str, str] = field(default_factory=dict)
     """Disputed points this case's expectations rely on without testing them: DISPUTE → option."""
+    interface: Mapping[str, str] = field(default_factory=dict)
+    """Interface declarations (``run_order``, ``run_ends``) the expectations rely on."""
     checks: tuple[Check, ...] = ()
     setup: Setup | None = None
     steps: tuple[Step, ...] = ()
@@ -755,6 +757,7 @@ class _DocChecker:
             line=_mark(self.node, [])[0],
             disputed=disputed,
             assumes=dict(data.get("assumes", {})),
+            interface=dict(data.get("interface", {})),
             checks=tuple(checks),
             setup=setup,
             steps=tuple(steps),
