@@ -22,7 +22,7 @@ from typing import Any
 
 from conformance import CORPUS_VERSION, __version__
 from conformance.catalogue import Catalogue, CatalogueError, load_catalogue
-from conformance.corpus import default_corpus_dir
+from conformance.corpus import default_catalogue_path, default_corpus_dir
 from conformance.scenarios import LoadResult, Scenario, load_corpus
 
 EXIT_OK = 0
@@ -57,12 +57,54 @@ def parse_adapter(command: str | None) -> list[str]:
         raise UsageError(f"cannot parse --adapter {command!r}: {exc}") from None
     if not argv:
         raise UsageError("--adapter is empty")
+    operators = shell_operators(command)
+    if operators:
+        print(f"warning: {shell_warning(command, operators)}", file=sys.stderr)
     return argv
+
+
+#: Tokens a shell would act on but an argv passes on verbatim as arguments.
+SHELL_OPERATORS = frozenset({"|", "||", "&", "&&", ";", ";;", ">", ">>", "<", "<<", ">&", "<&"})
+
+
+def shell_operators(command: str) -> list[str]:
+    """The shell operators (``|``, ``>``, ``&&``, ``;``…) written unquoted in ``command``.
+
+    ``--adapter`` is never run through a shell, so ``node adapter.js | tee log`` would
+    start ``node`` with the arguments ``adapter.js``, ``|``, ``tee`` and ``log``.
+    """
+    lexer = shlex.shlex(command, posix=True, punctuation_chars=True)
+    lexer.whitespace_split = True
+    try:
+        tokens = list(lexer)
+    except ValueError:
+        return []
+    found: list[str] = []
+    for token in tokens:
+        # "2>" and "&>" arrive as a word then an operator; the operator alone is enough.
+        if token in SHELL_OPERATORS and token not in found:
+            found.append(token)
+    return found
+
+
+def shell_warning(command: str, operators: Sequence[str]) -> str:
+    """How to say that ``command`` holds shell operators and how to wrap a pipeline."""
+    shown = " ".join(f"'{op}'" for op in operators)
+    if "'" in command or '"' in command:
+        wrapped = shlex.quote("sh -c " + shlex.quote(command))
+    else:
+        wrapped = f"\"sh -c '{command}'\""  # the readable form, when no quote is in the way
+    return (
+        f"--adapter contains the shell operator(s) {shown}, but no shell runs the adapter: "
+        "they are passed to it as plain arguments. To run a pipeline or a redirection, "
+        f"wrap it in a shell: --adapter {wrapped}"
+    )
 
 
 def _catalogue(args: argparse.Namespace) -> Catalogue:
     try:
-        return load_catalogue(args.catalogue)
+        # Inside a checkout its own catalogue, so a dispute just added is known (README).
+        return load_catalogue(args.catalogue or default_catalogue_path())
     except CatalogueError as exc:
         raise UsageError(str(exc)) from None
 
@@ -80,6 +122,17 @@ def _load(args: argparse.Namespace, catalogue: Catalogue) -> LoadResult:
         return load_corpus(paths, catalogue=catalogue)
     except FileNotFoundError as exc:
         raise UsageError(str(exc)) from None
+
+
+def corpus_label(args: argparse.Namespace) -> str:
+    """Which corpus a command reads, for its header: the paths given, else the default."""
+    given = [*(getattr(args, "paths", None) or []), *([args.corpus] if args.corpus else [])]
+    if given:
+        return ", ".join(str(Path(p).resolve()) for p in given)
+    try:
+        return str(default_corpus_dir())
+    except FileNotFoundError:
+        return "(none)"
 
 
 def rule_matches(rule: str, prefix: str) -> bool:
@@ -132,7 +185,10 @@ def cmd_check(args: argparse.Namespace) -> int:
     if drafts and args.strict:
         print(f"{len(drafts)} scenario(s) not yet reviewed (--strict)", file=sys.stderr)
         return EXIT_USAGE
-    print(f"{len(loaded.scenarios)} scenarios in {len(loaded.files)} files: OK")
+    print(
+        f"{len(loaded.scenarios)} scenarios in {len(loaded.files)} files: OK "
+        f"(corpus {corpus_label(args)})"
+    )
     return EXIT_OK
 
 
@@ -207,13 +263,16 @@ def cmd_run(args: argparse.Namespace) -> int:
         if exc.stderr_tail:
             print(exc.stderr_tail.rstrip(), file=sys.stderr)
         # Reports are still written, complete: CI systems read them even on a dead adapter.
-        dead = unstarted_run(argv, chosen, options, exc, catalogue)
+        dead = replace(
+            unstarted_run(argv, chosen, options, exc, catalogue), corpus_path=corpus_label(args)
+        )
         if args.json:
             write_json_report(args.json, dead, catalogue)
         if args.junit:
             write_junit_report(args.junit, dead, catalogue, strict=args.strict)
         return EXIT_ADAPTER
     progress.finish()
+    run = replace(run, corpus_path=corpus_label(args))
     if args.properties:
         laws = check_properties(argv, options, seed=args.seed, deals=args.deals)
         run = replace(run, properties=laws)
@@ -229,20 +288,34 @@ def cmd_run(args: argparse.Namespace) -> int:
                 f"not in the corpus: {', '.join(stale)}"
             )
             run = replace(run, warnings=(*run.warnings, note))
-    print(text_summary(run, catalogue), end="")
+    print(text_summary(run, catalogue, quiet=args.quiet), end="")
     if args.json:
         write_json_report(args.json, run, catalogue)
     if args.junit:
         write_junit_report(args.junit, run, catalogue, strict=args.strict)
     if args.write_expectations:
-        listed = write_expectations(args.write_expectations, run.results)
+        listed = write_expectations(args.write_expectations, run.results, expectations)
         print(f"wrote {listed} expected failure(s) to {args.write_expectations}")
+        unlisted = counts_of(run, "error") + counts_of(run, "not_run")
+        if unlisted:
+            print(
+                f"not written: {unlisted} case(s) that errored or did not run; an expected "
+                "failure never covers them (fix the adapter, or add an entry with "
+                "status: error by hand)",
+                file=sys.stderr,
+            )
     counts = run.counts
-    bad = counts.get("fail", 0) + counts.get("error", 0)
+    # Errors and cases not run fail the run like failures do, unless expected explicitly.
+    bad = counts.get("fail", 0) + counts.get("error", 0) + counts.get("not_run", 0)
     bad += sum(not law.passed for law in run.properties)
     if args.strict:
         bad += counts.get("xpass", 0)
     return EXIT_FAILED if bad else EXIT_OK
+
+
+def counts_of(run: Any, status: str) -> int:
+    """How many cases of ``run`` ended with ``status``."""
+    return int(run.counts.get(status, 0))
 
 
 def coverage_table(scenarios: Sequence[Scenario], catalogue: Catalogue) -> dict[str, Any]:
@@ -307,6 +380,7 @@ def cmd_coverage(args: argparse.Namespace) -> int:
     uncovered_disputes = [
         d.id for d in catalogue.disputes.values() if d.observable and d.id not in table["disputes"]
     ]
+    print(f"corpus {corpus_label(args)}")
     print(f"{'rule':<16} {'cases':>5} {'accept':>6} {'reject':>6}")
     for rid, row in table["rules"].items():
         mark = "  UNCOVERED" if row["scenarios"] == 0 else ""
@@ -431,6 +505,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="write this run's failures as an expectations file",
     )
     run.add_argument("--strict", action="store_true", help="an xpass fails the run")
+    run.add_argument(
+        "-q",
+        "--quiet",
+        action="store_true",
+        help="print only what fails the run (failures, errors, not run, xpass) and the summary",
+    )
     run.add_argument(
         "--properties",
         action="store_true",

@@ -108,6 +108,8 @@ class RunResult:
     properties: tuple[PropertyResult, ...] = ()
     #: :func:`conformance.scenarios.corpus_digest` of the scenarios selected for the run.
     corpus_digest: str = ""
+    #: Where the scenarios were read from (a checkout's ``scenarios/`` or the installed copy).
+    corpus_path: str = ""
 
 
 class _Unsupported(Exception):
