@@ -282,7 +282,7 @@ def text_summary(run: RunResult, catalogue: Catalogue | None = None, *, quiet: b
             )
             if r.status != "pass":
                 lines.append(_case_lines(r))
-    if run.properties:
+    if run.properties and not (quiet and all(law.passed for law in run.properties)):
         lines.append("")
         lines.append(f"Laws over seeded deals (seed {run.properties[0].seed}):")
         for law in run.properties:
