@@ -844,8 +844,32 @@ def load_corpus(paths: Sequence[Path | str], *, catalogue: Catalogue | None = No
                     scenario_id=scenario.id,
                 )
             )
+    for scenario in scenarios:
+        if is_example_id(scenario.id):
+            duplicated.add(scenario.id)
+            errors.append(
+                ScenarioError(
+                    f"id {scenario.id} is reserved for examples in the docs "
+                    f"({EXAMPLE_IDS[0]}..{EXAMPLE_IDS[1]}), so a copied example never "
+                    "collides with a real case: take the next free id of your folder "
+                    "(docs/adding-scenarios.md §3)",
+                    file=scenario.path,
+                    line=scenario.line,
+                    column=1,
+                    scenario_id=scenario.id,
+                )
+            )
     kept = tuple(s for s in scenarios if s.id not in duplicated)
     return LoadResult(kept, tuple(errors), tuple(str(f) for f in files))
+
+
+#: Ids the docs use for examples; no scenario may take one (``check`` refuses it).
+EXAMPLE_IDS = ("cc-9900", "cc-9999")
+
+
+def is_example_id(scenario_id: str) -> bool:
+    """True for an id of the range reserved for documentation examples."""
+    return EXAMPLE_IDS[0] <= scenario_id <= EXAMPLE_IDS[1] and len(scenario_id) == 7
 
 
 def corpus_digest(scenarios: Sequence[Scenario]) -> str:

@@ -100,6 +100,8 @@ class Proxy:
             if str(players) not in args.players.split(","):
                 message = f"this engine does not deal {players} players"
                 return {"id": rid, "error": {"kind": "unsupported", "message": message}}
+        if args.declare_only:
+            return self.finish(self.ask(request))  # claims the choices, reads like the reference
         if args.own_order and op == "check_meld":
             request = {**request, "meld": self.arrange(rid, request["meld"], request["initial"])}
         if args.own_order and op == "check_contract":
@@ -147,6 +149,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--unsupported", action="append", default=[], help="an op it lacks")
     parser.add_argument("--message", help="words added to every rejection")
     parser.add_argument("--undeclared", action="store_true", help="declare none of the above")
+    parser.add_argument("--declare-only", action="store_true", help="declare, do not behave so")
     args = parser.parse_args(argv)
     proxy = Proxy(args)
     for line in sys.stdin:
