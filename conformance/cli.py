@@ -73,7 +73,8 @@ def shell_operators(command: str) -> list[str]:
     ``--adapter`` is never run through a shell, so ``node adapter.js | tee log`` would
     start ``node`` with the arguments ``adapter.js``, ``|``, ``tee`` and ``log``.
     """
-    lexer = shlex.shlex(command, posix=True, punctuation_chars=True)
+    # Non-POSIX mode keeps quotes on quoted words, so a quoted "|" is not taken for a pipe.
+    lexer = shlex.shlex(command, posix=False, punctuation_chars=True)
     lexer.whitespace_split = True
     try:
         tokens = list(lexer)

@@ -18,11 +18,9 @@ import argparse
 import json
 import sys
 from itertools import combinations_with_replacement
-from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from relay import ReferenceRelay  # noqa: E402
+from relay import ReferenceRelay  # beside this script, so on its sys.path
 
 RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"]
 #: Most joker placements tried per run (an all-joker run has many; any valid one will do).
