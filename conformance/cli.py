@@ -3,7 +3,8 @@
 Exit codes (documented in ``--help``):
 
 0  nothing unexpected
-1  failures, errors, or an xpass under --strict (coverage: an uncovered rule/dispute)
+1  failures, errors, cases not run, or an xpass under --strict (coverage: an uncovered
+   rule/dispute)
 2  usage error, or a broken corpus / catalogue / expectations file
 3  the adapter could not start or its handshake failed
 """
@@ -32,7 +33,7 @@ EXIT_ADAPTER = 3
 
 EPILOG = """exit codes:
   0  nothing unexpected
-  1  failures, errors or xpass under --strict (coverage: something uncovered)
+  1  failures, errors, cases not run, or xpass under --strict (coverage: something uncovered)
   2  usage error, or a broken corpus, catalogue or expectations file
   3  the adapter could not start or its handshake failed
 """
