@@ -177,6 +177,7 @@ class CaseRunner:
         self.catalogue = catalogue
         self._cases_on_session = 0
         self._deadline = 0.0
+        self._dealer: int | None = None
 
     # -- requests -------------------------------------------------------------
 
@@ -374,6 +375,9 @@ class CaseRunner:
     def _setup(self, scenario: Scenario, profile: str) -> dict[str, Any]:
         setup = scenario.setup
         assert setup is not None
+        # Who deals, as the setup says; kept for engines that do not model the dealer.
+        given = setup.state or setup.deal
+        self._dealer = int(given["dealer"]) if given is not None else None
         if setup.state is not None:
             answer = self._request("load_state", state={**setup.state, "profile": profile})
         elif setup.deal is not None:
@@ -399,7 +403,14 @@ class CaseRunner:
             answer = self._request("act", action=dict(step.action))
         else:
             assert step.deck is not None
-            deck = step.deck.compose(*self._deal_context(scenario, step, before, check))
+            context_state = before
+            if "dealer" in self._state_options()["unmodelled"] and self._dealer is not None:
+                # The engine's dealer is a placeholder: compose from the one the harness
+                # tracked by the rules since the setup.
+                context_state = {**before, "dealer": self._dealer}
+            players, dealer, deal_number = self._deal_context(scenario, step, context_state, check)
+            self._dealer = dealer
+            deck = step.deck.compose(players, dealer, deal_number)
             answer = self._request(step.kind, deck=deck)
         after: dict[str, Any] = answer["state"]
         options = self._state_options()
