@@ -193,6 +193,19 @@ def test_smoke_fails_a_capability_none_of_whose_ops_is_supported() -> None:
     assert "capability melds" in result.failed
 
 
+def test_an_action_the_engine_lacks_is_unsupported_not_failed_from_that_step(
+    corpus: tuple,  # type: ignore[type-arg]
+) -> None:
+    # docs/writing-an-adapter.md: answer `unsupported` for an action you lack...
+    run = run_corpus(corpus, ["--unsupported", "swap_joker"])
+    assert bad(run) == {}
+    notes = [r.note or "" for r in run.results if r.status == "unsupported"]
+    assert any("swap_joker" in n and "earlier step(s) graded" in n for n in notes)
+    # ...because refusing it claims the rules forbid a legal swap, and is failed.
+    refused = run_corpus(corpus, ["--refuse", "swap_joker"])
+    assert bad(refused)
+
+
 # --- item 4: player counts --------------------------------------------------------------------
 
 

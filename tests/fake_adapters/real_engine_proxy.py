@@ -111,6 +111,12 @@ class Proxy:
 
     def act(self, request: dict[str, Any]) -> dict[str, Any]:
         rid, action = request["id"], dict(request["action"])
+        kind = action.get("type", "")
+        if kind in self.args.unsupported:
+            return {"id": rid, "error": {"kind": "unsupported", "message": f"no {kind} here"}}
+        if kind in self.args.refuse and self.state is not None:
+            # The wrong way to lack an action: claiming the rules forbid it.
+            return {"id": rid, "accepted": False, "state": self.state}
         if self.args.own_order and action.get("type") == "open":
             action["melds"] = [self.arrange(rid, m, True) for m in action.get("melds", [])]
         tries = [action]
@@ -144,7 +150,10 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--own-ends", action="store_true", help="pick lay-off/swap ends itself")
     parser.add_argument("--players", help="comma-separated player counts it deals")
     parser.add_argument("--no-dealer", action="store_true", help="keep no dealer")
-    parser.add_argument("--unsupported", action="append", default=[], help="an op it lacks")
+    parser.add_argument(
+        "--unsupported", action="append", default=[], help="an op or action type it lacks"
+    )
+    parser.add_argument("--refuse", action="append", default=[], help="an action type it refuses")
     parser.add_argument("--message", help="words added to every rejection")
     parser.add_argument("--undeclared", action="store_true", help="declare none of the above")
     parser.add_argument("--declare-only", action="store_true", help="declare, do not behave so")
