@@ -430,3 +430,37 @@ def test_every_example_id_in_the_docs_is_reserved_and_every_cited_id_exists(
         for sid in set(_ID.findall(text)) - examples:
             # Prose may name the reserved range itself; any other id must be a real case.
             assert sid in real or is_example_id(sid), f"{doc.name}: {sid} names no scenario"
+
+
+def test_an_installed_copy_run_inside_a_checkout_reads_the_checkout(tmp_path: Path) -> None:
+    # The report, replayed: after a plain `pip install .`, a scenario added to the
+    # checkout was not seen. Here an installed layout (the wheel's: conformance/corpus
+    # inside the package) runs from inside a checkout holding one scenario more.
+    import shutil
+    import subprocess
+
+    site = tmp_path / "site"
+    ignore = shutil.ignore_patterns("__pycache__")
+    for package in ("conformance", "reference"):
+        shutil.copytree(ROOT / package, site / package, ignore=ignore)
+    shutil.copytree(ROOT / "scenarios", site / "conformance" / "corpus")
+    clone = make_checkout(tmp_path / "clone")
+    shutil.rmtree(clone / "scenarios")
+    shutil.copytree(ROOT / "scenarios", clone / "scenarios")
+    new = (ROOT / "scenarios" / "melds" / "run-listing-order.yaml").read_text(encoding="utf-8")
+    new = new.replace("cc-1200", "cc-1398").replace("cc-1201", "cc-1399")
+    (clone / "scenarios" / "melds" / "new.yaml").write_text(new, encoding="utf-8")
+    env = {"PYTHONPATH": str(site), "PATH": "/usr/bin:/bin"}
+
+    def check(cwd: Path) -> str:
+        argv = [sys.executable, "-m", "conformance", "check"]
+        done = subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    installed = len(load_corpus([ROOT / "scenarios"]).scenarios)
+    inside = check(clone / "scenarios")
+    assert f"{installed + 2} scenarios" in inside and str(clone / "scenarios") in inside
+    outside = check(tmp_path)
+    assert f"{installed} scenarios" in outside
+    assert str(site / "conformance" / "corpus") in outside
