@@ -117,7 +117,7 @@ def test_an_engine_that_arranges_runs_and_picks_ends_itself_never_fails(corpus: 
     assert "run_order 'listed'" in str(skipped["cc-1200"])
     # ...and the cases written for its own reading ran and passed.
     passed = {r.id for r in run.results if r.status == "pass"}
-    assert {"cc-1201", "cc-1203", "cc-1204"} <= passed
+    assert {"cc-1201", "cc-1203", "cc-1204", "cc-1206"} <= passed
 
 
 def test_the_same_behaviour_undeclared_is_failed(corpus: tuple) -> None:  # type: ignore[type-arg]
@@ -126,7 +126,7 @@ def test_the_same_behaviour_undeclared_is_failed(corpus: tuple) -> None:  # type
 
 
 def test_declaring_the_choices_without_making_them_is_failed(corpus: tuple) -> None:  # type: ignore[type-arg]
-    ids = ("cc-1201", "cc-1203", "cc-1204")
+    ids = ("cc-1201", "cc-1203", "cc-1204", "cc-1206")
     run = run_corpus(corpus, ["--own-order", "--own-ends", "--declare-only"], ids)
     assert bad(run) == dict.fromkeys(ids, "fail")
 
