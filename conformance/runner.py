@@ -353,6 +353,7 @@ class CaseRunner:
         a note saying exactly which, since the case as a whole was not shown to hold.
         """
         skipped: list[str] = []
+        said: dict[str, str] = {}  # op -> the engine's words, once per op
         for check in scenario.checks:
             where = f"check {check.index + 1} ({check.op}, line {check.line})"
             try:
@@ -360,16 +361,18 @@ class CaseRunner:
             except EngineReportedError as exc:
                 if exc.kind != "unsupported":
                     raise
-                skipped.append(f"{where}: engine: {exc.message}")
+                skipped.append(f"check {check.index + 1}")
+                said.setdefault(check.op, engine_message({"message": exc.message}) or "")
                 continue
             found = compare_check(expected(check.expect), answer, reasons=reasons)
             if found:
                 raise _Failed(where, found, engine_message(answer))
         if skipped:
             graded = len(scenario.checks) - len(skipped)
+            ops = "; ".join(f"{op}: {words}" if words else op for op, words in said.items())
             raise _Unsupported(
-                f"{graded} of {len(scenario.checks)} checks graded and passed; unsupported: "
-                + "; ".join(skipped)
+                f"{graded} of {len(scenario.checks)} checks graded and passed; "
+                f"{', '.join(skipped)} unsupported by the engine ({ops})"
             )
 
     def _setup(self, scenario: Scenario, profile: str) -> dict[str, Any]:
