@@ -3,7 +3,8 @@
 Exit codes (documented in ``--help``):
 
 0  nothing unexpected
-1  failures, errors, or an xpass under --strict (coverage: an uncovered rule/dispute)
+1  failures, errors, cases not run, or an xpass under --strict (coverage: an uncovered
+   rule/dispute)
 2  usage error, or a broken corpus / catalogue / expectations file
 3  the adapter could not start or its handshake failed
 129, 130, 143  interrupted by SIGHUP, Ctrl-C (SIGINT) or SIGTERM: adapters reaped,
@@ -25,7 +26,7 @@ from typing import Any
 
 from conformance import CORPUS_VERSION, __version__
 from conformance.catalogue import Catalogue, CatalogueError, load_catalogue
-from conformance.corpus import default_corpus_dir
+from conformance.corpus import default_catalogue_path, default_corpus_dir
 from conformance.outputs import OutputPathError, check_output_paths, emit, write_all
 from conformance.reaper import become_subreaper, kill_escaped, subreaper_unavailable
 from conformance.scenarios import LoadResult, Scenario, load_corpus
@@ -37,7 +38,7 @@ EXIT_ADAPTER = 3
 
 EPILOG = """exit codes:
   0  nothing unexpected
-  1  failures, errors or xpass under --strict (coverage: something uncovered)
+  1  failures, errors, cases not run, or xpass under --strict (coverage: something uncovered)
   2  usage error, or a broken corpus, catalogue or expectations file
   3  the adapter could not start or its handshake failed
   129/130/143  interrupted by SIGHUP / Ctrl-C / SIGTERM: adapters reaped, reports
@@ -64,12 +65,55 @@ def parse_adapter(command: str | None) -> list[str]:
         raise UsageError(f"cannot parse --adapter {command!r}: {exc}") from None
     if not argv:
         raise UsageError("--adapter is empty")
+    operators = shell_operators(command)
+    if operators:
+        print(f"warning: {shell_warning(command, operators)}", file=sys.stderr)
     return argv
+
+
+#: Tokens a shell would act on but an argv passes on verbatim as arguments.
+SHELL_OPERATORS = frozenset({"|", "||", "&", "&&", ";", ";;", ">", ">>", "<", "<<", ">&", "<&"})
+
+
+def shell_operators(command: str) -> list[str]:
+    """The shell operators (``|``, ``>``, ``&&``, ``;``…) written unquoted in ``command``.
+
+    ``--adapter`` is never run through a shell, so ``node adapter.js | tee log`` would
+    start ``node`` with the arguments ``adapter.js``, ``|``, ``tee`` and ``log``.
+    """
+    # Non-POSIX mode keeps quotes on quoted words, so a quoted "|" is not taken for a pipe.
+    lexer = shlex.shlex(command, posix=False, punctuation_chars=True)
+    lexer.whitespace_split = True
+    try:
+        tokens = list(lexer)
+    except ValueError:
+        return []
+    found: list[str] = []
+    for token in tokens:
+        # "2>" and "&>" arrive as a word then an operator; the operator alone is enough.
+        if token in SHELL_OPERATORS and token not in found:
+            found.append(token)
+    return found
+
+
+def shell_warning(command: str, operators: Sequence[str]) -> str:
+    """How to say that ``command`` holds shell operators and how to wrap a pipeline."""
+    shown = " ".join(f"'{op}'" for op in operators)
+    if "'" in command or '"' in command:
+        wrapped = shlex.quote("sh -c " + shlex.quote(command))
+    else:
+        wrapped = f"\"sh -c '{command}'\""  # the readable form, when no quote is in the way
+    return (
+        f"--adapter contains the shell operator(s) {shown}, but no shell runs the adapter: "
+        "they are passed to it as plain arguments. To run a pipeline or a redirection, "
+        f"wrap it in a shell: --adapter {wrapped}"
+    )
 
 
 def _catalogue(args: argparse.Namespace) -> Catalogue:
     try:
-        return load_catalogue(args.catalogue)
+        # Inside a checkout its own catalogue, so a dispute just added is known (README).
+        return load_catalogue(args.catalogue or default_catalogue_path())
     except CatalogueError as exc:
         raise UsageError(str(exc)) from None
 
@@ -87,6 +131,17 @@ def _load(args: argparse.Namespace, catalogue: Catalogue) -> LoadResult:
         return load_corpus(paths, catalogue=catalogue)
     except FileNotFoundError as exc:
         raise UsageError(str(exc)) from None
+
+
+def corpus_label(args: argparse.Namespace) -> str:
+    """Which corpus a command reads, for its header: the paths given, else the default."""
+    given = [*(getattr(args, "paths", None) or []), *([args.corpus] if args.corpus else [])]
+    if given:
+        return ", ".join(str(Path(p).resolve()) for p in given)
+    try:
+        return str(default_corpus_dir())
+    except FileNotFoundError:
+        return "(none)"
 
 
 def rule_matches(rule: str, prefix: str) -> bool:
@@ -139,7 +194,10 @@ def cmd_check(args: argparse.Namespace) -> int:
     if drafts and args.strict:
         print(f"{len(drafts)} scenario(s) not yet reviewed (--strict)", file=sys.stderr)
         return EXIT_USAGE
-    print(f"{len(loaded.scenarios)} scenarios in {len(loaded.files)} files: OK")
+    print(
+        f"{len(loaded.scenarios)} scenarios in {len(loaded.files)} files: OK "
+        f"(corpus {corpus_label(args)})"
+    )
     return EXIT_OK
 
 
@@ -236,6 +294,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             # Escaped processes of every session (the harness is their subreaper).
             kill_escaped(None)
         progress.finish()
+        run = replace(run, corpus_path=corpus_label(args))
         if args.properties and interrupted is None:
             try:
                 laws = check_properties(argv, options, seed=args.seed, deals=args.deals)
@@ -267,7 +326,7 @@ def cmd_run(args: argparse.Namespace) -> int:
                 "can outlive the run"
             )
             run = replace(run, warnings=(*run.warnings, note))
-        written = _report_run(args, run, catalogue)
+        written = _report_run(args, run, catalogue, expectations)
     if interrupted is not None or signals.received is not None:
         name = signal_name(interrupted) if interrupted is not None else signals.name()
         print(f"interrupted ({name})", file=sys.stderr)
@@ -277,7 +336,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     if not written:
         return EXIT_USAGE
     counts = run.counts
-    bad = counts.get("fail", 0) + counts.get("error", 0)
+    # Errors and cases not run fail the run like failures do, unless expected explicitly.
+    bad = counts.get("fail", 0) + counts.get("error", 0) + counts.get("not_run", 0)
     bad += sum(not law.passed for law in run.properties)
     if args.strict:
         bad += counts.get("xpass", 0)
@@ -300,7 +360,9 @@ def _adapter_did_not_start(
     if exc.stderr_tail:
         print(exc.stderr_tail.rstrip(), file=sys.stderr)
     # Reports are still written, complete: CI systems read them even on a dead adapter.
-    dead = unstarted_run(argv, chosen, options, exc, catalogue)
+    dead = replace(
+        unstarted_run(argv, chosen, options, exc, catalogue), corpus_path=corpus_label(args)
+    )
     jobs = [
         ("--json", args.json, lambda: write_json_report(args.json, dead, catalogue)),
         (
@@ -314,7 +376,9 @@ def _adapter_did_not_start(
     return EXIT_ADAPTER
 
 
-def _report_run(args: argparse.Namespace, run: Any, catalogue: Catalogue) -> bool:
+def _report_run(
+    args: argparse.Namespace, run: Any, catalogue: Catalogue, expectations: Any
+) -> bool:
     """Write the reports, then print the summary; False when a report could not be written.
 
     Every file is attempted even if another fails; the summary is printed after the
@@ -334,16 +398,31 @@ def _report_run(args: argparse.Namespace, run: Any, catalogue: Catalogue) -> boo
         (
             "--write-expectations",
             args.write_expectations,
-            lambda: listed.append(write_expectations(args.write_expectations, run.results)),
+            lambda: listed.append(
+                write_expectations(args.write_expectations, run.results, expectations)
+            ),
         ),
     ]
     failures = write_all([(option, path, job) for option, path, job in jobs if path])
-    emit(text_summary(run, catalogue))
+    emit(text_summary(run, catalogue, quiet=args.quiet))
     if listed:
         emit(f"wrote {listed[0]} expected failure(s) to {args.write_expectations}\n")
+        unlisted = counts_of(run, "error") + counts_of(run, "not_run")
+        if unlisted:
+            print(
+                f"not written: {unlisted} case(s) that errored or did not run; an expected "
+                "failure never covers them (fix the adapter, or add an entry with "
+                "status: error by hand)",
+                file=sys.stderr,
+            )
     for failure in failures:
         print(f"error: {failure}", file=sys.stderr)
     return not failures
+
+
+def counts_of(run: Any, status: str) -> int:
+    """How many cases of ``run`` ended with ``status``."""
+    return int(run.counts.get(status, 0))
 
 
 def coverage_table(scenarios: Sequence[Scenario], catalogue: Catalogue) -> dict[str, Any]:
@@ -412,6 +491,7 @@ def cmd_coverage(args: argparse.Namespace) -> int:
     uncovered_disputes = [
         d.id for d in catalogue.disputes.values() if d.observable and d.id not in table["disputes"]
     ]
+    print(f"corpus {corpus_label(args)}")
     print(f"{'rule':<16} {'cases':>5} {'accept':>6} {'reject':>6}")
     for rid, row in table["rules"].items():
         mark = "  UNCOVERED" if row["scenarios"] == 0 else ""
@@ -569,6 +649,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="write this run's failures as an expectations file",
     )
     run.add_argument("--strict", action="store_true", help="an xpass fails the run")
+    run.add_argument(
+        "-q",
+        "--quiet",
+        action="store_true",
+        help="print only what fails the run (failures, errors, not run, xpass) and the summary",
+    )
     run.add_argument(
         "--properties",
         action="store_true",

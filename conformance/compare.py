@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from conformance.cards import RANKS
@@ -113,7 +113,14 @@ def _compare_multiset(what: str, expected: Any, actual: Any, out: list[Mismatch]
         )
 
 
-def _compare_meld(what: str, expected: Mapping[str, Any], actual: Any, out: list[Mismatch]) -> None:
+def _compare_meld(
+    what: str,
+    expected: Mapping[str, Any],
+    actual: Any,
+    out: list[Mismatch],
+    *,
+    runs_as_sets: bool = False,
+) -> None:
     if not isinstance(actual, Mapping):
         out.append(Mismatch(what, _show_meld(expected), "no such meld"))
         return
@@ -122,7 +129,8 @@ def _compare_meld(what: str, expected: Mapping[str, Any], actual: Any, out: list
             out.append(Mismatch(f"{what}.{key}", _show(expected[key]), _show(actual.get(key))))
     if "cards" not in expected:
         return
-    if expected.get("kind", actual.get("kind")) == "trio":
+    if expected.get("kind", actual.get("kind")) == "trio" or runs_as_sets:
+        # A run arranged by the engine itself: which cards it holds, not where they stand.
         _compare_multiset(f"{what}.cards", expected["cards"], actual.get("cards"), out)
     elif list(expected["cards"]) != _as_list(actual.get("cards")):
         out.append(
@@ -143,13 +151,30 @@ def _show_meld(meld: Mapping[str, Any]) -> str:
 ENDED_PHASES = frozenset({"deal_over", "cancelled", "game_over"})
 
 
-def compare_state(expected: Mapping[str, Any], actual: Mapping[str, Any]) -> list[Mismatch]:
-    """Compare the keys of a state check (``state:`` / ``final:``) with an engine state."""
+#: Check keys that read a state field: an engine that does not model the field skips them too.
+DERIVED_KEYS: Mapping[str, str] = {"dealer_in": "dealer", "turn_right_of_dealer": "dealer"}
+
+
+def compare_state(
+    expected: Mapping[str, Any],
+    actual: Mapping[str, Any],
+    *,
+    unmodelled: frozenset[str] = frozenset(),
+    runs_as_sets: bool = False,
+) -> list[Mismatch]:
+    """Compare the keys of a state check (``state:`` / ``final:``) with an engine state.
+
+    ``unmodelled``: state fields the engine declared it does not model (docs/protocol.md
+    §2); checks of exactly those are skipped. ``runs_as_sets``: the engine arranges runs
+    itself (``run_order``/``run_ends`` ``engine``), so table runs compare as multisets.
+    """
     out: list[Mismatch] = []
     hands = _as_list(actual.get("hands"))
     stock = _as_list(actual.get("stock"))
     discard = _as_list(actual.get("discard"))
     for key, want in expected.items():
+        if key in unmodelled or DERIVED_KEYS.get(key) in unmodelled:
+            continue
         if key == "turn" and actual.get("phase") in ENDED_PHASES:
             # docs/protocol.md §5: once a deal has ended, whose turn it "is" means nothing.
             continue
@@ -184,7 +209,8 @@ def compare_state(expected: Mapping[str, Any], actual: Mapping[str, Any]) -> lis
             if len(want) != len(table):
                 out.append(Mismatch("number of table melds", str(len(want)), str(len(table))))
             for i, meld in enumerate(want):
-                _compare_meld(f"table[{i}]", meld, table[i] if i < len(table) else None, out)
+                got_meld = table[i] if i < len(table) else None
+                _compare_meld(f"table[{i}]", meld, got_meld, out, runs_as_sets=runs_as_sets)
         elif key in ("stock", "discard"):
             got_pile = stock if key == "stock" else discard
             if list(want) != got_pile:
@@ -257,6 +283,9 @@ def compare_outcome(expect: Any, response: Mapping[str, Any], *, reasons: bool) 
     reason = response.get("reason")
     if not accepted and reason:
         got = f"rejected ({reason})"
+    message = engine_message(response)
+    if not accepted and message:
+        got += f", engine says: {message}"
     if expect == "accepted":
         return [] if accepted is True else [Mismatch("outcome", "accepted", got)]
     want_reasons: list[str] = []
@@ -266,8 +295,24 @@ def compare_outcome(expect: Any, response: Mapping[str, Any], *, reasons: bool) 
     if accepted is not False:
         return [Mismatch("outcome", shown, got)]
     if reasons and want_reasons and reason not in want_reasons:
-        return [Mismatch("reason", " or ".join(want_reasons), str(reason))]
+        shown_reason = str(reason) + (f", engine says: {message}" if message else "")
+        return [Mismatch("reason", " or ".join(want_reasons), shown_reason)]
     return []
+
+
+#: Longest engine message kept (characters); the rest is cut and marked with "…".
+MAX_ENGINE_MESSAGE = 200
+
+
+def engine_message(response: Mapping[str, Any]) -> str | None:
+    """The engine's optional own words on a rejection (``message``), cut to a bounded length."""
+    message = response.get("message")
+    if not isinstance(message, str) or not message.strip():
+        return None
+    message = " ".join(message.split())
+    if len(message) > MAX_ENGINE_MESSAGE:
+        message = message[: MAX_ENGINE_MESSAGE - 1] + "…"
+    return message
 
 
 def compare_check(
@@ -289,6 +334,9 @@ def compare_check(
         out.append(
             Mismatch("reason", " or ".join(_reasons(expect["reason"])), str(response.get("reason")))
         )
+    message = engine_message(response)
+    if out and message and response.get("valid") is False:
+        out = [replace(m, actual=f"{m.actual}, engine says: {message}") for m in out]
     return out
 
 
@@ -297,9 +345,17 @@ def strip_private(state: Mapping[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in state.items() if k != "x"}
 
 
-def compare_unchanged(before: Mapping[str, Any], after: Mapping[str, Any]) -> list[Mismatch]:
-    """After a rejection the state must equal the state before it (docs/protocol.md §6)."""
+def compare_unchanged(
+    before: Mapping[str, Any], after: Mapping[str, Any], *, unmodelled: frozenset[str] = frozenset()
+) -> list[Mismatch]:
+    """After a rejection the state must equal the state before it (docs/protocol.md §6).
+
+    Fields in ``unmodelled`` (declared by the engine as not modelled) are not compared.
+    """
     a, b = strip_private(before), strip_private(after)
+    for field_name in unmodelled:
+        a.pop(field_name, None)
+        b.pop(field_name, None)
     # Hands are multisets: an engine may keep them in any order.
     for state in (a, b):
         if isinstance(state.get("hands"), list):

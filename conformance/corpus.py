@@ -7,16 +7,53 @@ from pathlib import Path
 _PACKAGE_DIR = Path(__file__).resolve().parent
 
 
+#: The project name in a checkout's pyproject.toml: how a checkout is told from any folder.
+_PROJECT_LINE = 'name = "carioca-conformance"'
+
+
+def find_checkout(start: Path | None = None) -> Path | None:
+    """The root of the carioca-conformance checkout holding ``start`` (default: the cwd).
+
+    A checkout is a folder with this project's ``pyproject.toml`` and a ``scenarios/``
+    folder. Inside one, a contributor edits *its* scenarios and catalogue, so those are the
+    ones to read, even when an installed (non-editable) copy of the harness runs.
+    """
+    here = (start or Path.cwd()).resolve()
+    for folder in (here, *here.parents):
+        project = folder / "pyproject.toml"
+        if (folder / "scenarios").is_dir() and project.is_file():
+            try:
+                text = project.read_text(encoding="utf-8")
+            except OSError:
+                continue
+            if _PROJECT_LINE in text:
+                return folder
+    return None
+
+
+def default_catalogue_path() -> Path | None:
+    """The checkout's catalogue when run inside a checkout, else None (the packaged one)."""
+    root = find_checkout()
+    if root is None:
+        return None
+    catalogue = root / "conformance" / "data" / "catalogue.json"
+    return catalogue if catalogue.is_file() else None
+
+
 def default_corpus_dir() -> Path:
     """Return the directory holding the default corpus.
 
-    An installed wheel carries the corpus inside the package as ``conformance/corpus``
-    (pyproject.toml force-includes ``scenarios/`` there); an editable install or a
-    checkout has it at ``<repo root>/scenarios``. The packaged copy wins because it is
-    the one matching this harness version.
+    Inside a checkout (the working directory is in one, see :func:`find_checkout`) that
+    checkout's ``scenarios/``, so a scenario just written is seen at once. Otherwise an
+    installed wheel's copy, inside the package as ``conformance/corpus`` (pyproject.toml
+    force-includes ``scenarios/`` there), the one matching this harness version; else the
+    ``scenarios/`` beside the package (an editable install run from elsewhere).
 
-    :raises FileNotFoundError: when neither location exists.
+    :raises FileNotFoundError: when no location exists.
     """
+    root = find_checkout()
+    if root is not None:
+        return root / "scenarios"
     packaged = _PACKAGE_DIR / "corpus"
     if packaged.is_dir():
         return packaged

@@ -107,6 +107,16 @@ class Handshake:
     capabilities: frozenset[str]
     # A read-only view: the dataclass is frozen, its mapping should be too.
     rulings: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}), hash=False)
+    # Optional interface declarations (docs/protocol.md §2, "Interface declarations"); a
+    # protocol-1 engine that leaves them out gets the defaults, which are today's behaviour.
+    #: ``listed``: a run's listing order carries meaning; ``engine``: the engine arranges it.
+    run_order: str = "listed"
+    #: ``requested``: ``end``/``to`` of lay-offs and joker swaps are honoured; ``engine``: chosen.
+    run_ends: str = "requested"
+    #: Player counts the engine can deal and play.
+    players: tuple[int, ...] = (2, 3, 4)
+    #: State fields the engine does not model; comparisons skip exactly these.
+    unmodelled: frozenset[str] = frozenset()
 
     def as_dict(self) -> dict[str, Any]:
         """Return a JSON-ready description (for report headers)."""
@@ -120,6 +130,10 @@ class Handshake:
             "profiles": list(self.profiles),
             "capabilities": sorted(self.capabilities),
             "rulings": dict(sorted(self.rulings.items())),
+            "run_order": self.run_order,
+            "run_ends": self.run_ends,
+            "players": list(self.players),
+            "unmodelled": sorted(self.unmodelled),
         }
 
     @classmethod
@@ -144,6 +158,10 @@ class Handshake:
             profiles=tuple(answer["profiles"]),
             capabilities=frozenset(answer["capabilities"]),
             rulings=MappingProxyType(rulings),
+            run_order=answer.get("run_order", "listed"),
+            run_ends=answer.get("run_ends", "requested"),
+            players=tuple(sorted(set(answer.get("players", (2, 3, 4))))),
+            unmodelled=frozenset(answer.get("unmodelled", ())),
         )
 
 

@@ -5,8 +5,13 @@ Shape (YAML or JSON)::
     expected_failures:
       cc-0042: {reason: "we allow K-A-2 on purpose"}
 
-A listed case that fails (or errors) is reported ``xfail``; a listed case that passes
-is ``xpass``, which fails the run under ``--strict`` so the stale entry gets removed.
+A listed case that fails is reported ``xfail``; a listed case that passes is ``xpass``,
+which fails the run under ``--strict`` so the stale entry gets removed.
+
+An expected failure never covers an error: a crash, a hang or a protocol breach is the
+adapter's fault, not a ruling, and stays ``error`` (failing the run) unless its entry says
+so explicitly with ``status: error``. Likewise ``status: not_run``. ``--write-expectations``
+lists failures only; an errored case is never written as an expected failure.
 """
 
 from __future__ import annotations
@@ -14,7 +19,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -33,11 +38,24 @@ class ExpectationsError(Exception):
     """The expectations file cannot be read or has the wrong shape."""
 
 
+#: The statuses an entry may expect; ``fail`` when the entry does not say.
+EXPECTABLE = ("fail", "error", "not_run")
+
+
 @dataclass(frozen=True)
 class Expectations:
-    """Scenario id → the engine team's reason for accepting its failure."""
+    """Scenario id → the engine team's reason for accepting its failure.
+
+    ``statuses`` maps ids to the status expected (``fail``, ``error`` or ``not_run``);
+    ids it does not name expect ``fail``.
+    """
 
     expected_failures: Mapping[str, str]
+    statuses: Mapping[str, str] = field(default_factory=dict)
+
+    def status_of(self, scenario_id: str) -> str:
+        """The status the entry for ``scenario_id`` expects."""
+        return self.statuses.get(scenario_id, "fail")
 
 
 @cache
@@ -96,7 +114,10 @@ def load_expectations(path: Path | str) -> Expectations:
             f"expectations file {target}: at {pointer}: {_shorten(error.message)}"
         )
     failures = data.get("expected_failures") or {}
-    return Expectations({k: str((v or {}).get("reason", "")) for k, v in failures.items()})
+    return Expectations(
+        {k: str((v or {}).get("reason") or "") for k, v in failures.items()},
+        {k: v["status"] for k, v in failures.items() if v and v.get("status")},
+    )
 
 
 _SCENARIO_ID = re.compile(r"^cc-[0-9]{4}$")
@@ -120,14 +141,31 @@ def _shorten(message: str, limit: int = 300) -> str:
 def apply_expectations(
     results: Sequence[CaseResult], expectations: Expectations
 ) -> list[CaseResult]:
-    """Turn listed failures into ``xfail`` and listed passes into ``xpass``."""
+    """Turn listed failures into ``xfail`` and listed passes into ``xpass``.
+
+    A result becomes ``xfail`` only when its status is the one its entry expects: an
+    expected failure does not cover an error (or a case not run), which keeps its status
+    and says why in its note.
+    """
     out: list[CaseResult] = []
     for result in results:
         reason = expectations.expected_failures.get(result.id)
         if reason is None:
             out.append(result)
-        elif result.status in ("fail", "error"):
-            out.append(replace(result, status="xfail", note=f"expected failure: {reason}"))
+            continue
+        wanted = expectations.status_of(result.id)
+        if result.status == wanted:
+            label = "expected failure" if wanted == "fail" else f"expected {wanted}"
+            out.append(replace(result, status="xfail", note=f"{label}: {reason}"))
+        elif result.status in EXPECTABLE:
+            note = (
+                f"listed as expected {wanted} ({reason}), but the case ended {result.status}: "
+                f"an expectation covers only the status it names (add status: "
+                f"{result.status} to expect this one explicitly)"
+            )
+            if result.note:
+                note = f"{result.note}; {note}"
+            out.append(replace(result, note=note))
         elif result.status == "pass":
             note = f"listed as an expected failure ({reason}) but passed"
             out.append(replace(result, status="xpass", note=note))
@@ -136,15 +174,34 @@ def apply_expectations(
     return out
 
 
-def expectations_from_results(results: Sequence[CaseResult]) -> dict[str, Any]:
-    """Build an expectations document from a run: every fail/error/xfail, reason to fill in."""
-    failures = {r.id: {"reason": ""} for r in results if r.status in ("fail", "error", "xfail")}
+def expectations_from_results(
+    results: Sequence[CaseResult], previous: Expectations | None = None
+) -> dict[str, Any]:
+    """Build an expectations document from a run: its failures, reason to fill in.
+
+    Failures (``fail``, and ``xfail`` entries still failing) are listed; errors and cases not
+    run never are, so a rerun with the file cannot turn a crash green. An ``xfail`` that an
+    explicit ``status: error``/``not_run`` entry of ``previous`` expected keeps that entry.
+    """
+    failures: dict[str, Any] = {}
+    for r in results:
+        if r.status == "fail":
+            failures[r.id] = {"reason": ""}
+        elif r.status == "xfail":
+            entry: dict[str, Any] = {"reason": ""}
+            if previous is not None:
+                entry["reason"] = previous.expected_failures.get(r.id, "")
+                if previous.status_of(r.id) != "fail":
+                    entry["status"] = previous.status_of(r.id)
+            failures[r.id] = entry
     return {"expected_failures": failures}
 
 
-def write_expectations(path: Path | str, results: Sequence[CaseResult]) -> int:
+def write_expectations(
+    path: Path | str, results: Sequence[CaseResult], previous: Expectations | None = None
+) -> int:
     """Write an expectations file for the run's failures; return how many were listed."""
-    document = expectations_from_results(results)
+    document = expectations_from_results(results, previous)
     target = Path(path)
     if target.suffix == ".json":
         text = json.dumps(document, indent=2) + "\n"

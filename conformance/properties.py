@@ -28,7 +28,7 @@ from typing import Any, Final
 from .cards import CANONICAL_ORDER, JOKER, RANKS, SUITS
 from .compare import compare_unchanged, format_mismatches, strip_private
 from .engine import EngineSession
-from .errors import EngineError, HarnessError
+from .errors import EngineError, EngineReportedError, HarnessError
 
 #: Penalty of each rank (SCORE-2): 2-10 face value, J/Q/K 10, A 20; a joker 50.
 VALUES: Final = {"A": 20, "J": 10, "Q": 10, "K": 10} | {str(n): n for n in range(2, 11)}
@@ -242,9 +242,15 @@ def _describe_difference(want: Counter[str], got: Counter[str]) -> str:
 class _Run:
     """One run of the properties against a session."""
 
-    def __init__(self, session: EngineSession, seed: int) -> None:
+    def __init__(
+        self, session: EngineSession, seed: int, players: tuple[int, ...] = (2, 3, 4)
+    ) -> None:
         self.session = session
         self.seed = seed
+        #: Player counts the engine declares (docs/protocol.md §2); deals use only these.
+        self.players = players
+        #: Deals the engine answered ``unsupported`` to: skipped, the laws go on.
+        self.skipped: list[str] = []
         self.rng = random.Random(seed)
         self.tallies = {name: _Tally() for name in RULES}
         self.where = "start"
@@ -384,15 +390,28 @@ class _Run:
         card = self.rng.choice(sorted({c for c in hand if _keep_score(c, hand) == fewest}))
         return {"type": "discard", "player": turn, "card": card}
 
-    def play_deal(self, index: int) -> tuple[list[str], int, int, int, list[dict[str, Any]]]:
-        """Deal a seeded deck and play it out; return how to replay its first actions."""
+    def play_deal(self, index: int) -> tuple[list[str], int, int, int, list[dict[str, Any]]] | None:
+        """Deal a seeded deck and play it out; return how to replay its first actions.
+
+        None when the engine answered ``unsupported`` to the deal: that deal is skipped
+        (and noted), not the laws.
+        """
         deck = full_deck()
         self.rng.shuffle(deck)
-        players = self.rng.randint(2, 4)
+        if self.players == (2, 3, 4):
+            players = self.rng.randint(2, 4)  # the draw every seed was recorded with
+        else:
+            players = self.rng.choice(self.players)
         deal = self.rng.choice([1, 2, 3, 4, 5, 6, 7, 6, 7])  # 6 and 7: opening closes
         dealer = self.rng.randrange(players)
         self.where = f"deal {index} (deal_number {deal}, {players} players)"
-        state = self.start_deal(deck, players, deal, dealer)
+        try:
+            state = self.start_deal(deck, players, deal, dealer)
+        except EngineReportedError as exc:
+            if exc.kind != "unsupported":
+                raise
+            self.skipped.append(f"{self.where}: {exc.message}")
+            return None
         actions: list[dict[str, Any]] = []
         self.refused = set()
         for step in range(MAX_ACTIONS):
@@ -469,10 +488,15 @@ class _Run:
                 passed, detail = False, tally.failure
             elif error is not None and tally.checked == 0:
                 passed, detail = False, f"not checked: {error}"
+            elif tally.checked == 0 and self.skipped:
+                # Not a failure: the engine declined every deal it was offered.
+                passed, detail = True, f"not checked: {len(self.skipped)} deal(s) unsupported"
             else:
                 passed, detail = True, f"held in {tally.checked} checks"
                 if name == "scoring-at-close" and tally.checked == 0:
                     detail = "no deal closed within the action cap; nothing to check"
+            if self.skipped and tally.checked:
+                detail += f" ({len(self.skipped)} deal(s) skipped: the engine answered unsupported)"
             out.append(PropertyResult(name, RULES[name], passed, detail, self.seed))
         if error is not None:
             out.append(PropertyResult("engine", (), False, error, self.seed))
@@ -491,13 +515,13 @@ def run_properties(session: EngineSession, *, seed: int, deals: int) -> list[Pro
     handshake = session.handshake
     if handshake is None or not {"turns", "deals"} <= handshake.capabilities:
         return []
-    run = _Run(session, seed)
+    run = _Run(session, seed, handshake.players)
     error: str | None = None
     try:
         replay = None
         for index in range(deals):
             played = run.play_deal(index)
-            if replay is None:
+            if replay is None and played is not None:
                 replay = played
         if replay is not None:
             run.check_determinism(*replay)

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from conformance.catalogue import CatalogueError, load_catalogue
-from conformance.corpus import default_corpus_dir
+from conformance.corpus import default_catalogue_path, default_corpus_dir
 from conformance.runner import CaseResult, CaseRunner, RunOptions, section_of, start_session
 from conformance.scenarios import Scenario, load_corpus
 
@@ -95,7 +95,7 @@ class CorpusCollector(pytest.Collector):
         profile = config.getoption("carioca_profile")
         corpus = config.getoption("carioca_corpus")
         try:
-            catalogue = load_catalogue()
+            catalogue = load_catalogue(default_catalogue_path())
         except CatalogueError:
             catalogue = None
         path = Path(corpus) if corpus else default_corpus_dir()
@@ -123,7 +123,9 @@ def _runner(config: pytest.Config) -> CaseRunner:
             profile=config.getoption("carioca_profile"),
             timeout=config.getoption("carioca_timeout"),
         )
-        runner = CaseRunner(start_session(argv, options), options, load_catalogue())
+        runner = CaseRunner(
+            start_session(argv, options), options, load_catalogue(default_catalogue_path())
+        )
         config.stash[_SESSION_KEY] = runner
     return runner
 

@@ -118,7 +118,7 @@ def _case_record(result: CaseResult) -> dict[str, Any]:
         "status": result.status,
         "duration": round(result.duration, 6),
     }
-    for key in ("diff", "error", "failing_step", "dispute", "option", "note"):
+    for key in ("diff", "error", "failing_step", "dispute", "option", "note", "engine_message"):
         value = getattr(result, key)
         if value is not None:
             record[key] = value
@@ -151,6 +151,7 @@ def build_report(run: RunResult, catalogue: Catalogue | None = None) -> dict[str
             "harness_version": __version__,
             "corpus_version": CORPUS_VERSION,
             "corpus_digest": run.corpus_digest,
+            "corpus_path": run.corpus_path,
             "protocol_version": PROTOCOL_VERSION,
             "profile": run.profile,
             "adapter": list(run.argv),
@@ -258,8 +259,32 @@ def _counts_line(counts: Mapping[str, int]) -> str:
     return ", ".join(f"{counts[s]} {s}" for s in order if counts.get(s))
 
 
-def text_summary(run: RunResult, catalogue: Catalogue | None = None) -> str:
-    """Human summary grouped by rule section, then the disputed points, then the totals."""
+#: Statuses a quiet summary still shows case by case: everything that fails the run.
+LOUD_STATUSES = frozenset({"fail", "error", "not_run", "xpass"})
+#: Case ids shown per rule in the "failures by rule" block before it says "and N more".
+IDS_PER_RULE = 6
+
+
+def failures_by_rule(results: Sequence[CaseResult]) -> list[tuple[str, list[str]]]:
+    """Rule ID → the failed or errored cases citing it, most cases first.
+
+    One root cause (a joker worth 30) shows as one rule with many cases rather than as
+    many unrelated failures. A case citing several rules counts under each.
+    """
+    cases: dict[str, list[str]] = defaultdict(list)
+    for result in results:
+        if result.status in ("fail", "error"):
+            for rule in result.rules:
+                cases[rule].append(result.id)
+    return sorted(cases.items(), key=lambda item: (-len(item[1]), item[0]))
+
+
+def text_summary(run: RunResult, catalogue: Catalogue | None = None, *, quiet: bool = False) -> str:
+    """Human summary grouped by rule section, then the disputed points, then the totals.
+
+    ``quiet`` keeps only what fails the run (failures, errors, cases not run, xpass), the
+    laws that broke, the failures grouped by rule and the totals.
+    """
     lines: list[str] = []
     hs = run.handshake
     engine = f"{hs.name} {hs.version} ({hs.language})" if hs else "unknown engine"
@@ -268,6 +293,8 @@ def text_summary(run: RunResult, catalogue: Catalogue | None = None) -> str:
         f"({len(run.results)} cases, digest {run.corpus_digest or '-'}): {engine}, "
         f"profile {run.profile}"
     )
+    if run.corpus_path:
+        lines.append(f"corpus: {run.corpus_path}")
     lines.extend(f"warning: {problem}" for problem in run.warnings)
     by_section: dict[str, list[CaseResult]] = defaultdict(list)
     disputed: list[CaseResult] = []
@@ -283,9 +310,18 @@ def text_summary(run: RunResult, catalogue: Catalogue | None = None) -> str:
         counts: dict[str, int] = defaultdict(int)
         for r in results:
             counts[r.status] += 1
+        if quiet:
+            loud = [r for r in results if r.status in LOUD_STATUSES]
+            if loud:
+                lines.append("")
+                lines.append(f"{section} — {title}: {_counts_line(counts)}")
+                lines.extend(_case_lines(r) for r in loud)
+            continue
         lines.append("")
         lines.append(f"{section} — {title}: {_counts_line(counts)}")
         lines.extend(_case_lines(r) for r in results if r.status != "pass")
+    if quiet:
+        disputed = [r for r in disputed if r.status in LOUD_STATUSES]
     if disputed:
         lines.append("")
         lines.append("Disputed points (engine ruling / reference ruling):")
@@ -300,13 +336,23 @@ def text_summary(run: RunResult, catalogue: Catalogue | None = None) -> str:
             if r.status != "pass":
                 lines.append(_case_lines(r))
     lines.extend(ruling_lines(run, catalogue))
-    if run.properties:
+    if run.properties and not (quiet and all(law.passed for law in run.properties)):
         lines.append("")
         lines.append(f"Laws over seeded deals (seed {run.properties[0].seed}):")
         for law in run.properties:
+            if quiet and law.passed:
+                continue
             verdict = "pass" if law.passed else "FAIL"
             rules = ", ".join(law.rules)
             lines.append(f"  {verdict:<4} {law.name} ({rules}): {law.detail}".rstrip())
+    grouped = failures_by_rule(run.results)
+    if grouped:
+        lines.append("")
+        lines.append("Failures and errors by rule (cases citing it):")
+        for rule, ids in grouped:
+            shown = " ".join(ids[:IDS_PER_RULE])
+            more = f" and {len(ids) - IDS_PER_RULE} more" if len(ids) > IDS_PER_RULE else ""
+            lines.append(f"  {rule:<16} {len(ids):>4}  {shown}{more}")
     lines.append("")
     lines.append(
         f"{len(run.results)} cases: {_counts_line(run.counts) or 'none'} in {run.duration:.1f} s"

@@ -28,6 +28,7 @@ from conformance.compare import (
     compare_outcome,
     compare_state,
     compare_unchanged,
+    engine_message,
     format_mismatches,
 )
 from conformance.engine import EngineSession, Handshake
@@ -68,6 +69,8 @@ class CaseResult:
     dispute: str | None = None
     option: str | None = None
     note: str | None = None
+    #: The engine's own words on the failing rejection (bounded; docs/protocol.md §6).
+    engine_message: str | None = None
 
 
 #: The CaseResult fields that can hold engine text, cut in this order when a case
@@ -111,6 +114,8 @@ class RunResult:
     properties: tuple[PropertyResult, ...] = ()
     #: :func:`conformance.scenarios.corpus_digest` of the scenarios selected for the run.
     corpus_digest: str = ""
+    #: Where the scenarios were read from (a checkout's ``scenarios/`` or the installed copy).
+    corpus_path: str = ""
 
 
 class _Unsupported(Exception):
@@ -118,10 +123,13 @@ class _Unsupported(Exception):
 
 
 class _Failed(Exception):
-    def __init__(self, where: str, mismatches: Sequence[Mismatch]) -> None:
+    def __init__(
+        self, where: str, mismatches: Sequence[Mismatch], message: str | None = None
+    ) -> None:
         super().__init__(where)
         self.where = where
         self.mismatches = list(mismatches)
+        self.message = message
 
 
 class _CaseTimeout(Exception):
@@ -175,6 +183,7 @@ class CaseRunner:
         self.catalogue = catalogue
         self._cases_on_session = 0
         self._deadline = 0.0
+        self._dealer: int | None = None
 
     # -- requests -------------------------------------------------------------
 
@@ -243,6 +252,7 @@ class CaseRunner:
                 status="fail",
                 failing_step=exc.where,
                 diff=f"{exc.where}\n{format_mismatches(exc.mismatches)}",
+                engine_message=exc.message,
             )
         except _CaseTimeout:
             tail = self.session.stderr_tail()
@@ -297,6 +307,15 @@ class CaseRunner:
                 )
         if scenario.disputed is not None and option is None:
             raise _Unsupported(f"no option of {scenario.disputed.id} for profile {profile!r}")
+        interface_gap = interface_mismatch(scenario, handshake)
+        if interface_gap is not None:
+            raise _Unsupported(interface_gap)
+        players = scenario_players(scenario)
+        if players is not None and players not in handshake.players:
+            raise _Unsupported(
+                f"the case plays {players} players; the engine declares players "
+                f"{', '.join(map(str, handshake.players))}"
+            )
 
         def expected(value: Any) -> Any:
             if option is None:
@@ -310,23 +329,65 @@ class CaseRunner:
                 ) from None
 
         if scenario.level == "melds":
-            for check in scenario.checks:
-                answer = self._request(check.op, profile=profile, **check.request)
-                found = compare_check(expected(check.expect), answer, reasons=reasons)
-                if found:
-                    raise _Failed(f"check {check.index + 1} ({check.op}, line {check.line})", found)
+            self._grade_checks(scenario, profile, expected, reasons)
             return
         state = self._setup(scenario, profile)
         for step in scenario.steps:
             state = self._step(scenario, step, state, expected, reasons)
         if scenario.final is not None:
-            found = compare_state(expected(scenario.final), state)
+            found = compare_state(expected(scenario.final), state, **self._state_options())
             if found:
                 raise _Failed("final state", found)
+
+    def _state_options(self) -> dict[str, Any]:
+        """How state checks bend to the engine's declarations (docs/protocol.md §2)."""
+        handshake = self.session.handshake
+        assert handshake is not None
+        return {
+            "unmodelled": handshake.unmodelled,
+            "runs_as_sets": handshake.run_order == "engine" or handshake.run_ends == "engine",
+        }
+
+    def _grade_checks(
+        self, scenario: Scenario, profile: str, expected: Callable[[Any], Any], reasons: bool
+    ) -> None:
+        """Grade every melds-level check; an op the engine lacks costs only its own checks.
+
+        Each check is independent, so an ``unsupported`` answer to one op (say
+        ``check_contract``) does not stop the others from being graded: a wrong answer
+        to any of them fails the case. A case is ``pass`` only when every check was
+        graded; when some passed and others were unsupported it is ``unsupported`` with
+        a note saying exactly which, since the case as a whole was not shown to hold.
+        """
+        skipped: list[str] = []
+        said: dict[str, str] = {}  # op -> the engine's words, once per op
+        for check in scenario.checks:
+            where = f"check {check.index + 1} ({check.op}, line {check.line})"
+            try:
+                answer = self._request(check.op, profile=profile, **check.request)
+            except EngineReportedError as exc:
+                if exc.kind != "unsupported":
+                    raise
+                skipped.append(f"check {check.index + 1}")
+                said.setdefault(check.op, engine_message({"message": exc.message}) or "")
+                continue
+            found = compare_check(expected(check.expect), answer, reasons=reasons)
+            if found:
+                raise _Failed(where, found, engine_message(answer))
+        if skipped:
+            graded = len(scenario.checks) - len(skipped)
+            ops = "; ".join(f"{op}: {words}" if words else op for op, words in said.items())
+            raise _Unsupported(
+                f"{graded} of {len(scenario.checks)} checks graded and passed; "
+                f"{', '.join(skipped)} unsupported by the engine ({ops})"
+            )
 
     def _setup(self, scenario: Scenario, profile: str) -> dict[str, Any]:
         setup = scenario.setup
         assert setup is not None
+        # Who deals, as the setup says; kept for engines that do not model the dealer.
+        given = setup.state or setup.deal
+        self._dealer = int(given["dealer"]) if given is not None else None
         if setup.state is not None:
             answer = self._request("load_state", state={**setup.state, "profile": profile})
         elif setup.deal is not None:
@@ -349,19 +410,36 @@ class CaseRunner:
         check = expected(step.state) if step.state is not None else None
         if step.kind == "action":
             assert step.action is not None
-            answer = self._request("act", action=dict(step.action))
+            try:
+                answer = self._request("act", action=dict(step.action))
+            except EngineReportedError as exc:
+                if exc.kind != "unsupported":
+                    raise
+                # An action the engine lacks (say swap_joker): the steps before were graded.
+                raise _Unsupported(
+                    f"{where}: the engine answered unsupported ({exc.message}); "
+                    f"{step.index} earlier step(s) graded and passed"
+                ) from None
         else:
             assert step.deck is not None
-            deck = step.deck.compose(*self._deal_context(scenario, step, before, check))
+            context_state = before
+            if "dealer" in self._state_options()["unmodelled"] and self._dealer is not None:
+                # The engine's dealer is a placeholder: compose from the one the harness
+                # tracked by the rules since the setup.
+                context_state = {**before, "dealer": self._dealer}
+            players, dealer, deal_number = self._deal_context(scenario, step, context_state, check)
+            self._dealer = dealer
+            deck = step.deck.compose(players, dealer, deal_number)
             answer = self._request(step.kind, deck=deck)
         after: dict[str, Any] = answer["state"]
+        options = self._state_options()
         found = compare_outcome(expected(step.expect), answer, reasons=reasons)
         if not found and answer.get("accepted") is False:
-            found = compare_unchanged(before, after)
+            found = compare_unchanged(before, after, unmodelled=options["unmodelled"])
         if not found and check is not None:
-            found = compare_state(check, after)
+            found = compare_state(check, after, **options)
         if found:
-            raise _Failed(where, found)
+            raise _Failed(where, found, engine_message(answer))
         return after
 
     @staticmethod
@@ -389,6 +467,34 @@ class CaseRunner:
         if step.deck.deal_number is not None:
             deal_number = step.deck.deal_number
         return players, dealer, deal_number
+
+
+def interface_mismatch(scenario: Scenario, handshake: Handshake) -> str | None:
+    """Why a case written for other interface declarations cannot grade this engine.
+
+    A case whose outcome depends on how a run's listing order or a lay-off's ``end`` is
+    read says so in its ``interface`` block; an engine declaring the other reading
+    (docs/protocol.md §2) is not graded on it, rather than failed for an interface choice.
+    """
+    declared = {"run_order": handshake.run_order, "run_ends": handshake.run_ends}
+    for key, wanted in sorted(scenario.interface.items()):
+        if declared.get(key, wanted) != wanted:
+            return (
+                f"the case is written for engines with {key} {wanted!r}; "
+                f"the engine declares {key} {declared[key]!r}"
+            )
+    return None
+
+
+def scenario_players(scenario: Scenario) -> int | None:
+    """How many players the case's setup seats (None for melds-level cases)."""
+    setup = scenario.setup
+    if setup is None:
+        return None
+    for source in (setup.state, setup.deal, setup.new_game):
+        if source is not None and isinstance(source.get("players"), int):
+            return int(source["players"])
+    return None
 
 
 ProgressFn = Callable[[int, int, CaseResult], None]

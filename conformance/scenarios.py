@@ -201,6 +201,8 @@ class Scenario:
     disputed: Disputed | None = None
     assumes: Mapping[str, str] = field(default_factory=dict)
     """Disputed points this case's expectations rely on without testing them: DISPUTE → option."""
+    interface: Mapping[str, str] = field(default_factory=dict)
+    """Interface declarations (``run_order``, ``run_ends``) the expectations rely on."""
     checks: tuple[Check, ...] = ()
     setup: Setup | None = None
     steps: tuple[Step, ...] = ()
@@ -782,6 +784,7 @@ class _DocChecker:
             line=_mark(self.node, [])[0],
             disputed=disputed,
             assumes=dict(data.get("assumes", {})),
+            interface=dict(data.get("interface", {})),
             checks=tuple(checks),
             setup=setup,
             steps=tuple(steps),
@@ -872,8 +875,32 @@ def load_corpus(paths: Sequence[Path | str], *, catalogue: Catalogue | None = No
                     scenario_id=scenario.id,
                 )
             )
+    for scenario in scenarios:
+        if is_example_id(scenario.id):
+            duplicated.add(scenario.id)
+            errors.append(
+                ScenarioError(
+                    f"id {scenario.id} is reserved for examples in the docs "
+                    f"({EXAMPLE_IDS[0]}..{EXAMPLE_IDS[1]}), so a copied example never "
+                    "collides with a real case: take the next free id of your folder "
+                    "(docs/adding-scenarios.md §3)",
+                    file=scenario.path,
+                    line=scenario.line,
+                    column=1,
+                    scenario_id=scenario.id,
+                )
+            )
     kept = tuple(s for s in scenarios if s.id not in duplicated and id(s) not in later_copies)
     return LoadResult(kept, tuple(errors), tuple(str(f) for f in files))
+
+
+#: Ids the docs use for examples; no scenario may take one (``check`` refuses it).
+EXAMPLE_IDS = ("cc-9900", "cc-9999")
+
+
+def is_example_id(scenario_id: str) -> bool:
+    """True for an id of the range reserved for documentation examples."""
+    return EXAMPLE_IDS[0] <= scenario_id <= EXAMPLE_IDS[1] and len(scenario_id) == 7
 
 
 def corpus_digest(scenarios: Sequence[Scenario]) -> str:

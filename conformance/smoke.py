@@ -51,49 +51,64 @@ def canonical_deck() -> list[str]:
     return list(CANONICAL_ORDER)
 
 
-def probe_state() -> dict[str, Any]:
-    """A legal 2-player state at the start of deal 1 (dealt from the canonical deck).
+def probe_state(players: int = 2) -> dict[str, Any]:
+    """A legal ``players``-player state at the start of deal 1 (dealt from the canonical deck).
 
     Dealing follows docs/protocol.md §7: one card at a time from the dealer's
     right (player 1), 11 cards each, the next card turned up, the rest stock.
     """
     deck = canonical_deck()
-    hands: list[list[str]] = [[], []]
-    for index in range(22):
-        hands[(1 + index) % 2].append(deck[index])
+    hands: list[list[str]] = [[] for _ in range(players)]
+    dealt = 11 * players
+    for index in range(dealt):
+        hands[(1 + index) % players].append(deck[index])
     return {
         "profile": "argentine",
-        "players": 2,
+        "players": players,
         "deal_number": 1,
         "dealer": 0,
         "turn": 1,
         "phase": "draw",
         "hands": hands,
-        "opened": [False, False],
+        "opened": [False] * players,
         "turn_opened": False,
         "table": [],
-        "stock": deck[23:],
-        "discard": [deck[22]],
-        "totals": [0, 0],
+        "stock": deck[dealt + 1 :],
+        "discard": [deck[dealt]],
+        "totals": [0] * players,
         "deal_scores": None,
         "closer": None,
         "winners": None,
     }
 
 
-Probe = Callable[[EngineSession], str]
+#: One probe of one op: the session and the player count to use; returns what it saw.
+OpProbe = Callable[[EngineSession, int], str]
 
 
-def _probe_melds(session: EngineSession) -> str:
+def _probe_check_meld(session: EngineSession, players: int) -> str:
     # K-A-2-3 is a run that turns the corner: whatever the engine says, it must
     # say it in the check_meld shape.
     meld = {"kind": "run", "cards": ["KS", "AS", "2S", "3S"]}
     answer = session.request("check_meld", profile="argentine", meld=meld, initial=True)
+    return f"check_meld valid={answer['valid']}"
+
+
+def _probe_check_contract(session: EngineSession, players: int) -> str:
+    melds = [
+        {"kind": "trio", "cards": ["8C", "8D", "8H"]},
+        {"kind": "trio", "cards": ["KS", "KH", "KD"]},
+    ]
+    answer = session.request("check_contract", profile="argentine", deal_number=1, melds=melds)
+    return f"check_contract valid={answer['valid']}"
+
+
+def _probe_penalty(session: EngineSession, players: int) -> str:
     points = session.request("penalty", profile="argentine", cards=["AS", "QD", "3C"])
-    return f"check_meld valid={answer['valid']}, penalty points={points['points']}"
+    return f"penalty points={points['points']}"
 
 
-def _probe_reasons(session: EngineSession) -> str:
+def _probe_reasons(session: EngineSession, players: int) -> str:
     meld = {"kind": "trio", "cards": ["8C", "9D", "10H"]}
     answer = session.request("check_meld", profile="argentine", meld=meld, initial=True)
     if answer["valid"]:
@@ -103,35 +118,72 @@ def _probe_reasons(session: EngineSession) -> str:
     return f"rejection reason {answer['reason']!r}"
 
 
-def _probe_turns(session: EngineSession) -> str:
-    loaded = session.request("load_state", state=probe_state())
+def _probe_load_state(session: EngineSession, players: int) -> str:
+    loaded = session.request("load_state", state=probe_state(players))
+    return f"load_state phase={loaded['state']['phase']}"
+
+
+def _probe_act(session: EngineSession, players: int) -> str:
+    # The state is loaded again so that this probe stands alone.
+    session.request("load_state", state=probe_state(players))
     acted = session.request("act", action={"type": "draw_stock", "player": 1})
-    return f"load_state phase={loaded['state']['phase']}, act accepted={acted['accepted']}"
+    return f"act accepted={acted['accepted']}"
 
 
-def _probe_deals(session: EngineSession) -> str:
-    answer = session.request(
+def _start(session: EngineSession, players: int) -> dict[str, Any]:
+    return session.request(
         "start_deal",
         profile="argentine",
-        players=2,
+        players=players,
         deal_number=1,
         dealer=0,
-        totals=[0, 0],
+        totals=[0] * players,
         deck=canonical_deck(),
     )
-    return f"start_deal phase={answer['state']['phase']}"
+
+
+def _probe_start_deal(session: EngineSession, players: int) -> str:
+    return f"start_deal phase={_start(session, players)['state']['phase']}"
+
+
+def _probe_redeal(session: EngineSession, players: int) -> str:
+    _start(session, players)
+    answer = session.request("redeal", deck=canonical_deck())
+    return f"redeal accepted={answer['accepted']}"
+
+
+def _probe_next_deal(session: EngineSession, players: int) -> str:
+    # During a deal next_deal is refused (deal_in_progress); only the shape matters here.
+    _start(session, players)
+    answer = session.request("next_deal", deck=canonical_deck())
+    return f"next_deal accepted={answer['accepted']}"
+
+
+def _probe_new_game(session: EngineSession, players: int) -> str:
+    answer = session.request("new_game", profile="argentine", players=players, seed=1)
+    return f"new_game phase={answer['state']['phase']}"
 
 
 class _ProbeFailed(Exception):
     """A probe's answer was well formed but breaks a promise of the handshake."""
 
 
-#: One probe per capability, run in this order when claimed.
-PROBES: dict[str, Probe] = {
-    "melds": _probe_melds,
-    "reasons": _probe_reasons,
-    "turns": _probe_turns,
-    "deals": _probe_deals,
+#: Every op of every capability, probed in this order when the capability is claimed
+#: (docs/protocol.md §2). ``reasons`` has no op of its own: it is probed through check_meld.
+PROBES: dict[str, tuple[tuple[str, OpProbe], ...]] = {
+    "melds": (
+        ("check_meld", _probe_check_meld),
+        ("check_contract", _probe_check_contract),
+        ("penalty", _probe_penalty),
+    ),
+    "reasons": (("check_meld", _probe_reasons),),
+    "turns": (("load_state", _probe_load_state), ("act", _probe_act)),
+    "deals": (
+        ("start_deal", _probe_start_deal),
+        ("redeal", _probe_redeal),
+        ("next_deal", _probe_next_deal),
+        ("new_game", _probe_new_game),
+    ),
 }
 
 
@@ -140,7 +192,9 @@ def _describe(exc: BaseException) -> str:
 
 
 def smoke(argv: Sequence[str], *, timeout: float = DEFAULT_TIMEOUT) -> SmokeResult:
-    """Start the adapter, shake hands, probe each claimed capability once, close.
+    """Start the adapter, shake hands, probe every op of each claimed capability, close.
+
+    Turns and deals are probed with the fewest players the engine declares it plays.
 
     Never raises for engine misbehaviour: every problem becomes a failed check.
     """
@@ -165,7 +219,14 @@ def smoke(argv: Sequence[str], *, timeout: float = DEFAULT_TIMEOUT) -> SmokeResu
                 "handshake",
                 True,
                 f"{handshake.name} {handshake.version} ({handshake.language}), "
-                f"profiles {', '.join(handshake.profiles)}; capabilities {caps}",
+                f"profiles {', '.join(handshake.profiles)}; capabilities {caps}; "
+                f"players {', '.join(map(str, handshake.players))}; "
+                f"run_order {handshake.run_order}, run_ends {handshake.run_ends}"
+                + (
+                    f"; unmodelled {', '.join(sorted(handshake.unmodelled))}"
+                    if handshake.unmodelled
+                    else ""
+                ),
             )
         )
         ruling_problems = load_catalogue().ruling_problems(handshake.rulings)
@@ -183,21 +244,13 @@ def smoke(argv: Sequence[str], *, timeout: float = DEFAULT_TIMEOUT) -> SmokeResu
             checks.append(SmokeCheck("capabilities", False, "claims no capability with ops"))
         if "deals" in handshake.capabilities and "turns" not in handshake.capabilities:
             checks.append(SmokeCheck("capabilities", False, "'deals' needs 'turns' too"))
-        for capability, probe in PROBES.items():
+        players = min(handshake.players)
+        for capability, probes in PROBES.items():
             if capability not in handshake.capabilities:
                 continue
             if capability == "reasons" and "melds" not in handshake.capabilities:
                 continue  # the reasons probe uses check_meld
-            if not session.alive:
-                session.restart()
-            try:
-                checks.append(SmokeCheck(f"capability {capability}", True, probe(session)))
-            except (EngineError, _ProbeFailed) as exc:
-                # EngineReportedError counts too: a claimed op must not answer
-                # "unsupported" or "internal" to a legal request.
-                checks.append(SmokeCheck(f"capability {capability}", False, _describe(exc)))
-                if not isinstance(exc, EngineReportedError | _ProbeFailed):
-                    session.restart()
+            checks.extend(_probe_capability(session, capability, probes, players))
         return _result(checks, handshake, session.stderr_tail(), started)
     except EngineError as exc:
         # A restart between probes failed: the adapter cannot be relied on.
@@ -205,6 +258,45 @@ def smoke(argv: Sequence[str], *, timeout: float = DEFAULT_TIMEOUT) -> SmokeResu
         return _result(checks, handshake, exc.stderr_tail, started)
     finally:
         session.close()
+
+
+def _probe_capability(
+    session: EngineSession, capability: str, probes: Sequence[tuple[str, OpProbe]], players: int
+) -> list[SmokeCheck]:
+    """Probe every op of one claimed capability; one check for it, one per unsupported op.
+
+    An ``unsupported`` answer to one op is not a broken adapter: the engine lacks that
+    op, and the run grades every check it does support (docs/protocol.md §2). It is listed
+    so that nobody is surprised by unsupported cases later. Any other error answer, a
+    malformed answer or a crash fails the capability. A capability all of whose ops are
+    unsupported is not really claimed, and fails too.
+    """
+    seen: list[str] = []
+    lacking: list[SmokeCheck] = []
+    for op, probe in probes:
+        if not session.alive:
+            session.restart()
+        try:
+            seen.append(probe(session, players))
+        except EngineReportedError as exc:
+            if exc.kind != "unsupported" or capability == "reasons":
+                return [SmokeCheck(f"capability {capability}", False, _describe(exc)), *lacking]
+            lacking.append(
+                SmokeCheck(
+                    f"op {op}",
+                    True,
+                    f"answered unsupported ({exc.message}): cases needing it are reported "
+                    "unsupported, every other check is still graded",
+                )
+            )
+        except (EngineError, _ProbeFailed) as exc:
+            if isinstance(exc, EngineError):
+                session.restart()
+            return [SmokeCheck(f"capability {capability}", False, _describe(exc)), *lacking]
+    if not seen:
+        detail = "every op of it answered unsupported: do not claim it"
+        return [SmokeCheck(f"capability {capability}", False, detail), *lacking]
+    return [SmokeCheck(f"capability {capability}", True, ", ".join(seen)), *lacking]
 
 
 def _result(
