@@ -22,9 +22,9 @@ import jsonschema
 import yaml
 
 from conformance.cards import CANONICAL_ORDER, JOKER, RANKS
-from conformance.reachability import unreachable_problems
 from conformance.catalogue import Catalogue
 from conformance.corpus import scenario_files
+from conformance.reachability import unreachable_problems
 
 SCHEMA_PATH = Path(__file__).resolve().parent / "schemas" / "scenario.schema.json"
 
