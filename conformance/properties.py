@@ -11,6 +11,11 @@ whole seeded deals against the engine and watch for laws that must hold in *ever
 - ``determinism`` (DEAL-4): the same deck and the same actions give the same states;
 - ``scoring-at-close`` (SCORE-1, SCORE-2, SCORE-4, END-1, END-4, END-5): at a close the
   closer scores 0, everyone else the value of their held cards, and totals add up.
+- ``random-choices`` (DEAL-1, DEAL-4): over ``LOT_GAMES`` new games with different seeds, the
+  first dealer drawn by lot is not always the same player, and the shuffles do not all deal
+  the same hands. A fixed-seed scenario can only check that a dealer is allowed; this law
+  catches an engine that always picks one. It never flakes: the seeds are fixed, and an
+  engine that draws fairly fails it with probability 2 x (1/2)^32 < 1e-9.
 
 The harness never imports an engine (not even the reference): decks, the playing policy,
 the small opening search and the card values are all written here from docs/protocol.md
@@ -41,6 +46,9 @@ MAX_ACTIONS: Final = 400
 REPLAY_ACTIONS: Final = 60
 #: Probe an illegal action every this many steps.
 PROBE_EVERY: Final = 3
+#: New 2-player games whose first dealer must not all agree (``random-choices``): a fair lot
+#: gives the same dealer 32 times in a row with probability 2 x (1/2)^32, about 4.7e-10.
+LOT_GAMES: Final = 32
 
 PropertyName = str
 
@@ -66,6 +74,7 @@ RULES: Final[dict[str, tuple[str, ...]]] = {
     "illegal-actions-rejected": ("TURN-1", "TURN-2", "TURN-10"),
     "determinism": ("DEAL-4",),
     "scoring-at-close": ("SCORE-1", "SCORE-2", "SCORE-4", "END-1", "END-4", "END-5"),
+    "random-choices": ("DEAL-1", "DEAL-4"),
 }
 
 
@@ -481,6 +490,35 @@ class _Run:
             lambda: f"replays reached {len(first)} and {len(second)} states",
         )
 
+    def check_random_choices(self) -> None:
+        """Start ``LOT_GAMES`` seeded new games: the dealer and the hands must not all agree.
+
+        The seeds derive from the run's seed, so a run replays; each game's state is also
+        checked for conservation like any other.
+        """
+        tally = self.tallies["random-choices"]
+        dealers: set[int] = set()
+        deals: set[tuple[tuple[str, ...], ...]] = set()
+        for game in range(LOT_GAMES):
+            self.where = f"new game {game + 1} of {LOT_GAMES}"
+            answer = self.session.request(
+                "new_game", profile="argentine", players=2, seed=self.seed * 1000 + game
+            )
+            state = self.observe(answer["state"])
+            dealers.add(int(state["dealer"]))
+            deals.add(tuple(tuple(sorted(h)) for h in state["hands"]))
+        tally.check(
+            len(dealers) > 1,
+            lambda: (
+                f"{LOT_GAMES} new games with different seeds all chose dealer "
+                f"{min(dealers)}: the first dealer is not drawn by lot (DEAL-1)"
+            ),
+        )
+        tally.check(
+            len(deals) > 1,
+            lambda: f"{LOT_GAMES} new games with different seeds all dealt the same hands",
+        )
+
     def results(self, error: str | None) -> list[PropertyResult]:
         out = []
         for name, tally in self.tallies.items():
@@ -525,6 +563,7 @@ def run_properties(session: EngineSession, *, seed: int, deals: int) -> list[Pro
                 replay = played
         if replay is not None:
             run.check_determinism(*replay)
+        run.check_random_choices()
     except EngineError as exc:
         tail = f"\nstderr tail:\n{exc.stderr_tail}" if exc.stderr_tail else ""
         error = f"{run.where}: {exc}{tail}"

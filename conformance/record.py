@@ -81,7 +81,9 @@ def draft_scenario(
         "level": level,
         "review": "draft",
         "setup": dict(setup),
-        "steps": [dict(s) for s in steps],
+        # `check` requires an expect on every step; the recorded answers replace this
+        # placeholder, which only lets the setup and actions be validated first.
+        "steps": [{"expect": "accepted", **dict(s)} for s in steps],
     }
     node = yaml.compose(yaml.safe_dump(doc), Loader=yaml.SafeLoader)
     assert node is not None

@@ -23,6 +23,7 @@ import yaml
 from conformance.cards import CANONICAL_ORDER, JOKER, RANKS
 from conformance.catalogue import Catalogue
 from conformance.corpus import scenario_files
+from conformance.reachability import unreachable_problems
 from conformance.validation import SchemaValidator, best_match_of
 from conformance.yamlsafe import (
     FileProblem,
@@ -613,6 +614,15 @@ class _DocChecker:
         cards = list(_state_cards(state))
         for problem in conservation_problems(cards, exact=stock_given):
             self.error(f"state: {problem}", base)
+        # A state play cannot reach tests a position no game produces: refuse it unless the
+        # scenario says why it is built that way (docs/scenario-format.md, `built`).
+        if not (isinstance(self.data, Mapping) and self.data.get("built")):
+            for problem in unreachable_problems(state):
+                self.error(
+                    f"play cannot reach this state: {problem}; if it is built on "
+                    "purpose, say why in `built:`",
+                    base,
+                )
 
     def expand_state(self, raw: Mapping[str, Any], profile: str) -> dict[str, Any]:
         players = raw["players"]

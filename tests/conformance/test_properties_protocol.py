@@ -79,6 +79,7 @@ def test_every_law_holds_for_the_reference(seed: int) -> None:
         ("accept-out-of-turn", "illegal-actions-rejected"),
         ("shuffle-deal", "determinism"),
         ("bad-scores", "scoring-at-close"),
+        ("fixed-dealer", "random-choices"),
     ],
 )
 def test_a_broken_engine_is_caught(mode: str, broken: str) -> None:
@@ -110,3 +111,17 @@ def test_an_engine_without_deals_gets_no_results() -> None:
             raise AssertionError(f"no request should be sent, got {op}")
 
     assert run_properties(MeldsOnly(), seed=1, deals=1) == []  # type: ignore[arg-type]
+
+
+def test_random_choices_vary_over_seeds_for_the_reference() -> None:
+    """DEAL-1: the law saw more than one first dealer over its fixed seeds (never flaky)."""
+    results = run(REFERENCE, seed=3, deals=1)
+    assert results["random-choices"].passed, results["random-choices"].detail
+    assert "held in 2 checks" in results["random-choices"].detail
+
+
+def test_a_fixed_dealer_is_named_in_the_failure() -> None:
+    results = run([sys.executable, BROKEN, "--mode", "fixed-dealer"], deals=1)
+    detail = results["random-choices"].detail
+    assert not results["random-choices"].passed
+    assert "all chose dealer 0" in detail and "DEAL-1" in detail

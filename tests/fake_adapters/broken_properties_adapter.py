@@ -12,6 +12,8 @@ answers in one way chosen by ``--mode`` so that exactly one observable law break
 - ``shuffle-deal``: ``start_deal`` reshuffles the deck it was given with a fresh random
   source (determinism);
 - ``bad-scores``: at a close the closer is charged 1 point (scoring-at-close);
+- ``fixed-dealer``: ``new_game`` always names player 0 the first dealer, whatever the seed
+  (random-choices);
 - ``crash``: exit abruptly on the 25th ``act`` (an engine error, not an exception);
 - ``none``: relay faithfully.
 
@@ -33,6 +35,9 @@ from relay import ReferenceRelay
 def bend(mode: str, request: dict[str, Any], answer: dict[str, Any], acts: int) -> dict[str, Any]:
     """The answer as this broken engine reports it."""
     op = request.get("op")
+    if mode == "fixed-dealer" and op == "new_game" and "state" in answer:
+        state = answer["state"]
+        return {**answer, "state": {**state, "dealer": 0, "turn": 1 % state["players"]}}
     if op != "act" or "state" not in answer:
         return answer
     state = answer["state"]

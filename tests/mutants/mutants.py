@@ -1003,3 +1003,7 @@ def names() -> list[str]:
 
 
 __all__ = ["MUTANTS", "Mutant", "apply_mutant", "mutant", "names"]
+
+
+# The corpus-strength mutants (issue 13) live in their own module and register on import.
+from . import strength  # noqa: E402, F401

@@ -6,8 +6,9 @@ Run from the repository root::
 
 Every mutant runs the whole corpus through the protocol. A scenario *kills* a mutant when it
 fails under it; a mutant killed by exactly one scenario is flagged as weakly covered, and a
-mutant no scenario kills is a gap in the corpus. Exit status 1 if any mutant survives or the
-unmutated reference does not pass every case.
+mutant no scenario kills is a gap in the corpus. Exit status 1 if any mutant has fewer than
+two killers (tests/test_mutants.py asks for two) or the unmutated reference does not pass
+every case.
 """
 
 from __future__ import annotations
@@ -66,9 +67,12 @@ def render(
         "in-process by `tests/mutants/mutants.py` and served through the protocol by",
         "`python -m tests.mutants.adapter --mutant NAME`. The whole corpus runs against each",
         "one; a scenario **kills** a mutant when it *fails* under it (an error is not a kill).",
-        "`tests/test_mutants.py` fails if any mutant survives. To add a mutant, register it",
-        "with `@mutant(name, rules, description)` in `tests/mutants/mutants.py` and rerun",
-        "the report. A surviving mutant calls for a new scenario, never a weaker mutant.",
+        "`tests/test_mutants.py` fails unless every mutant has at least two killers. To add",
+        "a mutant, register it with `@mutant(name, rules, description)` in",
+        "`tests/mutants/mutants.py` (or `tests/mutants/strength.py`, whose mutants each have a",
+        "direct probe in `tests/mutants/probes.py` showing they differ from the reference)",
+        "and rerun the report. A surviving or weakly covered mutant calls for a new",
+        "scenario, never a weaker mutant.",
         "",
         f"- Corpus: {len(corpus.scenarios)} scenarios (profile `{harness.PROFILE}`).",
         f"- Unmutated reference: {counts}.",
@@ -135,14 +139,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     text = render(outcomes, corpus, dict(reference.counts), seconds)
     Path(args.output).write_text(text, encoding="utf-8")
     survivors = [o.mutant.name for o in outcomes if not o.killers]
+    weak = [o.mutant.name for o in outcomes if len(o.killers) == 1]
     reference_bad = reference.counts.get("fail", 0) + reference.counts.get("error", 0)
     print(
         f"wrote {args.output}: {len(outcomes)} mutants, {len(survivors)} surviving"
         + (f" ({', '.join(survivors)})" if survivors else "")
+        + (f", {len(weak)} with one killer ({', '.join(weak)})" if weak else "")
         + f", reference {reference.counts.get('pass', 0)}/{len(corpus.scenarios)} pass"
         + f", {seconds:.0f} s"
     )
-    return 1 if survivors or reference_bad else 0
+    return 1 if survivors or weak or reference_bad else 0
 
 
 if __name__ == "__main__":
