@@ -9,6 +9,10 @@ every other point at the profile's option), and requires of every case under eve
 - it is ``unsupported`` *because it names that point* (its ``disputed`` block or its
   ``assumes``): the harness declined to grade it against an option it does not cover.
 
+A case the audited adapter does not support even at the profile's rulings (one written for
+another interface reading, say ``run_order: engine``) cannot be audited by it: it is listed
+as not audited, never as a finding.
+
 Anything else (a fail, an error, or ``unsupported`` for another reason) is a finding: the
 case gives a different answer under an option it does not name, so an engine ruling that way
 would be marked wrong for a ruling the case never claimed to test. Add ``assumes`` or
@@ -63,6 +67,8 @@ class AuditResult:
     duration: float
     #: Runs whose adapter could not start: ``(change, message)``.
     broken_runs: tuple[tuple[Change, str], ...] = ()
+    #: Cases the adapter declines at the profile's rulings (not audited): ``(id, note)``.
+    not_audited: tuple[tuple[str, str], ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -194,6 +200,10 @@ def audit(
         with ProcessPoolExecutor(max_workers=workers) as pool:
             for change, outcome in pool.map(_run_one, jobs):
                 collect(change, outcome)
+    # A case unsupported at the profile's own rulings is beyond this adapter (an interface
+    # reading it does not declare): its unsupported answers under changes say nothing.
+    declined = {f.case: f.detail for f in findings if f.point is None and f.status == "unsupported"}
+    findings = [f for f in findings if not (f.case in declined and f.status == "unsupported")]
     order = {change: i for i, change in enumerate(changes)}
     findings.sort(key=lambda f: (order[(f.point, f.option)], f.case))
     return AuditResult(
@@ -202,6 +212,7 @@ def audit(
         findings=tuple(findings),
         duration=time.monotonic() - started,
         broken_runs=tuple(broken),
+        not_audited=tuple(sorted(declined.items())),
     )
 
 
@@ -209,12 +220,17 @@ def audit_summary(result: AuditResult) -> str:
     """The human report: every finding, then one line of totals."""
     lines = [finding.line() for finding in result.findings]
     lines += [f"run under {p}={o} broke: {message}" for (p, o), message in result.broken_runs]
+    lines += [
+        f"{case} not audited: unsupported at the profile's rulings: {note}"
+        for case, note in result.not_audited
+    ]
     runs = len(result.changes)
     if result.ok:
         lines.append(
             f"audit OK: {result.cases} cases x {runs} rulings (the profile's and "
-            f"{runs - 1} single-option changes), every case passes or names the point "
-            f"({result.duration:.1f} s)"
+            f"{runs - 1} single-option changes), every case passes or names the point"
+            + (f", {len(result.not_audited)} not audited" if result.not_audited else "")
+            + f" ({result.duration:.1f} s)"
         )
     else:
         points = {(f.point, f.option) for f in result.findings}

@@ -11,7 +11,7 @@ from types import MappingProxyType
 
 import pytest
 
-from conformance.audit import Finding, audit, changes_to_audit, judge, names_point
+from conformance.audit import Finding, audit, audit_summary, changes_to_audit, judge, names_point
 from conformance.catalogue import load_catalogue
 from conformance.cli import main
 from conformance.corpus import default_corpus_dir
@@ -153,3 +153,18 @@ def test_summary_shows_undeclared_points_as_not_declared(corpus: list[Scenario])
     text = text_summary(replace(run, handshake=declared), load_catalogue())
     assert "*DISPUTE-31  at_least       exact" in text
     assert " VARIANT-01  fifty          fifty" in text
+
+
+def test_a_case_for_another_interface_reading_is_not_audited_not_a_finding(
+    tmp_path: Path,
+) -> None:
+    # cc-1201 is written for engines that arrange runs themselves
+    # (run_order: engine); the reference reads the listing, so it cannot audit them.
+    target = tmp_path / "run-listing-order.yaml"
+    shutil.copy(CORPUS / "melds" / "run-listing-order.yaml", target)
+    result = audit(REFERENCE, [target], load_catalogue(), points=["VARIANT-02"], workers=1)
+    assert result.ok, "\n".join(f.line() for f in result.findings)
+    declined = dict(result.not_audited)
+    assert set(declined) == {"cc-1201"}
+    assert "run_order" in declined["cc-1201"]
+    assert "not audited" in audit_summary(result)
