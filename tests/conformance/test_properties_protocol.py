@@ -125,3 +125,12 @@ def test_a_fixed_dealer_is_named_in_the_failure() -> None:
     detail = results["random-choices"].detail
     assert not results["random-choices"].passed
     assert "all chose dealer 0" in detail and "DEAL-1" in detail
+
+
+def test_random_choices_follow_the_declared_players_and_unmodelled_dealer() -> None:
+    """An engine playing 3-4 players without a dealer model is judged on its hands only."""
+    results = run([sys.executable, BROKEN, "--mode", "no-dealer-three-four"], deals=2)
+    law = results["random-choices"]
+    assert law.passed, law.detail
+    assert "held in 1 checks" in law.detail  # the hands, not the (unmodelled) dealer
+    assert all(r.passed for r in results.values()), {n: r.detail for n, r in results.items()}

@@ -14,6 +14,9 @@ answers in one way chosen by ``--mode`` so that exactly one observable law break
 - ``bad-scores``: at a close the closer is charged 1 point (scoring-at-close);
 - ``fixed-dealer``: ``new_game`` always names player 0 the first dealer, whatever the seed
   (random-choices);
+- ``no-dealer-three-four``: a fixed dealer as above, but declared honestly: the handshake
+  says it plays 3 or 4 players only and does not model the dealer, and it answers
+  ``unsupported`` to a 2-player game (so no law may fail);
 - ``crash``: exit abruptly on the 25th ``act`` (an engine error, not an exception);
 - ``none``: relay faithfully.
 
@@ -35,7 +38,13 @@ from relay import ReferenceRelay
 def bend(mode: str, request: dict[str, Any], answer: dict[str, Any], acts: int) -> dict[str, Any]:
     """The answer as this broken engine reports it."""
     op = request.get("op")
-    if mode == "fixed-dealer" and op == "new_game" and "state" in answer:
+    if mode == "no-dealer-three-four":
+        if op == "hello":
+            return {**answer, "players": [3, 4], "unmodelled": ["dealer"]}
+        if op in ("new_game", "start_deal") and request.get("players") == 2:
+            message = "this engine deals 3 or 4 players"
+            return {"id": answer["id"], "error": {"kind": "unsupported", "message": message}}
+    if mode in ("fixed-dealer", "no-dealer-three-four") and op == "new_game" and "state" in answer:
         state = answer["state"]
         return {**answer, "state": {**state, "dealer": 0, "turn": 1 % state["players"]}}
     if op != "act" or "state" not in answer:
