@@ -499,25 +499,32 @@ class _Run:
         engine that answers ``unsupported`` to ``new_game`` is skipped, not failed.
         """
         tally = self.tallies["random-choices"]
-        players = 2 if 2 in self.players else min(self.players)
         handshake = self.session.handshake
         judge_dealer = handshake is None or "dealer" not in handshake.unmodelled
+        # Try the declared counts smallest first: an engine that declared none may still
+        # answer unsupported to some count, and that is an interface fact, not a law.
+        counts = sorted(self.players)
         dealers: set[int] = set()
         deals: set[tuple[tuple[str, ...], ...]] = set()
-        for game in range(LOT_GAMES):
-            self.where = f"new game {game + 1} of {LOT_GAMES} ({players} players)"
+        game = 0
+        while game < LOT_GAMES:
+            self.where = f"new game {game + 1} of {LOT_GAMES} ({counts[0]} players)"
             try:
                 answer = self.session.request(
-                    "new_game", profile="argentine", players=players, seed=self.seed * 1000 + game
+                    "new_game", profile="argentine", players=counts[0], seed=self.seed * 1000 + game
                 )
             except EngineReportedError as exc:
                 if exc.kind != "unsupported":
                     raise
                 self.skipped.append(f"{self.where}: {exc.message}")
-                return
+                if game > 0 or len(counts) == 1:
+                    return
+                counts.pop(0)
+                continue
             state = self.observe(answer["state"])
             dealers.add(int(state["dealer"]))
             deals.add(tuple(tuple(sorted(h)) for h in state["hands"]))
+            game += 1
         if judge_dealer:
             tally.check(
                 len(dealers) > 1,
