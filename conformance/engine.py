@@ -6,9 +6,11 @@ checks every answer: it must be one JSON line, echo the request id and match
 the op's schema. The session assumes the engine may be hostile or broken:
 
 - every wait has a timeout, so a silent engine cannot hang the harness;
-- stdout is read by a thread into a queue, one bounded line at a time; a line
-  longer than ``max_line_bytes`` is reported as soon as the limit is crossed
-  and the rest of it is read and dropped, never held in memory;
+- stdout is read on the calling thread, non-blocking, one bounded line at a
+  time and only while an answer is awaited (no reader thread: handing each line
+  from a thread to the caller cost a tenth of a run); a line longer than
+  ``max_line_bytes`` is reported as soon as the limit is crossed and never held
+  in memory;
 - stderr is drained by another thread into a bounded ring buffer, so an engine
   that floods it neither blocks on a full pipe nor eats memory, and the tail
   is attached to every error;
@@ -22,9 +24,10 @@ called before the next request. A session is meant to be used by one thread.
 
 from __future__ import annotations
 
+import collections
 import contextlib
+import math
 import os
-import queue
 import select
 import signal
 import subprocess
@@ -75,7 +78,7 @@ TERM_GRACE: Final = 0.5
 #: Seconds to wait for a SIGKILLed leader to be reaped (the kernel is quick).
 KILL_WAIT: Final = 2.0
 #: After the adapter is seen to have exited, seconds to keep draining stdout for
-#: a last answer before calling it a crash (the reader thread may lag the exit).
+#: a last answer before calling it a crash (a grandchild may hold stdout open).
 EXIT_DRAIN: Final = 0.2
 #: After stdout reaches end-of-file, seconds to wait for the process to exit,
 #: which tells a crash (exit code) from an adapter that closed stdout and lives on.
@@ -84,9 +87,8 @@ EOF_EXIT_GRACE: Final = 0.3
 STDERR_KEEP: Final = 64 * 1024
 #: Most bytes of stderr read on the spot before a tail is taken (see _StderrDrain.catch_up).
 STDERR_CATCH_UP: Final = 1024 * 1024
-#: Lines the stdout reader may queue ahead of the harness; beyond that it stops
-#: reading, so an adapter spewing unsolicited lines blocks instead of eating memory.
-QUEUE_LINES: Final = 16
+#: Stdout is read only while an answer is awaited, one chunk at a time: an adapter
+#: spewing unsolicited lines blocks on its full pipe instead of eating memory.
 #: Poll interval while waiting for an answer (bounds how late an exit is noticed).
 _POLL: Final = 0.05
 _READ_CHUNK: Final = 64 * 1024
@@ -165,7 +167,7 @@ class Handshake:
         )
 
 
-# Items the stdout reader puts on the queue besides complete lines.
+# Items the stdout reader hands out besides complete lines.
 @dataclass(frozen=True)
 class _Oversized:
     seen: int  # bytes of the line read when the limit was crossed
@@ -180,52 +182,85 @@ class _EOF:
     pass
 
 
-_QueueItem = bytes | _Oversized | _Unterminated | _EOF
+_Item = bytes | _Oversized | _Unterminated | _EOF
 
 
-class _StdoutReader(threading.Thread):
-    """Split the adapter's stdout into bounded lines on a queue."""
+class _StdoutLines:
+    """Split the adapter's stdout into bounded lines, read on the caller's thread.
 
-    def __init__(self, fd: int, lines: queue.Queue[_QueueItem], max_line_bytes: int) -> None:
-        super().__init__(name=f"adapter-stdout-{fd}", daemon=True)
+    The fd is non-blocking and read only when the caller asks for a line, so nothing
+    is read ahead beyond one chunk: an adapter flooding stdout fills its pipe and
+    blocks. End-of-file is sticky.
+    """
+
+    def __init__(self, fd: int, max_line_bytes: int) -> None:
+        os.set_blocking(fd, False)
         self._fd = fd
-        self._lines = lines
         self._max = max_line_bytes
+        self._buf = bytearray()
+        self._dropping = False  # inside an oversized line: drop bytes up to its newline
+        self._pending: collections.deque[_Item] = collections.deque()
+        self._eof = False
+        # poll, not select: the fd may be numbered above 1023.
+        self._poller = select.poll()
+        self._poller.register(fd, select.POLLIN | select.POLLHUP | select.POLLERR)
 
-    def run(self) -> None:
-        buf = bytearray()
-        dropping = False  # inside an oversized line: drop bytes up to its newline
-        while True:
-            try:
-                chunk = os.read(self._fd, _READ_CHUNK)
-            except OSError:
-                break
-            if not chunk:
-                break
-            start = 0
-            while start < len(chunk):
-                newline = chunk.find(b"\n", start)
-                end = len(chunk) if newline == -1 else newline
-                if not dropping:
-                    if len(buf) + (end - start) > self._max:
-                        # Report now rather than at the newline: a many-MB line
-                        # should fail the request at once, not after it is read.
-                        self._lines.put(_Oversized(len(buf) + end - start))
-                        buf.clear()
-                        dropping = True
-                    else:
-                        buf += chunk[start:end]
-                if newline == -1:
-                    break
-                if dropping:
-                    dropping = False
+    @property
+    def held_bytes(self) -> int:
+        """Bytes read but not yet handed out (bounded by one chunk plus one line)."""
+        return len(self._buf) + sum(len(i) for i in self._pending if isinstance(i, bytes))
+
+    def next(self, timeout: float) -> _Item | None:
+        """The next item, waiting at most ``timeout`` seconds; None when none came."""
+        deadline = time.monotonic() + timeout
+        while not self._pending:
+            if self._eof:
+                return _EOF()
+            if self._fill():
+                continue
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return None
+            self._poller.poll(max(1, math.ceil(remaining * 1000)))
+        return self._pending.popleft()
+
+    def _fill(self) -> bool:
+        """Read what is available; False when nothing was (the read would block)."""
+        try:
+            chunk = os.read(self._fd, _READ_CHUNK)
+        except BlockingIOError:
+            return False
+        except OSError:
+            chunk = b""
+        if not chunk:
+            if self._buf and not self._dropping:
+                self._pending.append(_Unterminated(bytes(self._buf)))
+            self._buf.clear()
+            self._pending.append(_EOF())
+            self._eof = True
+            return True
+        start = 0
+        while start < len(chunk):
+            newline = chunk.find(b"\n", start)
+            end = len(chunk) if newline == -1 else newline
+            if not self._dropping:
+                if len(self._buf) + (end - start) > self._max:
+                    # Report now rather than at the newline: a many-MB line
+                    # should fail the request at once, not after it is read.
+                    self._pending.append(_Oversized(len(self._buf) + end - start))
+                    self._buf.clear()
+                    self._dropping = True
                 else:
-                    self._lines.put(bytes(buf))
-                    buf.clear()
-                start = newline + 1
-        if buf and not dropping:
-            self._lines.put(_Unterminated(bytes(buf)))
-        self._lines.put(_EOF())
+                    self._buf += chunk[start:end]
+            if newline == -1:
+                break
+            if self._dropping:
+                self._dropping = False
+            else:
+                self._pending.append(bytes(self._buf))
+                self._buf.clear()
+            start = newline + 1
+        return True
 
 
 class _StderrDrain(threading.Thread):
@@ -428,8 +463,10 @@ class EngineSession:
         self.validate_requests = validate_requests
         self.handshake: Handshake | None = None
         self._proc: subprocess.Popen[bytes] | None = None
-        self._lines: queue.Queue[_QueueItem] = queue.Queue(QUEUE_LINES)
-        self._reader: _StdoutReader | None = None
+        self._stdout: _StdoutLines | None = None
+        # Held while a request is in flight. A close() from another thread (an
+        # interrupted run closing every session) must not read the same pipe.
+        self._in_use = threading.Lock()
         self._drain: _StderrDrain | None = None
         self._stderr_mark = 0
         self._next_id = 1
@@ -467,11 +504,14 @@ class EngineSession:
         Raises EngineStartError if it cannot be spawned, HandshakeError (or
         VersionMismatch) if ``hello`` fails. On failure nothing is left running.
         """
+        with self._in_use:
+            return self._start()
+
+    def _start(self) -> Handshake:
         if self._proc is not None:
             raise HarnessError("session already started; use restart()")
         if not self.argv:
             raise EngineStartError("adapter command is empty")
-        self._lines = queue.Queue(QUEUE_LINES)
         self._next_id = 1
         self._broken = False
         self.handshake = None
@@ -503,10 +543,9 @@ class EngineSession:
         # Writes go through select() with a deadline: an adapter that stops
         # reading must not block the harness on a full pipe.
         os.set_blocking(proc.stdin.fileno(), False)
-        self._reader = _StdoutReader(proc.stdout.fileno(), self._lines, self.max_line_bytes)
+        self._stdout = _StdoutLines(proc.stdout.fileno(), self.max_line_bytes)
         self._drain = _StderrDrain(proc.stderr.fileno())
         self._stderr_mark = 0
-        self._reader.start()
         self._drain.start()
         try:
             answer = self._exchange("hello", {"protocol": PROTOCOL_VERSION}, self.start_timeout)
@@ -525,16 +564,24 @@ class EngineSession:
     def close(self) -> None:
         """End the session: ``bye`` if healthy, a short grace, then kill the process group.
 
-        Safe to call more than once and on a broken session.
+        Safe to call more than once and on a broken session. Called from another thread
+        while a request is in flight, it only kills the process group: the requesting
+        thread then sees the adapter die and tidies up itself.
         """
         proc = self._proc
         if proc is None:
             return
-        if not self._broken and self.handshake is not None and proc.poll() is None:
-            # The adapter's answer to bye does not matter: it is killed anyway.
-            with contextlib.suppress(EngineError):
-                self._exchange("bye", {}, min(self.timeout, BYE_TIMEOUT))
-        self._shutdown()
+        if not self._in_use.acquire(blocking=False):
+            _signal_group(proc.pid, signal.SIGKILL)
+            return
+        try:
+            if not self._broken and self.handshake is not None and proc.poll() is None:
+                # The adapter's answer to bye does not matter: it is killed anyway.
+                with contextlib.suppress(EngineError):
+                    self._exchange("bye", {}, min(self.timeout, BYE_TIMEOUT))
+            self._shutdown()
+        finally:
+            self._in_use.release()
 
     def mark_stderr(self) -> None:
         """Start a new stderr section (a new case): tails then show what came after it."""
@@ -573,6 +620,12 @@ class EngineSession:
             raise HarnessError("session not started")
         if self.validate_requests:
             validate_request(op, {"id": self._next_id, "op": op, **fields})
+        with self._in_use:
+            return self._request(op, fields)
+
+    def _request(self, op: str, fields: Mapping[str, Any]) -> dict[str, Any]:
+        if self._proc is None:
+            raise HarnessError("session closed")
         try:
             self._check_between_requests()
             return self._exchange(op, fields, self.timeout)
@@ -589,10 +642,8 @@ class EngineSession:
 
     def _check_between_requests(self) -> None:
         """Fail on anything the adapter did since the last answer (extra line, exit)."""
-        try:
-            item = self._lines.get_nowait()
-        except queue.Empty:
-            item = None
+        assert self._stdout is not None
+        item = self._stdout.next(0)
         if item is not None:
             if isinstance(item, _EOF | _Unterminated):
                 raise self._eof_error("before the next request")
@@ -608,7 +659,7 @@ class EngineSession:
 
     def _exchange(self, op: str, fields: Mapping[str, Any], timeout: float) -> dict[str, Any]:
         """Write one request, read its answer, check id and schema."""
-        assert self._proc is not None
+        assert self._proc is not None and self._stdout is not None
         request_id = self._next_id
         self._next_id += 1
         message = {"id": request_id, "op": op, **fields}
@@ -621,9 +672,8 @@ class EngineSession:
                 raise EngineTimeout(
                     f"no answer to {op} (id {request_id}) within {timeout:g} s", timeout=timeout
                 )
-            try:
-                item = self._lines.get(timeout=min(remaining, _POLL))
-            except queue.Empty:
+            item = self._stdout.next(min(remaining, _POLL))
+            if item is None:
                 # An exited adapter whose stdout is held open by a grandchild
                 # never sends EOF: notice the exit itself, not the timeout.
                 if self._proc.poll() is not None:
@@ -648,6 +698,13 @@ class EngineSession:
             if "id" not in answer:
                 raise ProtocolError(
                     f"answer to {op} has no id (expected {request_id})", pointer="/id"
+                )
+            earlier = answer["id"]
+            if isinstance(earlier, int) and not isinstance(earlier, bool) and earlier < request_id:
+                # A line left over from an earlier request (a second answer, chatter) that
+                # reached us only now: the same fault as one seen between requests.
+                raise ProtocolError(
+                    f"unsolicited line after the answer to request {request_id - 1}: {item[:200]!r}"
                 )
             if answer["id"] != request_id or isinstance(answer["id"], bool):
                 raise ProtocolError(
@@ -685,7 +742,7 @@ class EngineSession:
             select.select([], [fd], [], remaining)
 
     def _eof_error(
-        self, when: str, item: _QueueItem | None = None, stream: str = "stdout"
+        self, when: str, item: _Item | None = None, stream: str = "stdout"
     ) -> EngineError:
         """Classify a closed pipe: exit (EngineCrashed) or closed-but-running (ProtocolError)."""
         assert self._proc is not None
@@ -761,20 +818,16 @@ class EngineSession:
             _LIVE.pop(pgid, None)
             spare, live_tokens = set(_LIVE), set(_LIVE.values())
         kill_escaped(self._token, live_tokens=live_tokens, spare=spare)
-        # With every writer dead the pipes reach EOF and the threads finish;
+        # With every writer dead the stderr pipe reaches EOF and its drain finishes;
         # only then are the fds closed (closing under a blocked read is racy).
-        if self._reader is not None:
-            # The reader may be blocked on a full queue: empty it until it ends.
-            deadline = time.monotonic() + 1.0
-            while self._reader.is_alive() and time.monotonic() < deadline:
-                with contextlib.suppress(queue.Empty):
-                    self._lines.get(timeout=0.01)
-        for thread, stream in ((self._reader, proc.stdout), (self._drain, proc.stderr)):
-            if thread is not None:
-                thread.join(timeout=1.0)
-                if not thread.is_alive():
-                    with contextlib.suppress(OSError):
-                        stream.close()
+        self._stdout = None
+        with contextlib.suppress(OSError):
+            proc.stdout.close()
+        if self._drain is not None:
+            self._drain.join(timeout=1.0)
+            if not self._drain.is_alive():
+                with contextlib.suppress(OSError):
+                    proc.stderr.close()
         # _broken stays as it was: a session killed for an error refuses requests
         # until start()/restart() clears it.
         self._proc = None
