@@ -16,13 +16,15 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-import yaml
+if TYPE_CHECKING:  # imported where used: a load from the cache needs no YAML at all
+    import yaml
 
 from conformance.cards import CANONICAL_ORDER, JOKER, RANKS
 from conformance.catalogue import Catalogue
 from conformance.corpus import scenario_files
+from conformance.loadcache import cached, context_key
 from conformance.reachability import unreachable_problems
 from conformance.validation import SchemaValidator, best_match_of
 from conformance.yamlsafe import (
@@ -394,6 +396,8 @@ def _mark(node: yaml.Node | None, path: Sequence[Any]) -> tuple[int, int]:
     """1-based line and column of the node at ``path`` (or of its deepest existing parent)."""
     if node is None:
         return 0, 0
+    import yaml
+
     current = node
     for part in path:
         nxt: yaml.Node | None = None
@@ -418,10 +422,9 @@ def _pointer(path: Iterable[Any]) -> str:
     return "/" + "/".join(str(p).replace("~", "~0").replace("/", "~1") for p in path)
 
 
-_SAFE_LOADER: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
-
 def _read_documents(path: Path, label: str) -> Iterator[tuple[yaml.Node, Any] | ScenarioError]:
+    import yaml
+
     try:
         text = read_limited_text(path)
     except OSError as exc:
@@ -439,7 +442,7 @@ def _read_documents(path: Path, label: str) -> Iterator[tuple[yaml.Node, Any] | 
     walk = may_need_walk(text)
     # libyaml's safe loader when present (several times faster), the pure one otherwise;
     # both keep node marks for line numbers and construct only plain data.
-    loader = _SAFE_LOADER(text)
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)(text)
     try:
         while loader.check_node():
             node = loader.get_node()
@@ -821,6 +824,16 @@ def load_file(
     """
     file_path = Path(path)
     name = label or str(file_path)
+    return cached(
+        file_path,
+        name,
+        context_key(catalogue),
+        lambda: _load_file(file_path, name, catalogue),
+        lambda result: not result.errors,
+    )
+
+
+def _load_file(file_path: Path, name: str, catalogue: Catalogue | None) -> LoadResult:
     scenarios: list[Scenario] = []
     errors: list[ScenarioError] = []
     for item in _read_documents(file_path, name):

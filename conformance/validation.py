@@ -28,8 +28,6 @@ from collections.abc import Iterator
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
-import jsonschema_rs
-
 if TYPE_CHECKING:  # python-jsonschema is imported lazily: it costs ~0.1 s of start-up.
     from jsonschema.exceptions import ValidationError
 
@@ -65,6 +63,8 @@ class SchemaValidator:
 
     def __init__(self, schema: dict[str, Any]) -> None:
         self.schema = schema
+        import jsonschema_rs  # here, not at import: `check` from the cache never needs it
+
         self._fast = jsonschema_rs.Draft202012Validator(schema)
         self._slow: Any = None
 

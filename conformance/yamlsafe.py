@@ -21,9 +21,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
-import yaml
+if TYPE_CHECKING:  # imported where used: a load from the cache needs no YAML at all
+    import yaml
 
 #: Largest scenario or expectations file accepted, in bytes.
 MAX_FILE_BYTES: Final = 1024 * 1024
@@ -111,6 +112,8 @@ def may_need_walk(text: str) -> bool:
 
 
 def _children(node: yaml.Node) -> list[yaml.Node]:
+    import yaml
+
     if isinstance(node, yaml.MappingNode):
         return [part for pair in node.value for part in pair]
     if isinstance(node, yaml.SequenceNode):
@@ -181,6 +184,8 @@ def load_yaml_limited(text: str) -> object | FileProblem:
 
     :raises yaml.YAMLError: on a syntax error (the caller locates it).
     """
+    import yaml
+
     deep = nesting_problem(text)
     if deep is not None:
         return deep
