@@ -216,12 +216,13 @@ class _StdoutLines:
         while not self._pending:
             if self._eof:
                 return _EOF()
-            if self._fill():
+            # Wait first, then read: an answer is rarely there the instant after the
+            # request, and a read that would block is a wasted system call.
+            remaining = max(0.0, deadline - time.monotonic())
+            if self._poller.poll(math.ceil(remaining * 1000)) and self._fill():
                 continue
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
+            if time.monotonic() >= deadline:
                 return None
-            self._poller.poll(max(1, math.ceil(remaining * 1000)))
         return self._pending.popleft()
 
     def _fill(self) -> bool:
