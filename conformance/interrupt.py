@@ -26,7 +26,7 @@ from typing import Any
 
 from conformance.catalogue import Catalogue
 from conformance.engine import refuse_new_sessions
-from conformance.runner import CaseResult, RunOptions, RunResult, count_statuses, section_of
+from conformance.runner import CaseResult, RunOptions, RunResult, count_statuses, not_run_result
 from conformance.scenarios import Scenario, corpus_digest
 
 #: The signals handled like Ctrl-C (those that exist on this platform).
@@ -158,10 +158,7 @@ class Collector:
         """The run as far as it got: graded cases, the rest ``not_run`` saying ``why``."""
         self.freeze()
         results = [
-            self.results.get(s.id)
-            or CaseResult(
-                s.id, s.title, s.rules, section_of(s, catalogue), "not_run", note=f"not run: {why}"
-            )
+            self.results.get(s.id) or not_run_result(s, catalogue, f"not run: {why}")
             for s in scenarios
         ]
         graded = sum(s.id in self.results for s in scenarios)

@@ -561,14 +561,8 @@ def run_scenarios(
             with lock:
                 stopped = bool(state["stopped"])
             if stopped:
-                result = CaseResult(
-                    scenario.id,
-                    scenario.title,
-                    scenario.rules,
-                    section,
-                    "not_run",
-                    note=f"not run: {options.max_consecutive_errors} consecutive errors",
-                )
+                why = f"not run: {options.max_consecutive_errors} consecutive errors"
+                result = not_run_result(scenario, catalogue, why)
             else:
                 try:
                     result = runner.run(scenario, section)
@@ -612,15 +606,7 @@ def run_scenarios(
     final: list[CaseResult] = []
     for index, result in enumerate(results):
         if result is None:
-            scenario = scenarios[index]
-            result = CaseResult(
-                scenario.id,
-                scenario.title,
-                scenario.rules,
-                section_of(scenario, catalogue),
-                "not_run",
-                note="the run ended before this case",
-            )
+            result = not_run_result(scenarios[index], catalogue, "the run ended before this case")
         final.append(result)
     return RunResult(
         argv=tuple(argv),
@@ -642,6 +628,18 @@ def run_scenarios(
     )
 
 
+def not_run_result(scenario: Scenario, catalogue: Catalogue | None, note: str) -> CaseResult:
+    """The result of a case that was selected but not run, saying why in ``note``."""
+    return CaseResult(
+        scenario.id,
+        scenario.title,
+        scenario.rules,
+        section_of(scenario, catalogue),
+        "not_run",
+        note=note,
+    )
+
+
 def unstarted_run(
     argv: Sequence[str],
     scenarios: Sequence[Scenario],
@@ -655,10 +653,7 @@ def unstarted_run(
     and the run carries the reason and the adapter's stderr tail.
     """
     note = f"the adapter could not start: {error}"
-    results = [
-        CaseResult(s.id, s.title, s.rules, section_of(s, catalogue), "not_run", note=note)
-        for s in scenarios
-    ]
+    results = [not_run_result(s, catalogue, note) for s in scenarios]
     return RunResult(
         argv=tuple(argv),
         profile=options.profile,
