@@ -172,12 +172,15 @@ def select(
     return chosen
 
 
-def _profile_name(args: argparse.Namespace, catalogue: Catalogue) -> str:
-    """The ``--profile`` of a command, refused (exit 2) when the catalogue has no rule of it."""
+def _profile_name(args: argparse.Namespace) -> str:
+    """The ``--profile`` of a command, refused (exit 2) when the harness has no data for it."""
+    from conformance.profiles import ProfileError, default_profiles
+
     profile: str = args.profile
-    if profile not in catalogue.profiles:
-        known = ", ".join(catalogue.profiles)
-        raise UsageError(f"unknown profile {profile!r}: the rule catalogue knows {known}")
+    try:
+        default_profiles()[profile]
+    except ProfileError as exc:
+        raise UsageError(str(exc)) from None
     return profile
 
 
@@ -225,10 +228,12 @@ def cmd_run(args: argparse.Namespace) -> int:
         RunOptions,
         check_properties,
         count_statuses,
+        profile_unsupported,
         run_scenarios,
     )
 
     argv = parse_adapter(args.adapter)
+    _profile_name(args)
     for name in ("workers", "max_consecutive_errors", "max_response_bytes"):
         if getattr(args, name) < 1:
             raise UsageError(f"--{name.replace('_', '-')} must be at least 1")
@@ -304,7 +309,14 @@ def cmd_run(args: argparse.Namespace) -> int:
             kill_escaped(None)
         progress.finish()
         run = replace(run, corpus_path=corpus_label(args))
-        if args.properties and interrupted is None:
+        why = ""
+        lacking = run.handshake is not None and args.profile not in run.handshake.profiles
+        if lacking:
+            # Every case is unsupported; say it once, plainly, and exit 3 (README).
+            assert run.handshake is not None
+            why = profile_unsupported(args.profile, run.handshake)
+            run = replace(run, warnings=(*run.warnings, f"{why}; no case was graded"))
+        if args.properties and interrupted is None and not lacking:
             try:
                 laws = check_properties(argv, options, seed=args.seed, deals=args.deals)
                 run = replace(run, properties=laws)
@@ -344,6 +356,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         return code
     if not written:
         return EXIT_USAGE
+    if lacking:
+        print(f"error: {why}; no case was graded (exit {EXIT_ADAPTER})", file=sys.stderr)
+        return EXIT_ADAPTER
     counts = run.counts
     # Errors and cases not run fail the run like failures do, unless expected explicitly.
     bad = counts.get("fail", 0) + counts.get("error", 0) + counts.get("not_run", 0)
@@ -504,7 +519,7 @@ def cmd_coverage(args: argparse.Namespace) -> int:
     loaded = _load(args, catalogue)
     for error in loaded.errors:
         print(error, file=sys.stderr)
-    profile = _profile_name(args, catalogue)
+    profile = _profile_name(args)
     rules = catalogue.rules_for(profile)
     points = catalogue.disputes_for(profile)
     table = coverage_table(loaded.scenarios, catalogue, profile)
