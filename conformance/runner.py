@@ -708,7 +708,7 @@ def check_properties(
         detail = f"the adapter could not start: {exc}"
         return (PropertyResult("engine", (), False, detail, seed),)
     try:
-        return tuple(run_properties(session, seed=seed, deals=deals))
+        return tuple(run_properties(session, seed=seed, deals=deals, profile=options.profile))
     finally:
         session.close()
 
