@@ -189,6 +189,7 @@ def _profile_name(args: argparse.Namespace) -> str:
 
 def cmd_check(args: argparse.Namespace) -> int:
     """Validate scenario files: schema and semantic checks."""
+    profile = _profile_name(args) if args.profile is not None else None
     catalogue = _catalogue(args)
     loaded = _load(args, catalogue)
     for error in loaded.errors:
@@ -206,9 +207,14 @@ def cmd_check(args: argparse.Namespace) -> int:
     if drafts and args.strict:
         print(f"{len(drafts)} scenario(s) not yet reviewed (--strict)", file=sys.stderr)
         return EXIT_USAGE
+    # Every case is checked with the facts of each profile it lists; --profile counts one.
+    per_profile = ""
+    if profile is not None:
+        count = sum(profile in s.profiles for s in loaded.scenarios)
+        per_profile = f"; {count} for profile {profile}"
     print(
         f"{len(loaded.scenarios)} scenarios in {len(loaded.files)} files: OK "
-        f"(corpus {corpus_label(args)})"
+        f"(corpus {corpus_label(args)}{per_profile})"
     )
     return EXIT_OK
 
@@ -559,7 +565,7 @@ def cmd_smoke(args: argparse.Namespace) -> int:
     """Tell a broken adapter from an engine that merely disagrees with the rules."""
     from conformance.smoke import smoke
 
-    result = smoke(parse_adapter(args.adapter), timeout=args.timeout)
+    result = smoke(parse_adapter(args.adapter), timeout=args.timeout, profile=_profile_name(args))
     for check in result.checks:
         detail = f": {check.detail}" if check.detail else ""
         print(f"{'ok  ' if check.ok else 'FAIL'} {check.name}{detail}")
@@ -569,6 +575,8 @@ def cmd_smoke(args: argparse.Namespace) -> int:
     print(f"verdict: {result.verdict}")
     if result.verdict == "engine_ok":
         return EXIT_OK
+    if result.verdict == "profile_unsupported":
+        return EXIT_ADAPTER  # as run does: the engine cannot be graded on this profile
     # An adapter that never got through start/handshake gets the documented exit 3.
     passed = {check.name: check.ok for check in result.checks}
     if not (passed.get("started") and passed.get("handshake")):
@@ -582,6 +590,7 @@ def cmd_record(args: argparse.Namespace) -> int:
     from conformance.record import RecordError, record_to_file
 
     argv = parse_adapter(args.adapter)
+    _profile_name(args)
     try:
         record_to_file(
             argv,
@@ -719,6 +728,11 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument(
         "--strict", action="store_true", help="fail on scenarios not yet reviewed (review: draft)"
     )
+    check.add_argument(
+        "--profile",
+        help="also count the cases of this profile (every case is always checked with the "
+        "facts of each profile it lists)",
+    )
     check.set_defaults(func=cmd_check)
 
     cov = sub.add_parser("coverage", help="rule and dispute coverage of the corpus")
@@ -730,6 +744,9 @@ def build_parser() -> argparse.ArgumentParser:
     smoke = sub.add_parser("smoke", help="check that an adapter speaks the protocol")
     smoke.add_argument("--adapter", metavar="CMD", required=True)
     smoke.add_argument("--timeout", type=float, default=10.0)
+    smoke.add_argument(
+        "--profile", default="argentine", help="probe this profile (the handshake must list it)"
+    )
     smoke.set_defaults(func=cmd_smoke)
 
     aud = sub.add_parser(
