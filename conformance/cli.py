@@ -6,7 +6,7 @@ Exit codes (documented in ``--help``):
 1  failures, errors, cases not run, or an xpass under --strict (coverage: an uncovered
    rule/dispute)
 2  usage error, or a broken corpus / catalogue / expectations file
-3  the adapter could not start or its handshake failed
+3  the adapter could not start, its handshake failed, or it lacks the --profile run
 129, 130, 143  interrupted by SIGHUP, Ctrl-C (SIGINT) or SIGTERM: adapters reaped,
    the cases graded so far reported (the rest not_run)
 """
@@ -40,7 +40,7 @@ EPILOG = """exit codes:
   0  nothing unexpected
   1  failures, errors, cases not run, or xpass under --strict (coverage: something uncovered)
   2  usage error, or a broken corpus, catalogue or expectations file
-  3  the adapter could not start or its handshake failed
+  3  the adapter could not start, its handshake failed, or it lacks the --profile
   129/130/143  interrupted by SIGHUP / Ctrl-C / SIGTERM: adapters reaped, reports
      written with the cases graded so far (the rest not_run)
 """
