@@ -607,7 +607,8 @@ class _Run:
                     detail = "no deal closed within the action cap; nothing to check"
             if self.skipped and tally.checked:
                 detail += f" ({len(self.skipped)} deal(s) skipped: the engine answered unsupported)"
-            out.append(PropertyResult(name, RULES[name], passed, detail, self.seed))
+            rules = tuple(self.profile.rule_id(rule) for rule in RULES[name])
+            out.append(PropertyResult(name, rules, passed, detail, self.seed))
         if error is not None:
             out.append(PropertyResult("engine", (), False, error, self.seed))
         return out

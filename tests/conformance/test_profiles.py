@@ -374,3 +374,16 @@ def test_coverage_of_the_current_catalogue_for_chilean_lists_no_rule(
         pytest.skip("the catalogue has Chilean rules now: the corpus covers them")
     assert main(["coverage", "--profile", "chilean"]) == 0
     assert "0/0 rules covered" in capsys.readouterr().out
+
+
+def test_a_profiles_own_rule_ids_are_in_the_catalogue_for_it() -> None:
+    """The laws cite CHILE-CARDS-1 where chilean states CARDS-1 its own way."""
+    assert CHI.rule_id("CARDS-1") == "CHILE-CARDS-1" and ARG.rule_id("CARDS-1") == "CARDS-1"
+    cat = load_catalogue(ROOT / "conformance" / "data" / "catalogue.json")
+    for facts in default_profiles().values():
+        rules = cat.rules_for(facts.name)
+        if not rules:
+            continue  # the catalogue has no rule of this profile yet
+        for argentine, own in facts.own_rules.items():
+            assert argentine in cat.rules, argentine
+            assert own in rules, f"{facts.name}: {own} is not in the catalogue for it"
