@@ -566,7 +566,9 @@ def cmd_smoke(args: argparse.Namespace) -> int:
     """Tell a broken adapter from an engine that merely disagrees with the rules."""
     from conformance.smoke import smoke
 
-    result = smoke(parse_adapter(args.adapter), timeout=args.timeout, profile=_profile_name(args))
+    profile = _profile_name(args)
+    result = smoke(parse_adapter(args.adapter), timeout=args.timeout, profile=profile)
+    print(f"profile {profile}")
     for check in result.checks:
         detail = f": {check.detail}" if check.detail else ""
         print(f"{'ok  ' if check.ok else 'FAIL'} {check.name}{detail}")
