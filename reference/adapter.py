@@ -88,6 +88,15 @@ def _cards(codes: Any, where: str) -> list[Card]:
     return cards
 
 
+def _takes(profile: Profile, point: str) -> bool:
+    """True if ``profile`` accepts another option on ``point`` (see Profile.with_rulings)."""
+    try:
+        profile.with_rulings({point: profile.ruling(point)})
+    except (KeyError, ValueError):
+        return False
+    return True
+
+
 class Adapter:
     """Serves protocol requests against the reference engine, one game at a time."""
 
@@ -102,11 +111,21 @@ class Adapter:
         :raises ValueError: for an unknown point or option.
         """
         self.capabilities = tuple(c for c in ALL_CAPABILITIES if c in set(capabilities))
-        # Every profile plays the rulings in force at start-up; no rulings, no copy.
-        self.profiles: dict[str, Profile] = {
-            name: profile.with_rulings(rulings) if rulings else profile
-            for name, profile in PROFILES.items()
-        }
+        # Every profile plays the rulings in force at start-up that are points of its own
+        # (DISPUTE-44 is Chilean only; DISPUTE-25 is set through DISPUTE-48 there); no
+        # rulings, no copy. A point no profile takes is an error.
+        self.profiles: dict[str, Profile] = dict(PROFILES)
+        taken: set[str] = set()
+        for name, profile in PROFILES.items():
+            own = {p: o for p, o in (rulings or {}).items() if _takes(profile, p)}
+            if own:
+                self.profiles[name] = profile.with_rulings(own)
+                taken |= set(own)
+        problems = ruling_problems({p: o for p, o in (rulings or {}).items() if p not in taken})
+        if problems:
+            raise ValueError("; ".join(problems))
+        for point in set(rulings or {}) - taken:
+            raise ValueError(f"no profile can play {point} another way")
         self.state: GameState | None = None
         self.handlers: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
             "hello": self.hello,
@@ -159,6 +178,12 @@ class Adapter:
             "profiles": sorted(PROFILES),
             "capabilities": list(self.capabilities),
             "rulings": dict(self.profiles["argentine"].rulings),
+            # docs/protocol.md §8: each other profile's options, replacing `rulings` for it.
+            "profile_rulings": {
+                name: dict(profile.rulings)
+                for name, profile in self.profiles.items()
+                if name != "argentine"
+            },
         }
 
     def check_meld(self, request: dict[str, Any]) -> dict[str, Any]:

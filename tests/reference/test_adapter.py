@@ -25,7 +25,7 @@ def ask(adapter: Adapter, request: dict[str, Any] | str) -> dict[str, Any]:
 
 def test_hello_declares_the_profile_capabilities_and_rulings() -> None:
     answer = ask(Adapter(), HELLO)
-    assert answer["protocol"] == 1 and answer["profiles"] == ["argentine"]
+    assert answer["protocol"] == 1 and answer["profiles"] == ["argentine", "chilean"]
     assert set(answer["capabilities"]) == {"melds", "turns", "deals", "reasons"}
     assert answer["rulings"]["DISPUTE-19"] == "allowed"
 
