@@ -81,7 +81,8 @@ def changes_to_audit(
 ) -> list[Change]:
     """The profile's rulings, then every other option of every point (or of ``points``)."""
     found: list[Change] = [(None, None)]
-    for point in catalogue.disputes.values():
+    # Only the points the profile rules on (the catalogue gives it an option).
+    for point in catalogue.disputes_for(profile).values():
         if points and point.id not in points:
             continue
         chosen = point.profiles.get(profile)

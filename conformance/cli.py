@@ -6,7 +6,7 @@ Exit codes (documented in ``--help``):
 1  failures, errors, cases not run, or an xpass under --strict (coverage: an uncovered
    rule/dispute)
 2  usage error, or a broken corpus / catalogue / expectations file
-3  the adapter could not start or its handshake failed
+3  the adapter could not start, its handshake failed, or it lacks the --profile run
 129, 130, 143  interrupted by SIGHUP, Ctrl-C (SIGINT) or SIGTERM: adapters reaped,
    the cases graded so far reported (the rest not_run)
 """
@@ -40,7 +40,7 @@ EPILOG = """exit codes:
   0  nothing unexpected
   1  failures, errors, cases not run, or xpass under --strict (coverage: something uncovered)
   2  usage error, or a broken corpus, catalogue or expectations file
-  3  the adapter could not start or its handshake failed
+  3  the adapter could not start, its handshake failed, or it lacks the --profile
   129/130/143  interrupted by SIGHUP / Ctrl-C / SIGTERM: adapters reaped, reports
      written with the cases graded so far (the rest not_run)
 """
@@ -172,11 +172,24 @@ def select(
     return chosen
 
 
+def _profile_name(args: argparse.Namespace) -> str:
+    """The ``--profile`` of a command, refused (exit 2) when the harness has no data for it."""
+    from conformance.profiles import ProfileError, default_profiles
+
+    profile: str = args.profile
+    try:
+        default_profiles()[profile]
+    except ProfileError as exc:
+        raise UsageError(str(exc)) from None
+    return profile
+
+
 # --------------------------------------------------------------------------- commands
 
 
 def cmd_check(args: argparse.Namespace) -> int:
     """Validate scenario files: schema and semantic checks."""
+    profile = _profile_name(args) if args.profile is not None else None
     catalogue = _catalogue(args)
     loaded = _load(args, catalogue)
     for error in loaded.errors:
@@ -194,9 +207,14 @@ def cmd_check(args: argparse.Namespace) -> int:
     if drafts and args.strict:
         print(f"{len(drafts)} scenario(s) not yet reviewed (--strict)", file=sys.stderr)
         return EXIT_USAGE
+    # Every case is checked with the facts of each profile it lists; --profile counts one.
+    per_profile = ""
+    if profile is not None:
+        count = sum(profile in s.profiles for s in loaded.scenarios)
+        per_profile = f"; {count} for profile {profile}"
     print(
         f"{len(loaded.scenarios)} scenarios in {len(loaded.files)} files: OK "
-        f"(corpus {corpus_label(args)})"
+        f"(corpus {corpus_label(args)}{per_profile})"
     )
     return EXIT_OK
 
@@ -216,10 +234,12 @@ def cmd_run(args: argparse.Namespace) -> int:
         RunOptions,
         check_properties,
         count_statuses,
+        profile_unsupported,
         run_scenarios,
     )
 
     argv = parse_adapter(args.adapter)
+    _profile_name(args)
     for name in ("workers", "max_consecutive_errors", "max_response_bytes"):
         if getattr(args, name) < 1:
             raise UsageError(f"--{name.replace('_', '-')} must be at least 1")
@@ -295,7 +315,14 @@ def cmd_run(args: argparse.Namespace) -> int:
             kill_escaped(None)
         progress.finish()
         run = replace(run, corpus_path=corpus_label(args))
-        if args.properties and interrupted is None:
+        why = ""
+        lacking = run.handshake is not None and args.profile not in run.handshake.profiles
+        if lacking:
+            # Every case is unsupported; say it once, plainly, and exit 3 (README).
+            assert run.handshake is not None
+            why = profile_unsupported(args.profile, run.handshake)
+            run = replace(run, warnings=(*run.warnings, f"{why}; no case was graded"))
+        if args.properties and interrupted is None and not lacking:
             try:
                 laws = check_properties(argv, options, seed=args.seed, deals=args.deals)
                 run = replace(run, properties=laws)
@@ -335,6 +362,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         return code
     if not written:
         return EXIT_USAGE
+    if lacking:
+        print(f"error: {why}; no case was graded (exit {EXIT_ADAPTER})", file=sys.stderr)
+        return EXIT_ADAPTER
     counts = run.counts
     # Errors and cases not run fail the run like failures do, unless expected explicitly.
     bad = counts.get("fail", 0) + counts.get("error", 0) + counts.get("not_run", 0)
@@ -425,13 +455,22 @@ def counts_of(run: Any, status: str) -> int:
     return int(run.counts.get(status, 0))
 
 
-def coverage_table(scenarios: Sequence[Scenario], catalogue: Catalogue) -> dict[str, Any]:
-    """Rule ID → scenario count and accepted/rejected split; disputes covered."""
+def coverage_table(
+    scenarios: Sequence[Scenario], catalogue: Catalogue, profile: str | None = None
+) -> dict[str, Any]:
+    """Rule ID → scenario count and accepted/rejected split; disputes covered.
+
+    With ``profile``, only that profile's rules (catalogue ``profiles``) and the scenarios
+    that list the profile are counted; without it, every rule and scenario.
+    """
+    wanted = catalogue.rules if profile is None else catalogue.rules_for(profile)
     rules: dict[str, dict[str, int]] = {
-        rid: {"scenarios": 0, "accepted": 0, "rejected": 0} for rid in catalogue.rules
+        rid: {"scenarios": 0, "accepted": 0, "rejected": 0} for rid in wanted
     }
     disputes: dict[str, list[str]] = defaultdict(list)
     for scenario in scenarios:
+        if profile is not None and profile not in scenario.profiles:
+            continue
         accepted = rejected = 0
         for step in scenario.steps:
             kinds = _outcome_kinds(step.expect)
@@ -486,18 +525,22 @@ def cmd_coverage(args: argparse.Namespace) -> int:
     loaded = _load(args, catalogue)
     for error in loaded.errors:
         print(error, file=sys.stderr)
-    table = coverage_table(loaded.scenarios, catalogue)
-    uncovered_rules = [rid for rid in catalogue.rules if table["rules"][rid]["scenarios"] == 0]
+    profile = _profile_name(args)
+    rules = catalogue.rules_for(profile)
+    points = catalogue.disputes_for(profile)
+    table = coverage_table(loaded.scenarios, catalogue, profile)
+    table["profile"] = profile
+    uncovered_rules = [rid for rid in rules if table["rules"][rid]["scenarios"] == 0]
     uncovered_disputes = [
-        d.id for d in catalogue.disputes.values() if d.observable and d.id not in table["disputes"]
+        d.id for d in points.values() if d.observable and d.id not in table["disputes"]
     ]
-    print(f"corpus {corpus_label(args)}")
+    print(f"corpus {corpus_label(args)}; profile {profile}")
     print(f"{'rule':<16} {'cases':>5} {'accept':>6} {'reject':>6}")
     for rid, row in table["rules"].items():
         mark = "  UNCOVERED" if row["scenarios"] == 0 else ""
         print(f"{rid:<16} {row['scenarios']:>5} {row['accepted']:>6} {row['rejected']:>6}{mark}")
     print()
-    for dispute in catalogue.disputes.values():
+    for dispute in points.values():
         cases = table["disputes"].get(dispute.id, [])
         if cases:
             state = ", ".join(cases)
@@ -506,7 +549,7 @@ def cmd_coverage(args: argparse.Namespace) -> int:
         print(f"{dispute.id}: {state}")
     print()
     print(
-        f"{len(catalogue.rules) - len(uncovered_rules)}/{len(catalogue.rules)} rules covered; "
+        f"{len(rules) - len(uncovered_rules)}/{len(rules)} rules covered; "
         f"{len(uncovered_disputes)} observable dispute(s) uncovered"
     )
     if args.json:
@@ -522,7 +565,7 @@ def cmd_smoke(args: argparse.Namespace) -> int:
     """Tell a broken adapter from an engine that merely disagrees with the rules."""
     from conformance.smoke import smoke
 
-    result = smoke(parse_adapter(args.adapter), timeout=args.timeout)
+    result = smoke(parse_adapter(args.adapter), timeout=args.timeout, profile=_profile_name(args))
     for check in result.checks:
         detail = f": {check.detail}" if check.detail else ""
         print(f"{'ok  ' if check.ok else 'FAIL'} {check.name}{detail}")
@@ -532,6 +575,8 @@ def cmd_smoke(args: argparse.Namespace) -> int:
     print(f"verdict: {result.verdict}")
     if result.verdict == "engine_ok":
         return EXIT_OK
+    if result.verdict == "profile_unsupported":
+        return EXIT_ADAPTER  # as run does: the engine cannot be graded on this profile
     # An adapter that never got through start/handshake gets the documented exit 3.
     passed = {check.name: check.ok for check in result.checks}
     if not (passed.get("started") and passed.get("handshake")):
@@ -545,6 +590,7 @@ def cmd_record(args: argparse.Namespace) -> int:
     from conformance.record import RecordError, record_to_file
 
     argv = parse_adapter(args.adapter)
+    _profile_name(args)
     try:
         record_to_file(
             argv,
@@ -682,16 +728,25 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument(
         "--strict", action="store_true", help="fail on scenarios not yet reviewed (review: draft)"
     )
+    check.add_argument(
+        "--profile",
+        help="also count the cases of this profile (every case is always checked with the "
+        "facts of each profile it lists)",
+    )
     check.set_defaults(func=cmd_check)
 
     cov = sub.add_parser("coverage", help="rule and dispute coverage of the corpus")
     common_corpus(cov)
     cov.add_argument("--json", metavar="FILE")
+    cov.add_argument("--profile", default="argentine", help="count this profile's rules and cases")
     cov.set_defaults(func=cmd_coverage)
 
     smoke = sub.add_parser("smoke", help="check that an adapter speaks the protocol")
     smoke.add_argument("--adapter", metavar="CMD", required=True)
     smoke.add_argument("--timeout", type=float, default=10.0)
+    smoke.add_argument(
+        "--profile", default="argentine", help="probe this profile (the handshake must list it)"
+    )
     smoke.set_defaults(func=cmd_smoke)
 
     aud = sub.add_parser(
