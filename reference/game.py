@@ -354,11 +354,11 @@ def apply(state: GameState, action: Action) -> GameState:
             return _steal(state, player)
         if (
             isinstance(action, DrawDiscard)
-            and profile.rules_on("DISPUTE-53", "any_time")
+            and profile.rules_on("DISPUTE-53", "yes")
             and state.discard
             and 0 <= player < state.players
         ):
-            return _steal(state, player, points=0)  # DISPUTE-53 any_time: no charge
+            return _steal(state, player, points=0)  # DISPUTE-53 yes: no charge
         reason = Reason.BUY_OUT_OF_TURN if isinstance(action, DrawDiscard) else Reason.NOT_YOUR_TURN
         raise _reject(action, reason, f"it is player {state.turn}'s turn")
     # 3. Exactly one draw, first (TURN-2).
@@ -390,8 +390,8 @@ def apply(state: GameState, action: Action) -> GameState:
             raise _reject(action, Reason.DOES_NOT_FIT, "DISPUTE-08 no: a joker is never discarded")
         if action.card == state.taken and profile.ruling("DISPUTE-19") == "forbidden":
             raise _reject(action, Reason.DOES_NOT_FIT, "DISPUTE-19 forbidden: the taken card")
-        if profile.rules_on("DISPUTE-54", "must") and _could_lay_down(state, player):
-            raise _reject(action, Reason.MUST_LAY_DOWN, "DISPUTE-54 must: lay down first")
+        if profile.rules_on("DISPUTE-54", "compulsory") and _could_lay_down(state, player):
+            raise _reject(action, Reason.MUST_LAY_DOWN, "DISPUTE-54 compulsory: lay down first")
         after = _discard(state, player, action.card)
         if profile.ruling("DISPUTE-18") == "c" and after.phase is Phase.DRAW:
             after = _recycle(after)  # DISPUTE-18 c: a turn that starts with the stock empty
@@ -452,7 +452,7 @@ def _recycle(state: GameState) -> GameState:
 
 def _steal(state: GameState, player: int, points: int = 2) -> GameState:
     """DISPUTE-29 steal (TURN-3): a player out of turn takes the top discard for 2 points
-    (DISPUTE-53 any_time: for nothing)."""
+    (DISPUTE-53 yes: for nothing)."""
     totals = tuple(t + points if i == player else t for i, t in enumerate(state.totals))
     return replace(
         state,
@@ -509,7 +509,7 @@ def _end_without_closer(state: GameState) -> GameState:
 
 
 def _could_lay_down(state: GameState, player: int) -> bool:
-    """DISPUTE-54 must: the player has not laid down and holds a legal laying down."""
+    """DISPUTE-54 compulsory: the player has not laid down and holds a legal laying down."""
     if state.opened[player]:
         return False
     hand = state.hands[player]
@@ -597,7 +597,7 @@ def _open(state: GameState, action: Open) -> GameState:
         # CHILE-ROUND8-2, DISPUTE-39: laid down only as the going-out play, taking every
         # card held, or all but one which the player then discards.
         left = len(hand) - len(laid)
-        allowed = {"meld_or_discard": (0, 1), "no_discard": (0,), "discard": (1,)}
+        allowed = {"either": (0, 1), "no_discard": (0,), "discard": (1,)}
         if left not in allowed[profile.ruling("DISPUTE-39")]:
             raise _reject(action, Reason.NOT_GOING_OUT, f"{left} cards would stay in hand")
         closes = left == 0

@@ -301,28 +301,28 @@ OPTIONS: Mapping[str, tuple[str, ...]] = MappingProxyType(
         "VARIANT-05": ("eleven", "twelve"),
         "VARIANT-06": ("any", "one"),
         # The Chilean points (seed 001); only the chilean profile rules on them.
-        "DISPUTE-39": ("meld_or_discard", "no_discard", "discard"),
-        "DISPUTE-40": ("unreachable", "three_card_runs"),
+        "DISPUTE-39": ("either", "no_discard", "discard"),
+        "DISPUTE-40": ("impossible", "three_card_runs"),
         "DISPUTE-41": ("exact", "at_least"),
-        "DISPUTE-42": ("eleven_thirteen", "twelve"),
+        "DISPUTE-42": ("eleven", "twelve"),
         "DISPUTE-43": ("one_sixty", "one_fifty_nine"),
-        "DISPUTE-44": ("any_player", "laid_down"),
-        "DISPUTE-45": ("goes_out", "discard_only"),
+        "DISPUTE-44": ("anyone", "laid_down"),
+        "DISPUTE-45": ("melding", "discard_only"),
         "DISPUTE-46": ("zero", "minus_ten"),
         "DISPUTE-47": ("share", "tiebreak"),
         "DISPUTE-48": ("wild", "natural"),
-        "DISPUTE-49": ("natural", "always_wild"),
-        "DISPUTE-50": ("no_limit", "one_per_meld"),
+        "DISPUTE-49": ("in_place", "always_wild"),
+        "DISPUTE-50": ("unlimited", "one_per_meld"),
         "DISPUTE-51": ("bury", "stays"),
-        "DISPUTE-52": ("four_or_more", "three_card_runs"),
-        "DISPUTE-53": ("own_turn", "any_time"),
-        "DISPUTE-54": ("optional", "must"),
+        "DISPUTE-52": ("four", "three"),
+        "DISPUTE-53": ("no", "yes"),
+        "DISPUTE-54": ("optional", "compulsory"),
         "DISPUTE-55": ("standard", "joker_30", "joker_20", "two_20"),
         "DISPUTE-56": ("fresh_deal", "keep_hands"),
         "DISPUTE-74": ("lot", "first_seat"),
         "DISPUTE-75": ("recycle", "round_ends"),
         "DISPUTE-76": ("forbidden", "allowed"),
-        "DISPUTE-77": ("fourteen", "thirteen"),
+        "DISPUTE-77": ("allowed", "forbidden"),
     }
 )
 
@@ -338,7 +338,7 @@ _RESTATED: Mapping[str, Mapping[str, Mapping[str, str]]] = MappingProxyType(
     {
         "DISPUTE-41": {o: {"DISPUTE-31": o} for o in ("exact", "at_least")},
         "DISPUTE-45": {
-            "goes_out": {"DISPUTE-07": "closes", "DISPUTE-13": "yes"},
+            "melding": {"DISPUTE-07": "closes", "DISPUTE-13": "yes"},
             "discard_only": {"DISPUTE-07": "refused", "DISPUTE-13": "no"},
         },
         "DISPUTE-47": {o: {"DISPUTE-15": o} for o in ("share", "tiebreak")},
@@ -454,7 +454,7 @@ def _derive_chilean(profile: Profile) -> Profile:
     if r("DISPUTE-55") == "two_20" and wild:
         values[1] = 20  # DISPUTE-55 two_20: a wild 2 left in hand costs 20
     wild_ranks = frozenset({Rank.TWO}) if wild else frozenset()
-    three_card_runs = r("DISPUTE-52") == "three_card_runs"  # MELD-RUN-1
+    three_card_runs = r("DISPUTE-52") == "three"  # MELD-RUN-1
     return replace(
         profile,
         rulings=MappingProxyType(rulings),
@@ -463,7 +463,7 @@ def _derive_chilean(profile: Profile) -> Profile:
         wild_ranks=wild_ranks,
         # CHILE-DEAL-7: only a wild upcard is buried (DISPUTE-51 stays: none is).
         bury_ranks=wild_ranks,
-        natural_in_place=r("DISPUTE-49") == "natural",  # CHILE-WILD-3
+        natural_in_place=r("DISPUTE-49") == "in_place",  # CHILE-WILD-3
         # CHILE-DEAL-3, DISPUTE-42: 11 cards and 13 in round 8, or 12 in every round.
         hand_sizes=(12,) * 8 if r("DISPUTE-42") == "twelve" else (11,) * 7 + (13,),
         # CHILE-CARDS-2, DISPUTE-43: 4 jokers with the third pack (160 cards), or 3 (159).
@@ -474,7 +474,7 @@ def _derive_chilean(profile: Profile) -> Profile:
         going_out_run_size=3 if three_card_runs or r("DISPUTE-40") == "three_card_runs" else None,
         # CHILE-WILD-2, DISPUTE-50: no wild limit per meld, or 000's one per laid-down meld.
         initial_joker_limit=1 if r("DISPUTE-50") == "one_per_meld" else None,
-        max_run_length=13 if r("DISPUTE-77") == "thirteen" else 14,  # MELD-RUN-4
+        max_run_length=13 if r("DISPUTE-77") == "forbidden" else 14,  # MELD-RUN-4
         out_score=-10 if r("DISPUTE-46") == "minus_ten" else 0,  # SCORE-1
     )
 

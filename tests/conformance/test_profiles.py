@@ -7,6 +7,7 @@ stay exactly as strict as before (a third copy of a card is still an error there
 from __future__ import annotations
 
 import json
+import sys
 import textwrap
 from collections import Counter
 from pathlib import Path
@@ -301,12 +302,16 @@ def test_an_argentine_only_engine_is_told_it_lacks_the_profile(
 ) -> None:
     corpus, catalogue = _chilean_corpus(tmp_path)
     report, junit = tmp_path / "r.json", tmp_path / "j.xml"
+    # The reference plays chilean; served as argentine only it is an Argentine-only engine.
+    argentine_only = f"{sys.executable} -m reference.adapter --profiles argentine"
     code = main(
         [
             "--catalogue",
             str(catalogue),
             "run",
             str(corpus),
+            "--adapter",
+            argentine_only,
             "--profile",
             "chilean",
             "--json",

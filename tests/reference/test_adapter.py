@@ -51,7 +51,7 @@ def test_a_partial_adapter_refuses_ops_beyond_its_capabilities() -> None:
         ),
         ('{"id": 2, "op": "shuffle"}', "bad_request"),
         ('{"id": 2, "op": "penalty", "profile": "argentine", "cards": ["1S"]}', "bad_request"),
-        ('{"id": 2, "op": "penalty", "profile": "chilean", "cards": []}', "unsupported"),
+        ('{"id": 2, "op": "penalty", "profile": "perla", "cards": []}', "unsupported"),
         (
             '{"id": 2, "op": "act", "action": {"type": "discard", "player": 0, "card": "AS"}}',
             "bad_request",
