@@ -471,3 +471,19 @@ def test_the_adapter_plays_chilean_and_its_rulings() -> None:
     assert "state" in ask(adapter, op="load_state", state=state_to_json(state))  # type: ignore[arg-type]
     answer = ask(adapter, op="act", action=swap)
     assert answer["accepted"] is True and answer["state"]["hands"][0] == ["2C", "QC"]  # type: ignore[index]
+
+
+# --- DISPUTE-27 eight, the Argentine profile's eighth deal -------------------------------------
+
+
+def test_argentine_dispute_27_eight_ends_with_a_going_out_play_of_three_runs() -> None:
+    eight = ARGENTINE.with_rulings({"DISPUTE-27": "eight"})
+    hand = "AS 2S 3S 4S 5S 5H 6H 7H 8H 9H 9D 10D JD QD"
+    melds = (run("AS 2S 3S 4S 5S"), run("5H 6H 7H 8H 9H"), run("9D 10D JD QD"))
+    state = make_state([hand, "3D 4D"], deal_number=8, turn=0, phase="play", profile=eight)
+    after = apply(state, Open(0, melds))
+    assert after.phase is Phase.GAME_OVER and after.closer == 0  # no discard needed
+    short = make_state([hand + " KC", "3D 4D"], deal_number=8, turn=0, phase="play", profile=eight)
+    assert rejected(short, Open(0, melds)) is Reason.NOT_GOING_OUT
+    seven = make_state([hand, "3D 4D"], deal_number=7, turn=0, phase="play", profile=eight)
+    assert rejected(seven, Open(0, melds)) is Reason.RUN_SIZE  # deal 7 keeps exact sizes
