@@ -193,10 +193,11 @@ def check_meld(meld: Meld, *, initial: bool, profile: Profile = ARGENTINE) -> Re
                 return Reason.TRIO_MIXED_RANKS  # DISPUTE-04 invalid: suits must differ
         return None
     size = profile.initial_run_size
+    short = profile.short_runs and n == size - 1  # DISPUTE-52 three: a 3-card run
     if (
-        n < size
+        (n < size and not short)
         or n > profile.max_run_length
-        or (initial and profile.initial_sizes_exact and n != size)
+        or (initial and profile.initial_sizes_exact and n != size and not short)
     ):
         return Reason.RUN_SIZE  # MELD-RUN-1
     if limit is not None and jokers > limit:
