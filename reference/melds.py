@@ -16,6 +16,11 @@ Terminology (the words of the rules text, seed 000):
   moving to the low or high end of the same run.
 - *contract*: the trios and runs a deal requires; *open*: lay the contract down;
   *close*: the discard that empties a hand.
+
+Seed 001 (the Chilean profile) adds: a *wild card* is a joker or a 2 (CHILE-WILD-1), except a
+2 lying in its own place (the 2-position of its suit's run, a trio of 2s), which is natural
+(CHILE-WILD-3); a *wild swap* puts the natural card in a wild card's place in any meld and
+the wild card goes to the taker's hand (CHILE-SWAP-1..3).
 """
 
 from __future__ import annotations
