@@ -28,6 +28,7 @@ from conformance import CORPUS_VERSION, __version__
 from conformance.catalogue import Catalogue, CatalogueError, load_catalogue
 from conformance.corpus import default_catalogue_path, default_corpus_dir
 from conformance.outputs import OutputPathError, check_output_paths, emit, write_all
+from conformance.profiles import DEFAULT_PROFILE
 from conformance.reaper import become_subreaper, kill_escaped, subreaper_unavailable
 from conformance.scenarios import LoadResult, Scenario, load_corpus
 
@@ -155,7 +156,7 @@ def select(
     rules: Sequence[str] = (),
     tags: Sequence[str] = (),
     ids: Sequence[str] = (),
-    profile: str = "argentine",
+    profile: str = DEFAULT_PROFILE,
 ) -> list[Scenario]:
     """Filter scenarios the way ``run`` selects them (every given criterion must hold)."""
     chosen = []
@@ -652,7 +653,7 @@ def build_parser() -> argparse.ArgumentParser:
     """The argument parser (exposed for documentation and tests)."""
     parser = argparse.ArgumentParser(
         prog="carioca-conformance",
-        description="Rules-conformance suite for Carioca engines (Argentine profile).",
+        description="Rules-conformance suite for Carioca engines, one rule profile at a time.",
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -678,7 +679,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--rule", action="append", metavar="ID", help="rule ID or prefix")
     run.add_argument("--tag", action="append", metavar="TAG")
     run.add_argument("--scenario", action="append", metavar="ID")
-    run.add_argument("--profile", default="argentine")
+    run.add_argument("--profile", default=DEFAULT_PROFILE)
     run.add_argument("--skip-broken", action="store_true", help="run despite broken scenarios")
     run.add_argument("--workers", type=int, default=1, metavar="N")
     run.add_argument(
@@ -738,14 +739,16 @@ def build_parser() -> argparse.ArgumentParser:
     cov = sub.add_parser("coverage", help="rule and dispute coverage of the corpus")
     common_corpus(cov)
     cov.add_argument("--json", metavar="FILE")
-    cov.add_argument("--profile", default="argentine", help="count this profile's rules and cases")
+    cov.add_argument(
+        "--profile", default=DEFAULT_PROFILE, help="count this profile's rules and cases"
+    )
     cov.set_defaults(func=cmd_coverage)
 
     smoke = sub.add_parser("smoke", help="check that an adapter speaks the protocol")
     smoke.add_argument("--adapter", metavar="CMD", required=True)
     smoke.add_argument("--timeout", type=float, default=10.0)
     smoke.add_argument(
-        "--profile", default="argentine", help="probe this profile (the handshake must list it)"
+        "--profile", default=DEFAULT_PROFILE, help="probe this profile (the handshake must list it)"
     )
     smoke.set_defaults(func=cmd_smoke)
 
@@ -766,7 +769,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="adapter command that accepts --ruling POINT=OPTION (default: the reference)",
     )
     aud.add_argument("--point", action="append", metavar="ID", help="audit only these points")
-    aud.add_argument("--profile", default="argentine")
+    aud.add_argument("--profile", default=DEFAULT_PROFILE)
     aud.add_argument(
         "--workers", type=int, default=0, metavar="N", help="processes (default: one per CPU)"
     )
@@ -780,7 +783,7 @@ def build_parser() -> argparse.ArgumentParser:
     rec.add_argument("--id", default="cc-0000", help="scenario id to give the draft")
     rec.add_argument("--title", default="Recorded draft: describe the case")
     rec.add_argument("--rule", action="append", metavar="ID")
-    rec.add_argument("--profile", default="argentine")
+    rec.add_argument("--profile", default=DEFAULT_PROFILE)
     rec.add_argument("--timeout", type=float, default=10.0)
     rec.set_defaults(func=cmd_record)
     return parser

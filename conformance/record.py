@@ -13,7 +13,7 @@ from typing import Any
 import yaml
 
 from conformance.engine import EngineSession
-from conformance.profiles import default_profiles
+from conformance.profiles import DEFAULT_PROFILE, default_profiles
 from conformance.report import atomic_write_text
 from conformance.scenarios import Scenario, _DocChecker
 
@@ -119,7 +119,7 @@ def record(
     scenario_id: str = "cc-0000",
     title: str = "Recorded draft: describe the case",
     rules: Sequence[str] = (),
-    profile: str = "argentine",
+    profile: str = DEFAULT_PROFILE,
     timeout: float = 10.0,
 ) -> dict[str, Any]:
     """Run the actions through the engine and return the draft scenario document.
@@ -193,7 +193,7 @@ def record_to_file(
     scenario_id: str = "cc-0000",
     title: str = "Recorded draft: describe the case",
     rules: Sequence[str] = (),
-    profile: str = "argentine",
+    profile: str = DEFAULT_PROFILE,
     timeout: float = 10.0,
 ) -> dict[str, Any]:
     """Record from files and write the draft YAML atomically; return the document."""
