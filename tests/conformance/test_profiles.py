@@ -7,6 +7,7 @@ stay exactly as strict as before (a third copy of a card is still an error there
 from __future__ import annotations
 
 import json
+import sys
 import textwrap
 from collections import Counter
 from pathlib import Path
@@ -301,12 +302,16 @@ def test_an_argentine_only_engine_is_told_it_lacks_the_profile(
 ) -> None:
     corpus, catalogue = _chilean_corpus(tmp_path)
     report, junit = tmp_path / "r.json", tmp_path / "j.xml"
+    # The reference plays chilean; served as argentine only it is an Argentine-only engine.
+    argentine_only = f"{sys.executable} -m reference.adapter --profiles argentine"
     code = main(
         [
             "--catalogue",
             str(catalogue),
             "run",
             str(corpus),
+            "--adapter",
+            argentine_only,
             "--profile",
             "chilean",
             "--json",
@@ -339,7 +344,14 @@ def test_check_refuses_a_rule_that_does_not_hold_in_a_listed_profile(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     corpus, _ = _chilean_corpus(tmp_path)
-    cat = str(ROOT / "conformance" / "data" / "catalogue.json")
+    # A catalogue where MELD-RUN-3 holds in argentine only (a rule without profiles).
+    data = json.loads((ROOT / "conformance" / "data" / "catalogue.json").read_text("utf-8"))
+    for rule in data["rules"]:
+        if rule["id"] == "MELD-RUN-3":
+            rule.pop("profiles", None)
+    argentine_run3 = tmp_path / "argentine-run3.json"
+    argentine_run3.write_text(json.dumps(data), encoding="utf-8")
+    cat = str(argentine_run3)
     assert main(["--catalogue", cat, "check", str(corpus)]) == 2
     assert "rule MELD-RUN-3 does not hold in profile(s) chilean" in capsys.readouterr().err
 
