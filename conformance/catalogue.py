@@ -11,6 +11,10 @@ from typing import Any
 
 DEFAULT_CATALOGUE = Path(__file__).resolve().parent / "data" / "catalogue.json"
 
+#: The profiles a rule entry applies to when it names none: the catalogue was Argentine-only
+#: before rules carried a ``profiles`` field (docs/scenario-format.md, "Profiles").
+DEFAULT_RULE_PROFILES: tuple[str, ...] = ("argentine",)
+
 _DISPUTE_RE = re.compile(r"^(DISPUTE|VARIANT)-0*([0-9]+)$")
 
 
@@ -47,6 +51,8 @@ class Rule:
     section: str
     summary: str
     source: str
+    profiles: tuple[str, ...] = DEFAULT_RULE_PROFILES
+    """The profiles this rule holds in (catalogue field ``profiles``, default argentine)."""
 
 
 @dataclass(frozen=True)
@@ -85,6 +91,24 @@ class Catalogue:
     """Every point an engine rules on: the disputes, then the house variants."""
     reasons: Mapping[str, Reason]
     _section_order: Mapping[str, int] = field(default_factory=dict, repr=False)
+
+    @property
+    def profiles(self) -> tuple[str, ...]:
+        """Every profile some rule or disputed point of the catalogue names, sorted."""
+        names: set[str] = set()
+        for rule in self.rules.values():
+            names.update(rule.profiles)
+        for dispute in self.disputes.values():
+            names.update(dispute.profiles)
+        return tuple(sorted(names))
+
+    def rules_for(self, profile: str) -> Mapping[str, Rule]:
+        """The rules that hold in ``profile``, in catalogue order."""
+        return {rid: rule for rid, rule in self.rules.items() if profile in rule.profiles}
+
+    def disputes_for(self, profile: str) -> Mapping[str, Dispute]:
+        """The disputed points and variants ``profile`` rules on (it names an option)."""
+        return {did: d for did, d in self.disputes.items() if profile in d.profiles}
 
     def ruling_problems(self, rulings: Mapping[str, str]) -> tuple[str, ...]:
         """What is wrong with an engine's declared rulings: unknown points or options.
@@ -135,10 +159,7 @@ def _parse(data: Any) -> Catalogue:
         raise CatalogueError("catalogue must be a JSON object")
     try:
         sections = tuple(Section(s["prefix"], s["title"]) for s in data.get("sections", []))
-        rules = {
-            r["id"]: Rule(r["id"], r["section"], r.get("summary", ""), r.get("source", ""))
-            for r in data.get("rules", [])
-        }
+        rules = {r["id"]: _rule(r) for r in data.get("rules", [])}
         disputes: dict[str, Dispute] = {}
         for kind, key in (("dispute", "disputes"), ("variant", "variants")):
             for d in data.get(key, []):
@@ -166,6 +187,27 @@ def _parse(data: Any) -> Catalogue:
         disputes=disputes,
         reasons=reasons,
         _section_order={s.prefix: i for i, s in enumerate(sections)},
+    )
+
+
+def _rule(entry: Any) -> Rule:
+    """One ``rules`` entry; ``profiles`` is optional (default: argentine only)."""
+    profiles = entry.get("profiles", list(DEFAULT_RULE_PROFILES))
+    if (
+        not isinstance(profiles, list)
+        or not profiles
+        or not all(isinstance(p, str) and p for p in profiles)
+    ):
+        raise CatalogueError(
+            f"malformed catalogue: rule {entry['id']}: profiles must be a non-empty list of "
+            f"profile names, not {profiles!r}"
+        )
+    return Rule(
+        entry["id"],
+        entry["section"],
+        entry.get("summary", ""),
+        entry.get("source", ""),
+        tuple(profiles),
     )
 
 

@@ -172,6 +172,18 @@ def select(
     return chosen
 
 
+def _profile_name(args: argparse.Namespace) -> str:
+    """The ``--profile`` of a command, refused (exit 2) when the harness has no data for it."""
+    from conformance.profiles import ProfileError, default_profiles
+
+    profile: str = args.profile
+    try:
+        default_profiles()[profile]
+    except ProfileError as exc:
+        raise UsageError(str(exc)) from None
+    return profile
+
+
 # --------------------------------------------------------------------------- commands
 
 
@@ -216,10 +228,12 @@ def cmd_run(args: argparse.Namespace) -> int:
         RunOptions,
         check_properties,
         count_statuses,
+        profile_unsupported,
         run_scenarios,
     )
 
     argv = parse_adapter(args.adapter)
+    _profile_name(args)
     for name in ("workers", "max_consecutive_errors", "max_response_bytes"):
         if getattr(args, name) < 1:
             raise UsageError(f"--{name.replace('_', '-')} must be at least 1")
@@ -295,7 +309,14 @@ def cmd_run(args: argparse.Namespace) -> int:
             kill_escaped(None)
         progress.finish()
         run = replace(run, corpus_path=corpus_label(args))
-        if args.properties and interrupted is None:
+        why = ""
+        lacking = run.handshake is not None and args.profile not in run.handshake.profiles
+        if lacking:
+            # Every case is unsupported; say it once, plainly, and exit 3 (README).
+            assert run.handshake is not None
+            why = profile_unsupported(args.profile, run.handshake)
+            run = replace(run, warnings=(*run.warnings, f"{why}; no case was graded"))
+        if args.properties and interrupted is None and not lacking:
             try:
                 laws = check_properties(argv, options, seed=args.seed, deals=args.deals)
                 run = replace(run, properties=laws)
@@ -335,6 +356,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         return code
     if not written:
         return EXIT_USAGE
+    if lacking:
+        print(f"error: {why}; no case was graded (exit {EXIT_ADAPTER})", file=sys.stderr)
+        return EXIT_ADAPTER
     counts = run.counts
     # Errors and cases not run fail the run like failures do, unless expected explicitly.
     bad = counts.get("fail", 0) + counts.get("error", 0) + counts.get("not_run", 0)
@@ -425,13 +449,22 @@ def counts_of(run: Any, status: str) -> int:
     return int(run.counts.get(status, 0))
 
 
-def coverage_table(scenarios: Sequence[Scenario], catalogue: Catalogue) -> dict[str, Any]:
-    """Rule ID → scenario count and accepted/rejected split; disputes covered."""
+def coverage_table(
+    scenarios: Sequence[Scenario], catalogue: Catalogue, profile: str | None = None
+) -> dict[str, Any]:
+    """Rule ID → scenario count and accepted/rejected split; disputes covered.
+
+    With ``profile``, only that profile's rules (catalogue ``profiles``) and the scenarios
+    that list the profile are counted; without it, every rule and scenario.
+    """
+    wanted = catalogue.rules if profile is None else catalogue.rules_for(profile)
     rules: dict[str, dict[str, int]] = {
-        rid: {"scenarios": 0, "accepted": 0, "rejected": 0} for rid in catalogue.rules
+        rid: {"scenarios": 0, "accepted": 0, "rejected": 0} for rid in wanted
     }
     disputes: dict[str, list[str]] = defaultdict(list)
     for scenario in scenarios:
+        if profile is not None and profile not in scenario.profiles:
+            continue
         accepted = rejected = 0
         for step in scenario.steps:
             kinds = _outcome_kinds(step.expect)
@@ -486,18 +519,22 @@ def cmd_coverage(args: argparse.Namespace) -> int:
     loaded = _load(args, catalogue)
     for error in loaded.errors:
         print(error, file=sys.stderr)
-    table = coverage_table(loaded.scenarios, catalogue)
-    uncovered_rules = [rid for rid in catalogue.rules if table["rules"][rid]["scenarios"] == 0]
+    profile = _profile_name(args)
+    rules = catalogue.rules_for(profile)
+    points = catalogue.disputes_for(profile)
+    table = coverage_table(loaded.scenarios, catalogue, profile)
+    table["profile"] = profile
+    uncovered_rules = [rid for rid in rules if table["rules"][rid]["scenarios"] == 0]
     uncovered_disputes = [
-        d.id for d in catalogue.disputes.values() if d.observable and d.id not in table["disputes"]
+        d.id for d in points.values() if d.observable and d.id not in table["disputes"]
     ]
-    print(f"corpus {corpus_label(args)}")
+    print(f"corpus {corpus_label(args)}; profile {profile}")
     print(f"{'rule':<16} {'cases':>5} {'accept':>6} {'reject':>6}")
     for rid, row in table["rules"].items():
         mark = "  UNCOVERED" if row["scenarios"] == 0 else ""
         print(f"{rid:<16} {row['scenarios']:>5} {row['accepted']:>6} {row['rejected']:>6}{mark}")
     print()
-    for dispute in catalogue.disputes.values():
+    for dispute in points.values():
         cases = table["disputes"].get(dispute.id, [])
         if cases:
             state = ", ".join(cases)
@@ -506,7 +543,7 @@ def cmd_coverage(args: argparse.Namespace) -> int:
         print(f"{dispute.id}: {state}")
     print()
     print(
-        f"{len(catalogue.rules) - len(uncovered_rules)}/{len(catalogue.rules)} rules covered; "
+        f"{len(rules) - len(uncovered_rules)}/{len(rules)} rules covered; "
         f"{len(uncovered_disputes)} observable dispute(s) uncovered"
     )
     if args.json:
@@ -687,6 +724,7 @@ def build_parser() -> argparse.ArgumentParser:
     cov = sub.add_parser("coverage", help="rule and dispute coverage of the corpus")
     common_corpus(cov)
     cov.add_argument("--json", metavar="FILE")
+    cov.add_argument("--profile", default="argentine", help="count this profile's rules and cases")
     cov.set_defaults(func=cmd_coverage)
 
     smoke = sub.add_parser("smoke", help="check that an adapter speaks the protocol")

@@ -209,6 +209,9 @@ def junit_xml(run: RunResult, catalogue: Catalogue | None = None, *, strict: boo
             "time": f"{run.duration:.3f}",
         },
     )
+    # Which profile was tested, where JUnit readers keep run facts (before the testcases).
+    properties = ET.SubElement(suite, "properties")
+    ET.SubElement(properties, "property", {"name": "profile", "value": run.profile})
     if run.run_error is not None:
         # The adapter never started: one errored pseudo-case says why; the rest are skipped.
         suite.set("errors", str(int(suite.get("errors", "0")) + 1))
@@ -364,11 +367,13 @@ def ruling_lines(run: RunResult, catalogue: Catalogue | None) -> list[str]:
     """Every disputed point and house variant: the engine's declared option beside the
     profile's. A point the engine's handshake does not name is "not declared": the engine
     said nothing, which is not the same as choosing the profile's option."""
-    if catalogue is None or run.handshake is None or not catalogue.disputes:
+    # Only the points the run's profile rules on (the catalogue gives it an option).
+    points = catalogue.disputes_for(run.profile) if catalogue is not None else {}
+    if run.handshake is None or not points or run.profile not in run.handshake.profiles:
         return []
     declared = run.handshake.rulings
     lines = ["", f"Rulings (engine declared / profile {run.profile}; * where they differ):"]
-    for point in catalogue.disputes.values():
+    for point in points.values():
         engine = declared.get(point.id)
         profile = point.profiles.get(run.profile, "?")
         mark = "*" if engine is not None and engine != profile else " "

@@ -39,6 +39,7 @@ from conformance.errors import (
     HarnessError,
     InvalidRequest,
 )
+from conformance.profiles import ProfileError, default_profiles
 from conformance.properties import PropertyResult, run_properties
 from conformance.scenarios import Scenario, Step, corpus_digest, resolve_option
 from conformance.textsafe import cap_total
@@ -143,6 +144,15 @@ def section_of(scenario: Scenario, catalogue: Catalogue | None) -> str:
         return catalogue.section_of(first)
     # Without a catalogue, the rule id minus its number is the section prefix.
     return first.rsplit("-", 1)[0]
+
+
+def profile_unsupported(profile: str, handshake: Handshake) -> str:
+    """What to tell an engine author whose handshake does not list the profile run."""
+    listed = ", ".join(handshake.profiles) or "none"
+    return (
+        f"the engine does not support profile {profile!r}: its handshake lists profiles "
+        f"{listed} (docs/protocol.md §2)"
+    )
 
 
 def declared_ruling(
@@ -290,7 +300,7 @@ class CaseRunner:
             raise _Unsupported(f"engine lacks capability {', '.join(sorted(missing))}")
         profile = self.options.profile
         if profile not in handshake.profiles:
-            raise _Unsupported(f"engine does not implement profile {profile!r}")
+            raise _Unsupported(profile_unsupported(profile, handshake))
         reasons = "reasons" in handshake.capabilities
         for dispute_id, assumed in sorted(scenario.assumes.items()):
             ruling = declared_ruling(handshake, dispute_id, self.catalogue)
@@ -383,7 +393,8 @@ class CaseRunner:
             )
 
     def _setup(self, scenario: Scenario, profile: str) -> dict[str, Any]:
-        setup = scenario.setup
+        # Expanded with this profile's pack (a chilean state holds 106 or 160 cards).
+        setup = scenario.setup_for(profile)
         assert setup is not None
         # Who deals, as the setup says; kept for engines that do not model the dealer.
         given = setup.state or setup.deal
@@ -427,9 +438,15 @@ class CaseRunner:
                 # The engine's dealer is a placeholder: compose from the one the harness
                 # tracked by the rules since the setup.
                 context_state = {**before, "dealer": self._dealer}
-            players, dealer, deal_number = self._deal_context(scenario, step, context_state, check)
+            players, dealer, deal_number = self._deal_context(
+                scenario, step, context_state, check, self.options.profile
+            )
             self._dealer = dealer
-            deck = step.deck.compose(players, dealer, deal_number)
+            try:
+                pack = default_profiles()[self.options.profile].pack(players)
+            except ProfileError as exc:
+                raise _Unsupported(f"{where}: {exc}") from None
+            deck = step.deck.compose(players, dealer, deal_number, pack)
             answer = self._request(step.kind, deck=deck)
         after: dict[str, Any] = answer["state"]
         options = self._state_options()
@@ -444,7 +461,11 @@ class CaseRunner:
 
     @staticmethod
     def _deal_context(
-        scenario: Scenario, step: Step, before: Mapping[str, Any], check: Any
+        scenario: Scenario,
+        step: Step,
+        before: Mapping[str, Any],
+        check: Any,
+        profile: str = "argentine",
     ) -> tuple[int, int, int]:
         """Players, dealer and deal number under which a next_deal/redeal deck is composed.
 
@@ -458,7 +479,9 @@ class CaseRunner:
         deal_number = int(before.get("deal_number", 1))
         if step.kind == "next_deal" and before.get("phase") == "deal_over":
             dealer = (dealer + 1) % players
-            deal_number = min(deal_number + 1, 7)
+            facts = default_profiles().get(profile)
+            last = facts.deal_count if facts is not None else deal_number + 1
+            deal_number = min(deal_number + 1, last)
         if isinstance(check, Mapping):
             dealer = check.get("dealer", dealer)
             deal_number = check.get("deal_number", deal_number)

@@ -23,6 +23,14 @@ import yaml
 from conformance.cards import CANONICAL_ORDER, JOKER, RANKS
 from conformance.catalogue import Catalogue
 from conformance.corpus import scenario_files
+from conformance.profiles import (
+    DEFAULT_PROFILE,
+    Pack,
+    ProfileData,
+    ProfileError,
+    Profiles,
+    default_profiles,
+)
 from conformance.reachability import unreachable_problems
 from conformance.validation import SchemaValidator, best_match_of
 from conformance.yamlsafe import (
@@ -36,15 +44,24 @@ from conformance.yamlsafe import (
 SCHEMA_PATH = Path(__file__).resolve().parent / "schemas" / "scenario.schema.json"
 
 
+#: Size of the default (argentine) pack; other profiles' packs are in profiles.json.
 PACK_SIZE = len(CANONICAL_ORDER)
 
 Level = Literal["melds", "turns", "deals"]
 StepKind = Literal["action", "next_deal", "redeal"]
 
 
-def hand_size(deal_number: int) -> int:
-    """Cards dealt to each player in a deal: 11, or 12 in deal 7 (rule DEAL-3)."""
-    return 12 if deal_number == 7 else 11
+def hand_size(deal_number: int, profile: ProfileData | None = None) -> int:
+    """Cards dealt to each player in a deal of ``profile`` (default argentine: 11, or 12
+    in deal 7, DEAL-3).
+
+    :raises ProfileError: for a deal number the profile does not have.
+    """
+    return (profile or _default_profile()).hand_size(deal_number)
+
+
+def _default_profile() -> ProfileData:
+    return default_profiles()[DEFAULT_PROFILE]
 
 
 def card_rank(card: str) -> str | None:
@@ -108,18 +125,21 @@ class DeckSpec:
             deal_number=data.get("deal_number"),
         )
 
-    def compose(self, players: int, dealer: int, deal_number: int) -> list[str]:
-        """Return the 108-card deck (top first) this spec stands for.
+    def compose(
+        self, players: int, dealer: int, deal_number: int, pack: Pack | None = None
+    ) -> list[str]:
+        """Return the whole deck (top first) this spec stands for, filled from ``pack``
+        (default: the argentine 108-card pack).
 
         With hands + upcard the deck is the inverse of the dealing rule of
         docs/protocol.md §7: card ``r*players + k`` goes to player ``dealer+1+k``.
 
-        :raises ValueError: when the cards cannot make a 108-card pack.
+        :raises ValueError: when the cards cannot make the pack.
         """
         if self.deck is not None:
             return list(self.deck)
         if self.deck_top is not None:
-            return fill_after(list(self.deck_top), [])
+            return fill_after(list(self.deck_top), [], pack)
         assert self.hands is not None and self.upcard is not None
         if len(self.hands) != players:
             raise ValueError(f"{len(self.hands)} hands given for {players} players")
@@ -134,14 +154,14 @@ class DeckSpec:
                 top.append(self.hands[(dealer + k) % players][round_no])
         top.append(self.upcard)
         top.extend(self.stock_top)
-        return fill_after(top, [])
+        return fill_after(top, [], pack)
 
 
 @dataclass(frozen=True)
 class Setup:
     """Where a turns/deals scenario starts.
 
-    Exactly one of ``state`` (a complete protocol state, filled to 108 cards),
+    Exactly one of ``state`` (a complete protocol state, filled to the profile's pack),
     ``deal`` (the fields of a ``start_deal`` request, deck composed) or ``new_game``
     is set.
     """
@@ -209,10 +229,17 @@ class Scenario:
     steps: tuple[Step, ...] = ()
     final: Any = None
     raw: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
+    setups: Mapping[str, Setup] = field(default_factory=dict, repr=False, compare=False)
+    """The setup expanded for each listed profile (its pack fills the stock and deck);
+    ``setup`` is the first profile's."""
 
     def where(self) -> str:
         """``file:line`` of the scenario, for messages."""
         return f"{self.path}:{self.line}"
+
+    def setup_for(self, profile: str) -> Setup | None:
+        """The setup as played under ``profile`` (``setup`` when none was expanded for it)."""
+        return self.setups.get(profile, self.setup)
 
 
 @dataclass(frozen=True)
@@ -227,14 +254,16 @@ class LoadResult:
 # --------------------------------------------------------------------------- cards
 
 
-def fill_after(top: list[str], placed_elsewhere: Iterable[str]) -> list[str]:
+def fill_after(
+    top: list[str], placed_elsewhere: Iterable[str], pack: Pack | None = None
+) -> list[str]:
     """Return ``top`` followed by every pack card not in ``top`` or ``placed_elsewhere``.
 
     The remainder comes in canonical order; for each placed card its earliest remaining
     occurrence in that order is skipped. Cards beyond the pack (a third copy) are simply
-    not found; the conservation check reports them.
+    not found; the conservation check reports them. ``pack`` defaults to the argentine one.
     """
-    remaining = list(CANONICAL_ORDER)
+    remaining = list(pack.canonical_order() if pack is not None else CANONICAL_ORDER)
     for card in [*top, *placed_elsewhere]:
         # A card beyond the pack is simply not found; conservation checks report it.
         with contextlib.suppress(ValueError):
@@ -242,21 +271,34 @@ def fill_after(top: list[str], placed_elsewhere: Iterable[str]) -> list[str]:
     return [*top, *remaining]
 
 
-def conservation_problems(cards: Sequence[str], *, exact: bool) -> list[str]:
-    """Describe how ``cards`` break the 108-card pack (third copy, fifth joker, size)."""
+def conservation_problems(
+    cards: Sequence[str], *, exact: bool, pack: Pack | None = None, profile: str = ""
+) -> list[str]:
+    """Describe how ``cards`` break ``pack`` (default: the argentine 108 cards): a copy or
+    joker more than the pack has, or the wrong size. ``profile`` names it in messages."""
+    copies, jokers, size = (pack.copies, pack.jokers, pack.size) if pack else (2, 4, PACK_SIZE)
+    whose = f"the {profile} pack" if profile else "the pack"
     problems: list[str] = []
     counts = Counter(cards)
     for card in sorted(counts, key=_canonical_index):
         n = counts[card]
-        if card == JOKER and n > 4:
-            problems.append(f"{n} jokers: the pack has only 4 (a fifth joker)")
-        elif card != JOKER and n > 2:
-            problems.append(f"{n} copies of {card}: the pack has only 2 (a third copy)")
-    if len(cards) > PACK_SIZE:
-        problems.append(f"{len(cards)} cards: the pack has only {PACK_SIZE}")
-    elif exact and len(cards) != PACK_SIZE:
-        problems.append(f"{len(cards)} cards in all: a state must hold exactly {PACK_SIZE}")
+        if card == JOKER and n > jokers:
+            problems.append(
+                f"{n} jokers: {whose} has only {jokers} (a {_ordinal(jokers + 1)} joker)"
+            )
+        elif card != JOKER and n > copies:
+            problems.append(
+                f"{n} copies of {card}: {whose} has only {copies} (a {_ordinal(copies + 1)} copy)"
+            )
+    if len(cards) > size:
+        problems.append(f"{len(cards)} cards: {whose} has only {size}")
+    elif exact and len(cards) != size:
+        problems.append(f"{len(cards)} cards in all: a state must hold exactly {size}")
     return problems
+
+
+def _ordinal(n: int) -> str:
+    return {1: "first", 2: "second", 3: "third", 4: "fourth", 5: "fifth"}.get(n, f"{n}th")
 
 
 def _canonical_index(card: str) -> int:
@@ -270,22 +312,27 @@ def _rank_value(rank: str) -> int:
     return RANKS.index(rank) + 1
 
 
-def table_meld_problem(kind: str, cards: Sequence[str]) -> str | None:
+def table_meld_problem(
+    kind: str, cards: Sequence[str], wild_ranks: frozenset[str] = frozenset()
+) -> str | None:
     """Say why ``cards`` cannot stand on the table as a ``kind`` meld, or ``None``.
 
     This is the harness's own small check (the harness never imports an engine):
     a table trio is 3+ cards with at least one natural card, naturals all of one
     rank; a table run is 4–14 cards of one suit whose positions form one unbroken
     sequence within A..A, each joker standing for its position. Joker counts are not
-    limited because melds may have grown after opening.
+    limited because melds may have grown after opening. A card of one of the profile's
+    ``wild_ranks`` (a 2 in chilean) may stand anywhere, like a joker, or in its own place;
+    a trio of only wild-rank cards and jokers is a trio of that rank.
     """
     naturals = [c for c in cards if c != JOKER]
+    fixed = [c for c in naturals if card_rank(c) not in wild_ranks]
     if kind == "trio":
         if len(cards) < 3:
             return f"a trio needs at least 3 cards, this one has {len(cards)}"
         if not naturals:
             return "a trio needs at least one natural card"
-        ranks = {card_rank(c) for c in naturals}
+        ranks = {card_rank(c) for c in (fixed or naturals)}
         if len(ranks) > 1:
             return f"a trio mixes ranks {', '.join(sorted(str(r) for r in ranks))}"
         return None
@@ -293,21 +340,20 @@ def table_meld_problem(kind: str, cards: Sequence[str]) -> str | None:
         return f"a run holds 4 to 14 cards, this one has {len(cards)}"
     if not naturals:
         return "a run needs at least one natural card"
-    suits = {card_suit(c) for c in naturals}
+    suits = {card_suit(c) for c in (fixed or naturals)}
     if len(suits) > 1:
         return f"a run mixes suits {', '.join(sorted(str(s) for s in suits))}"
     for start in range(1, 16 - len(cards)):
-        if all(_fits(card, start + offset) for offset, card in enumerate(cards)):
+        if all(_fits(card, start + offset, wild_ranks) for offset, card in enumerate(cards)):
             return None
     return "the cards are not one unbroken sequence from low to high within A..A"
 
 
-def _fits(card: str, position: int) -> bool:
-    # Position 1 is a low ace, 14 a high ace; a joker fits anywhere in range.
-    if card == JOKER:
-        return True
+def _fits(card: str, position: int, wild_ranks: frozenset[str] = frozenset()) -> bool:
+    # Position 1 is a low ace, 14 a high ace; a joker (or a wild rank) fits anywhere.
     rank = card_rank(card)
-    assert rank is not None
+    if rank is None or rank in wild_ranks:
+        return True
     if rank == "A":
         return position in (1, 14)
     return _rank_value(rank) == position
@@ -469,7 +515,15 @@ def _read_documents(path: Path, label: str) -> Iterator[tuple[yaml.Node, Any] | 
 class _DocChecker:
     """Validates and expands one YAML document into a Scenario, collecting errors."""
 
-    def __init__(self, node: yaml.Node, data: Any, label: str, catalogue: Catalogue | None):
+    def __init__(
+        self,
+        node: yaml.Node,
+        data: Any,
+        label: str,
+        catalogue: Catalogue | None,
+        profiles: Profiles | None = None,
+    ):
+        self.profiles = profiles if profiles is not None else default_profiles()
         self.node = node
         self.data = data
         self.label = label
@@ -481,9 +535,12 @@ class _DocChecker:
 
     def error(self, message: str, path: Sequence[Any] = ()) -> None:
         line, column = _mark(self.node, path)
-        self.errors.append(
-            ScenarioError(message, file=self.label, line=line, column=column, scenario_id=self.sid)
+        error = ScenarioError(
+            message, file=self.label, line=line, column=column, scenario_id=self.sid
         )
+        # A setup checked once per listed profile may show one problem twice: say it once.
+        if str(error) not in {str(e) for e in self.errors}:
+            self.errors.append(error)
 
     # -- schema ---------------------------------------------------------------
 
@@ -586,8 +643,19 @@ class _DocChecker:
                     )
                     break
 
-    def check_state(self, state: Mapping[str, Any], base: list[Any], stock_given: bool) -> None:
+    def check_state(
+        self,
+        state: Mapping[str, Any],
+        base: list[Any],
+        stock_given: bool,
+        profile: ProfileData | None = None,
+    ) -> None:
+        profile = profile or _default_profile()
         players = state["players"]
+        if not self.check_players(players, profile, [*base, "players"]):
+            return
+        if not self.check_deal_number(state["deal_number"], profile, [*base, "deal_number"]):
+            return
         if len(state["hands"]) != players:
             self.error(f"{len(state['hands'])} hands for {players} players", [*base, "hands"])
         for key in ("opened", "totals", "deal_scores"):
@@ -601,6 +669,14 @@ class _DocChecker:
         for i, winner in enumerate(state.get("winners") or []):
             if not 0 <= winner < players:
                 self.error(f"winner {winner} is out of range", [*base, "winners", i])
+        for i, score in enumerate(state.get("deal_scores") or []):
+            low, high = profile.deal_score_min, profile.deal_score_max
+            if score < low or (high is not None and score > high):
+                self.error(
+                    f"deal score {score} is outside the {profile.name} range "
+                    f"{low}..{'' if high is None else high} (profiles.json deal_score)",
+                    [*base, "deal_scores", i],
+                )
         opened = state.get("opened")
         for i, meld in enumerate(state.get("table", [])):
             path = [*base, "table", i]
@@ -608,23 +684,45 @@ class _DocChecker:
                 self.error(f"owner {meld['owner']} is out of range for {players} players", path)
             elif isinstance(opened, list) and len(opened) == players and not opened[meld["owner"]]:
                 self.error(f"table meld owned by player {meld['owner']}, who has not opened", path)
-            problem = table_meld_problem(meld["kind"], meld["cards"])
+            problem = table_meld_problem(meld["kind"], meld["cards"], profile.wild_ranks)
             if problem is not None:
                 self.error(f"table meld {i} is not a valid {meld['kind']}: {problem}", path)
         cards = list(_state_cards(state))
-        for problem in conservation_problems(cards, exact=stock_given):
+        pack = profile.pack(players)
+        for problem in conservation_problems(
+            cards, exact=stock_given, pack=pack, profile=profile.name
+        ):
             self.error(f"state: {problem}", base)
         # A state play cannot reach tests a position no game produces: refuse it unless the
         # scenario says why it is built that way (docs/scenario-format.md, `built`).
         if not (isinstance(self.data, Mapping) and self.data.get("built")):
-            for problem in unreachable_problems(state):
+            for problem in unreachable_problems(state, profile):
                 self.error(
                     f"play cannot reach this state: {problem}; if it is built on "
                     "purpose, say why in `built:`",
                     base,
                 )
 
-    def expand_state(self, raw: Mapping[str, Any], profile: str) -> dict[str, Any]:
+    def check_players(self, players: int, profile: ProfileData, path: list[Any]) -> bool:
+        """Whether ``profile`` plays ``players`` players (an error names what it plays)."""
+        if players in profile.players:
+            return True
+        counts = ", ".join(map(str, profile.players))
+        self.error(f"profile {profile.name} plays {counts} players, not {players}", path)
+        return False
+
+    def check_deal_number(self, number: int, profile: ProfileData, path: list[Any]) -> bool:
+        """Whether ``profile`` has deal ``number`` (an error names its deals)."""
+        if 1 <= number <= profile.deal_count:
+            return True
+        self.error(
+            f"profile {profile.name} has deals 1 to {profile.deal_count}, not deal {number}", path
+        )
+        return False
+
+    def expand_state(
+        self, raw: Mapping[str, Any], profile: str, pack: Pack | None = None
+    ) -> dict[str, Any]:
         players = raw["players"]
         state: dict[str, Any] = {
             "profile": raw.get("profile", profile),
@@ -654,33 +752,55 @@ class _DocChecker:
             placed = [c for h in state["hands"] for c in h]
             placed += [c for m in state["table"] for c in m["cards"]]
             placed += state["discard"]
-            state["stock"] = fill_after(list(raw.get("stock_top", [])), placed)
+            state["stock"] = fill_after(list(raw.get("stock_top", [])), placed, pack)
         return state
 
     def check_deck(
-        self, spec: DeckSpec, path: list[Any], players: int | None, deal_number: int | None
+        self,
+        spec: DeckSpec,
+        path: list[Any],
+        players: int | None,
+        deal_number: int | None,
+        profile: ProfileData | None = None,
     ) -> None:
+        profile = profile or _default_profile()
+        if deal_number is not None and not self.check_deal_number(
+            deal_number, profile, [*path, "deal_number"]
+        ):
+            return
         if spec.hands is not None:
             if players is not None and len(spec.hands) != players:
                 self.error(f"{len(spec.hands)} hands for {players} players", [*path, "hands"])
             sizes = {len(h) for h in spec.hands}
+            dealt = {d.hand_size for d in profile.deals}
             if deal_number is not None:
-                want = hand_size(deal_number)
+                want = profile.hand_size(deal_number)
                 for i, hand in enumerate(spec.hands):
                     if len(hand) != want:
                         self.error(
-                            f"hand {i} has {len(hand)} cards; deal {deal_number} deals {want}",
+                            f"hand {i} has {len(hand)} cards; deal {deal_number} deals {want} "
+                            f"({profile.name})",
                             [*path, "hands", i],
                         )
-            elif len(sizes) > 1 or not sizes <= {11, 12}:
-                self.error("dealt hands must all hold 11 cards (12 in deal 7)", [*path, "hands"])
+            elif len(sizes) > 1 or not sizes <= dealt:
+                self.error(
+                    f"dealt hands must all hold {profile.hand_sizes_text()} cards ({profile.name})",
+                    [*path, "hands"],
+                )
             cards = [c for h in spec.hands for c in h] + [spec.upcard or "", *spec.stock_top]
             cards = [c for c in cards if c]
         elif spec.deck_top is not None:
             cards = list(spec.deck_top)
         else:
             cards = list(spec.deck or [])
-        for problem in conservation_problems(cards, exact=spec.deck is not None):
+        pack = (
+            profile.pack(players)
+            if players in profile.players
+            else max(profile.packs, key=lambda p: p.size)  # bounds only: players unknown
+        )
+        for problem in conservation_problems(
+            cards, exact=spec.deck is not None, pack=pack, profile=profile.name
+        ):
             self.error(f"deck: {problem}", path)
 
     def build(self) -> Scenario | None:
@@ -688,7 +808,6 @@ class _DocChecker:
             return None
         data = self.data
         self.check_catalogue()
-        profile = data["profiles"][0]
         level: Level = data["level"]
         checks: list[Check] = []
         for i, item in enumerate(data.get("checks", [])):
@@ -704,52 +823,21 @@ class _DocChecker:
                 checks.append(Check(i, "penalty", {"cards": item["penalty"]}, item["expect"], line))
         setup: Setup | None = None
         players: int | None = None
-        deal_number: int | None = None
+        setups: dict[str, Setup] = {}
+        known = self.profiles_of(data)
+        if not known:
+            return None
         raw_setup = data.get("setup")
         if raw_setup is not None:
-            if "state" in raw_setup:
-                raw_state = raw_setup["state"]
-                state = self.expand_state(raw_state, profile)
-                self.check_state(state, ["setup", "state"], stock_given="stock" in raw_state)
-                if state["profile"] not in data["profiles"]:
-                    self.error(
-                        f"state profile {state['profile']!r} is not in profiles",
-                        ["setup", "state", "profile"],
-                    )
-                setup = Setup(state=state)
-                players = state["players"]
-            elif "deal" in raw_setup:
-                raw_deal = raw_setup["deal"]
-                players = raw_deal["players"]
-                deal_number = raw_deal["deal_number"]
-                spec = DeckSpec.from_mapping(raw_deal)
-                self.check_deck(spec, ["setup", "deal"], players, deal_number)
-                if not 0 <= raw_deal["dealer"] < players:
-                    self.error(
-                        f"dealer {raw_deal['dealer']} is out of range for {players} players",
-                        ["setup", "deal", "dealer"],
-                    )
-                totals = raw_deal.get("totals", [0] * players)
-                if len(totals) != players:
-                    self.error(
-                        f"totals has {len(totals)} entries for {players} players",
-                        ["setup", "deal", "totals"],
-                    )
-                if self.errors:
-                    return None
-                setup = Setup(
-                    deal={
-                        "profile": raw_deal.get("profile", profile),
-                        "players": players,
-                        "deal_number": deal_number,
-                        "dealer": raw_deal["dealer"],
-                        "totals": list(totals),
-                        "deck": spec.compose(players, raw_deal["dealer"], deal_number),
-                    }
-                )
-            else:
-                setup = Setup(new_game={"profile": profile, **raw_setup["new_game"]})
-                players = raw_setup["new_game"]["players"]
+            # Checked and expanded once per listed profile: each has its own pack and facts.
+            for facts in known:
+                built = self.build_setup(raw_setup, facts, data["profiles"])
+                if built is not None:
+                    setups[facts.name] = built
+            if self.errors:
+                return None
+            setup = setups[known[0].name]
+            players = _setup_players(setup)
         steps: list[Step] = []
         for i, item in enumerate(data.get("steps", [])):
             path: list[Any] = ["steps", i]
@@ -771,7 +859,8 @@ class _DocChecker:
                 if level != "deals":
                     self.error(f"{kind} steps need level deals", [*path, kind])
                 spec = DeckSpec.from_mapping(item[kind])
-                self.check_deck(spec, [*path, kind], players, spec.deal_number)
+                for facts in known:
+                    self.check_deck(spec, [*path, kind], players, spec.deal_number, facts)
                 steps.append(Step(i, kind, None, spec, item.get("expect"), item.get("state"), line))
         if self.errors:
             return None
@@ -800,7 +889,84 @@ class _DocChecker:
             steps=tuple(steps),
             final=data.get("final"),
             raw=copy.deepcopy(data),
+            setups=setups,
         )
+
+    def profiles_of(self, data: Mapping[str, Any]) -> list[ProfileData]:
+        """The facts of every profile the case lists; an unknown name is an error."""
+        known: list[ProfileData] = []
+        for i, name in enumerate(data["profiles"]):
+            try:
+                known.append(self.profiles[name])
+            except ProfileError as exc:
+                self.error(str(exc), ["profiles", i])
+        return known if len(known) == len(data["profiles"]) else []
+
+    def build_setup(
+        self, raw_setup: Mapping[str, Any], facts: ProfileData, listed: Sequence[str]
+    ) -> Setup | None:
+        """The setup expanded and checked with one profile's facts (None after an error)."""
+        before = len(self.errors)
+        if "state" in raw_setup:
+            raw_state = raw_setup["state"]
+            name = raw_state.get("profile", facts.name)
+            if name not in listed:
+                self.error(
+                    f"state profile {name!r} is not in profiles", ["setup", "state", "profile"]
+                )
+                return None
+            players = raw_state["players"]
+            pack = facts.pack(players) if players in facts.players else None
+            # Each profile's copy names that profile: the run sends the one it plays.
+            state = self.expand_state({**raw_state, "profile": facts.name}, facts.name, pack)
+            self.check_state(state, ["setup", "state"], "stock" in raw_state, facts)
+            return Setup(state=state) if len(self.errors) == before else None
+        if "deal" in raw_setup:
+            raw_deal = raw_setup["deal"]
+            players = raw_deal["players"]
+            deal_number = raw_deal["deal_number"]
+            if not self.check_players(players, facts, ["setup", "deal", "players"]):
+                return None
+            spec = DeckSpec.from_mapping(raw_deal)
+            self.check_deck(spec, ["setup", "deal"], players, deal_number, facts)
+            if not 0 <= raw_deal["dealer"] < players:
+                self.error(
+                    f"dealer {raw_deal['dealer']} is out of range for {players} players",
+                    ["setup", "deal", "dealer"],
+                )
+            totals = raw_deal.get("totals", [0] * players)
+            if len(totals) != players:
+                self.error(
+                    f"totals has {len(totals)} entries for {players} players",
+                    ["setup", "deal", "totals"],
+                )
+            if len(self.errors) != before:
+                return None
+            try:
+                deck = spec.compose(players, raw_deal["dealer"], deal_number, facts.pack(players))
+            except ValueError as exc:
+                self.error(f"deck: {exc}", ["setup", "deal"])
+                return None
+            return Setup(
+                deal={
+                    "profile": raw_deal.get("profile", facts.name),
+                    "players": players,
+                    "deal_number": deal_number,
+                    "dealer": raw_deal["dealer"],
+                    "totals": list(totals),
+                    "deck": deck,
+                }
+            )
+        players = raw_setup["new_game"]["players"]
+        if not self.check_players(players, facts, ["setup", "new_game", "players"]):
+            return None
+        return Setup(new_game={"profile": facts.name, **raw_setup["new_game"]})
+
+
+def _setup_players(setup: Setup) -> int:
+    given = setup.state or setup.deal or setup.new_game
+    assert given is not None
+    return int(given["players"])
 
 
 def _state_cards(state: Mapping[str, Any]) -> Iterator[str]:
