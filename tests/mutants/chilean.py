@@ -270,3 +270,12 @@ def _wild_upcard_stays() -> None:
 )
 def _swap_laid_down_only() -> None:
     _play_option("DISPUTE-44", "laid_down")
+
+
+@chilean_mutant(
+    "chilean_tie_breaks",
+    ["END-5"],
+    "a tie for the lowest total after round 8 is played off instead of shared",
+)
+def _tie_breaks() -> None:
+    _play_option("DISPUTE-47", "tiebreak")
