@@ -33,6 +33,7 @@ from pathlib import Path
 
 from conformance.catalogue import Catalogue, load_catalogue
 from conformance.errors import EngineError
+from conformance.profiles import DEFAULT_PROFILE
 from conformance.runner import CaseResult, RunOptions, run_scenarios
 from conformance.scenarios import Scenario, load_corpus
 
@@ -77,11 +78,12 @@ class AuditResult:
 
 
 def changes_to_audit(
-    catalogue: Catalogue, profile: str = "argentine", points: Sequence[str] = ()
+    catalogue: Catalogue, profile: str = DEFAULT_PROFILE, points: Sequence[str] = ()
 ) -> list[Change]:
     """The profile's rulings, then every other option of every point (or of ``points``)."""
     found: list[Change] = [(None, None)]
-    for point in catalogue.disputes.values():
+    # Only the points the profile rules on (the catalogue gives it an option).
+    for point in catalogue.disputes_for(profile).values():
         if points and point.id not in points:
             continue
         chosen = point.profiles.get(profile)
@@ -162,7 +164,7 @@ def audit(
     catalogue: Catalogue,
     *,
     catalogue_path: str | None = None,
-    profile: str = "argentine",
+    profile: str = DEFAULT_PROFILE,
     points: Sequence[str] = (),
     workers: int = 0,
     progress: Callable[[Change, int], None] | None = None,

@@ -6,7 +6,7 @@ Exit codes (documented in ``--help``):
 1  failures, errors, cases not run, or an xpass under --strict (coverage: an uncovered
    rule/dispute)
 2  usage error, or a broken corpus / catalogue / expectations file
-3  the adapter could not start or its handshake failed
+3  the adapter could not start, its handshake failed, or it lacks the --profile run
 129, 130, 143  interrupted by SIGHUP, Ctrl-C (SIGINT) or SIGTERM: adapters reaped,
    the cases graded so far reported (the rest not_run)
 """
@@ -28,6 +28,7 @@ from conformance import CORPUS_VERSION, __version__
 from conformance.catalogue import Catalogue, CatalogueError, load_catalogue
 from conformance.corpus import default_catalogue_path, default_corpus_dir
 from conformance.outputs import OutputPathError, check_output_paths, emit, write_all
+from conformance.profiles import DEFAULT_PROFILE
 from conformance.reaper import become_subreaper, kill_escaped, subreaper_unavailable
 from conformance.scenarios import LoadResult, Scenario, load_corpus
 
@@ -40,7 +41,7 @@ EPILOG = """exit codes:
   0  nothing unexpected
   1  failures, errors, cases not run, or xpass under --strict (coverage: something uncovered)
   2  usage error, or a broken corpus, catalogue or expectations file
-  3  the adapter could not start or its handshake failed
+  3  the adapter could not start, its handshake failed, or it lacks the --profile
   129/130/143  interrupted by SIGHUP / Ctrl-C / SIGTERM: adapters reaped, reports
      written with the cases graded so far (the rest not_run)
 """
@@ -155,7 +156,7 @@ def select(
     rules: Sequence[str] = (),
     tags: Sequence[str] = (),
     ids: Sequence[str] = (),
-    profile: str = "argentine",
+    profile: str = DEFAULT_PROFILE,
 ) -> list[Scenario]:
     """Filter scenarios the way ``run`` selects them (every given criterion must hold)."""
     chosen = []
@@ -189,6 +190,7 @@ def _profile_name(args: argparse.Namespace) -> str:
 
 def cmd_check(args: argparse.Namespace) -> int:
     """Validate scenario files: schema and semantic checks."""
+    profile = _profile_name(args) if args.profile is not None else None
     catalogue = _catalogue(args)
     loaded = _load(args, catalogue)
     for error in loaded.errors:
@@ -206,9 +208,14 @@ def cmd_check(args: argparse.Namespace) -> int:
     if drafts and args.strict:
         print(f"{len(drafts)} scenario(s) not yet reviewed (--strict)", file=sys.stderr)
         return EXIT_USAGE
+    # Every case is checked with the facts of each profile it lists; --profile counts one.
+    per_profile = ""
+    if profile is not None:
+        count = sum(profile in s.profiles for s in loaded.scenarios)
+        per_profile = f"; {count} for profile {profile}"
     print(
         f"{len(loaded.scenarios)} scenarios in {len(loaded.files)} files: OK "
-        f"(corpus {corpus_label(args)})"
+        f"(corpus {corpus_label(args)}{per_profile})"
     )
     return EXIT_OK
 
@@ -559,7 +566,7 @@ def cmd_smoke(args: argparse.Namespace) -> int:
     """Tell a broken adapter from an engine that merely disagrees with the rules."""
     from conformance.smoke import smoke
 
-    result = smoke(parse_adapter(args.adapter), timeout=args.timeout)
+    result = smoke(parse_adapter(args.adapter), timeout=args.timeout, profile=_profile_name(args))
     for check in result.checks:
         detail = f": {check.detail}" if check.detail else ""
         print(f"{'ok  ' if check.ok else 'FAIL'} {check.name}{detail}")
@@ -569,6 +576,8 @@ def cmd_smoke(args: argparse.Namespace) -> int:
     print(f"verdict: {result.verdict}")
     if result.verdict == "engine_ok":
         return EXIT_OK
+    if result.verdict == "profile_unsupported":
+        return EXIT_ADAPTER  # as run does: the engine cannot be graded on this profile
     # An adapter that never got through start/handshake gets the documented exit 3.
     passed = {check.name: check.ok for check in result.checks}
     if not (passed.get("started") and passed.get("handshake")):
@@ -582,6 +591,7 @@ def cmd_record(args: argparse.Namespace) -> int:
     from conformance.record import RecordError, record_to_file
 
     argv = parse_adapter(args.adapter)
+    _profile_name(args)
     try:
         record_to_file(
             argv,
@@ -643,7 +653,7 @@ def build_parser() -> argparse.ArgumentParser:
     """The argument parser (exposed for documentation and tests)."""
     parser = argparse.ArgumentParser(
         prog="carioca-conformance",
-        description="Rules-conformance suite for Carioca engines (Argentine profile).",
+        description="Rules-conformance suite for Carioca engines, one rule profile at a time.",
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -669,7 +679,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--rule", action="append", metavar="ID", help="rule ID or prefix")
     run.add_argument("--tag", action="append", metavar="TAG")
     run.add_argument("--scenario", action="append", metavar="ID")
-    run.add_argument("--profile", default="argentine")
+    run.add_argument("--profile", default=DEFAULT_PROFILE)
     run.add_argument("--skip-broken", action="store_true", help="run despite broken scenarios")
     run.add_argument("--workers", type=int, default=1, metavar="N")
     run.add_argument(
@@ -719,17 +729,27 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument(
         "--strict", action="store_true", help="fail on scenarios not yet reviewed (review: draft)"
     )
+    check.add_argument(
+        "--profile",
+        help="also count the cases of this profile (every case is always checked with the "
+        "facts of each profile it lists)",
+    )
     check.set_defaults(func=cmd_check)
 
     cov = sub.add_parser("coverage", help="rule and dispute coverage of the corpus")
     common_corpus(cov)
     cov.add_argument("--json", metavar="FILE")
-    cov.add_argument("--profile", default="argentine", help="count this profile's rules and cases")
+    cov.add_argument(
+        "--profile", default=DEFAULT_PROFILE, help="count this profile's rules and cases"
+    )
     cov.set_defaults(func=cmd_coverage)
 
     smoke = sub.add_parser("smoke", help="check that an adapter speaks the protocol")
     smoke.add_argument("--adapter", metavar="CMD", required=True)
     smoke.add_argument("--timeout", type=float, default=10.0)
+    smoke.add_argument(
+        "--profile", default=DEFAULT_PROFILE, help="probe this profile (the handshake must list it)"
+    )
     smoke.set_defaults(func=cmd_smoke)
 
     aud = sub.add_parser(
@@ -749,7 +769,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="adapter command that accepts --ruling POINT=OPTION (default: the reference)",
     )
     aud.add_argument("--point", action="append", metavar="ID", help="audit only these points")
-    aud.add_argument("--profile", default="argentine")
+    aud.add_argument("--profile", default=DEFAULT_PROFILE)
     aud.add_argument(
         "--workers", type=int, default=0, metavar="N", help="processes (default: one per CPU)"
     )
@@ -763,7 +783,7 @@ def build_parser() -> argparse.ArgumentParser:
     rec.add_argument("--id", default="cc-0000", help="scenario id to give the draft")
     rec.add_argument("--title", default="Recorded draft: describe the case")
     rec.add_argument("--rule", action="append", metavar="ID")
-    rec.add_argument("--profile", default="argentine")
+    rec.add_argument("--profile", default=DEFAULT_PROFILE)
     rec.add_argument("--timeout", type=float, default=10.0)
     rec.set_defaults(func=cmd_record)
     return parser

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from types import MappingProxyType
@@ -107,6 +107,12 @@ class ProfileData:
     deal_score_max: int | None
     closer_score: int
     state_fields: tuple[str, ...]
+    own_rules: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+    """Argentine rule ID -> this profile's own ID where it states the rule differently."""
+
+    def rule_id(self, rule: str) -> str:
+        """The ID under which this profile states ``rule`` (``CARDS-1`` -> ``CHILE-CARDS-1``)."""
+        return self.own_rules.get(rule, rule)
 
     def pack(self, players: int) -> Pack:
         """The pack dealt to ``players`` players.
@@ -239,6 +245,7 @@ def _parse(name: str, entry: Mapping[str, Any]) -> ProfileData:
         deal_score_max=score.get("max"),
         closer_score=entry["closer_score"],
         state_fields=tuple(entry["state_fields"]),
+        own_rules=MappingProxyType(dict(entry.get("own_rules", {}))),
     )
 
 

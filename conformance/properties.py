@@ -3,7 +3,8 @@
 The scenario corpus pins exact answers for hand-built positions; these checks instead play
 whole seeded deals against the engine and watch for laws that must hold in *every* state:
 
-- ``conservation`` (CARDS-1): every returned state holds exactly the 108 cards;
+- ``conservation`` (CARDS-1): every returned state holds exactly the profile's pack (108
+  cards in argentine; 106, or 160 for 5-6 players, in chilean);
 - ``rejected-leaves-unchanged`` (DISPUTE-35): after a rejected action the state equals
   the state before it (docs/protocol.md §6);
 - ``illegal-actions-rejected`` (TURN-1, TURN-2, TURN-10): probes that break a rule outright
@@ -17,9 +18,11 @@ whole seeded deals against the engine and watch for laws that must hold in *ever
   catches an engine that always picks one. It never flakes: the seeds are fixed, and an
   engine that draws fairly fails it with probability 2 x (1/2)^32 < 1e-9.
 
-The harness never imports an engine (not even the reference): decks, the playing policy,
-the small opening search and the card values are all written here from docs/protocol.md
-and docs/rules.md. Everything is seeded with ``random.Random(seed)``, so a run replays.
+The harness never imports an engine (not even the reference): the playing policy and the
+small opening search are written here from docs/protocol.md and docs/rules.md, and the
+packs, player counts, deals, contracts, wild ranks and card values come from the profile's
+data (conformance/data/profiles.json). Everything is seeded with ``random.Random(seed)``,
+so a run replays.
 """
 
 from __future__ import annotations
@@ -34,11 +37,8 @@ from .cards import CANONICAL_ORDER, JOKER, RANKS, SUITS
 from .compare import compare_unchanged, format_mismatches, strip_private
 from .engine import EngineSession
 from .errors import EngineError, EngineReportedError, HarnessError
+from .profiles import DEFAULT_PROFILE, ProfileData, default_profiles
 
-#: Penalty of each rank (SCORE-2): 2-10 face value, J/Q/K 10, A 20; a joker 50.
-VALUES: Final = {"A": 20, "J": 10, "Q": 10, "K": 10} | {str(n): n for n in range(2, 11)}
-#: Contract of deal n (CONTRACT-1..7): (trios, runs).
-CONTRACTS: Final = {1: (2, 0), 2: (1, 1), 3: (0, 2), 4: (3, 0), 5: (2, 1), 6: (1, 2), 7: (0, 3)}
 #: Actions the harness plays in one deal before it gives up on a close (no law is broken by
 #: a long deal; the cap only bounds the run time).
 MAX_ACTIONS: Final = 400
@@ -78,17 +78,25 @@ RULES: Final[dict[str, tuple[str, ...]]] = {
 }
 
 
-def full_deck() -> list[str]:
-    """The 108 card codes: two of each natural card and four jokers (CARDS-1)."""
-    return list(CANONICAL_ORDER)
+def _argentine() -> ProfileData:
+    return default_profiles()[DEFAULT_PROFILE]
 
 
+def full_deck(profile: ProfileData | None = None, players: int = 2) -> list[str]:
+    """The pack ``profile`` deals to ``players`` players in canonical order (default: the
+    argentine 108 cards, two of each natural card and four jokers, CARDS-1)."""
+    if profile is None:
+        return list(CANONICAL_ORDER)
+    return list(profile.pack(players).canonical_order())
+
+
+#: The argentine pack as a multiset.
 PACK: Final = Counter(full_deck())
 
 
-def card_value(code: str) -> int:
-    """The penalty of one card code by the rules' values."""
-    return 50 if code == JOKER else VALUES[code[:-1]]
+def card_value(code: str, profile: ProfileData | None = None) -> int:
+    """The penalty of one card code by the profile's values (default argentine)."""
+    return (profile or _argentine()).card_value(code)
 
 
 def _rank(code: str) -> str:
@@ -107,16 +115,21 @@ def _run_card(position: int, suit: str) -> str:
 # --- a small opening search (harness side, independent of any engine) ----------------------
 
 
-def _meld_candidates(hand: Counter[str], kind: str) -> Iterator[tuple[str, ...]]:
-    """Opening-sized melds the hand can form, at most one joker each (JOKER-2)."""
-    jokers = hand[JOKER]
+def _meld_candidates(
+    hand: Counter[str], kind: str, wild_ranks: frozenset[str] = frozenset()
+) -> Iterator[tuple[str, ...]]:
+    """Opening-sized melds the hand can form, at most one wild card each (JOKER-2; a
+    profile with wild ranks may use one of those, a 2 in chilean, instead of a joker)."""
+    wilds = [JOKER] if hand[JOKER] else []
+    wilds += sorted({c for c in hand if c != JOKER and _rank(c) in wild_ranks})
     if kind == "trio":
         for rank in RANKS:
             naturals = [c for c in hand.elements() if c != JOKER and _rank(c) == rank]
             if len(naturals) >= 3:
                 yield tuple(naturals[:3])
-            if len(naturals) >= 2 and jokers:
-                yield (*naturals[:2], JOKER)
+            for wild in wilds:
+                if len(naturals) >= 2 and wild not in naturals[:2]:
+                    yield (*naturals[:2], wild)
         return
     for suit in SUITS:
         for low in range(1, 12):
@@ -124,24 +137,39 @@ def _meld_candidates(hand: Counter[str], kind: str) -> Iterator[tuple[str, ...]]
             missing = [i for i, c in enumerate(cards) if hand[c] == 0]
             if not missing:
                 yield tuple(cards)
-            elif len(missing) == 1 and jokers:
-                cards[missing[0]] = JOKER
-                yield tuple(cards)
+            elif len(missing) == 1:
+                for wild in wilds:
+                    if wild not in cards:
+                        yield tuple(wild if i == missing[0] else c for i, c in enumerate(cards))
 
 
-def find_opening(hand: Sequence[str], deal_number: int) -> list[dict[str, Any]] | None:
-    """Some opening of deal ``deal_number`` that ``hand`` can lay, or None.
+def find_opening(
+    hand: Sequence[str], deal_number: int, profile: ProfileData | None = None
+) -> list[dict[str, Any]] | None:
+    """Some opening of deal ``deal_number`` of ``profile`` (default argentine) that ``hand``
+    can lay, or None.
 
-    A depth-first search over trios then runs; it need not find every opening, only one
-    when an obvious one exists. The melds use protocol JSON (runs listed low to high).
+    A depth-first search over trios then runs, for each contract the deal allows; it need
+    not find every opening, only one when an obvious one exists. The melds use protocol
+    JSON (runs listed low to high).
     """
-    trios, runs = CONTRACTS[deal_number]
+    facts = profile or _argentine()
+    for contract in facts.deal(deal_number).contracts:
+        found = _find_contract(hand, contract.trios, contract.runs, facts.wild_ranks)
+        if found is not None:
+            return found
+    return None
+
+
+def _find_contract(
+    hand: Sequence[str], trios: int, runs: int, wild_ranks: frozenset[str]
+) -> list[dict[str, Any]] | None:
     kinds = ["trio"] * trios + ["run"] * runs
 
     def search(i: int, left: Counter[str]) -> list[dict[str, Any]] | None:
         if i == len(kinds):
             return []
-        for cards in _meld_candidates(left, kinds[i]):
+        for cards in _meld_candidates(left, kinds[i], wild_ranks):
             need = Counter(cards)
             if all(left[c] >= n for c, n in need.items()):
                 rest = search(i + 1, left - need)
@@ -252,10 +280,16 @@ class _Run:
     """One run of the properties against a session."""
 
     def __init__(
-        self, session: EngineSession, seed: int, players: tuple[int, ...] = (2, 3, 4)
+        self,
+        session: EngineSession,
+        seed: int,
+        players: tuple[int, ...] = (2, 3, 4),
+        profile: ProfileData | None = None,
     ) -> None:
         self.session = session
         self.seed = seed
+        #: The profile played: its packs, deals, contracts and card values.
+        self.profile = profile or _argentine()
         #: Player counts the engine declares (docs/protocol.md §2); deals use only these.
         self.players = players
         #: Deals the engine answered ``unsupported`` to: skipped, the laws go on.
@@ -268,14 +302,19 @@ class _Run:
 
     # -- requests --------------------------------------------------------------------------
 
+    def pack(self, players: int) -> Counter[str]:
+        """The profile's pack for ``players`` players, as a multiset."""
+        return Counter(self.profile.pack(players).canonical_order())
+
     def observe(self, state: dict[str, Any]) -> dict[str, Any]:
         """Check conservation on every state the engine returns."""
         cards = _all_cards(state)
+        pack = self.pack(int(state["players"]))
         self.tallies["conservation"].check(
-            cards == PACK,
+            cards == pack,
             lambda: (
                 f"{self.where}: the state holds {sum(cards.values())} cards, "
-                f"{_describe_difference(PACK, cards)}"
+                f"{_describe_difference(pack, cards)}"
             ),
         )
         return state
@@ -283,7 +322,7 @@ class _Run:
     def start_deal(self, deck: list[str], players: int, deal: int, dealer: int) -> dict[str, Any]:
         answer = self.session.request(
             "start_deal",
-            profile="argentine",
+            profile=self.profile.name,
             players=players,
             deal_number=deal,
             dealer=dealer,
@@ -330,7 +369,7 @@ class _Run:
             choices.append({"type": "discard", "player": other, "card": card})  # TURN-1
         if phase == "play":
             choices.append({"type": "draw_stock", "player": turn})  # TURN-2: second draw
-            absent = [c for c in PACK if c not in hand]
+            absent = [c for c in self.pack(players) if c not in hand]
             if absent:
                 card = self.rng.choice(sorted(absent))
                 choices.append({"type": "discard", "player": turn, "card": card})  # TURN-10
@@ -347,7 +386,10 @@ class _Run:
         scores = after.get("deal_scores")
         hands = after["hands"]
         expected = [
-            0 if i == closer else sum(card_value(c) for c in hand) for i, hand in enumerate(hands)
+            self.profile.closer_score
+            if i == closer
+            else sum(self.profile.card_value(c) for c in hand)
+            for i, hand in enumerate(hands)
         ]
         totals = [t + s for t, s in zip(before["totals"], expected, strict=False)]
         tally = self.tallies["scoring-at-close"]
@@ -362,7 +404,7 @@ class _Run:
             scores == expected,
             lambda: (
                 f"{self.where}: deal_scores {scores}, expected {expected} "
-                "(closer 0, others the value of held cards)"
+                f"(closer {self.profile.closer_score}, others the value of held cards)"
             ),
         )
         tally.check(
@@ -388,7 +430,7 @@ class _Run:
                 return {"type": "draw_discard", "player": turn}
             return {"type": "draw_stock", "player": turn}
         if not state["opened"][turn]:
-            melds = find_opening(hand, state["deal_number"])
+            melds = find_opening(hand, state["deal_number"], self.profile)
             if melds is not None:
                 return {"type": "open", "player": turn, "melds": melds}
         elif not state["turn_opened"] and len(hand) > 1:
@@ -405,13 +447,21 @@ class _Run:
         None when the engine answered ``unsupported`` to the deal: that deal is skipped
         (and noted), not the laws.
         """
-        deck = full_deck()
-        self.rng.shuffle(deck)
-        if self.players == (2, 3, 4):
-            players = self.rng.randint(2, 4)  # the draw every seed was recorded with
+        if len(self.profile.packs) == 1:
+            deck = full_deck(self.profile)
+            self.rng.shuffle(deck)
+            if self.players == (2, 3, 4):
+                players = self.rng.randint(2, 4)  # the draw every seed was recorded with
+            else:
+                players = self.rng.choice(self.players)
         else:
+            # The pack depends on the player count (chilean: 3 packs for 5-6 players).
             players = self.rng.choice(self.players)
-        deal = self.rng.choice([1, 2, 3, 4, 5, 6, 7, 6, 7])  # 6 and 7: opening closes
+            deck = full_deck(self.profile, players)
+            self.rng.shuffle(deck)
+        last = self.profile.deal_count
+        # Every deal, then the last two again (argentine 6 and 7: opening closes).
+        deal = self.rng.choice([*range(1, last + 1), last - 1, last])
         dealer = self.rng.randrange(players)
         self.where = f"deal {index} (deal_number {deal}, {players} players)"
         try:
@@ -511,7 +561,10 @@ class _Run:
             self.where = f"new game {game + 1} of {LOT_GAMES} ({counts[0]} players)"
             try:
                 answer = self.session.request(
-                    "new_game", profile="argentine", players=counts[0], seed=self.seed * 1000 + game
+                    "new_game",
+                    profile=self.profile.name,
+                    players=counts[0],
+                    seed=self.seed * 1000 + game,
                 )
             except EngineReportedError as exc:
                 if exc.kind != "unsupported":
@@ -554,14 +607,19 @@ class _Run:
                     detail = "no deal closed within the action cap; nothing to check"
             if self.skipped and tally.checked:
                 detail += f" ({len(self.skipped)} deal(s) skipped: the engine answered unsupported)"
-            out.append(PropertyResult(name, RULES[name], passed, detail, self.seed))
+            rules = tuple(self.profile.rule_id(rule) for rule in RULES[name])
+            out.append(PropertyResult(name, rules, passed, detail, self.seed))
         if error is not None:
             out.append(PropertyResult("engine", (), False, error, self.seed))
         return out
 
 
-def run_properties(session: EngineSession, *, seed: int, deals: int) -> list[PropertyResult]:
-    """Play ``deals`` seeded deals through ``session`` and check the observable laws.
+def run_properties(
+    session: EngineSession, *, seed: int, deals: int, profile: str = DEFAULT_PROFILE
+) -> list[PropertyResult]:
+    """Play ``deals`` seeded deals of ``profile`` through ``session`` and check the laws.
+
+    The player counts are those both the profile and the engine's handshake allow.
 
     ``session`` must be started and its handshake must claim ``turns`` and ``deals``;
     otherwise the laws cannot be observed and the result is an empty list. An engine that
@@ -572,7 +630,11 @@ def run_properties(session: EngineSession, *, seed: int, deals: int) -> list[Pro
     handshake = session.handshake
     if handshake is None or not {"turns", "deals"} <= handshake.capabilities:
         return []
-    run = _Run(session, seed, handshake.players)
+    facts = default_profiles()[profile]
+    players = tuple(n for n in handshake.players if n in facts.players)
+    if profile not in handshake.profiles or not players:
+        return []
+    run = _Run(session, seed, players, facts)
     error: str | None = None
     try:
         replay = None

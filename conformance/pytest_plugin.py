@@ -17,6 +17,7 @@ import pytest
 
 from conformance.catalogue import CatalogueError, load_catalogue
 from conformance.corpus import default_catalogue_path, default_corpus_dir
+from conformance.profiles import DEFAULT_PROFILE, UnknownProfile, default_profiles
 from conformance.runner import CaseResult, CaseRunner, RunOptions, section_of, start_session
 from conformance.scenarios import Scenario, load_corpus
 
@@ -41,7 +42,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption(
         "--carioca-profile",
         metavar="NAME",
-        default="argentine",
+        default=DEFAULT_PROFILE,
         help="rule profile to grade against (default: argentine)",
     )
     group.addoption(
@@ -93,6 +94,8 @@ class CorpusCollector(pytest.Collector):
         """Yield one item per scenario, in corpus order."""
         config = self.config
         profile = config.getoption("carioca_profile")
+        if profile not in default_profiles():
+            raise pytest.UsageError(str(UnknownProfile(profile, tuple(default_profiles()))))
         corpus = config.getoption("carioca_corpus")
         try:
             catalogue = load_catalogue(default_catalogue_path())

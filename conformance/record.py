@@ -13,6 +13,7 @@ from typing import Any
 import yaml
 
 from conformance.engine import EngineSession
+from conformance.profiles import DEFAULT_PROFILE, default_profiles
 from conformance.report import atomic_write_text
 from conformance.scenarios import Scenario, _DocChecker
 
@@ -118,7 +119,7 @@ def record(
     scenario_id: str = "cc-0000",
     title: str = "Recorded draft: describe the case",
     rules: Sequence[str] = (),
-    profile: str = "argentine",
+    profile: str = DEFAULT_PROFILE,
     timeout: float = 10.0,
 ) -> dict[str, Any]:
     """Run the actions through the engine and return the draft scenario document.
@@ -134,6 +135,12 @@ def record(
     with EngineSession(argv, timeout=timeout) as session:
         hs = session.handshake
         assert hs is not None
+        if profile not in hs.profiles:
+            listed = ", ".join(hs.profiles) or "none"
+            raise RecordError(
+                f"the engine does not support profile {profile!r}: its handshake lists "
+                f"profiles {listed}"
+            )
         if scenario.setup.state is not None:
             state = session.request("load_state", state=dict(scenario.setup.state))["state"]
         elif scenario.setup.deal is not None:
@@ -151,6 +158,7 @@ def record(
                     state["players"],
                     step.deck.dealer if step.deck.dealer is not None else state["dealer"],
                     step.deck.deal_number or state["deal_number"],
+                    default_profiles()[profile].pack(state["players"]),
                 )
                 answer = session.request(step.kind, deck=deck)
             if answer.get("accepted"):
@@ -185,7 +193,7 @@ def record_to_file(
     scenario_id: str = "cc-0000",
     title: str = "Recorded draft: describe the case",
     rules: Sequence[str] = (),
-    profile: str = "argentine",
+    profile: str = DEFAULT_PROFILE,
     timeout: float = 10.0,
 ) -> dict[str, Any]:
     """Record from files and write the draft YAML atomically; return the document."""
@@ -203,7 +211,10 @@ def record_to_file(
         profile=profile,
         timeout=timeout,
     )
-    header = "# Draft recorded from an engine: check every expectation against the rules.\n"
+    header = (
+        f"# Draft recorded from an engine ({profile} profile): check every expectation "
+        "against the rules.\n"
+    )
     text = header + yaml.safe_dump(document, sort_keys=False, default_flow_style=None, width=100)
     atomic_write_text(out, text)
     return document

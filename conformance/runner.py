@@ -39,7 +39,7 @@ from conformance.errors import (
     HarnessError,
     InvalidRequest,
 )
-from conformance.profiles import ProfileError, default_profiles
+from conformance.profiles import DEFAULT_PROFILE, ProfileError, default_profiles
 from conformance.properties import PropertyResult, run_properties
 from conformance.scenarios import Scenario, Step, corpus_digest, resolve_option
 from conformance.textsafe import cap_total
@@ -83,7 +83,7 @@ CASE_TEXT_FIELDS = ("stderr_tail", "diff", "note", "error")
 class RunOptions:
     """Knobs of a run (the CLI's ``run`` options)."""
 
-    profile: str = "argentine"
+    profile: str = DEFAULT_PROFILE
     timeout: float = 10.0
     case_timeout: float = 30.0
     max_response_bytes: int = 8 * 2**20
@@ -465,7 +465,7 @@ class CaseRunner:
         step: Step,
         before: Mapping[str, Any],
         check: Any,
-        profile: str = "argentine",
+        profile: str = DEFAULT_PROFILE,
     ) -> tuple[int, int, int]:
         """Players, dealer and deal number under which a next_deal/redeal deck is composed.
 
@@ -708,7 +708,7 @@ def check_properties(
         detail = f"the adapter could not start: {exc}"
         return (PropertyResult("engine", (), False, detail, seed),)
     try:
-        return tuple(run_properties(session, seed=seed, deals=deals))
+        return tuple(run_properties(session, seed=seed, deals=deals, profile=options.profile))
     finally:
         session.close()
 

@@ -571,6 +571,15 @@ class _DocChecker:
                 # A text-settled ruling (DISPUTE-nn) is as citable as a rule.
                 if rule not in cat.rules and rule not in cat.disputes:
                     self.error(f"unknown rule ID {rule!r}", ["rules", i])
+                elif rule in cat.rules:
+                    # A case holds for each profile it lists: so must every rule it cites.
+                    outside = [p for p in data["profiles"] if p not in cat.rules[rule].profiles]
+                    if outside:
+                        self.error(
+                            f"rule {rule} does not hold in profile(s) {', '.join(outside)} "
+                            f"(the catalogue gives it {', '.join(cat.rules[rule].profiles)})",
+                            ["rules", i],
+                        )
             for path, reason in _reason_sites(data.get("checks", []), ("checks",)):
                 if reason not in cat.reasons:
                     self.error(f"unknown rejection reason {reason!r}", list(path))

@@ -17,8 +17,9 @@ from .cards import CANONICAL_ORDER
 from .catalogue import load_catalogue
 from .engine import DEFAULT_TIMEOUT, EngineSession, Handshake
 from .errors import EngineError, EngineReportedError, EngineStartError, HandshakeError
+from .profiles import DEFAULT_PROFILE, ProfileData, default_profiles
 
-Verdict = Literal["broken_adapter", "engine_ok"]
+Verdict = Literal["broken_adapter", "engine_ok", "profile_unsupported"]
 
 
 @dataclass(frozen=True)
@@ -42,28 +43,39 @@ class SmokeResult:
 
     @property
     def verdict(self) -> Verdict:
-        """``engine_ok`` when every check passed, else ``broken_adapter``."""
-        return "engine_ok" if all(check.ok for check in self.checks) else "broken_adapter"
+        """``engine_ok`` when every check passed; ``profile_unsupported`` when the only
+        failure is that the handshake lacks the profile asked for; else ``broken_adapter``."""
+        failed = [check.name for check in self.checks if not check.ok]
+        if not failed:
+            return "engine_ok"
+        if all(name.startswith("profile ") for name in failed):
+            return "profile_unsupported"
+        return "broken_adapter"
 
 
-def canonical_deck() -> list[str]:
-    """The 108 cards in the canonical order of docs/scenario-format.md."""
-    return list(CANONICAL_ORDER)
+def canonical_deck(profile: ProfileData | None = None, players: int = 2) -> list[str]:
+    """The pack ``profile`` deals to ``players`` players, in the canonical order of
+    docs/scenario-format.md (default: the argentine 108 cards)."""
+    if profile is None:
+        return list(CANONICAL_ORDER)
+    return list(profile.pack(players).canonical_order())
 
 
-def probe_state(players: int = 2) -> dict[str, Any]:
+def probe_state(players: int = 2, profile: ProfileData | None = None) -> dict[str, Any]:
     """A legal ``players``-player state at the start of deal 1 (dealt from the canonical deck).
 
     Dealing follows docs/protocol.md §7: one card at a time from the dealer's
-    right (player 1), 11 cards each, the next card turned up, the rest stock.
+    right (player 1), the profile's deal-1 hand size each (11), the next card turned up,
+    the rest stock.
     """
-    deck = canonical_deck()
+    facts = profile or default_profiles()[DEFAULT_PROFILE]
+    deck = canonical_deck(facts, players)
     hands: list[list[str]] = [[] for _ in range(players)]
-    dealt = 11 * players
+    dealt = facts.hand_size(1) * players
     for index in range(dealt):
         hands[(1 + index) % players].append(deck[index])
     return {
-        "profile": "argentine",
+        "profile": facts.name,
         "players": players,
         "deal_number": 1,
         "dealer": 0,
@@ -82,35 +94,36 @@ def probe_state(players: int = 2) -> dict[str, Any]:
     }
 
 
-#: One probe of one op: the session and the player count to use; returns what it saw.
-OpProbe = Callable[[EngineSession, int], str]
+#: One probe of one op: the session, the player count and the profile to use; returns
+#: what it saw.
+OpProbe = Callable[[EngineSession, int, ProfileData], str]
 
 
-def _probe_check_meld(session: EngineSession, players: int) -> str:
+def _probe_check_meld(session: EngineSession, players: int, profile: ProfileData) -> str:
     # K-A-2-3 is a run that turns the corner: whatever the engine says, it must
     # say it in the check_meld shape.
     meld = {"kind": "run", "cards": ["KS", "AS", "2S", "3S"]}
-    answer = session.request("check_meld", profile="argentine", meld=meld, initial=True)
+    answer = session.request("check_meld", profile=profile.name, meld=meld, initial=True)
     return f"check_meld valid={answer['valid']}"
 
 
-def _probe_check_contract(session: EngineSession, players: int) -> str:
+def _probe_check_contract(session: EngineSession, players: int, profile: ProfileData) -> str:
     melds = [
         {"kind": "trio", "cards": ["8C", "8D", "8H"]},
         {"kind": "trio", "cards": ["KS", "KH", "KD"]},
     ]
-    answer = session.request("check_contract", profile="argentine", deal_number=1, melds=melds)
+    answer = session.request("check_contract", profile=profile.name, deal_number=1, melds=melds)
     return f"check_contract valid={answer['valid']}"
 
 
-def _probe_penalty(session: EngineSession, players: int) -> str:
-    points = session.request("penalty", profile="argentine", cards=["AS", "QD", "3C"])
+def _probe_penalty(session: EngineSession, players: int, profile: ProfileData) -> str:
+    points = session.request("penalty", profile=profile.name, cards=["AS", "QD", "3C"])
     return f"penalty points={points['points']}"
 
 
-def _probe_reasons(session: EngineSession, players: int) -> str:
+def _probe_reasons(session: EngineSession, players: int, profile: ProfileData) -> str:
     meld = {"kind": "trio", "cards": ["8C", "9D", "10H"]}
-    answer = session.request("check_meld", profile="argentine", meld=meld, initial=True)
+    answer = session.request("check_meld", profile=profile.name, meld=meld, initial=True)
     if answer["valid"]:
         return "the mixed-rank trio was accepted, so no reason was given"
     if not answer.get("reason"):
@@ -118,49 +131,49 @@ def _probe_reasons(session: EngineSession, players: int) -> str:
     return f"rejection reason {answer['reason']!r}"
 
 
-def _probe_load_state(session: EngineSession, players: int) -> str:
-    loaded = session.request("load_state", state=probe_state(players))
+def _probe_load_state(session: EngineSession, players: int, profile: ProfileData) -> str:
+    loaded = session.request("load_state", state=probe_state(players, profile))
     return f"load_state phase={loaded['state']['phase']}"
 
 
-def _probe_act(session: EngineSession, players: int) -> str:
+def _probe_act(session: EngineSession, players: int, profile: ProfileData) -> str:
     # The state is loaded again so that this probe stands alone.
-    session.request("load_state", state=probe_state(players))
+    session.request("load_state", state=probe_state(players, profile))
     acted = session.request("act", action={"type": "draw_stock", "player": 1})
     return f"act accepted={acted['accepted']}"
 
 
-def _start(session: EngineSession, players: int) -> dict[str, Any]:
+def _start(session: EngineSession, players: int, profile: ProfileData) -> dict[str, Any]:
     return session.request(
         "start_deal",
-        profile="argentine",
+        profile=profile.name,
         players=players,
         deal_number=1,
         dealer=0,
         totals=[0] * players,
-        deck=canonical_deck(),
+        deck=canonical_deck(profile, players),
     )
 
 
-def _probe_start_deal(session: EngineSession, players: int) -> str:
-    return f"start_deal phase={_start(session, players)['state']['phase']}"
+def _probe_start_deal(session: EngineSession, players: int, profile: ProfileData) -> str:
+    return f"start_deal phase={_start(session, players, profile)['state']['phase']}"
 
 
-def _probe_redeal(session: EngineSession, players: int) -> str:
-    _start(session, players)
-    answer = session.request("redeal", deck=canonical_deck())
+def _probe_redeal(session: EngineSession, players: int, profile: ProfileData) -> str:
+    _start(session, players, profile)
+    answer = session.request("redeal", deck=canonical_deck(profile, players))
     return f"redeal accepted={answer['accepted']}"
 
 
-def _probe_next_deal(session: EngineSession, players: int) -> str:
+def _probe_next_deal(session: EngineSession, players: int, profile: ProfileData) -> str:
     # During a deal next_deal is refused (deal_in_progress); only the shape matters here.
-    _start(session, players)
-    answer = session.request("next_deal", deck=canonical_deck())
+    _start(session, players, profile)
+    answer = session.request("next_deal", deck=canonical_deck(profile, players))
     return f"next_deal accepted={answer['accepted']}"
 
 
-def _probe_new_game(session: EngineSession, players: int) -> str:
-    answer = session.request("new_game", profile="argentine", players=players, seed=1)
+def _probe_new_game(session: EngineSession, players: int, profile: ProfileData) -> str:
+    answer = session.request("new_game", profile=profile.name, players=players, seed=1)
     return f"new_game phase={answer['state']['phase']}"
 
 
@@ -191,10 +204,14 @@ def _describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}"
 
 
-def smoke(argv: Sequence[str], *, timeout: float = DEFAULT_TIMEOUT) -> SmokeResult:
+def smoke(
+    argv: Sequence[str], *, timeout: float = DEFAULT_TIMEOUT, profile: str = DEFAULT_PROFILE
+) -> SmokeResult:
     """Start the adapter, shake hands, probe every op of each claimed capability, close.
 
-    Turns and deals are probed with the fewest players the engine declares it plays.
+    Every probe speaks ``profile``; an engine whose handshake does not list it fails the
+    ``profile`` check and is not probed further. Turns and deals are probed with the
+    fewest players both the engine and the profile allow.
 
     Never raises for engine misbehaviour: every problem becomes a failed check.
     """
@@ -238,19 +255,32 @@ def smoke(argv: Sequence[str], *, timeout: float = DEFAULT_TIMEOUT) -> SmokeResu
                 or f"{len(handshake.rulings)} ruling(s), all known points and options",
             )
         )
-        if "argentine" not in handshake.profiles:
-            checks.append(SmokeCheck("profile argentine", False, "not among the engine's profiles"))
+        facts = default_profiles()[profile]
+        if profile not in handshake.profiles:
+            listed = ", ".join(handshake.profiles) or "none"
+            detail = (
+                f"the engine does not support profile {profile!r}: its handshake lists "
+                f"profiles {listed}"
+            )
+            checks.append(SmokeCheck(f"profile {profile}", False, detail))
+            return _result(checks, handshake, session.stderr_tail(), started)
         if not handshake.capabilities & {"melds", "turns", "deals"}:
             checks.append(SmokeCheck("capabilities", False, "claims no capability with ops"))
         if "deals" in handshake.capabilities and "turns" not in handshake.capabilities:
             checks.append(SmokeCheck("capabilities", False, "'deals' needs 'turns' too"))
-        players = min(handshake.players)
+        shared = [n for n in handshake.players if n in facts.players]
+        if not shared:
+            counts = ", ".join(map(str, facts.players))
+            detail = f"the engine plays none of the {profile} player counts ({counts})"
+            checks.append(SmokeCheck("players", False, detail))
+            return _result(checks, handshake, session.stderr_tail(), started)
+        players = min(shared)
         for capability, probes in PROBES.items():
             if capability not in handshake.capabilities:
                 continue
             if capability == "reasons" and "melds" not in handshake.capabilities:
                 continue  # the reasons probe uses check_meld
-            checks.extend(_probe_capability(session, capability, probes, players))
+            checks.extend(_probe_capability(session, capability, probes, players, facts))
         return _result(checks, handshake, session.stderr_tail(), started)
     except EngineError as exc:
         # A restart between probes failed: the adapter cannot be relied on.
@@ -261,7 +291,11 @@ def smoke(argv: Sequence[str], *, timeout: float = DEFAULT_TIMEOUT) -> SmokeResu
 
 
 def _probe_capability(
-    session: EngineSession, capability: str, probes: Sequence[tuple[str, OpProbe]], players: int
+    session: EngineSession,
+    capability: str,
+    probes: Sequence[tuple[str, OpProbe]],
+    players: int,
+    profile: ProfileData,
 ) -> list[SmokeCheck]:
     """Probe every op of one claimed capability; one check for it, one per unsupported op.
 
@@ -277,7 +311,7 @@ def _probe_capability(
         if not session.alive:
             session.restart()
         try:
-            seen.append(probe(session, players))
+            seen.append(probe(session, players, profile))
         except EngineReportedError as exc:
             if exc.kind != "unsupported" or capability == "reasons":
                 return [SmokeCheck(f"capability {capability}", False, _describe(exc)), *lacking]

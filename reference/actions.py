@@ -54,6 +54,8 @@ class SwapJoker:
 
     ``to`` says where the joker goes: ``"low"`` or ``"high"`` (ends of the same run) or
     ``"hand"`` (never allowed); ``to_meld`` asks to move it to another meld (never allowed).
+    In the Chilean profile the wild card (``wild``, a joker or a 2) goes to the hand, from a
+    run or a trio (CHILE-SWAP-1..3).
     """
 
     player: int
@@ -61,6 +63,8 @@ class SwapJoker:
     card: Card
     to: str
     to_meld: int | None = None
+    wild: Card | None = None
+    """Chilean swaps (CHILE-SWAP-1): the wild card taken into the hand, when named."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -33,7 +33,7 @@ from .contracts import check_contract
 from .errors import IllegalActionError, InvalidActionError, InvalidStateError, RulesError
 from .game import GameState, apply, new_game, next_deal, redeal, start_deal, validate_state
 from .melds import check_meld
-from .profiles import PROFILES, Profile, ruling_problems
+from .profiles import ARGENTINE, PROFILES, Profile, ruling_problems
 from .scoring import penalty
 
 PROTOCOL_VERSION = 1
@@ -88,6 +88,15 @@ def _cards(codes: Any, where: str) -> list[Card]:
     return cards
 
 
+def _takes(profile: Profile, point: str) -> bool:
+    """True if ``profile`` accepts another option on ``point`` (see Profile.with_rulings)."""
+    try:
+        profile.with_rulings({point: profile.ruling(point)})
+    except (KeyError, ValueError):
+        return False
+    return True
+
+
 class Adapter:
     """Serves protocol requests against the reference engine, one game at a time."""
 
@@ -95,18 +104,36 @@ class Adapter:
         self,
         capabilities: Iterable[str] = ALL_CAPABILITIES,
         rulings: Mapping[str, str] | None = None,
+        profiles: Iterable[str] | None = None,
     ) -> None:
         """Serve ``capabilities``, playing ``rulings`` (``{"DISPUTE-31": "at_least"}``)
-        instead of the profile's options on those points.
+        instead of the profile's options on those points, for ``profiles`` (default: all;
+        fewer to act as an engine that lacks a profile).
 
-        :raises ValueError: for an unknown point or option.
+        :raises ValueError: for an unknown point, option or profile.
         """
         self.capabilities = tuple(c for c in ALL_CAPABILITIES if c in set(capabilities))
-        # Every profile plays the rulings in force at start-up; no rulings, no copy.
-        self.profiles: dict[str, Profile] = {
-            name: profile.with_rulings(rulings) if rulings else profile
-            for name, profile in PROFILES.items()
-        }
+        # Every profile plays the rulings in force at start-up that are points of its own
+        # (DISPUTE-44 is Chilean only; DISPUTE-25 is set through DISPUTE-48 there); no
+        # rulings, no copy. A point no profile takes is an error.
+        self.profiles: dict[str, Profile] = dict(PROFILES)
+        taken: set[str] = set()
+        for name, profile in PROFILES.items():
+            own = {p: o for p, o in (rulings or {}).items() if _takes(profile, p)}
+            if own:
+                self.profiles[name] = profile.with_rulings(own)
+                taken |= set(own)
+        problems = ruling_problems({p: o for p, o in (rulings or {}).items() if p not in taken})
+        if problems:
+            raise ValueError("; ".join(problems))
+        for point in set(rulings or {}) - taken:
+            raise ValueError(f"no profile can play {point} another way")
+        if profiles is not None:
+            served = list(profiles)
+            unknown = sorted(set(served) - set(PROFILES))
+            if unknown or not served:
+                raise ValueError(f"unknown profiles {unknown} (known: {', '.join(PROFILES)})")
+            self.profiles = {n: p for n, p in self.profiles.items() if n in served}
         self.state: GameState | None = None
         self.handlers: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
             "hello": self.hello,
@@ -156,9 +183,19 @@ class Adapter:
         return {
             "protocol": PROTOCOL_VERSION,
             "implementation": {"name": "reference", "version": __version__, "language": "python"},
-            "profiles": sorted(PROFILES),
+            "profiles": sorted(self.profiles),
             "capabilities": list(self.capabilities),
-            "rulings": dict(self.profiles["argentine"].rulings),
+            "rulings": dict(self.profiles.get("argentine", ARGENTINE).rulings),
+            # Interface declaration (docs/protocol.md §2): every count some profile plays.
+            "players": sorted(
+                {n for p in self.profiles.values() for n in range(p.min_players, p.max_players + 1)}
+            ),
+            # docs/protocol.md §8: each other profile's options, replacing `rulings` for it.
+            "profile_rulings": {
+                name: dict(profile.rulings)
+                for name, profile in self.profiles.items()
+                if name != "argentine"
+            },
         }
 
     def check_meld(self, request: dict[str, Any]) -> dict[str, Any]:
@@ -296,9 +333,10 @@ def serve(
     stdout: IO[str],
     capabilities: Iterable[str] = ALL_CAPABILITIES,
     rulings: Mapping[str, str] | None = None,
+    profiles: Iterable[str] | None = None,
 ) -> None:
     """Answer requests from ``stdin`` until ``bye`` or end of input, playing ``rulings``."""
-    adapter = Adapter(capabilities, rulings)
+    adapter = Adapter(capabilities, rulings, profiles)
     for line in stdin:
         if not line.strip():
             continue
@@ -330,9 +368,17 @@ def main(argv: Sequence[str] | None = None) -> None:
         metavar="FILE",
         help="a JSON object or flat YAML mapping of POINT: OPTION to play",
     )
+    parser.add_argument(
+        "--profiles",
+        metavar="NAMES",
+        help="comma-separated profiles to serve (default: all; e.g. argentine, to act as an "
+        "engine without the chilean profile)",
+    )
     args = parser.parse_args(argv)
+    profiles = None if args.profiles is None else [p.strip() for p in args.profiles.split(",")]
     try:
         rulings = parse_rulings(args.ruling, args.rulings)
+        Adapter(rulings=rulings, profiles=profiles)  # reject unknown profiles up front
     except ValueError as exc:
         parser.error(str(exc))
     wanted = [c.strip() for c in args.capabilities.split(",") if c.strip()]
@@ -342,7 +388,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     # Line-buffered text streams: every response must leave immediately.
     sys.stdout.reconfigure(line_buffering=True, encoding="utf-8")  # type: ignore[union-attr]
     sys.stdin.reconfigure(encoding="utf-8", errors="replace")  # type: ignore[union-attr]
-    serve(sys.stdin, sys.stdout, wanted, rulings)
+    serve(sys.stdin, sys.stdout, wanted, rulings, profiles)
 
 
 def parse_rulings(pairs: Sequence[str], path: str | None = None) -> dict[str, str]:

@@ -152,11 +152,13 @@ def action_to_json(action: Action) -> dict[str, Any]:
             if end is not None:
                 out["end"] = end.value
             return out
-        case SwapJoker(player, meld, card, to, to_meld):
+        case SwapJoker(player, meld, card, to, to_meld, wild):
             out = {"type": "swap_joker", "player": player, "meld": meld, "card": card.code()}
             out["to"] = to
             if to_meld is not None:
                 out["to_meld"] = to_meld
+            if wild is not None:
+                out["wild"] = wild.code()  # Chilean swaps only (docs/protocol.md §8)
             return out
         case Discard(player, card):
             return {"type": "discard", "player": player, "card": card.code()}
@@ -195,8 +197,14 @@ def action_from_json(value: Json, path: str = "action") -> Action:
         if to not in SWAP_DESTINATIONS:
             raise _fail(f"{path}.to", f"expected 'low', 'high' or 'hand', got {to!r}")
         to_meld = obj.get("to_meld")
+        wild = obj.get("wild")
         return SwapJoker(
-            player, meld, card, to, None if to_meld is None else _int(to_meld, f"{path}.to_meld")
+            player,
+            meld,
+            card,
+            to,
+            None if to_meld is None else _int(to_meld, f"{path}.to_meld"),
+            None if wild is None else card_from_json(wild, f"{path}.wild"),
         )
     raise _fail(f"{path}.type", f"unknown action type {kind!r}")
 

@@ -11,8 +11,18 @@ from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from reference.cards import JOKER, Card, Rank, Suit
-from reference.melds import HIGH_ACE, LOW_ACE, Meld, Run, Trio, check_meld, rank_at
+from reference.cards import Card, Rank, Suit
+from reference.melds import (
+    HIGH_ACE,
+    LOW_ACE,
+    Meld,
+    Run,
+    Trio,
+    check_lay_off,
+    check_meld,
+    extend,
+    rank_at,
+)
 from reference.profiles import ARGENTINE, Profile
 from reference.reasons import Reason
 
@@ -46,11 +56,12 @@ def check_contract(
     First the kinds and counts (``contract_mismatch``, CONTRACT-8), then each meld in the
     order given, judged as an initial meld (sizes, one joker per meld, composition, sequence).
     """
-    contract = contract_for(profile, deal_number)
     trios = sum(1 for m in melds if isinstance(m, Trio))
     runs = sum(1 for m in melds if isinstance(m, Run))
-    if (trios, runs) != (contract.trios, contract.runs) or trios + runs != len(melds):
+    # CHILE-ROUND8-1: round 8 takes four trios or four runs.
+    if (trios, runs) not in profile.contract_options(deal_number) or trios + runs != len(melds):
         return Reason.CONTRACT_MISMATCH
+    profile = profile.for_deal(deal_number)  # CHILE-ROUND8-2: melds of any size there
     for meld in melds:
         reason = check_meld(meld, initial=True, profile=profile)
         if reason is not None:
@@ -74,38 +85,67 @@ def _fits(need: Counter[Card], have: Counter[Card]) -> bool:
     return all(have[card] >= n for card, n in need.items())
 
 
+def _wilds(hand: Counter[Card], profile: Profile) -> list[Card]:
+    """The wild cards held, jokers first (CHILE-WILD-1: 2s too when they are wild)."""
+    return sorted((c for c in hand.elements() if profile.is_wild(c)), key=lambda c: not c.is_joker)
+
+
+def _fillers(wilds: list[Card], count: int) -> Iterator[tuple[Card, ...]]:
+    """Each distinct choice of ``count`` wild cards from ``wilds`` (jokers before 2s)."""
+    kinds = sorted(set(wilds), key=lambda c: (not c.is_joker, c.sort_key()))
+    for combo in itertools.combinations_with_replacement(kinds, count):
+        if _fits(Counter(combo), Counter(wilds)):
+            yield combo
+
+
 def _trio_candidates(hand: Counter[Card], profile: Profile) -> Iterator[Trio]:
     """Every distinct initial trio the hand can form, in rank order."""
     size = profile.initial_trio_size
-    jokers_held = hand[JOKER]
+    wilds = _wilds(hand, profile)
     limit = profile.initial_joker_limit if profile.initial_joker_limit is not None else size
     for rank in Rank:
         naturals = sorted((c for c in hand if c.rank == rank), key=Card.sort_key)
         if not naturals:
             continue
-        for jokers in range(min(limit, jokers_held, size - 1) + 1):
+        for jokers in range(min(limit, len(wilds), size - 1) + 1):
             for combo in itertools.combinations_with_replacement(naturals, size - jokers):
-                if _fits(Counter(combo), hand):
-                    yield Trio((*combo, *(JOKER,) * jokers))
+                if not _fits(Counter(combo), hand):
+                    continue
+                for filler in _fillers(wilds, jokers):
+                    trio = Trio((*combo, *filler))
+                    if (
+                        _fits(Counter(trio.cards), hand)
+                        and check_meld(trio, initial=True, profile=profile) is None
+                    ):
+                        yield trio
 
 
 def _run_candidates(hand: Counter[Card], profile: Profile) -> Iterator[Run]:
     """Every distinct initial run the hand can form: by suit, low end, joker positions."""
     size = profile.initial_run_size
-    jokers_held = hand[JOKER]
+    wilds = _wilds(hand, profile)
     limit = profile.initial_joker_limit if profile.initial_joker_limit is not None else size
     lowest = LOW_ACE if profile.ace_low else 2
     highest = HIGH_ACE if profile.ace_high else 13
     for suit in Suit:
         for low in range(lowest, highest - size + 2):
             positions = range(low, low + size)
-            for jokers in range(min(limit, jokers_held, size - 1) + 1):
+            for jokers in range(min(limit, len(wilds), size - 1) + 1):
                 for joker_at in itertools.combinations(positions, jokers):
-                    cards = tuple(
-                        JOKER if p in joker_at else Card(rank_at(p), suit) for p in positions
-                    )
-                    if _fits(Counter(cards), hand):
-                        yield Run(cards)
+                    natural = [Card(rank_at(p), suit) for p in positions if p not in joker_at]
+                    if not _fits(Counter(natural), hand):
+                        continue  # checked first: the wild fillers multiply the choices
+                    for filler in _fillers(wilds, jokers):
+                        fill = iter(filler)
+                        cards = tuple(
+                            next(fill) if p in joker_at else Card(rank_at(p), suit)
+                            for p in positions
+                        )
+                        if _fits(Counter(cards), hand) and (
+                            not profile.wild_ranks
+                            or check_meld(Run(cards), initial=True, profile=profile) is None
+                        ):
+                            yield Run(cards)
 
 
 def find_openings(
@@ -116,13 +156,54 @@ def find_openings(
     An opening lists its trios then its runs, each in candidate order; two openings that
     differ only in the order of their melds are the same opening and appear once.
     """
-    contract = contract_for(profile, deal_number)
+    judged = profile.for_deal(deal_number)
+    found: list[tuple[Meld, ...]] = []
+    for trios, runs in profile.contract_options(deal_number):
+        contract = Contract(trios, runs, judged.initial_trio_size, judged.initial_run_size)
+        for opening, left in _openings(hand, contract, judged):
+            if deal_number in profile.going_out_deals:
+                # CHILE-ROUND8-2: grow the melds with the cards left, to go out in one play;
+                # keeping back the last card lets the player discard it instead.
+                left_cards = sorted(left.elements(), key=Card.sort_key)
+                kept: list[Card | None] = [None, *sorted(set(left_cards), key=Card.sort_key)]
+                for keep in kept:
+                    rest = list(left_cards)
+                    if keep is not None:
+                        rest.remove(keep)
+                    grown = _grow(opening, rest, judged)
+                    if grown is not None and grown not in found:
+                        found.append(grown)
+            else:
+                found.append(opening)
+    return tuple(found)
+
+
+def _grow(
+    opening: tuple[Meld, ...], cards: Sequence[Card], profile: Profile
+) -> tuple[Meld, ...] | None:
+    """``opening`` with every card of ``cards`` added to some meld (greedily), or None."""
+    melds = list(opening)
+    for card in cards:
+        for i, meld in enumerate(melds):
+            ends: tuple[str | None, ...] = (None,) if isinstance(meld, Trio) else ("high", "low")
+            fit = next((e for e in ends if check_lay_off(meld, card, e, profile) is None), "")
+            if fit != "":
+                melds[i] = extend(meld, card, fit)
+                break
+        else:
+            return None
+    return tuple(melds)
+
+
+def _openings(
+    hand: Sequence[Card], contract: Contract, profile: Profile
+) -> Iterator[tuple[tuple[Meld, ...], Counter[Card]]]:
+    """Every distinct opening of ``contract`` from ``hand``, with the cards it leaves."""
     have = Counter(hand)
     trios = list(_trio_candidates(have, profile)) if contract.trios else []
     runs = list(_run_candidates(have, profile)) if contract.runs else []
     melds: list[Meld] = [*trios, *runs]
     needs: dict[Meld, Counter[Card]] = {m: Counter(m.cards) for m in melds}
-    found: list[tuple[Meld, ...]] = []
 
     def choose(
         pool: list[Trio] | list[Run], count: int, start: int, left: Counter[Card]
@@ -139,6 +220,5 @@ def find_openings(
                     yield (meld, *rest), remaining
 
     for trio_part, left in choose(trios, contract.trios, 0, have):
-        for run_part, _ in choose(runs, contract.runs, 0, left):
-            found.append((*trio_part, *run_part))
-    return tuple(found)
+        for run_part, remaining in choose(runs, contract.runs, 0, left):
+            yield (*trio_part, *run_part), remaining

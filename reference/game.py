@@ -24,7 +24,7 @@ from reference.actions import (
     Open,
     SwapJoker,
 )
-from reference.cards import JOKER, Card, Rank, full_pack, sort_cards
+from reference.cards import JOKER, Card, full_pack, sort_cards
 from reference.contracts import check_contract, find_openings
 from reference.errors import IllegalActionError, InvalidActionError, InvalidStateError
 from reference.melds import (
@@ -38,6 +38,8 @@ from reference.melds import (
     extend,
     joker_index,
     swap_joker,
+    swap_to_hand,
+    swappable_wilds,
 )
 from reference.profiles import Profile
 from reference.reasons import Reason
@@ -102,18 +104,20 @@ class GameState:
 # --- dealing --------------------------------------------------------------------------------
 
 
-def _deck_problems(profile: Profile, deck: Sequence[Card]) -> list[str]:
+def _deck_problems(profile: Profile, deck: Sequence[Card], players: int) -> list[str]:
     problems = []
-    if len(deck) != profile.pack_size:
-        problems.append(f"deck has {len(deck)} cards, not {profile.pack_size}")
-    problems += _count_problems(profile, Counter(deck), "deck")
+    size = profile.pack_size_for(players)
+    if len(deck) != size:
+        problems.append(f"deck has {len(deck)} cards, not {size}")
+    problems += _count_problems(profile, Counter(deck), "deck", players)
     return problems
 
 
-def _count_problems(profile: Profile, counts: Counter[Card], where: str) -> list[str]:
+def _count_problems(profile: Profile, counts: Counter[Card], where: str, players: int) -> list[str]:
     problems = []
+    copies, jokers = profile.pack(players)  # CARDS-1; CHILE-CARDS-1, CHILE-CARDS-2
     for card, n in sorted(counts.items(), key=lambda item: item[0].sort_key()):
-        limit = profile.jokers if card.is_joker else profile.copies
+        limit = jokers if card.is_joker else copies
         if n > limit:
             problems.append(f"{where} holds {n} copies of {card.code()} (at most {limit} exist)")
     return problems
@@ -152,7 +156,7 @@ def start_deal(
         problems.append(f"dealer {dealer} is not a player")
     if len(totals) != players:
         problems.append(f"totals has {len(totals)} entries for {players} players")
-    problems += _deck_problems(profile, deck)
+    problems += _deck_problems(profile, deck, players)
     if problems:
         raise InvalidStateError(problems)
     size = profile.hand_size(deal_number)
@@ -164,8 +168,9 @@ def start_deal(
     if profile.ruling("DISPUTE-09") == "bury":
         # DISPUTE-09 bury (DEAL-4): a joker or a 2 turned up goes to the bottom of the
         # stock and the next card is turned up instead.
+        # CHILE-DEAL-7 (DISPUTE-51): in the Chilean profile only a wild upcard is buried.
         for _ in range(len(stock)):
-            if not (upcard.is_joker or upcard.rank is Rank.TWO):
+            if not (upcard.is_joker or upcard.rank in profile.bury_ranks):
                 break
             upcard, stock = stock[0], (*stock[1:], upcard)
     return GameState(
@@ -186,9 +191,12 @@ def start_deal(
     )
 
 
-def shuffled_pack(profile: Profile, rng: random.Random) -> tuple[Card, ...]:
-    """A full pack shuffled by ``rng`` (never the global random generator)."""
-    pack = list(full_pack(profile.copies, profile.jokers))
+def shuffled_pack(
+    profile: Profile, rng: random.Random, players: int | None = None
+) -> tuple[Card, ...]:
+    """A full pack for ``players`` (default: the smallest) shuffled by ``rng`` (never the
+    global random generator)."""
+    pack = list(full_pack(*profile.pack(players or profile.min_players)))
     rng.shuffle(pack)
     return tuple(pack)
 
@@ -197,7 +205,9 @@ def new_game(profile: Profile, players: int, seed: int) -> GameState:
     """Deal 1 of a new game; the first dealer is drawn by lot from ``seed`` (DEAL-1)."""
     rng = random.Random(seed)
     dealer = rng.randrange(players) if players > 0 else 0
-    deck = shuffled_pack(profile, rng)
+    if profile.rules_on("DISPUTE-74", "first_seat"):
+        dealer = 0  # DISPUTE-74 first_seat: player 0 deals the first round
+    deck = shuffled_pack(profile, rng, players)
     return start_deal(profile, players, 1, dealer, (0,) * players, deck, seed=rng.getrandbits(63))
 
 
@@ -342,6 +352,13 @@ def apply(state: GameState, action: Action) -> GameState:
             and 0 <= player < state.players
         ):
             return _steal(state, player)
+        if (
+            isinstance(action, DrawDiscard)
+            and profile.rules_on("DISPUTE-53", "yes")
+            and state.discard
+            and 0 <= player < state.players
+        ):
+            return _steal(state, player, points=0)  # DISPUTE-53 yes: no charge
         reason = Reason.BUY_OUT_OF_TURN if isinstance(action, DrawDiscard) else Reason.NOT_YOUR_TURN
         raise _reject(action, reason, f"it is player {state.turn}'s turn")
     # 3. Exactly one draw, first (TURN-2).
@@ -373,6 +390,8 @@ def apply(state: GameState, action: Action) -> GameState:
             raise _reject(action, Reason.DOES_NOT_FIT, "DISPUTE-08 no: a joker is never discarded")
         if action.card == state.taken and profile.ruling("DISPUTE-19") == "forbidden":
             raise _reject(action, Reason.DOES_NOT_FIT, "DISPUTE-19 forbidden: the taken card")
+        if profile.rules_on("DISPUTE-54", "compulsory") and _could_lay_down(state, player):
+            raise _reject(action, Reason.MUST_LAY_DOWN, "DISPUTE-54 compulsory: lay down first")
         after = _discard(state, player, action.card)
         if profile.ruling("DISPUTE-18") == "c" and after.phase is Phase.DRAW:
             after = _recycle(after)  # DISPUTE-18 c: a turn that starts with the stock empty
@@ -431,9 +450,10 @@ def _recycle(state: GameState) -> GameState:
     )
 
 
-def _steal(state: GameState, player: int) -> GameState:
-    """DISPUTE-29 steal (TURN-3): a player out of turn takes the top discard for 2 points."""
-    totals = tuple(t + 2 if i == player else t for i, t in enumerate(state.totals))
+def _steal(state: GameState, player: int, points: int = 2) -> GameState:
+    """DISPUTE-29 steal (TURN-3): a player out of turn takes the top discard for 2 points
+    (DISPUTE-53 yes: for nothing)."""
+    totals = tuple(t + points if i == player else t for i, t in enumerate(state.totals))
     return replace(
         state,
         hands=_with_hand(state, player, (*state.hands[player], state.discard[0])),
@@ -448,7 +468,9 @@ def _close(state: GameState, player: int) -> GameState:
     Only under DISPUTE-07 closes or DISPUTE-13 yes; a discard closes in :func:`_discard`.
     """
     profile = state.profile
-    scores = tuple(0 if i == player else profile.penalty(h) for i, h in enumerate(state.hands))
+    scores = tuple(
+        profile.out_score if i == player else profile.penalty(h) for i, h in enumerate(state.hands)
+    )
     totals = tuple(t + s for t, s in zip(state.totals, scores, strict=True))
     last = game_ends(profile, state.deal_number, totals)
     best = min(totals)
@@ -464,9 +486,44 @@ def _close(state: GameState, player: int) -> GameState:
     )
 
 
+def profile_rules(state: GameState, point: str, option: str) -> bool:
+    """True if the state's profile plays ``option`` on ``point``."""
+    return state.profile.rules_on(point, option)
+
+
+def _end_without_closer(state: GameState) -> GameState:
+    """DISPUTE-75 round_ends: the stock ran out; every hand scores, nobody went out."""
+    profile = state.profile
+    scores = tuple(profile.penalty(h) for h in state.hands)
+    totals = tuple(t + s for t, s in zip(state.totals, scores, strict=True))
+    last = game_ends(profile, state.deal_number, totals)
+    best = min(totals)
+    return replace(
+        state,
+        turn_opened=False,
+        phase=Phase.GAME_OVER if last else Phase.DEAL_OVER,
+        deal_scores=scores,
+        totals=totals,
+        winners=tuple(i for i, t in enumerate(totals) if t == best) if last else None,
+    )
+
+
+def _could_lay_down(state: GameState, player: int) -> bool:
+    """DISPUTE-54 compulsory: the player has not laid down and holds a legal laying down."""
+    if state.opened[player]:
+        return False
+    hand = state.hands[player]
+    return any(
+        is_legal(state, Open(player, melds))
+        for melds in find_openings(hand, state.deal_number, state.profile)
+    )
+
+
 def _draw_stock(state: GameState, player: int) -> GameState:
     if state.stock:
         return _draw(state, player, state.stock[0], state.stock[1:], state.discard)
+    if profile_rules(state, "DISPUTE-75", "round_ends"):
+        return _end_without_closer(state)  # DISPUTE-75 round_ends: everyone scores
     if len(state.discard) <= 1:
         # STOCK-2, DISPUTE-17: nothing to recycle; the deal is void, nobody scores.
         return replace(state, phase=Phase.CANCELLED)
@@ -495,7 +552,9 @@ def _discard(state: GameState, player: int, card: Card) -> GameState:
         )
     # END-1: the discard that empties the hand closes the deal at once.
     profile = state.profile
-    scores = tuple(0 if i == player else profile.penalty(h) for i, h in enumerate(hands))
+    scores = tuple(
+        profile.out_score if i == player else profile.penalty(h) for i, h in enumerate(hands)
+    )
     totals = tuple(t + s for t, s in zip(state.totals, scores, strict=True))
     last = game_ends(profile, state.deal_number, totals)
     best = min(totals)
@@ -534,7 +593,15 @@ def _open(state: GameState, action: Open) -> GameState:
     hand = state.hands[player]
     laid = [c for m in action.melds for c in m.cards]
     closes = False
-    if profile.discard_to_close and len(hand) == len(laid):
+    if state.deal_number in profile.going_out_deals:
+        # CHILE-ROUND8-2, DISPUTE-39: laid down only as the going-out play, taking every
+        # card held, or all but one which the player then discards.
+        left = len(hand) - len(laid)
+        allowed = {"either": (0, 1), "no_discard": (0,), "discard": (1,)}
+        if left not in allowed[profile.ruling("DISPUTE-39")]:
+            raise _reject(action, Reason.NOT_GOING_OUT, f"{left} cards would stay in hand")
+        closes = left == 0
+    elif profile.discard_to_close and len(hand) == len(laid):
         if profile.ruling("DISPUTE-07") != "closes":
             raise _reject(action, Reason.HAND_WOULD_EMPTY)  # TURN-9
         closes = True  # DISPUTE-07 closes: the opening ends the deal without a discard
@@ -577,8 +644,43 @@ def _new_melds(state: GameState, action: Open) -> GameState:
     )
 
 
+def _swap_to_hand(state: GameState, action: SwapJoker) -> GameState:
+    """A Chilean wild swap (CHILE-SWAP-1..3, DISPUTE-44): the natural card takes a wild
+    card's place in any run or trio, and the wild card goes to the taker's hand."""
+    player, profile = action.player, state.profile
+    if profile.rules_on("DISPUTE-44", "laid_down") and not state.opened[player]:
+        raise _reject(action, Reason.NOT_OPENED)  # DISPUTE-44 laid_down (CONTRACT-10)
+    if not 0 <= action.meld < len(state.table):
+        raise _reject(action, Reason.NO_SUCH_MELD, f"the table has {len(state.table)} melds")
+    if action.to != "hand" or action.to_meld is not None:
+        raise _reject(action, Reason.WILD_TO_HAND)  # CHILE-SWAP-2
+    target = state.table[action.meld]
+    if target.owner != player and profile.ruling("DISPUTE-21") == "own":
+        raise _reject(action, Reason.NO_JOKER_FOR_CARD, "DISPUTE-21 own: own melds only")
+    places = swappable_wilds(target.meld, action.card, profile)
+    if action.wild is not None:
+        places = tuple(i for i in places if target.meld.cards[i] == action.wild)
+    if not places:
+        raise _reject(action, Reason.NO_JOKER_FOR_CARD)  # CHILE-SWAP-1, CHILE-WILD-3
+    if len({target.meld.cards[i] for i in places}) > 1:
+        raise InvalidActionError(f"name the wild card to take (JK or a 2): {action!r}")
+    i = places[0]
+    wild = target.meld.cards[i]
+    table = list(state.table)
+    table[action.meld] = TableMeld(target.owner, swap_to_hand(target.meld, i, action.card))
+    hand = (*_remove(state.hands[player], [action.card]), wild)
+    return replace(
+        state,
+        hands=_with_hand(state, player, hand),
+        table=tuple(table),
+        added=(*state.added, action.meld),
+    )
+
+
 def _meld_action(state: GameState, action: LayOff | SwapJoker) -> GameState:
     player = action.player
+    if isinstance(action, SwapJoker) and state.profile.wild_swap == "to_hand":
+        return _swap_to_hand(state, action)
     if not state.opened[player]:
         raise _reject(action, Reason.NOT_OPENED)  # CONTRACT-10
     profile = state.profile
@@ -690,7 +792,7 @@ def legal_actions(state: GameState) -> tuple[Action, ...]:
                         found.append(LayOff(player, card, i, end))
         for i, tm in enumerate(state.table):
             run = tm.meld
-            if not isinstance(run, Run):
+            if not isinstance(run, Run) or state.profile.wild_swap != "run_end":
                 continue
             for j, c in enumerate(run.cards):
                 if not c.is_joker:
@@ -701,8 +803,23 @@ def legal_actions(state: GameState) -> tuple[Action, ...]:
                 for to in (End.LOW, End.HIGH):
                     if check_swap(run, stands_for, to.value) is None:
                         found.append(SwapJoker(player, i, stands_for, to.value))
+    if state.profile.wild_swap == "to_hand":
+        found.extend(_chilean_swaps(state, player, distinct))
     found.extend(Discard(player, card) for card in distinct)
     return tuple(found)
+
+
+def _chilean_swaps(state: GameState, player: int, distinct: tuple[Card, ...]) -> list[SwapJoker]:
+    """Every legal Chilean wild swap (CHILE-SWAP-1), naming its wild card."""
+    found = []
+    for i, tm in enumerate(state.table):
+        for card in distinct:
+            places = swappable_wilds(tm.meld, card, state.profile)
+            for wild in sorted({tm.meld.cards[j] for j in places}):
+                swap = SwapJoker(player, i, card, "hand", wild=wild)
+                if is_legal(state, swap):
+                    found.append(swap)
+    return found
 
 
 # --- validation -----------------------------------------------------------------------------
@@ -736,11 +853,15 @@ def validate_state(state: GameState) -> tuple[str, ...]:
     cards: list[Card] = [c for h in state.hands for c in h]
     cards += [c for tm in state.table for c in tm.meld.cards]
     cards += [*state.stock, *state.discard]
-    if len(cards) != profile.pack_size:
-        problems.append(f"the state holds {len(cards)} cards, not {profile.pack_size}")
-    problems += _count_problems(profile, Counter(cards), "the state")
+    size = profile.pack_size_for(n)
+    if len(cards) != size:
+        problems.append(f"the state holds {len(cards)} cards, not {size}")
+    problems += _count_problems(profile, Counter(cards), "the state", n)
+    judged = profile  # a going-out deal's melds may be larger (CHILE-ROUND8-2)
+    if 1 <= state.deal_number <= profile.deals:
+        judged = profile.for_deal(state.deal_number)
     for i, tm in enumerate(state.table):
-        reason = check_meld(tm.meld, initial=False, profile=profile)
+        reason = check_meld(tm.meld, initial=False, profile=judged)
         if reason is not None:
             problems.append(f"table[{i}] is not a valid {tm.meld.kind}: {reason.value}")
         if not 0 <= tm.owner < n:

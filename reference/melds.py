@@ -168,8 +168,9 @@ def check_meld(meld: Meld, *, initial: bool, profile: Profile = ARGENTINE) -> Re
     may stand on the table after lay-offs. Checks run in the precedence of docs/reasons.md:
     size, joker limit, composition, then (runs) wrap, beyond an ace, gap.
     """
-    jokers = sum(1 for c in meld.cards if profile.is_wild(c))
-    naturals = [c for c in meld.cards if not profile.is_wild(c)]
+    flags = wild_flags(meld, profile)
+    jokers = sum(flags)
+    naturals = [c for c, wild in zip(meld.cards, flags, strict=True) if not wild]
     n = len(meld.cards)
     limit = profile.initial_joker_limit if initial else profile.later_joker_limit
     if isinstance(meld, Trio):
@@ -210,10 +211,59 @@ def check_meld(meld: Meld, *, initial: bool, profile: Profile = ARGENTINE) -> Re
 
 
 def _masked(cards: tuple[Card, ...], profile: Profile) -> tuple[Card, ...]:
-    """The cards with every wild card shown as a joker (DISPUTE-25 wild: twos stand in too)."""
+    """A run's cards with every wild card shown as a joker (DISPUTE-25 wild, CHILE-WILD-1:
+    twos stand in too; CHILE-WILD-3: not a 2 in its own place)."""
     if not profile.wild_ranks:
         return cards
-    return tuple(JOKER if profile.is_wild(c) else c for c in cards)
+    flags = _run_wild_flags(cards, profile)
+    return tuple(JOKER if wild else c for c, wild in zip(cards, flags, strict=True))
+
+
+def wild_flags(meld: Meld, profile: Profile = ARGENTINE) -> tuple[bool, ...]:
+    """For each card of ``meld``, whether it acts as a wild card there.
+
+    Jokers always do; a card of a wild rank (a Chilean 2) does, unless the profile counts it
+    as natural in its own place (CHILE-WILD-3, DISPUTE-49): in a trio whose other cards are
+    all wild (a trio of 2s), or at its own position in a run of its own suit.
+    """
+    if isinstance(meld, Run):
+        return _run_wild_flags(meld.cards, profile)
+    flags = tuple(profile.is_wild(c) for c in meld.cards)
+    if profile.natural_in_place and all(flags):
+        ranks = {c.rank for c in meld.cards if c.rank is not None}
+        if len(ranks) == 1:  # a trio of 2s (with jokers): its 2s are natural
+            return tuple(c.is_joker for c in meld.cards)
+    return flags
+
+
+def _run_wild_flags(cards: tuple[Card, ...], profile: Profile) -> tuple[bool, ...]:
+    flags = [profile.is_wild(c) for c in cards]
+    if not profile.natural_in_place or not profile.wild_ranks:
+        return tuple(flags)
+    candidates = [i for i, c in enumerate(cards) if flags[i] and not c.is_joker]
+    masked = tuple(JOKER if wild else c for c, wild in zip(cards, flags, strict=True))
+    suits = {c.suit for c, wild in zip(cards, flags, strict=True) if not wild}
+    for i in candidates:
+        # Read the card as natural: it is, if the run still places it at its own rank and
+        # every natural card shares its suit.
+        trial = (*masked[:i], cards[i], *masked[i + 1 :])
+        low = _placement(trial)
+        if low is not None and rank_at(low + i) == cards[i].rank and suits <= {cards[i].suit}:
+            flags[i] = False
+            masked, suits = trial, {cards[i].suit}
+    return tuple(flags)
+
+
+def trio_rank(trio: Trio, profile: Profile = ARGENTINE) -> Rank | None:
+    """The rank a trio stands for: that of its natural cards (a trio of 2s: 2)."""
+    flags = wild_flags(trio, profile)
+    return next((c.rank for c, wild in zip(trio.cards, flags, strict=True) if not wild), None)
+
+
+def run_suit(run: Run, profile: Profile = ARGENTINE) -> Suit | None:
+    """The suit of a run's natural cards (a wild 2 of another suit does not count)."""
+    flags = _run_wild_flags(run.cards, profile)
+    return next((c.suit for c, wild in zip(run.cards, flags, strict=True) if not wild), None)
 
 
 def _ace_reason(cards: tuple[Card, ...], profile: Profile) -> Reason | None:
@@ -265,7 +315,7 @@ def check_lay_off(
     ``does_not_fit`` (LAYOFF-4).
     """
     if isinstance(meld, Trio):
-        if not profile.is_wild(card) and card.rank != meld.rank:
+        if not profile.is_wild(card) and card.rank != trio_rank(meld, profile):
             return Reason.DOES_NOT_FIT
         if profile.is_wild(card) and profile.ruling("DISPUTE-05") == "no":
             return Reason.DOES_NOT_FIT  # DISPUTE-05 no: only natural cards extend a trio
@@ -281,7 +331,8 @@ def check_lay_off(
         if len(meld.cards) >= profile.max_run_length:
             return Reason.DOES_NOT_FIT
         target = low - 1 if end == "low" else high + 1
-        if not profile.is_wild(card) and (card.suit != meld.suit or card.rank != rank_at(target)):
+        suit = run_suit(meld, profile)
+        if not profile.is_wild(card) and (card.suit != suit or card.rank != rank_at(target)):
             return Reason.DOES_NOT_FIT
     grown = extend(meld, card, end)
     reason = check_meld(grown, initial=False, profile=profile)
@@ -330,3 +381,43 @@ def swap_joker(run: Run, card: Card, to: str) -> Run:
     replaced = Run((*run.cards[:i], card, *run.cards[i + 1 :]))
     joker = run.cards[i]
     return Run((joker, *replaced.cards)) if to == "low" else Run((*replaced.cards, joker))
+
+
+# --- Chilean wild swaps (CHILE-SWAP-1..3) ------------------------------------------------------
+
+
+def swappable_wilds(meld: Meld, card: Card, profile: Profile) -> tuple[int, ...]:
+    """Indices of the wild cards of ``meld`` whose place natural ``card`` may take.
+
+    In a run: the wild card at the position of ``card`` (same rank, the run's suit). In a
+    trio: every wild card, when ``card`` has the trio's rank. Either way ``card`` must lie
+    there as a natural card (a 2 put in a trio of 5s would be wild itself), and a 2 lying in
+    its own place is natural, so it is never swapped out (CHILE-WILD-3).
+    """
+    flags = wild_flags(meld, profile)
+    if card.is_joker or not any(flags):
+        return ()
+    if isinstance(meld, Run):
+        low = _placement(_masked(meld.cards, profile))
+        suit = run_suit(meld, profile)
+        if low is None or card.suit != suit:
+            return ()
+        places = [i for i, wild in enumerate(flags) if wild and rank_at(low + i) == card.rank]
+    else:
+        if card.rank != trio_rank(meld, profile):
+            return ()
+        places = [i for i, wild in enumerate(flags) if wild]
+    found = []
+    for i in places:
+        swapped = swap_to_hand(meld, i, card)
+        # One wild card fewer: the new card lies there as a natural card.
+        if sum(wild_flags(swapped, profile)) == sum(flags) - 1:
+            found.append(i)
+    return tuple(found)
+
+
+def swap_to_hand(meld: Meld, i: int, card: Card) -> Meld:
+    """The meld after natural ``card`` takes the place of its wild card ``meld.cards[i]``
+    (CHILE-SWAP-3: same size, same positions); no rule is checked."""
+    cards = (*meld.cards[:i], card, *meld.cards[i + 1 :])
+    return Run(cards) if isinstance(meld, Run) else Trio(cards)

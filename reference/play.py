@@ -182,7 +182,7 @@ def play_game(
             break
         if state.phase is Phase.GAME_OVER:
             break
-        state = next_deal(state, shuffled_pack(profile, rng))
+        state = next_deal(state, shuffled_pack(profile, rng, players))
     else:
         finished = False
     return GameRecord(seed, players, policy, tuple(records), state, finished)

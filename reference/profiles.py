@@ -2,7 +2,10 @@
 
 The engine reads its numbers (hand sizes, contracts, meld sizes, joker limits, card values,
 ace handling...) from a :class:`Profile`, so another seed's rules can be added as a new
-profile plus small hooks. Only the Argentine profile of seed 000 exists today.
+profile plus small hooks. Two profiles exist: ``argentine`` (seed 000) and ``chilean``
+(seed 001, docs/rules.md's Chilean section). A profile rules on every disputed point it
+plays; a Chilean point that restates an Argentine one (``DISPUTE-48`` for ``DISPUTE-25``...)
+sets the Argentine point's option, so the rules code reads one ruling per fact.
 """
 
 from __future__ import annotations
@@ -26,6 +29,11 @@ class Profile:
     """Copies of each natural card in the pack (two 52-card packs)."""
     jokers: int = 4
     """Jokers in the pack."""
+    big_pack_players: int | None = None
+    """From this many players on, the pack is ``big_copies`` packs and ``big_jokers`` jokers
+    (CHILE-CARDS-2); ``None``: one pack size for every player count."""
+    big_copies: int = 3
+    big_jokers: int = 4
     deals: int = 7
     contracts: tuple[tuple[int, int], ...] = (
         (2, 0),
@@ -41,6 +49,27 @@ class Profile:
     """Cards dealt to each player in deal n: ``hand_sizes[n-1]``."""
     wild_ranks: frozenset[Rank] = frozenset()
     """Natural ranks that are wild like jokers (none here: twos are natural)."""
+    natural_in_place: bool = False
+    """A wild-rank card lying in its own natural place in a meld (a 2 at a run's 2-position
+    of its suit, a trio of 2s) counts as natural (CHILE-WILD-3, DISPUTE-49)."""
+    bury_ranks: frozenset[Rank] = frozenset({Rank.TWO})
+    """Besides jokers, the ranks buried when turned up (DISPUTE-09 bury; CHILE-DEAL-7)."""
+    alternative_contracts: Mapping[int, tuple[tuple[int, int], ...]] = field(
+        default_factory=lambda: MappingProxyType({})
+    )
+    """Deal n also accepts these ``(trios, runs)`` (CHILE-ROUND8-1: four runs in round 8)."""
+    going_out_deals: frozenset[int] = frozenset()
+    """Deals whose contract is laid down only as a going-out play, with melds of any size
+    from the opening sizes on (CHILE-ROUND8-2)."""
+    going_out_run_size: int | None = None
+    """Smallest run of a going-out deal's contract when not ``initial_run_size``
+    (DISPUTE-40 three_card_runs)."""
+    out_score: int = 0
+    """What the player who goes out scores (SCORE-1; DISPUTE-46 minus_ten: -10)."""
+    wild_swap: str = "run_end"
+    """How a wild card leaves a meld: ``run_end`` (JOKER-4..6, the natural card takes a run
+    joker's place and the joker moves to an end) or ``to_hand`` (CHILE-SWAP-1..3, any meld,
+    the wild card goes to the taker's hand)."""
     rank_values: tuple[int, ...] = (20, 2, 3, 4, 5, 6, 7, 8, 9, 10, 10, 10, 10)
     """Penalty value of each rank, A..K."""
     joker_value: int = 50
@@ -67,6 +96,14 @@ class Profile:
     """The option this profile follows on each disputed point and house variant
     (``DISPUTE-nn`` / ``VARIANT-nn`` -> option)."""
 
+    def rules_on(self, point: str, option: str) -> bool:
+        """True if the profile rules on ``point`` and plays ``option`` there.
+
+        For points only some profiles rule on (the Chilean DISPUTE-39..77): a profile that
+        does not rule on the point plays none of its options.
+        """
+        return self.rulings.get(point) == option
+
     def __hash__(self) -> int:
         # The rulings mapping is not hashable; the name identifies a profile.
         return hash(self.name)
@@ -89,11 +126,42 @@ class Profile:
 
         :raises ValueError: naming an unknown point, or an option the point does not have.
         """
-        problems = ruling_problems(changes)
+        problems = list(ruling_problems(changes))
+        for point in changes:
+            if point in OPTIONS and point not in self.rulings:
+                problems.append(f"{point} is not a point of the {self.name} profile")
+            elif point in _FIXED.get(self.name, {}):
+                problems.append(f"{point} is {_FIXED[self.name][point]} in the {self.name} profile")
         if problems:
             raise ValueError("; ".join(problems))
         rulings = {**self.rulings, **changes}
         return _derive(replace(self, rulings=MappingProxyType(rulings)))
+
+    def pack(self, players: int) -> tuple[int, int]:
+        """``(copies of each natural card, jokers)`` for ``players`` (CARDS-1, CHILE-CARDS-2)."""
+        if self.big_pack_players is not None and players >= self.big_pack_players:
+            return self.big_copies, self.big_jokers
+        return self.copies, self.jokers
+
+    def pack_size_for(self, players: int) -> int:
+        """Cards in the pack for ``players`` (108; chilean 106, or 160 for 5-6)."""
+        copies, jokers = self.pack(players)
+        return 52 * copies + jokers
+
+    def contract_options(self, deal_number: int) -> tuple[tuple[int, int], ...]:
+        """Every ``(trios, runs)`` deal ``deal_number`` accepts, its main contract first."""
+        extra = self.alternative_contracts.get(deal_number, ())
+        return (self.contract(deal_number), *extra)
+
+    def for_deal(self, deal_number: int) -> Profile:
+        """The profile as it judges the melds of deal ``deal_number``'s contract.
+
+        A going-out deal (CHILE-ROUND8-2) lays melds of any size from the opening sizes on.
+        """
+        if deal_number not in self.going_out_deals:
+            return self
+        run_size = self.going_out_run_size or self.initial_run_size
+        return replace(self, initial_sizes_exact=False, initial_run_size=run_size)
 
     def contract(self, deal_number: int) -> tuple[int, int]:
         """``(trios, runs)`` required in deal ``deal_number`` (1-based)."""
@@ -232,8 +300,84 @@ OPTIONS: Mapping[str, tuple[str, ...]] = MappingProxyType(
         "VARIANT-04": ("forbidden", "allowed"),
         "VARIANT-05": ("eleven", "twelve"),
         "VARIANT-06": ("any", "one"),
+        # The Chilean points (seed 001); only the chilean profile rules on them.
+        "DISPUTE-39": ("either", "no_discard", "discard"),
+        "DISPUTE-40": ("impossible", "three_card_runs"),
+        "DISPUTE-41": ("exact", "at_least"),
+        "DISPUTE-42": ("eleven", "twelve"),
+        "DISPUTE-43": ("one_sixty", "one_fifty_nine"),
+        "DISPUTE-44": ("anyone", "laid_down"),
+        "DISPUTE-45": ("melding", "discard_only"),
+        "DISPUTE-46": ("zero", "minus_ten"),
+        "DISPUTE-47": ("share", "tiebreak"),
+        "DISPUTE-48": ("wild", "natural"),
+        "DISPUTE-49": ("in_place", "always_wild"),
+        "DISPUTE-50": ("unlimited", "one_per_meld"),
+        "DISPUTE-51": ("bury", "stays"),
+        "DISPUTE-52": ("four", "three"),
+        "DISPUTE-53": ("no", "yes"),
+        "DISPUTE-54": ("optional", "compulsory"),
+        "DISPUTE-55": ("standard", "joker_30", "joker_20", "two_20"),
+        "DISPUTE-56": ("fresh_deal", "keep_hands"),
+        "DISPUTE-74": ("lot", "first_seat"),
+        "DISPUTE-75": ("recycle", "round_ends"),
+        "DISPUTE-76": ("forbidden", "allowed"),
+        "DISPUTE-77": ("allowed", "forbidden"),
     }
 )
+
+
+def _first(by_option: Mapping[str, Mapping[str, str]]) -> Mapping[str, str]:
+    """The Argentine points one Chilean point sets (those of its first option)."""
+    return next(iter(by_option.values()))
+
+
+#: Chilean points that restate an Argentine point (or house variant): the Chilean option
+#: sets the Argentine point's option, so the rules code reads one ruling per fact.
+_RESTATED: Mapping[str, Mapping[str, Mapping[str, str]]] = MappingProxyType(
+    {
+        "DISPUTE-41": {o: {"DISPUTE-31": o} for o in ("exact", "at_least")},
+        "DISPUTE-45": {
+            "melding": {"DISPUTE-07": "closes", "DISPUTE-13": "yes"},
+            "discard_only": {"DISPUTE-07": "refused", "DISPUTE-13": "no"},
+        },
+        "DISPUTE-47": {o: {"DISPUTE-15": o} for o in ("share", "tiebreak")},
+        "DISPUTE-48": {o: {"DISPUTE-25": o} for o in ("wild", "natural")},
+        "DISPUTE-51": {o: {"DISPUTE-09": o} for o in ("bury", "stays")},
+        "DISPUTE-76": {o: {"VARIANT-04": o} for o in ("forbidden", "allowed")},
+    }
+)
+
+#: Points a profile plays only one way, with what decides them instead; naming an option
+#: for them is an error (the profile *is* that choice, or a point of its own settles it).
+_FIXED: Mapping[str, Mapping[str, str]] = MappingProxyType(
+    {
+        "chilean": MappingProxyType(
+            {
+                **{old: f"set by {new}" for new, by in _RESTATED.items() for old in _first(by)},
+                "DISPUTE-26": "set by DISPUTE-55",
+                "VARIANT-01": "set by DISPUTE-55",
+                "DISPUTE-33": "set by DISPUTE-42",
+                "VARIANT-05": "set by DISPUTE-42",
+                "DISPUTE-01": "set by DISPUTE-50",
+                "DISPUTE-24": "set by DISPUTE-50",
+                "VARIANT-03": "set by DISPUTE-50",
+                "DISPUTE-02": "set by DISPUTE-44",
+                "DISPUTE-11": "set by DISPUTE-44",
+                "DISPUTE-28": "set by DISPUTE-44",
+                "DISPUTE-14": "fixed by the hand sizes (CHILE-END-3)",
+                "DISPUTE-27": "fixed: 8 rounds (CHILE-GAME-1)",
+                "DISPUTE-32": "fixed: 2 to 6 players (CHILE-PLAYERS-1)",
+            }
+        )
+    }
+)
+
+
+def _chilean_point(point: str) -> bool:
+    """True for DISPUTE-39..56 and DISPUTE-74..77, the points seed 001 raises."""
+    number = int(point.split("-")[1]) if point.startswith("DISPUTE-") else 0
+    return 39 <= number <= 56 or 74 <= number <= 77
 
 
 def ruling_problems(rulings: Mapping[str, str]) -> tuple[str, ...]:
@@ -250,6 +394,13 @@ def ruling_problems(rulings: Mapping[str, str]) -> tuple[str, ...]:
 
 def _derive(profile: Profile) -> Profile:
     """Set the rule parameters that follow from the profile's rulings (see each rule ID)."""
+    if profile.name == "chilean":
+        return _derive_chilean(profile)
+    return _derive_argentine(profile)
+
+
+def _derive_argentine(profile: Profile) -> Profile:
+    """The Argentine parameters that follow from its rulings (seed 000)."""
     r = profile.ruling
     values = list(ARGENTINE.rank_values)  # DISPUTE-26 table_000, SCORE-2
     joker_value = ARGENTINE.joker_value
@@ -290,7 +441,84 @@ def _derive(profile: Profile) -> Profile:
     )
 
 
-PROFILES: Mapping[str, Profile] = MappingProxyType({ARGENTINE.name: ARGENTINE})
+def _derive_chilean(profile: Profile) -> Profile:
+    """The Chilean parameters that follow from its rulings (seed 001, CHILE-* rules)."""
+    r = profile.ruling
+    rulings = dict(profile.rulings)
+    for point, by_option in _RESTATED.items():
+        rulings.update(by_option[r(point)])  # e.g. DISPUTE-48 natural sets DISPUTE-25 natural
+    wild = r("DISPUTE-48") == "wild"  # CHILE-WILD-1
+    # CHILE-SCORE-2: A 15, 2 25 (a natural 2: 2), 3..10 face value, J Q K 10, joker 50.
+    values = [15, 25 if wild else 2, 3, 4, 5, 6, 7, 8, 9, 10, 10, 10, 10]
+    joker_value = {"joker_30": 30, "joker_20": 20}.get(r("DISPUTE-55"), 50)
+    if r("DISPUTE-55") == "two_20" and wild:
+        values[1] = 20  # DISPUTE-55 two_20: a wild 2 left in hand costs 20
+    wild_ranks = frozenset({Rank.TWO}) if wild else frozenset()
+    three_card_runs = r("DISPUTE-52") == "three"  # MELD-RUN-1
+    return replace(
+        profile,
+        rulings=MappingProxyType(rulings),
+        rank_values=tuple(values),
+        joker_value=joker_value,
+        wild_ranks=wild_ranks,
+        # CHILE-DEAL-7: only a wild upcard is buried (DISPUTE-51 stays: none is).
+        bury_ranks=wild_ranks,
+        natural_in_place=r("DISPUTE-49") == "in_place",  # CHILE-WILD-3
+        # CHILE-DEAL-3, DISPUTE-42: 11 cards and 13 in round 8, or 12 in every round.
+        hand_sizes=(12,) * 8 if r("DISPUTE-42") == "twelve" else (11,) * 7 + (13,),
+        # CHILE-CARDS-2, DISPUTE-43: 4 jokers with the third pack (160 cards), or 3 (159).
+        big_jokers=3 if r("DISPUTE-43") == "one_fifty_nine" else 4,
+        initial_sizes_exact=r("DISPUTE-41") == "exact",  # CONTRACT-8
+        initial_run_size=3 if three_card_runs else 4,
+        # DISPUTE-40 three_card_runs: round 8's four runs may be of 3 cards (L55 "12 cards").
+        going_out_run_size=3 if three_card_runs or r("DISPUTE-40") == "three_card_runs" else None,
+        # CHILE-WILD-2, DISPUTE-50: no wild limit per meld, or 000's one per laid-down meld.
+        initial_joker_limit=1 if r("DISPUTE-50") == "one_per_meld" else None,
+        max_run_length=13 if r("DISPUTE-77") == "forbidden" else 14,  # MELD-RUN-4
+        out_score=-10 if r("DISPUTE-46") == "minus_ten" else 0,  # SCORE-1
+    )
+
+
+#: The option seed 001 is read to take on every point (docs/rules.md, "Chilean profile").
+_CHILEAN_RULINGS: Mapping[str, str] = MappingProxyType(
+    {
+        **{point: option for point, option in ARGENTINE.rulings.items()},
+        # Where 001 differs from 000 on an Argentine point (docs/rules.md gives each reason).
+        "DISPUTE-02": "b",
+        "DISPUTE-07": "closes",
+        "DISPUTE-09": "bury",
+        "DISPUTE-11": "c",
+        "DISPUTE-13": "yes",
+        "DISPUTE-25": "wild",
+        "DISPUTE-26": "table_001",
+        "DISPUTE-27": "eight",
+        "DISPUTE-28": "taker_keeps",
+        "DISPUTE-32": "more_players",
+        "DISPUTE-33": "thirteen",
+        # The Chilean points: the first option of each is the profile's.
+        **{point: options[0] for point, options in OPTIONS.items() if _chilean_point(point)},
+    }
+)
+
+CHILEAN = _derive(
+    Profile(
+        name="chilean",
+        max_players=6,  # CHILE-PLAYERS-1
+        jokers=2,  # CHILE-CARDS-1: 106 cards
+        big_pack_players=5,  # CHILE-CARDS-2
+        deals=8,  # CHILE-GAME-1
+        contracts=(*ARGENTINE.contracts, (4, 0)),  # CONTRACT-1..7, CHILE-ROUND8-1
+        alternative_contracts=MappingProxyType({8: ((0, 4),)}),  # CHILE-ROUND8-1
+        going_out_deals=frozenset({8}),  # CHILE-ROUND8-2
+        wild_swap="to_hand",  # CHILE-SWAP-1..3
+        rulings=_CHILEAN_RULINGS,
+    )
+)
+"""Seed 001: Chilean Carioca, 8 rounds, 106 cards (160 for 5-6 players), jokers and 2s wild."""
+
+PROFILES: Mapping[str, Profile] = MappingProxyType(
+    {ARGENTINE.name: ARGENTINE, CHILEAN.name: CHILEAN}
+)
 
 
 def find_profile(name: str) -> Profile:

@@ -42,6 +42,9 @@ class Reason(enum.StrEnum):
     JOKER_TO_OTHER_MELD = "joker_to_other_meld"
     NO_JOKER_POSITION = "no_joker_position"
     DOES_NOT_FIT = "does_not_fit"
+    NOT_GOING_OUT = "not_going_out"
+    WILD_TO_HAND = "wild_to_hand"
+    MUST_LAY_DOWN = "must_lay_down"
 
     @property
     def rule(self) -> str:
@@ -80,4 +83,7 @@ _RULES: dict[Reason, str] = {
     Reason.JOKER_TO_OTHER_MELD: "JOKER-5",
     Reason.NO_JOKER_POSITION: "JOKER-6",
     Reason.DOES_NOT_FIT: "LAYOFF-4",
+    Reason.NOT_GOING_OUT: "CHILE-ROUND8-2",
+    Reason.WILD_TO_HAND: "CHILE-SWAP-2",
+    Reason.MUST_LAY_DOWN: "TURN-4",
 }

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from reference.adapter import Adapter, main, parse_rulings
-from reference.profiles import ARGENTINE, OPTIONS
+from reference.profiles import ARGENTINE, CHILEAN, OPTIONS
 
 
 def _ask(adapter: Adapter, **request: object) -> dict[str, object]:
@@ -59,8 +59,14 @@ def test_a_bad_ruling_on_the_command_line_exits_2(
 def test_the_handshake_reports_every_point_with_the_rulings_in_force() -> None:
     hello = _ask(Adapter(rulings={"DISPUTE-31": "at_least"}), op="hello", protocol=1)
     assert hello["rulings"] == {**ARGENTINE.rulings, "DISPUTE-31": "at_least"}
-    assert set(ARGENTINE.rulings) == set(OPTIONS)
-    assert _ask(Adapter(), op="hello", protocol=1)["rulings"] == dict(ARGENTINE.rulings)
+    # The Argentine profile rules on every point but the Chilean ones (DISPUTE-39..77);
+    # the Chilean profile on every point, its own in profile_rulings.
+    chilean_points = {p for p in OPTIONS if p.startswith("DISPUTE-") and int(p[8:]) >= 39}
+    assert set(OPTIONS) - set(ARGENTINE.rulings) == chilean_points
+    assert set(CHILEAN.rulings) == set(OPTIONS)
+    plain = _ask(Adapter(), op="hello", protocol=1)
+    assert plain["rulings"] == dict(ARGENTINE.rulings)
+    assert plain["profile_rulings"] == {"chilean": dict(CHILEAN.rulings)}
 
 
 def test_an_option_is_played_by_every_op() -> None:
@@ -80,4 +86,6 @@ def test_every_option_of_every_point_starts_an_adapter(
 ) -> None:
     for option in options:
         hello = _ask(Adapter(rulings={point: option}), op="hello", protocol=1)
-        assert hello["rulings"][point] == option  # type: ignore[index]
+        played = [hello["rulings"], *hello["profile_rulings"].values()]  # type: ignore[attr-defined]
+        # Every profile that takes the point plays the option (at least one does).
+        assert any(rulings.get(point) == option for rulings in played)
