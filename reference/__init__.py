@@ -47,7 +47,7 @@ from reference.game import (
     validate_state,
 )
 from reference.melds import Meld, Run, TableMeld, Trio, check_meld
-from reference.profiles import ARGENTINE, PROFILES, Profile, find_profile
+from reference.profiles import ARGENTINE, CHILEAN, PROFILES, Profile, find_profile
 from reference.reasons import Reason
 from reference.scoring import penalty, ranking, score_deal, winners
 from reference.solver import can_open, openings
@@ -56,6 +56,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "ARGENTINE",
+    "CHILEAN",
     "JOKER",
     "PROFILES",
     "Action",

@@ -345,6 +345,10 @@ _RESTATED: Mapping[str, Mapping[str, Mapping[str, str]]] = MappingProxyType(
         "DISPUTE-48": {o: {"DISPUTE-25": o} for o in ("wild", "natural")},
         "DISPUTE-51": {o: {"DISPUTE-09": o} for o in ("bury", "stays")},
         "DISPUTE-76": {o: {"VARIANT-04": o} for o in ("forbidden", "allowed")},
+        "DISPUTE-42": {
+            "eleven": {"VARIANT-05": "eleven", "DISPUTE-33": "thirteen"},
+            "twelve": {"VARIANT-05": "twelve", "DISPUTE-33": "twelve"},
+        },
     }
 )
 
@@ -357,8 +361,6 @@ _FIXED: Mapping[str, Mapping[str, str]] = MappingProxyType(
                 **{old: f"set by {new}" for new, by in _RESTATED.items() for old in _first(by)},
                 "DISPUTE-26": "set by DISPUTE-55",
                 "VARIANT-01": "set by DISPUTE-55",
-                "DISPUTE-33": "set by DISPUTE-42",
-                "VARIANT-05": "set by DISPUTE-42",
                 "DISPUTE-01": "set by DISPUTE-50",
                 "DISPUTE-24": "set by DISPUTE-50",
                 "VARIANT-03": "set by DISPUTE-50",

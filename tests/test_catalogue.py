@@ -35,19 +35,26 @@ SECTION_PREFIXES = (
     "EXAMPLE",
 )
 RULE_ID_RE = re.compile(r"^(" + "|".join(SECTION_PREFIXES) + r")-([1-9][0-9]*)$")
+# A Chilean rule (docs/rules.md, "Chilean profile"): numbered after the 000 rule it replaces.
+CHILE_ID_RE = re.compile(r"^CHILE-[A-Z][A-Z0-9]*-[0-9]+$")
+PROFILES = ("argentine", "chilean")
+# The Chilean points of rules-reading-profiles.md; 57..73 belong to seeds 002 and 003.
+CHILEAN_POINTS = [*range(39, 57), *range(74, 78)]
 DISPUTE_ID_RE = re.compile(r"^DISPUTE-[0-9]{2}$")
 OPTION_KEY_RE = re.compile(r"^[a-z][a-z0-9_]*$")
 REASON_RE = re.compile(r"^[a-z][a-z_]*[a-z]$")
 # A rule row in rules.md: | ID | rule text | source |
-RULE_ROW_RE = re.compile(r"^\| ([A-Z][A-Z-]*-[0-9]+) \| (.+) \| (000 §[^|]+) \|$")
+RULE_ROW_RE = re.compile(r"^\| ([A-Z][A-Z0-9-]*-[0-9]+) \| (.+) \| (000 §[^|]+|001 L[^|]+) \|$")
 DISPUTE_HEADING_RE = re.compile(r"^### ((?:DISPUTE|VARIANT)-[0-9]+) — (.+)$")
 OPTION_ROW_RE = re.compile(r"^\| `([^`]+)` \| (.+) \| (.+) \|$")
 ARGENTINE_RE = re.compile(r"^- \*\*Argentine profile:\*\* `([^`]+)`$")
+CHILEAN_RE = re.compile(r"^- \*\*Chilean profile:\*\* `([^`]+)` — .+$")
+ALSO_CHILEAN_RE = re.compile(r"^\*\*Also in chilean:\*\* (.+)\.$")
 QUESTION_RE = re.compile(r"^\*\*Question\.\*\* (.+)$")
 DISPUTE_RULES_RE = re.compile(r"^- \*\*Rules:\*\* (.+)$")
 OBSERVABLE_RE = re.compile(r"^- \*\*Observable:\*\* (yes|no)\b")
-REASON_ROW_RE = re.compile(r"^\| `([a-z_]+)` \| ([A-Z][A-Z-]*-[0-9]+) \| (.+) \|$")
-BY_RULE_ROW_RE = re.compile(r"^\| ([A-Z][A-Z-]*-[0-9]+) \| ((?:`[a-z_]+`(?:, )?)+) \|$")
+REASON_ROW_RE = re.compile(r"^\| `([a-z_]+)` \| ([A-Z][A-Z0-9-]*-[0-9]+) \| (.+) \|$")
+BY_RULE_ROW_RE = re.compile(r"^\| ([A-Z][A-Z0-9-]*-[0-9]+) \| ((?:`[a-z_]+`(?:, )?)+) \|$")
 
 
 def _catalogue() -> dict[str, Any]:
@@ -77,7 +84,7 @@ def _md_disputes() -> dict[str, dict[str, Any]]:
         heading = DISPUTE_HEADING_RE.match(line)
         if heading:
             assert heading[1] not in disputes, f"{heading[1]} appears twice in rules.md"
-            current = {"title": heading[2], "options": {}, "argentine": None}
+            current = {"title": heading[2], "options": {}, "argentine": None, "chilean": None}
             disputes[heading[1]] = current
             continue
         if line.startswith("#"):
@@ -93,6 +100,8 @@ def _md_disputes() -> dict[str, dict[str, Any]]:
             current["options"][match[1]] = match[2]
         elif match := ARGENTINE_RE.match(line):
             current["argentine"] = match[1]
+        elif match := CHILEAN_RE.match(line):
+            current["chilean"] = match[1]
         elif match := DISPUTE_RULES_RE.match(line):
             current["rules"] = [part.strip() for part in match[1].split(",")]
         elif match := OBSERVABLE_RE.match(line):
@@ -128,7 +137,9 @@ def test_catalogue_json_has_exactly_the_agreed_shape() -> None:
     assert set(data) == {"version", "sections", "rules", "disputes", "variants", "reasons"}
     assert data["version"] == 1
     assert all(set(s) == {"prefix", "title"} for s in data["sections"])
-    assert all(set(r) == {"id", "section", "summary", "source"} for r in data["rules"])
+    # ``profiles`` is optional: a rule without it is Argentine only (conformance/catalogue.py).
+    base = {"id", "section", "summary", "source"}
+    assert all(set(r) in (base, base | {"profiles"}) for r in data["rules"])
     dispute_keys = {"id", "title", "question", "options", "profiles", "rules", "observable"}
     assert all(set(d) == dispute_keys for d in data["disputes"])
     assert all(set(v) == dispute_keys for v in data["variants"])
@@ -152,11 +163,15 @@ def test_rule_ids_are_well_formed_and_unique() -> None:
     ids = [r["id"] for r in _catalogue()["rules"]]
     assert len(ids) == len(set(ids))
     for rule_id in ids:
-        assert RULE_ID_RE.match(rule_id), rule_id
+        assert RULE_ID_RE.match(rule_id) or CHILE_ID_RE.match(rule_id), rule_id
 
 
 def test_each_rule_sits_in_the_section_of_its_id_prefix() -> None:
     for rule in _catalogue()["rules"]:
+        if CHILE_ID_RE.match(rule["id"]):
+            # A Chilean rule sits in the section of the topic it settles (CHILE-WILD-2: JOKER).
+            assert rule["section"] in SECTION_PREFIXES, rule["id"]
+            continue
         match = RULE_ID_RE.match(rule["id"])
         assert match is not None
         # MELD-TRIO-1 must be MELD-TRIO, not a looser prefix.
@@ -166,7 +181,9 @@ def test_each_rule_sits_in_the_section_of_its_id_prefix() -> None:
 def test_rule_numbers_within_a_section_run_from_one_without_gaps() -> None:
     numbers: dict[str, list[int]] = {}
     for rule in _catalogue()["rules"]:
-        match = RULE_ID_RE.match(rule["id"])
+        match = RULE_ID_RE.match(rule["id"])  # CHILE- numbers follow the rule they replace
+        if match is None:
+            continue
         assert match is not None
         numbers.setdefault(match[1], []).append(int(match[2]))
     assert set(numbers) == set(SECTION_PREFIXES)
@@ -201,7 +218,8 @@ def test_the_reading_ids_and_turn_10_are_all_present() -> None:
     }
     counts: dict[str, int] = {}
     for rule in _catalogue()["rules"]:
-        counts[rule["section"]] = counts.get(rule["section"], 0) + 1
+        if not CHILE_ID_RE.match(rule["id"]):
+            counts[rule["section"]] = counts.get(rule["section"], 0) + 1
     assert counts == expected
     assert sum(expected.values()) == 67
 
@@ -215,14 +233,45 @@ def test_turn_10_says_cards_come_from_the_players_own_hand() -> None:
 
 def test_every_source_cites_seed_000_sections() -> None:
     for rule in _catalogue()["rules"]:
+        if CHILE_ID_RE.match(rule["id"]):
+            continue
         assert re.match(r"^000 §(0[1-9]|10)(, §(0[1-9]|10))*( \(.+\))?$", rule["source"]), rule
+
+
+def test_every_chilean_rule_cites_seed_001_lines_and_holds_in_chilean_only() -> None:
+    chilean = [r for r in _catalogue()["rules"] if CHILE_ID_RE.match(r["id"])]
+    # The CHILE- rules of rules-reading-profiles.md §1.2.
+    assert len(chilean) == 22
+    lines = (
+        len(
+            (ROOT.parent.parent / "shared" / "seeds" / "001_e455f465dd4cb1f8.txt")
+            .read_text(encoding="utf-8")
+            .splitlines()
+        )
+        or 93
+    )
+    for rule in chilean:
+        assert re.match(r"^001 L[0-9]+(, L[0-9]+)*( \(derived\))?$", rule["source"]), rule
+        assert all(1 <= int(n) <= lines for n in re.findall(r"L([0-9]+)", rule["source"]))
+        assert rule["profiles"] == ["chilean"], rule["id"]
+
+
+def test_every_rule_names_known_profiles_and_rules_md_lists_the_shared_ones() -> None:
+    rules = _catalogue()["rules"]
+    for rule in rules:
+        assert set(rule.get("profiles", ["argentine"])) <= set(PROFILES), rule["id"]
+    shared = [r["id"] for r in rules if r.get("profiles") == ["argentine", "chilean"]]
+    lines = [m[1] for line in _md_lines() if (m := ALSO_CHILEAN_RE.match(line))]
+    assert lines == [", ".join(shared)]
 
 
 def test_ids_mentioned_in_rule_texts_exist() -> None:
     data = _catalogue()
     rule_ids = {r["id"] for r in data["rules"]}
     dispute_ids = {d["id"] for d in data["disputes"]}
-    pattern = re.compile(r"\b(?:DISPUTE|" + "|".join(SECTION_PREFIXES) + r")-[0-9]+\b")
+    pattern = re.compile(
+        r"\b(?:DISPUTE|CHILE-[A-Z][A-Z0-9]*|" + "|".join(SECTION_PREFIXES) + r")-[0-9]+\b"
+    )
     for rule in data["rules"]:
         for ref in pattern.findall(rule["summary"]):
             assert ref in rule_ids | dispute_ids, f"{rule['id']} mentions unknown {ref}"
@@ -235,9 +284,8 @@ def test_dispute_ids_are_two_digit_unique_and_consecutive() -> None:
     ids = [d["id"] for d in _catalogue()["disputes"]]
     for dispute_id in ids:
         assert DISPUTE_ID_RE.match(dispute_id), dispute_id
-    assert ids == [f"DISPUTE-{n:02d}" for n in range(1, len(ids) + 1)]
-    # The reading's 36 rulings must all survive.
-    assert len(ids) >= 36
+    # 01..38 are seed 000's; the Chilean points keep the numbers of rules-reading-profiles.md.
+    assert ids == [f"DISPUTE-{n:02d}" for n in [*range(1, 39), *CHILEAN_POINTS]]
 
 
 def test_every_dispute_has_two_or_more_well_formed_options() -> None:
@@ -251,8 +299,12 @@ def test_every_dispute_has_two_or_more_well_formed_options() -> None:
 
 def test_every_argentine_ruling_is_one_of_the_disputes_options() -> None:
     for dispute in _catalogue()["disputes"]:
-        assert set(dispute["profiles"]) == {"argentine"}, dispute["id"]
-        assert dispute["profiles"]["argentine"] in dispute["options"], dispute["id"]
+        number = int(dispute["id"][8:])
+        # Both profiles rule on 000's points; only chilean on its own.
+        want = {"chilean"} if number in CHILEAN_POINTS else {"argentine", "chilean"}
+        assert set(dispute["profiles"]) == want, dispute["id"]
+        for option in dispute["profiles"].values():
+            assert option in dispute["options"], dispute["id"]
 
 
 def test_lettered_options_of_the_reading_keep_their_letters() -> None:
@@ -292,7 +344,8 @@ def test_rules_md_and_json_agree_on_every_dispute() -> None:
         assert entry["title"] == expected["title"], where
         assert entry.get("question") == expected["question"], where
         assert entry["options"] == expected["options"], where
-        assert entry["argentine"] == expected["profiles"]["argentine"], where
+        assert entry["argentine"] == expected["profiles"].get("argentine"), where
+        assert entry["chilean"] == expected["profiles"].get("chilean"), where
         assert entry.get("rules") == expected["rules"], where
         assert entry.get("observable") == expected["observable"], where
 
@@ -306,6 +359,7 @@ def test_variant_ids_are_two_digit_and_consecutive_with_dispute_shaped_entries()
         assert len(variant["options"]) >= 2, variant["id"]
         assert all(OPTION_KEY_RE.match(key) for key in variant["options"]), variant["id"]
         assert variant["profiles"]["argentine"] in variant["options"], variant["id"]
+        assert variant["profiles"]["chilean"] in variant["options"], variant["id"]
         assert variant["rules"] and set(variant["rules"]) <= rule_ids, variant["id"]
 
 

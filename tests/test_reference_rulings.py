@@ -5,12 +5,18 @@ from __future__ import annotations
 
 from conformance.catalogue import load_catalogue
 from reference import ARGENTINE, Reason
+from reference.profiles import CHILEAN
 
 
 def test_reference_rulings_are_the_catalogue_options_of_its_profile() -> None:
     catalogue = load_catalogue()
-    expected = {d.id: d.profiles["argentine"] for d in catalogue.disputes.values()}
-    assert dict(ARGENTINE.rulings) == expected
+    for profile in (ARGENTINE, CHILEAN):
+        expected = {
+            d.id: d.profiles[profile.name]
+            for d in catalogue.disputes.values()
+            if profile.name in d.profiles
+        }
+        assert dict(profile.rulings) == expected, profile.name
 
 
 def test_reference_rulings_name_only_known_options() -> None:

@@ -15,9 +15,21 @@ CATALOGUE = ROOT / "conformance" / "data" / "catalogue.json"
 GOOD = Path(__file__).resolve().parent / "data" / "good"
 
 
+def _argentine_only(data: dict) -> dict:  # type: ignore[type-arg]
+    """The catalogue data without its Chilean entries, and no rule naming profiles."""
+    data["rules"] = [r for r in data["rules"] if "argentine" in r.get("profiles", ["argentine"])]
+    for rule in data["rules"]:
+        rule.pop("profiles", None)
+    data["disputes"] = [d for d in data["disputes"] if "argentine" in d["profiles"]]
+    for point in [*data["disputes"], *data["variants"]]:
+        point["profiles"] = {"argentine": point["profiles"]["argentine"]}
+    return data
+
+
 def _with_chilean_rule(tmp_path: Path) -> Path:
-    """A copy of the catalogue with one rule shared by both profiles and one Chilean rule."""
-    data = json.loads(CATALOGUE.read_text(encoding="utf-8"))
+    """A copy of the Argentine catalogue with one rule shared by both profiles and one
+    Chilean rule."""
+    data = _argentine_only(json.loads(CATALOGUE.read_text(encoding="utf-8")))
     for rule in data["rules"]:
         if rule["id"] == "MELD-RUN-3":
             rule["profiles"] = ["argentine", "chilean"]
@@ -36,8 +48,11 @@ def _with_chilean_rule(tmp_path: Path) -> Path:
     return path
 
 
-def test_a_rule_without_profiles_is_argentine_only() -> None:
-    catalogue = load_catalogue(CATALOGUE)
+def test_a_rule_without_profiles_is_argentine_only(tmp_path: Path) -> None:
+    path = tmp_path / "catalogue.json"
+    data = _argentine_only(json.loads(CATALOGUE.read_text(encoding="utf-8")))
+    path.write_text(json.dumps(data), encoding="utf-8")
+    catalogue = load_catalogue(path)
     assert catalogue.profiles == ("argentine",)
     assert all(rule.profiles == ("argentine",) for rule in catalogue.rules.values())
     assert catalogue.rules_for("argentine") == catalogue.rules
