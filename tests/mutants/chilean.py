@@ -27,11 +27,14 @@ from dataclasses import fields, replace
 from types import MappingProxyType
 from typing import Any
 
+import reference.melds
 import reference.profiles
 from reference.cards import Rank
+from reference.melds import Meld
 from reference.profiles import Profile
+from reference.reasons import Reason
 
-from .mutants import _replace_everywhere, mutant
+from .mutants import _ARGENTINE, _patch, _replace_everywhere, mutant
 
 NAME = "chilean"
 """The profile these mutants deviate from (docs/protocol.md §8)."""
@@ -79,23 +82,32 @@ def _other_option(point: str, preferred: Sequence[str]) -> str:
 def _play_option(point: str, *preferred: str) -> None:
     """Play another option of ``point`` for the Chilean profile, announcing the profile's own.
 
-    The parameters that follow from the option (values, sizes…) come from
-    :meth:`Profile.with_rulings`; the rulings mapping, which the handshake reports, is kept,
-    and :meth:`Profile.ruling` answers the other option for this point.
+    :meth:`Profile.with_rulings` gives the parameters that follow from the option (values,
+    sizes…) and the Argentine points it restates (DISPUTE-45 sets DISPUTE-07 and -13…). The
+    rulings mapping, which the handshake reports, is kept; :meth:`Profile.ruling` and
+    :meth:`Profile.rules_on` answer the changed options instead.
     """
     base = _chilean()
     option = _other_option(point, preferred)
     derived = base.with_rulings({point: option})
+    flipped = {p: o for p, o in derived.rulings.items() if base.rulings.get(p) != o}
     changed = {f.name: getattr(derived, f.name) for f in fields(Profile) if f.name != "rulings"}
     _swap_chilean(**changed)
-    original = Profile.ruling
+    original_ruling = Profile.ruling
+    original_rules_on = Profile.rules_on
 
     def ruling(self: Profile, asked: str) -> str:
-        if self.name == NAME and asked == point:
-            return option
-        return original(self, asked)
+        if self.name == NAME and asked in flipped:
+            return flipped[asked]
+        return original_ruling(self, asked)
+
+    def rules_on(self: Profile, asked: str, wanted: str) -> bool:
+        if self.name == NAME and asked in flipped:
+            return flipped[asked] == wanted
+        return original_rules_on(self, asked, wanted)
 
     Profile.ruling = ruling  # type: ignore[method-assign]
+    Profile.rules_on = rules_on  # type: ignore[method-assign]
 
 
 def _value_of(rank: Rank, points: int) -> None:
@@ -149,10 +161,23 @@ def _melds_at_least() -> None:
 @chilean_mutant(
     "chilean_k_a_2_allowed",
     ["MELD-RUN-3"],
-    "a Chilean escala may turn the K-A-2 corner",
+    "a Chilean escala may turn the K-A-2 corner or pass an ace",
 )
 def _k_a_2_allowed() -> None:
-    _swap_chilean(runs_wrap=True)
+    _chilean()
+
+    def make(original: Callable[..., Reason | None]) -> Callable[..., Reason | None]:
+        def check_meld(
+            meld: Meld, *, initial: bool, profile: Profile = _ARGENTINE
+        ) -> Reason | None:
+            reason = original(meld, initial=initial, profile=profile)
+            if profile.name == NAME and reason in (Reason.RUN_WRAPS, Reason.BEYOND_ACE):
+                return None
+            return reason
+
+        return check_meld
+
+    _patch(reference.melds, "check_meld", make)
 
 
 @chilean_mutant(
