@@ -160,9 +160,19 @@ class Handshake:
             rulings=MappingProxyType(rulings),
             run_order=answer.get("run_order", "listed"),
             run_ends=answer.get("run_ends", "requested"),
-            players=tuple(sorted(set(answer.get("players", (2, 3, 4))))),
+            players=tuple(sorted(set(answer.get("players", default_players(answer["profiles"]))))),
             unmodelled=frozenset(answer.get("unmodelled", ())),
         )
+
+
+def default_players(profiles: Sequence[str]) -> tuple[int, ...]:
+    """The player counts of an engine that declares none: every count its listed profiles
+    play (conformance/data/profiles.json), or 2, 3 and 4 when it lists no known profile."""
+    from .profiles import default_profiles
+
+    known = default_profiles()
+    counts = {n for name in profiles if name in known for n in known[name].players}
+    return tuple(sorted(counts)) or (2, 3, 4)
 
 
 # Items the stdout reader puts on the queue besides complete lines.

@@ -598,7 +598,8 @@ def _open(state: GameState, action: Open) -> GameState:
         # card held, or all but one which the player then discards.
         left = len(hand) - len(laid)
         allowed = {"either": (0, 1), "no_discard": (0,), "discard": (1,)}
-        if left not in allowed[profile.ruling("DISPUTE-39")]:
+        # A profile without DISPUTE-39 (Argentine DISPUTE-27 eight) needs no discard.
+        if left not in allowed[profile.rulings.get("DISPUTE-39", "no_discard")]:
             raise _reject(action, Reason.NOT_GOING_OUT, f"{left} cards would stay in hand")
         closes = left == 0
     elif profile.discard_to_close and len(hand) == len(laid):

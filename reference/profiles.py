@@ -417,9 +417,13 @@ def _derive_argentine(profile: Profile) -> Profile:
         joker_value = 30
     deals, contracts = ARGENTINE.deals, ARGENTINE.contracts
     hand_sizes = list(ARGENTINE.hand_sizes)
+    going_out_deals: frozenset[int] = frozenset()
     if r("DISPUTE-27") == "eight":  # GAME-1: an eighth round of 13 cards, three runs
         deals, contracts = 8, (*contracts, (0, 3))
         hand_sizes.append(13)
+        # "A last round that needs no discard": deal 8 is laid down only as one play that
+        # empties the hand, melds of any size (as CHILE-ROUND8-2 with DISPUTE-39 no_discard).
+        going_out_deals = frozenset({8})
     if r("VARIANT-05") == "twelve":  # DEAL-3: 12 cards in every deal
         hand_sizes = [12] * len(hand_sizes)
     if r("DISPUTE-33") == "thirteen":  # DEAL-3: 13 cards in deal 7
@@ -432,6 +436,7 @@ def _derive_argentine(profile: Profile) -> Profile:
         deals=deals,
         contracts=tuple(contracts),
         hand_sizes=tuple(hand_sizes),
+        going_out_deals=going_out_deals,
         # DISPUTE-31: opening melds of exactly, or at least, 3 and 4 cards (CONTRACT-8).
         initial_sizes_exact=r("DISPUTE-31") == "exact",
         # VARIANT-03: the one-joker limit of JOKER-2 kept on table melds (JOKER-3).

@@ -412,3 +412,32 @@ def test_reasons_by_rule_table_in_rules_md_matches_reasons_md() -> None:
 )
 def test_rule_row_pattern_accepts_rows_and_skips_headers(line: str, parsed: bool) -> None:
     assert (RULE_ROW_RE.match(line) is not None) is parsed
+
+
+# --- docs/profiles.md -------------------------------------------------------------------------
+
+PROFILES_MD = ROOT / "docs" / "profiles.md"
+
+
+def test_profiles_md_sets_every_rule_and_point_side_by_side() -> None:
+    lines = PROFILES_MD.read_text(encoding="utf-8").splitlines()
+    rows = [line.split(" | ") for line in lines if line.startswith("| ") and " | " in line]
+    by_id = {row[0][2:]: row for row in rows}
+    data = _catalogue()
+    for rule in data["rules"]:
+        row = by_id.get(rule["id"])
+        assert row is not None, f"docs/profiles.md lacks {rule['id']}"
+        profiles = rule.get("profiles", ["argentine"])
+        argentine, chilean = row[1], row[2].removesuffix(" |")
+        # The rule text sits in the column of each profile it holds in, and only there.
+        assert (rule["summary"] == argentine) is ("argentine" in profiles), rule["id"]
+        if "argentine" in profiles and "chilean" not in profiles:
+            assert chilean.startswith("does not hold"), rule["id"]
+        if profiles == ["chilean"]:
+            assert chilean == rule["summary"], rule["id"]
+    for point in [*data["disputes"], *data["variants"]]:
+        row = by_id[point["id"]]
+        for column, profile in ((2, "argentine"), (3, "chilean")):
+            option = point["profiles"].get(profile)
+            cell = row[column]
+            assert cell.startswith(f"`{option}`") if option else cell.startswith("—"), point["id"]

@@ -392,3 +392,11 @@ def test_a_profiles_own_rule_ids_are_in_the_catalogue_for_it() -> None:
         for argentine, own in facts.own_rules.items():
             assert argentine in cat.rules, argentine
             assert own in rules, f"{facts.name}: {own} is not in the catalogue for it"
+
+
+def test_an_engine_that_declares_no_player_counts_plays_its_profiles_counts() -> None:
+    from conformance.engine import default_players
+
+    assert default_players(["argentine"]) == (2, 3, 4)
+    assert default_players(["argentine", "chilean"]) == (2, 3, 4, 5, 6)
+    assert default_players(["klingon"]) == (2, 3, 4)

@@ -11,6 +11,7 @@ from reference import (
     GameState,
     Meld,
     Phase,
+    Profile,
     Run,
     TableMeld,
     Trio,
@@ -47,6 +48,7 @@ def make_state(
     discard: str = "6H",
     totals: Sequence[int] | None = None,
     seed: int = 0,
+    profile: Profile = ARGENTINE,
 ) -> GameState:
     """A state like a scenario setup: the stock is ``stock_top`` then the rest of the pack
     in canonical order (earliest remaining copy skipped for each card placed elsewhere)."""
@@ -61,14 +63,14 @@ def make_state(
         top = cards(stock_top)
         placed.update(top)
         rest = []
-        for card in full_pack():
+        for card in full_pack(*profile.pack(players)):
             if placed[card]:
                 placed[card] -= 1
             else:
                 rest.append(card)
         stock_cards = top + tuple(rest)
     return GameState(
-        profile=ARGENTINE,
+        profile=profile,
         players=players,
         deal_number=deal_number,
         dealer=dealer,

@@ -1,0 +1,157 @@
+"""Game laws for the Chilean profile (seed 001): every reachable state holds the pack of its
+player count (106, or 160 for 5-6 players), a rejected action changes nothing, every action
+legal_actions lists is accepted, and seeded games under both policies are deterministic,
+the greedy ones playing all eight rounds to the end."""
+
+from __future__ import annotations
+
+import json
+import random
+from collections import Counter
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from reference import (
+    CHILEAN,
+    Action,
+    Discard,
+    DrawDiscard,
+    DrawStock,
+    GameState,
+    IllegalActionError,
+    InvalidActionError,
+    LayOff,
+    Open,
+    Phase,
+    Run,
+    SwapJoker,
+    Trio,
+    apply,
+    full_pack,
+    is_legal,
+    legal_actions,
+    start_deal,
+    state_to_json,
+)
+from reference.game import shuffled_pack, validate_state
+from reference.play import play_game
+
+LAWS = settings(
+    max_examples=max(5, settings.default.max_examples // 4),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+STEPS = 60
+"""Actions per playout: enough to reach laying down, swaps and lay-offs in early rounds."""
+
+
+def snapshot(state: GameState) -> str:
+    """The state's protocol JSON, as text: what "unchanged" is judged on."""
+    return json.dumps(state_to_json(state), sort_keys=True)
+
+
+def all_cards(state: GameState) -> Counter[object]:
+    found: Counter[object] = Counter()
+    for hand in state.hands:
+        found.update(hand)
+    for tm in state.table:
+        found.update(tm.meld.cards)
+    found.update(state.stock)
+    found.update(state.discard)
+    return found
+
+
+def probes(state: GameState, rng: random.Random) -> list[Action]:
+    """A few actions that are often illegal: wrong player, cards not held, bad melds."""
+    pack = list(full_pack(*CHILEAN.pack(state.players)))
+    player = state.turn if rng.random() < 0.7 else rng.randrange(state.players)
+    card = rng.choice(pack)
+    meld = rng.randrange(len(state.table) + 1)
+    some = tuple(rng.sample(pack, 4))
+    return [
+        DrawDiscard(player),
+        DrawStock(player),
+        Discard(player, card),
+        LayOff(player, card, meld, rng.choice(["low", "high"])),  # type: ignore[arg-type]
+        SwapJoker(player, meld, card, rng.choice(["hand", "low"]), wild=rng.choice(pack)),
+        Open(player, (Trio(some[:3]), Run(some))),
+    ]
+
+
+def check_step(state: GameState, action: Action) -> GameState:
+    """Apply ``action``: a rejection changes nothing; an acceptance keeps the whole pack."""
+    before = snapshot(state)
+    try:
+        after = apply(state, action)
+    except (IllegalActionError, InvalidActionError):
+        assert snapshot(state) == before, action
+        assert not is_legal(state, action)
+        return state
+    # CHILE-CARDS-1, CHILE-CARDS-2: 106 cards, or 160 with 5 or 6 players.
+    assert all_cards(after) == Counter(full_pack(*CHILEAN.pack(state.players)))
+    assert validate_state(after) == (), validate_state(after)
+    return after
+
+
+@LAWS
+@given(
+    st.integers(2, 6),
+    st.integers(1, 8),
+    st.integers(0, 2**32 - 1),
+)
+def test_chilean_playouts_keep_the_pack_and_reject_without_effect(
+    players: int, deal: int, seed: int
+) -> None:
+    rng = random.Random(seed)
+    deck = shuffled_pack(CHILEAN, rng, players)
+    state = start_deal(CHILEAN, players, deal, rng.randrange(players), (0,) * players, deck)
+    assert sum(all_cards(state).values()) == (160 if players >= 5 else 106)
+    for _ in range(STEPS):
+        if state.phase not in (Phase.DRAW, Phase.PLAY):
+            break
+        for probe in probes(state, rng):
+            check_step(state, probe)  # probes are judged, never kept
+        legal = legal_actions(state)
+        assert legal, "a live deal always offers an action"
+        # Laying down and swaps first, so that tables and Chilean swaps come up.
+        keen = [a for a in legal if isinstance(a, Open | SwapJoker | LayOff)]
+        action = keen[0] if keen and rng.random() < 0.8 else rng.choice(legal)
+        after = check_step(state, action)
+        assert after is not state, f"a listed action was refused: {action}"
+        state = after
+
+
+@LAWS
+@given(st.integers(2, 6), st.integers(1, 8), st.integers(0, 2**32 - 1))
+def test_every_listed_action_is_accepted(players: int, deal: int, seed: int) -> None:
+    rng = random.Random(seed)
+    deck = shuffled_pack(CHILEAN, rng, players)
+    state = start_deal(CHILEAN, players, deal, 0, (0,) * players, deck)
+    for _ in range(rng.randrange(1, 30)):
+        if state.phase not in (Phase.DRAW, Phase.PLAY):
+            return
+        state = apply(state, rng.choice(legal_actions(state)))
+    for action in legal_actions(state):
+        assert is_legal(state, action), action
+
+
+def test_greedy_chilean_games_play_all_eight_rounds() -> None:
+    for seed, players in ((1, 2), (2, 5)):
+        record = play_game(seed, players, "greedy", profile=CHILEAN, max_actions_per_deal=2000)
+        assert record.finished, (seed, players)
+        final = record.final
+        assert final.phase is Phase.GAME_OVER and final.deal_number == 8
+        closed = [d for d in record.deals if not d.cancelled]
+        assert [d.deal_number for d in closed] == list(range(1, 9))
+        # SCORE-4: the totals are the sums of the round scores.
+        sums = [sum(d.deal_scores[i] for d in closed if d.deal_scores) for i in range(players)]
+        assert list(final.totals) == sums
+        assert final.winners == tuple(i for i, t in enumerate(sums) if t == min(sums))
+
+
+def test_random_chilean_games_are_deterministic_and_keep_the_pack() -> None:
+    first = play_game(3, 6, "random", profile=CHILEAN, max_actions_per_deal=150)
+    assert first == play_game(3, 6, "random", profile=CHILEAN, max_actions_per_deal=150)
+    assert all_cards(first.final) == Counter(full_pack(*CHILEAN.pack(6)))
+    assert first != play_game(4, 6, "random", profile=CHILEAN, max_actions_per_deal=150)
