@@ -47,7 +47,8 @@ def corpus() -> tuple:  # type: ignore[type-arg]
     catalogue = load_catalogue(ROOT / "conformance" / "data" / "catalogue.json")
     loaded = load_corpus([ROOT / "scenarios"], catalogue=catalogue)
     assert not loaded.errors
-    return loaded.scenarios, catalogue
+    # These runs play the Argentine profile; the Chilean slice (issue 15) runs under its own.
+    return tuple(s for s in loaded.scenarios if "argentine" in s.profiles), catalogue
 
 
 def run_corpus(corpus: tuple, flags: Sequence[str], ids: Sequence[str] = ()) -> RunResult:  # type: ignore[type-arg]

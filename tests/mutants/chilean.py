@@ -12,7 +12,7 @@ changes one of those for the ``chilean`` profile only:
 
 - a *parameter* mutant serves a copy of the Chilean profile with one field changed;
 - an *option* mutant plays another option of one Chilean disputed point while the adapter
-  still announces the profile's own option in its handshake, so the harness grades it
+  still announces the profile's own options in its handshake, so the harness grades it
   against the profile: an engine that plays another house's rule without declaring it is
   wrong, and the corpus must say so (the disputed cases under each option, and the cases
   that ``assumes`` the profile's option, catch it).
@@ -27,6 +27,7 @@ from dataclasses import fields, replace
 from types import MappingProxyType
 from typing import Any
 
+import reference.adapter
 import reference.melds
 import reference.profiles
 from reference.cards import Rank
@@ -82,32 +83,25 @@ def _other_option(point: str, preferred: Sequence[str]) -> str:
 def _play_option(point: str, *preferred: str) -> None:
     """Play another option of ``point`` for the Chilean profile, announcing the profile's own.
 
-    :meth:`Profile.with_rulings` gives the parameters that follow from the option (values,
-    sizes…) and the Argentine points it restates (DISPUTE-45 sets DISPUTE-07 and -13…). The
-    rulings mapping, which the handshake reports, is kept; :meth:`Profile.ruling` and
-    :meth:`Profile.rules_on` answer the changed options instead.
+    :meth:`Profile.with_rulings` gives the profile playing the option: the parameters that
+    follow from it (values, sizes…) and the Argentine points it restates (DISPUTE-45 sets
+    DISPUTE-07 and -13…). That profile is served, while the handshake's ``profile_rulings``
+    still reports the Chilean profile's own options.
     """
     base = _chilean()
     option = _other_option(point, preferred)
     derived = base.with_rulings({point: option})
-    flipped = {p: o for p, o in derived.rulings.items() if base.rulings.get(p) != o}
-    changed = {f.name: getattr(derived, f.name) for f in fields(Profile) if f.name != "rulings"}
-    _swap_chilean(**changed)
-    original_ruling = Profile.ruling
-    original_rules_on = Profile.rules_on
+    _swap_chilean(**{f.name: getattr(derived, f.name) for f in fields(Profile)})
+    announced = dict(base.rulings)
+    original_hello = reference.adapter.Adapter.hello
 
-    def ruling(self: Profile, asked: str) -> str:
-        if self.name == NAME and asked in flipped:
-            return flipped[asked]
-        return original_ruling(self, asked)
+    def hello(self: reference.adapter.Adapter, request: dict[str, Any]) -> dict[str, Any]:
+        answer = original_hello(self, request)
+        if NAME in answer.get("profile_rulings", {}):
+            answer["profile_rulings"][NAME] = dict(announced)
+        return answer
 
-    def rules_on(self: Profile, asked: str, wanted: str) -> bool:
-        if self.name == NAME and asked in flipped:
-            return flipped[asked] == wanted
-        return original_rules_on(self, asked, wanted)
-
-    Profile.ruling = ruling  # type: ignore[method-assign]
-    Profile.rules_on = rules_on  # type: ignore[method-assign]
+    reference.adapter.Adapter.hello = hello  # type: ignore[method-assign]
 
 
 def _value_of(rank: Rank, points: int) -> None:
