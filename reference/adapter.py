@@ -185,7 +185,17 @@ class Adapter:
             "implementation": {"name": "reference", "version": __version__, "language": "python"},
             "profiles": sorted(self.profiles),
             "capabilities": list(self.capabilities),
-            "rulings": dict(self.profiles.get("argentine", ARGENTINE).rulings),
+            # Argentine's options, then every point only another profile rules on (the
+            # Chilean DISPUTE-39..77): a harness that reads only `rulings` grades those right.
+            "rulings": {
+                **{
+                    point: option
+                    for profile in self.profiles.values()
+                    for point, option in profile.rulings.items()
+                    if point not in ARGENTINE.rulings
+                },
+                **self.profiles.get("argentine", ARGENTINE).rulings,
+            },
             # Interface declaration (docs/protocol.md §2): every count some profile plays.
             "players": sorted(
                 {n for p in self.profiles.values() for n in range(p.min_players, p.max_players + 1)}

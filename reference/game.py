@@ -763,8 +763,10 @@ def legal_actions(state: GameState) -> tuple[Action, ...]:
     """Every legal action, in a fixed order: draws; openings; lay-offs; joker swaps; discards.
 
     Openings come from the solver in its order (trios first, then runs); an opening listing
-    the same melds in another order is legal too but not listed again. Lay-offs go card by
-    card (canonical order), meld by meld, low end before high end.
+    the same melds in another order is legal too but not listed again. A Chilean round 8
+    going-out play is listed in the solver's greedy growths of each opening, so some legal
+    ones (other ways to spread the extra cards) are not listed; Chilean swaps name their wild.
+    Lay-offs go card by card (canonical order), meld by meld, low end before high end.
     """
     if state.phase not in _LIVE:
         return ()

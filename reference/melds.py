@@ -16,6 +16,11 @@ Terminology (the words of the rules text, seed 000):
   moving to the low or high end of the same run.
 - *contract*: the trios and runs a deal requires; *open*: lay the contract down;
   *close*: the discard that empties a hand.
+
+Seed 001 (the Chilean profile) adds: a *wild card* is a joker or a 2 (CHILE-WILD-1), except a
+2 lying in its own place (the 2-position of its suit's run, a trio of 2s), which is natural
+(CHILE-WILD-3); a *wild swap* puts the natural card in a wild card's place in any meld and
+the wild card goes to the taker's hand (CHILE-SWAP-1..3).
 """
 
 from __future__ import annotations
@@ -193,10 +198,11 @@ def check_meld(meld: Meld, *, initial: bool, profile: Profile = ARGENTINE) -> Re
                 return Reason.TRIO_MIXED_RANKS  # DISPUTE-04 invalid: suits must differ
         return None
     size = profile.initial_run_size
+    short = profile.short_runs and n == size - 1  # DISPUTE-52 three: a 3-card run
     if (
-        n < size
+        (n < size and not short)
         or n > profile.max_run_length
-        or (initial and profile.initial_sizes_exact and n != size)
+        or (initial and profile.initial_sizes_exact and n != size and not short)
     ):
         return Reason.RUN_SIZE  # MELD-RUN-1
     if limit is not None and jokers > limit:

@@ -77,6 +77,9 @@ class Profile:
     initial_run_size: int = 4
     initial_sizes_exact: bool = True
     """Opening melds must have exactly the initial size (not "at least")."""
+    short_runs: bool = False
+    """Runs of one card fewer than ``initial_run_size`` (3) are legal too, laid down and on
+    the table (DISPUTE-52 three)."""
     initial_joker_limit: int | None = 1
     """Most jokers in one meld laid as part of an opening (``None``: no limit)."""
     later_joker_limit: int | None = None
@@ -461,7 +464,6 @@ def _derive_chilean(profile: Profile) -> Profile:
     if r("DISPUTE-55") == "two_20" and wild:
         values[1] = 20  # DISPUTE-55 two_20: a wild 2 left in hand costs 20
     wild_ranks = frozenset({Rank.TWO}) if wild else frozenset()
-    three_card_runs = r("DISPUTE-52") == "three"  # MELD-RUN-1
     return replace(
         profile,
         rulings=MappingProxyType(rulings),
@@ -476,9 +478,9 @@ def _derive_chilean(profile: Profile) -> Profile:
         # CHILE-CARDS-2, DISPUTE-43: 4 jokers with the third pack (160 cards), or 3 (159).
         big_jokers=3 if r("DISPUTE-43") == "one_fifty_nine" else 4,
         initial_sizes_exact=r("DISPUTE-41") == "exact",  # CONTRACT-8
-        initial_run_size=3 if three_card_runs else 4,
+        short_runs=r("DISPUTE-52") == "three",  # MELD-RUN-1: runs of 3 cards too
         # DISPUTE-40 three_card_runs: round 8's four runs may be of 3 cards (L55 "12 cards").
-        going_out_run_size=3 if three_card_runs or r("DISPUTE-40") == "three_card_runs" else None,
+        going_out_run_size=3 if r("DISPUTE-40") == "three_card_runs" else None,
         # CHILE-WILD-2, DISPUTE-50: no wild limit per meld, or 000's one per laid-down meld.
         initial_joker_limit=1 if r("DISPUTE-50") == "one_per_meld" else None,
         max_run_length=13 if r("DISPUTE-77") == "forbidden" else 14,  # MELD-RUN-4

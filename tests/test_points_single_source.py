@@ -13,7 +13,7 @@ import re
 from pathlib import Path
 
 from conformance.catalogue import load_catalogue
-from reference.profiles import ARGENTINE, OPTIONS
+from reference.profiles import ARGENTINE, CHILEAN, OPTIONS
 
 ROOT = Path(__file__).resolve().parent.parent
 SCHEMAS = ROOT / "conformance" / "schemas"
@@ -21,31 +21,41 @@ SCHEMAS = ROOT / "conformance" / "schemas"
 
 def test_reference_options_are_the_catalogue_options_profile_option_first() -> None:
     catalogue = load_catalogue()
-    expected = {
-        point.id: (
-            point.profiles["argentine"],
-            *(o for o in point.options if o != point.profiles["argentine"]),
-        )
-        for point in catalogue.disputes.values()
-    }
+    expected = {}
+    for point in catalogue.disputes.values():
+        # The argentine option first; a Chilean point (DISPUTE-39..77) puts chilean's first.
+        first = point.profiles.get("argentine", point.profiles.get("chilean"))
+        expected[point.id] = (first, *(o for o in point.options if o != first))
     assert dict(OPTIONS) == expected, (
         "reference/profiles.py OPTIONS must list every point and option of "
-        "conformance/data/catalogue.json, the argentine option first: change OPTIONS"
+        "conformance/data/catalogue.json, the profile's option first: change OPTIONS"
     )
 
 
 def test_reference_rulings_name_every_point_of_the_catalogue() -> None:
-    expected = {p.id: p.profiles["argentine"] for p in load_catalogue().disputes.values()}
-    assert dict(ARGENTINE.rulings) == expected, (
-        "reference/profiles.py ARGENTINE.rulings must be the catalogue's argentine options"
-    )
+    for profile in (ARGENTINE, CHILEAN):
+        expected = {
+            p.id: p.profiles[profile.name]
+            for p in load_catalogue().disputes.values()
+            if profile.name in p.profiles
+        }
+        assert dict(profile.rulings) == expected, (
+            f"reference/profiles.py {profile.name.upper()}.rulings must be the catalogue's "
+            f"{profile.name} options"
+        )
 
 
 def test_every_option_builds_a_profile_that_reports_it() -> None:
     for point, options in OPTIONS.items():
         for option in options:
-            profile = ARGENTINE.with_rulings({point: option})
-            assert profile.ruling(point) == option
+            built = []
+            for profile in (ARGENTINE, CHILEAN):
+                try:
+                    built.append(profile.with_rulings({point: option}))
+                except ValueError:
+                    continue  # not this profile's point, or set by another of its points
+            assert built, f"no profile plays {point}={option}"
+            assert all(p.ruling(point) == option for p in built)
 
 
 def test_schema_id_patterns_accept_every_point_id() -> None:

@@ -344,7 +344,14 @@ def test_check_refuses_a_rule_that_does_not_hold_in_a_listed_profile(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     corpus, _ = _chilean_corpus(tmp_path)
-    cat = str(ROOT / "conformance" / "data" / "catalogue.json")
+    # A catalogue where MELD-RUN-3 holds in argentine only (a rule without profiles).
+    data = json.loads((ROOT / "conformance" / "data" / "catalogue.json").read_text("utf-8"))
+    for rule in data["rules"]:
+        if rule["id"] == "MELD-RUN-3":
+            rule.pop("profiles", None)
+    argentine_run3 = tmp_path / "argentine-run3.json"
+    argentine_run3.write_text(json.dumps(data), encoding="utf-8")
+    cat = str(argentine_run3)
     assert main(["--catalogue", cat, "check", str(corpus)]) == 2
     assert "rule MELD-RUN-3 does not hold in profile(s) chilean" in capsys.readouterr().err
 
