@@ -85,8 +85,8 @@ def _play_option(point: str, *preferred: str) -> None:
 
     :meth:`Profile.with_rulings` gives the profile playing the option: the parameters that
     follow from it (values, sizes…) and the Argentine points it restates (DISPUTE-45 sets
-    DISPUTE-07 and -13…). That profile is served, while the handshake's ``profile_rulings``
-    still reports the Chilean profile's own options.
+    DISPUTE-07 and -13…). That profile is served, while the handshake (``profile_rulings``,
+    and the Chilean points in ``rulings``) still reports the Chilean profile's own options.
     """
     base = _chilean()
     option = _other_option(point, preferred)
@@ -99,6 +99,11 @@ def _play_option(point: str, *preferred: str) -> None:
         answer = original_hello(self, request)
         if NAME in answer.get("profile_rulings", {}):
             answer["profile_rulings"][NAME] = dict(announced)
+        # `rulings` also carries the points only the Chilean profile rules on.
+        rulings = answer.get("rulings", {})
+        for asked in rulings:
+            if asked in announced and asked not in reference.profiles.ARGENTINE.rulings:
+                rulings[asked] = announced[asked]
         return answer
 
     reference.adapter.Adapter.hello = hello  # type: ignore[method-assign]
