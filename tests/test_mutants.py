@@ -22,7 +22,12 @@ if str(ROOT) not in sys.path:
 
 from conformance.catalogue import load_catalogue  # noqa: E402
 from tests.mutants import harness  # noqa: E402
+from tests.mutants.chilean import CHILEAN, reference_plays_chilean  # noqa: E402
 from tests.mutants.mutants import MUTANTS  # noqa: E402
+
+# The Argentine mutants run against the Argentine corpus; the Chilean ones (issue 15) against
+# the Chilean slice, at the end of this file.
+ARGENTINE_MUTANTS = [name for name in MUTANTS if name not in CHILEAN]
 
 # Mutants the brief requires, by the deviation they make (names as defined in mutants.py).
 REQUIRED = {
@@ -69,7 +74,7 @@ def test_the_mutant_set_is_complete_and_cites_real_rules() -> None:
     assert len(MUTANTS) >= 25
     assert REQUIRED - set(MUTANTS) == set()
     known = set(load_catalogue().rules)
-    for mutant in MUTANTS.values():
+    for mutant in (MUTANTS[name] for name in ARGENTINE_MUTANTS):
         assert mutant.rules, mutant.name
         assert "\n" not in mutant.description and mutant.description, mutant.name
         assert set(mutant.rules) <= known, mutant.name
@@ -88,7 +93,7 @@ def test_the_unmutated_reference_passes_every_case(corpus: harness.Corpus) -> No
     assert result.counts["pass"] > 0
 
 
-@pytest.mark.parametrize("name", list(MUTANTS))
+@pytest.mark.parametrize("name", ARGENTINE_MUTANTS)
 def test_the_corpus_kills_the_mutant(name: str, corpus: harness.Corpus) -> None:
     result = harness.run(harness.mutant_argv(name), corpus)
     assert result.counts["total"] == len(corpus.scenarios)
@@ -136,3 +141,53 @@ def test_applying_a_second_mutant_in_one_process_is_refused() -> None:
         cwd=ROOT,
     )
     assert done.stdout.strip() == "refused", done.stderr
+
+
+# --- Chilean mutants (issue 15): the Chilean slice of the corpus must kill each one ----------
+
+
+def test_the_chilean_mutant_set_cites_chilean_rules() -> None:
+    assert len(CHILEAN) >= 15
+    rules = load_catalogue().rules
+    if not any(rule.startswith("CHILE-") for rule in rules):
+        pytest.skip("the catalogue has no Chilean rules yet (issue 15, part r)")
+    for name in sorted(CHILEAN):
+        mutant = MUTANTS[name]
+        assert mutant.rules and set(mutant.rules) <= set(rules), name
+        assert "\n" not in mutant.description and mutant.description, name
+
+
+@pytest.fixture(scope="module")
+def chilean_corpus() -> harness.Corpus:
+    if not reference_plays_chilean():
+        pytest.skip("the reference has no chilean profile yet (issue 15, part r)")
+    loaded = harness.load(profile="chilean")
+    if not loaded.scenarios:
+        pytest.skip("the corpus has no chilean scenarios under scenarios/ yet")
+    return loaded
+
+
+def test_the_unmutated_reference_passes_every_chilean_case(
+    chilean_corpus: harness.Corpus,
+) -> None:
+    result = harness.run(harness.reference_argv(), chilean_corpus, profile="chilean")
+    bad = [
+        (r.id, r.status, r.diff or r.error)
+        for r in result.results
+        if r.status not in ("pass", "unsupported")
+    ]
+    assert bad == []
+    assert result.counts["pass"] > 0
+
+
+@pytest.mark.parametrize("name", sorted(CHILEAN))
+def test_the_chilean_slice_kills_the_chilean_mutant(
+    name: str, chilean_corpus: harness.Corpus
+) -> None:
+    result = harness.run(harness.mutant_argv(name), chilean_corpus, profile="chilean")
+    mutant = MUTANTS[name]
+    killers = harness.killers(result)
+    assert len(killers) >= 2, (
+        f"mutant {name} ({', '.join(mutant.rules)}: {mutant.description}) is killed by "
+        f"{killers or 'no scenario'}: add a Chilean scenario so that at least two catch it"
+    )

@@ -52,7 +52,8 @@ def corpus() -> tuple:  # type: ignore[type-arg]
 
 def run_corpus(corpus: tuple, flags: Sequence[str], ids: Sequence[str] = ()) -> RunResult:  # type: ignore[type-arg]
     scenarios, catalogue = corpus
-    chosen = [s for s in scenarios if not ids or s.id in ids]
+    # The runs play the Argentine profile; the Chilean slice (issue 15) runs under its own.
+    chosen = [s for s in scenarios if (not ids or s.id in ids) and "argentine" in s.profiles]
     return run_scenarios([*PROXY, *flags], chosen, RunOptions(), catalogue=catalogue)
 
 

@@ -31,11 +31,11 @@ class Corpus:
     """Scenario documents that failed to load (skipped, as ``run --skip-broken`` does)."""
 
 
-def load(paths: Sequence[Path] | None = None) -> Corpus:
-    """Load the corpus (default: the repository's ``scenarios/``), keeping the profile's cases."""
+def load(paths: Sequence[Path] | None = None, profile: str = PROFILE) -> Corpus:
+    """Load the corpus (default: the repository's ``scenarios/``), keeping ``profile``'s cases."""
     catalogue = load_catalogue()
     loaded = load_corpus(list(paths or [ROOT / "scenarios"]), catalogue=catalogue)
-    chosen = tuple(s for s in loaded.scenarios if PROFILE in s.profiles)
+    chosen = tuple(s for s in loaded.scenarios if profile in s.profiles)
     return Corpus(chosen, catalogue, len(loaded.errors))
 
 
@@ -67,15 +67,15 @@ def make_root_importable() -> None:
     os.environ["PYTHONPATH"] = child_env()["PYTHONPATH"]
 
 
-def run(argv: Sequence[str], corpus: Corpus, workers: int = 1) -> RunResult:
-    """Run the whole corpus against the adapter ``argv``, every case to the end.
+def run(argv: Sequence[str], corpus: Corpus, workers: int = 1, profile: str = PROFILE) -> RunResult:
+    """Run the whole corpus against the adapter ``argv`` under ``profile``, every case to the end.
 
     Consecutive errors never stop the run: a mutant may make ``load_state`` refuse many
     setups in a row, and the cases after them must still be graded.
     """
     make_root_importable()
     options = RunOptions(
-        profile=PROFILE,
+        profile=profile,
         workers=workers,
         timeout=20.0,
         case_timeout=60.0,

@@ -1005,5 +1005,7 @@ def names() -> list[str]:
 __all__ = ["MUTANTS", "Mutant", "apply_mutant", "mutant", "names"]
 
 
-# The corpus-strength mutants (issue 13) live in their own module and register on import.
-from . import strength  # noqa: E402, F401
+# The corpus-strength mutants (issue 13) live in their own module and register on import, and
+# so do the Chilean rule mutants (issue 15), which tests/test_mutants.py runs against the
+# Chilean slice of the corpus (tests.mutants.chilean.CHILEAN).
+from . import chilean, strength  # noqa: E402, F401

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import harness
+from .chilean import CHILEAN, reference_plays_chilean
 from .mutants import MUTANTS, Mutant
 
 
@@ -36,10 +37,12 @@ class MutantOutcome:
     seconds: float
 
 
-def run_mutant(name: str, corpus: harness.Corpus, workers: int = 1) -> MutantOutcome:
-    """Run the corpus against mutant ``name``."""
+def run_mutant(
+    name: str, corpus: harness.Corpus, workers: int = 1, profile: str = harness.PROFILE
+) -> MutantOutcome:
+    """Run the corpus against mutant ``name`` under ``profile``."""
     started = time.monotonic()
-    result = harness.run(harness.mutant_argv(name), corpus, workers=workers)
+    result = harness.run(harness.mutant_argv(name), corpus, workers=workers, profile=profile)
     return MutantOutcome(
         MUTANTS[name],
         tuple(harness.killers(result)),
@@ -53,6 +56,7 @@ def render(
     corpus: harness.Corpus,
     reference_counts: dict[str, int],
     seconds: float,
+    chilean: harness.Corpus | None = None,
 ) -> str:
     """The Markdown of docs/mutants.md."""
     weak = [o for o in outcomes if len(o.killers) == 1]
@@ -76,6 +80,14 @@ def render(
         "",
         f"- Corpus: {len(corpus.scenarios)} scenarios (profile `{harness.PROFILE}`).",
         f"- Unmutated reference: {counts}.",
+        *(
+            [
+                f"- The `chilean_*` mutants (tests/mutants/chilean.py) run against the Chilean "
+                f"slice instead: {len(chilean.scenarios)} scenarios (profile `chilean`)."
+            ]
+            if chilean is not None
+            else []
+        ),
         f"- Mutants: {len(outcomes)}; killed: {len(outcomes) - len(survivors)}; "
         f"weakly covered (one killer): {len(weak)}; surviving: {len(survivors)}.",
         f"- Time for all runs: {seconds:.0f} s.",
@@ -133,10 +145,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     corpus = harness.load()
     reference = harness.run(harness.reference_argv(), corpus)
     names = args.mutant or list(MUTANTS)
+    # The Chilean mutants need the reference's chilean profile and the Chilean slice.
+    chilean = harness.load(profile="chilean") if reference_plays_chilean() else None
+    if chilean is None or not chilean.scenarios:
+        skipped = sorted(set(names) & CHILEAN)
+        if skipped:
+            print(f"skipping {len(skipped)} Chilean mutants: no chilean reference or scenarios")
+        names = [name for name in names if name not in CHILEAN]
+        chilean = None
+
+    def outcome(name: str) -> MutantOutcome:
+        if name in CHILEAN and chilean is not None:
+            return run_mutant(name, chilean, profile="chilean")
+        return run_mutant(name, corpus)
+
     with ThreadPoolExecutor(max_workers=max(1, args.workers)) as pool:
-        outcomes = list(pool.map(lambda name: run_mutant(name, corpus), names))
+        outcomes = list(pool.map(outcome, names))
     seconds = time.monotonic() - started
-    text = render(outcomes, corpus, dict(reference.counts), seconds)
+    text = render(outcomes, corpus, dict(reference.counts), seconds, chilean)
     Path(args.output).write_text(text, encoding="utf-8")
     survivors = [o.mutant.name for o in outcomes if not o.killers]
     weak = [o.mutant.name for o in outcomes if len(o.killers) == 1]
