@@ -68,6 +68,10 @@ class PropertyResult:
     seed: int
 
 
+#: What one refused action costs its player at the close under DISPUTE-35 ``penalty``
+#: (docs/rules.md, DISPUTE-35 "Played as").
+PENALTY_POINTS: Final = 10
+
 RULES: Final[dict[str, tuple[str, ...]]] = {
     "conservation": ("CARDS-1",),
     "rejected-leaves-unchanged": ("DISPUTE-35",),
@@ -294,6 +298,12 @@ class _Run:
         self.players = players
         #: Deals the engine answered ``unsupported`` to: skipped, the laws go on.
         self.skipped: list[str] = []
+        #: Refused actions per player in the current deal, and what each costs at the close
+        #: for an engine ruling DISPUTE-35 ``penalty`` (docs/rules.md reads it as 10 points).
+        self.refusals: Counter[int] = Counter()
+        handshake = session.handshake
+        rulings = handshake.rulings if handshake is not None else {}
+        self.refusal_cost = PENALTY_POINTS if rulings.get("DISPUTE-35") == "penalty" else 0
         self.rng = random.Random(seed)
         self.tallies = {name: _Tally() for name in RULES}
         self.where = "start"
@@ -329,10 +339,14 @@ class _Run:
             totals=[0] * players,
             deck=deck,
         )
+        self.refusals.clear()
         return self.observe(answer["state"])
 
     def act(self, action: dict[str, Any]) -> dict[str, Any]:
-        return self.session.request("act", action=action)
+        answer = self.session.request("act", action=action)
+        if answer.get("accepted") is False:
+            self.refusals[action["player"]] += 1
+        return answer
 
     # -- laws ------------------------------------------------------------------------------
 
@@ -386,9 +400,12 @@ class _Run:
         scores = after.get("deal_scores")
         hands = after["hands"]
         expected = [
-            self.profile.closer_score
-            if i == closer
-            else sum(self.profile.card_value(c) for c in hand)
+            (
+                self.profile.closer_score
+                if i == closer
+                else sum(self.profile.card_value(c) for c in hand)
+            )
+            + self.refusal_cost * self.refusals[i]  # DISPUTE-35 penalty
             for i, hand in enumerate(hands)
         ]
         totals = [t + s for t, s in zip(before["totals"], expected, strict=False)]

@@ -36,6 +36,12 @@ class Open:
 
     player: int
     melds: tuple[Meld, ...]
+    declared: tuple[tuple[Card, ...] | None, ...] = ()
+    """Per meld (same order), the cards its jokers stand for, in listing order, or None.
+
+    Only a run's jokers are declared, and only DISPUTE-30 ``declared`` reads it (the
+    protocol's optional ``declared`` field of an opening run); empty when nothing is declared.
+    """
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,7 +81,17 @@ class Discard:
     card: Card
 
 
-Action = DrawStock | DrawDiscard | Open | LayOff | SwapJoker | Discard
+@dataclass(frozen=True, slots=True)
+class Pass:
+    """Decline the top discard out of turn, so that a later player may steal it.
+
+    Only DISPUTE-29 ``steal`` gives it a meaning (docs/protocol.md §6).
+    """
+
+    player: int
+
+
+Action = DrawStock | DrawDiscard | Open | LayOff | SwapJoker | Discard | Pass
 
 SWAP_DESTINATIONS = ("low", "high", "hand")
 """The values of ``SwapJoker.to`` that the protocol allows."""

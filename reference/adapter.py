@@ -31,7 +31,16 @@ from .codec import (
 )
 from .contracts import check_contract
 from .errors import IllegalActionError, InvalidActionError, InvalidStateError, RulesError
-from .game import GameState, apply, new_game, next_deal, redeal, start_deal, validate_state
+from .game import (
+    GameState,
+    apply,
+    new_game,
+    next_deal,
+    redeal,
+    refuse,
+    start_deal,
+    validate_state,
+)
 from .melds import check_meld
 from .profiles import ARGENTINE, PROFILES, Profile, ruling_problems
 from .scoring import penalty
@@ -249,7 +258,11 @@ class Adapter:
         """Apply one action to the session's game."""
         game = self._game()
         action = action_from_json(_field(request, "action", dict))
-        return self._outcome(lambda: apply(game, action))
+        answer = self._outcome(lambda: apply(game, action))
+        if not answer["accepted"] and game.profile.illegal_action_penalty:
+            self.state = refuse(game, action)  # DISPUTE-35 penalty: owed at the close
+            answer["state"] = self._dump()
+        return answer
 
     def start_deal(self, request: dict[str, Any]) -> dict[str, Any]:
         """Deal a deck in the protocol's dealing order and start that deal."""

@@ -18,6 +18,7 @@ from reference.actions import (
     End,
     LayOff,
     Open,
+    Pass,
     SwapJoker,
 )
 from reference.cards import Card
@@ -144,8 +145,12 @@ def action_to_json(action: Action) -> dict[str, Any]:
             return {"type": "draw_stock", "player": player}
         case DrawDiscard(player):
             return {"type": "draw_discard", "player": player}
-        case Open(player, melds):
-            return {"type": "open", "player": player, "melds": [meld_to_json(m) for m in melds]}
+        case Open(player, melds, declared):
+            laid = [meld_to_json(m) for m in melds]
+            for meld_json, cards in zip(laid, declared, strict=False):
+                if cards is not None:
+                    meld_json["declared"] = [c.code() for c in cards]
+            return {"type": "open", "player": player, "melds": laid}
         case LayOff(player, card, meld, end):
             out: dict[str, Any] = {"type": "lay_off", "player": player, "card": card.code()}
             out["meld"] = meld
@@ -162,6 +167,8 @@ def action_to_json(action: Action) -> dict[str, Any]:
             return out
         case Discard(player, card):
             return {"type": "discard", "player": player, "card": card.code()}
+        case Pass(player):
+            return {"type": "pass", "player": player}
     raise InvalidActionError(f"not an action: {action!r}")
 
 
@@ -180,11 +187,18 @@ def action_from_json(value: Json, path: str = "action") -> Action:
         return DrawDiscard(player)
     if kind == "discard":
         return Discard(player, card_from_json(_get(obj, "card", path), f"{path}.card"))
+    if kind == "pass":
+        return Pass(player)
     if kind == "open":
         melds = _list(_get(obj, "melds", path), f"{path}.melds")
-        return Open(
-            player, tuple(meld_from_json(m, f"{path}.melds[{i}]") for i, m in enumerate(melds))
+        read = tuple(meld_from_json(m, f"{path}.melds[{i}]") for i, m in enumerate(melds))
+        declared = tuple(
+            _declared_from_json(m, meld, f"{path}.melds[{i}]")
+            for i, (m, meld) in enumerate(zip(melds, read, strict=True))
         )
+        if all(d is None for d in declared):
+            declared = ()
+        return Open(player, read, declared)
     if kind in ("lay_off", "swap_joker"):
         card = card_from_json(_get(obj, "card", path), f"{path}.card")
         meld = _int(_get(obj, "meld", path), f"{path}.meld")
@@ -207,6 +221,23 @@ def action_from_json(value: Json, path: str = "action") -> Action:
             None if wild is None else card_from_json(wild, f"{path}.wild"),
         )
     raise _fail(f"{path}.type", f"unknown action type {kind!r}")
+
+
+def _declared_from_json(value: Json, meld: Meld, path: str) -> tuple[Card, ...] | None:
+    """The optional ``declared`` cards of an opening run: one natural card per joker, in
+    listing order (DISPUTE-30 ``declared``)."""
+    raw = value.get("declared") if isinstance(value, dict) else None
+    if raw is None:
+        return None
+    cards = cards_from_json(raw, f"{path}.declared")
+    if not isinstance(meld, Run):
+        raise _fail(f"{path}.declared", "only a run's jokers are declared")
+    jokers = sum(1 for c in meld.cards if c.is_joker)
+    if len(cards) != jokers or any(c.is_joker for c in cards):
+        raise _fail(
+            f"{path}.declared", f"expected {jokers} natural card(s), one per joker, got {raw!r}"
+        )
+    return cards
 
 
 # --- states ---------------------------------------------------------------------------------
@@ -243,6 +274,10 @@ def _extras(state: GameState) -> dict[str, Any]:
         x["taken"] = state.taken.code()
     if state.added:
         x["added"] = list(state.added)
+    if state.owed:
+        x["owed"] = list(state.owed)
+    if state.passed:
+        x["passed"] = list(state.passed)
     return x
 
 
@@ -282,6 +317,8 @@ def _state_from_json(value: Json, path: str) -> GameState:
     drawn = _bool(x.get("drawn", False), f"{path}.x.drawn")
     taken = x.get("taken")
     added = _list(x.get("added", []), f"{path}.x.added")
+    owed = _list(x.get("owed", []), f"{path}.x.owed")
+    passed = _list(x.get("passed", []), f"{path}.x.passed")
     return GameState(
         profile=profile,
         players=_int(_get(obj, "players", path), f"{path}.players"),
@@ -303,4 +340,6 @@ def _state_from_json(value: Json, path: str) -> GameState:
         drawn=drawn,
         taken=None if taken is None else card_from_json(taken, f"{path}.x.taken"),
         added=tuple(_int(a, f"{path}.x.added[{i}]") for i, a in enumerate(added)),
+        owed=tuple(_int(o, f"{path}.x.owed[{i}]") for i, o in enumerate(owed)),
+        passed=tuple(_int(p, f"{path}.x.passed[{i}]") for i, p in enumerate(passed)),
     )

@@ -22,6 +22,7 @@ from reference.actions import (
     End,
     LayOff,
     Open,
+    Pass,
     SwapJoker,
 )
 from reference.cards import JOKER, Card, full_pack, sort_cards
@@ -32,11 +33,13 @@ from reference.melds import (
     Run,
     TableMeld,
     Trio,
+    arrange_declared,
     check_lay_off,
     check_meld,
     check_swap,
     extend,
     joker_index,
+    redeclared,
     swap_joker,
     swap_to_hand,
     swappable_wilds,
@@ -96,6 +99,13 @@ class GameState:
     """The card the player to move took from the discard pile this turn (DISPUTE-06, -19)."""
     added: tuple[int, ...] = ()
     """Table melds the player to move has added to this turn (DISPUTE-34 no)."""
+    owed: tuple[int, ...] = ()
+    """Penalty points each player owes for refused actions, scored at the close
+    (DISPUTE-35 penalty); empty when nobody owes any."""
+    passed: tuple[int, ...] = ()
+    """DISPUTE-29 steal: the players who have passed on the top discard, in turn order,
+    starting with the player to move (who passes by drawing from the stock); empty when no
+    steal is open."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "hands", tuple(sort_cards(h) for h in self.hands))
@@ -320,7 +330,7 @@ def _reject(action: Action, reason: Reason, detail: str = "") -> IllegalActionEr
 
 def _check_form(action: object) -> None:
     """Reject input that is not an action at all (malformed, not illegal)."""
-    if not isinstance(action, DrawStock | DrawDiscard | Open | LayOff | SwapJoker | Discard):
+    if not isinstance(action, DrawStock | DrawDiscard | Open | LayOff | SwapJoker | Discard | Pass):
         raise InvalidActionError(f"not an action: {action!r}")
     if isinstance(action, Open) and not all(isinstance(m, Trio | Run) for m in action.melds):
         raise InvalidActionError(f"an opening holds only trios and runs: {action!r}")
@@ -346,21 +356,26 @@ def apply(state: GameState, action: Action) -> GameState:
     profile = state.profile
     if player != state.turn:
         if (
-            isinstance(action, DrawDiscard)
+            isinstance(action, DrawDiscard | Pass)
             and profile.ruling("DISPUTE-29") == "steal"
-            and state.discard
             and 0 <= player < state.players
         ):
-            return _steal(state, player)
+            return _steal(state, action)
         if (
             isinstance(action, DrawDiscard)
             and profile.rules_on("DISPUTE-53", "yes")
             and state.discard
             and 0 <= player < state.players
         ):
-            return _steal(state, player, points=0)  # DISPUTE-53 yes: no charge
+            return _take_discard(state, player, points=0)  # DISPUTE-53 yes: no charge
+        if isinstance(action, Pass):
+            raise _reject(action, Reason.NOT_YOUR_TURN, "DISPUTE-29: no steal is open")
         reason = Reason.BUY_OUT_OF_TURN if isinstance(action, DrawDiscard) else Reason.NOT_YOUR_TURN
         raise _reject(action, reason, f"it is player {state.turn}'s turn")
+    if isinstance(action, Pass):
+        # The player to move passes on the discard by drawing from the stock (DISPUTE-29).
+        drew = state.phase is Phase.PLAY
+        raise _reject(action, Reason.ALREADY_DREW if drew else Reason.DRAW_FIRST)
     # 3. Exactly one draw, first (TURN-2).
     if isinstance(action, DrawStock | DrawDiscard):
         if state.phase is Phase.PLAY:
@@ -375,6 +390,8 @@ def apply(state: GameState, action: Action) -> GameState:
         drawn = _draw_stock(state, player)
         if profile.ruling("DISPUTE-18") == "a" and drawn.phase is Phase.PLAY:
             drawn = _recycle(drawn)  # DISPUTE-18 a: right after the last stock card is drawn
+        if profile.ruling("DISPUTE-29") == "steal" and drawn.phase is Phase.PLAY:
+            drawn = replace(drawn, passed=(player,))  # DISPUTE-29 steal: the first pass
         return drawn
     if state.phase is Phase.DRAW:
         raise _reject(action, Reason.DRAW_FIRST)
@@ -397,8 +414,8 @@ def apply(state: GameState, action: Action) -> GameState:
             after = _recycle(after)  # DISPUTE-18 c: a turn that starts with the stock empty
         return after
     if isinstance(action, Open):
-        return _open(state, action)
-    return _meld_action(state, action)
+        return _open(state, _as_declared(state, action))
+    return _meld_action_redeclaring(state, action)
 
 
 def _draw(
@@ -419,6 +436,7 @@ def _draw(
         drawn=True,
         taken=None,
         added=(),
+        passed=(),
     )
 
 
@@ -450,15 +468,66 @@ def _recycle(state: GameState) -> GameState:
     )
 
 
-def _steal(state: GameState, player: int, points: int = 2) -> GameState:
-    """DISPUTE-29 steal (TURN-3): a player out of turn takes the top discard for 2 points
-    (DISPUTE-53 yes: for nothing)."""
+def _steal(state: GameState, action: DrawDiscard | Pass) -> GameState:
+    """DISPUTE-29 steal (TURN-3): take the top discard out of turn, or pass on it.
+
+    After the player to move has drawn from the stock (their pass), the players after them
+    in turn order may each pass (``Pass``) or steal the card (``DrawDiscard``), one after the
+    other: a player may steal only when every player before them has passed (003). The
+    stealer takes the card into hand and 2 points onto their total at once; the steal then
+    closes until the next discard.
+    """
+    player = action.player
+    following = (state.passed[-1] + 1) % state.players if state.passed else None
+    if player != following or not state.discard:
+        if isinstance(action, Pass):
+            raise _reject(action, Reason.NOT_YOUR_TURN, "DISPUTE-29 steal: not your pass")
+        raise _reject(action, Reason.BUY_OUT_OF_TURN, "DISPUTE-29 steal: earlier players first")
+    if isinstance(action, Pass):
+        return replace(state, passed=(*state.passed, player))
+    return _take_discard(state, player, points=2)
+
+
+def _take_discard(state: GameState, player: int, points: int) -> GameState:
+    """``player`` takes the top discard out of turn and ``points`` onto their total at once
+    (DISPUTE-29 steal: 2; DISPUTE-53 yes: none)."""
     totals = tuple(t + points if i == player else t for i, t in enumerate(state.totals))
     return replace(
         state,
         hands=_with_hand(state, player, (*state.hands[player], state.discard[0])),
         discard=state.discard[1:],
         totals=totals,
+        passed=(),
+    )
+
+
+def refuse(state: GameState, action: Action) -> GameState:
+    """The state after ``action`` was refused (the adapter answers it with the rejection).
+
+    DISPUTE-35 ``no_change``: the state as it was (TURN-1). ``penalty``: the same, except
+    that a real player acting during a live deal owes the profile's penalty for an illegal
+    action, added to their score in this deal at its close (SCORE-1); a cancelled deal
+    scores nothing, so its penalties lapse (STOCK-2).
+    """
+    points = state.profile.illegal_action_penalty
+    player = getattr(action, "player", None)
+    if not points or state.phase not in _LIVE or not isinstance(player, int):
+        return state
+    if not 0 <= player < state.players:
+        return state
+    owed = state.owed or (0,) * state.players
+    return replace(state, owed=tuple(o + points if i == player else o for i, o in enumerate(owed)))
+
+
+def _scores(state: GameState, hands: Sequence[Sequence[Card]], closer: int) -> tuple[int, ...]:
+    """Each player's score in a deal ``closer`` closed: the closer the profile's score for
+    going out, others what they hold (SCORE-1, SCORE-2), plus any penalty owed (DISPUTE-35
+    penalty)."""
+    profile = state.profile
+    owed = state.owed or (0,) * state.players
+    return tuple(
+        (profile.out_score if i == closer else profile.penalty(h)) + owed[i]
+        for i, h in enumerate(hands)
     )
 
 
@@ -468,9 +537,7 @@ def _close(state: GameState, player: int) -> GameState:
     Only under DISPUTE-07 closes or DISPUTE-13 yes; a discard closes in :func:`_discard`.
     """
     profile = state.profile
-    scores = tuple(
-        profile.out_score if i == player else profile.penalty(h) for i, h in enumerate(state.hands)
-    )
+    scores = _scores(state, state.hands, player)
     totals = tuple(t + s for t, s in zip(state.totals, scores, strict=True))
     last = game_ends(profile, state.deal_number, totals)
     best = min(totals)
@@ -548,13 +615,17 @@ def _discard(state: GameState, player: int, card: Card) -> GameState:
     after = (player + 1) % state.players
     if hand:
         return replace(
-            state, hands=hands, discard=discard, turn=after, phase=Phase.DRAW, turn_opened=False
+            state,
+            hands=hands,
+            discard=discard,
+            turn=after,
+            phase=Phase.DRAW,
+            turn_opened=False,
+            passed=(),
         )
     # END-1: the discard that empties the hand closes the deal at once.
     profile = state.profile
-    scores = tuple(
-        profile.out_score if i == player else profile.penalty(h) for i, h in enumerate(hands)
-    )
+    scores = _scores(state, hands, player)
     totals = tuple(t + s for t, s in zip(state.totals, scores, strict=True))
     last = game_ends(profile, state.deal_number, totals)
     best = min(totals)
@@ -614,6 +685,54 @@ def _open(state: GameState, action: Open) -> GameState:
         turn_opened=True,
     )
     return _close(opened, player) if closes else opened
+
+
+def _as_declared(state: GameState, action: Open) -> Open:
+    """DISPUTE-30 declared (MELD-RUN-6): each opening run with declared jokers, arranged
+    so that every joker sits at the position of the card declared for it.
+
+    Under ``position`` the declarations are not read: the listing fixes every joker.
+
+    :raises IllegalActionError: ``run_gap`` when the declarations make no unbroken run.
+    """
+    if state.profile.ruling("DISPUTE-30") != "declared" or not action.declared:
+        return action
+    melds: list[Meld] = []
+    for meld, declared in zip(action.melds, action.declared, strict=False):
+        if isinstance(meld, Run) and declared is not None:
+            arranged = arrange_declared(meld, declared)
+            if arranged is None:
+                raise _reject(action, Reason.RUN_GAP, "DISPUTE-30 declared: no such run")
+            meld = arranged
+        melds.append(meld)
+    melds.extend(action.melds[len(melds) :])
+    return replace(action, melds=tuple(melds))
+
+
+#: Refusals of a lay-off or replacement that a re-declared end joker may lift (DISPUTE-30).
+_REDECLARABLE = frozenset(
+    {Reason.DOES_NOT_FIT, Reason.BEYOND_ACE, Reason.NO_JOKER_FOR_CARD, Reason.NO_JOKER_POSITION}
+)
+
+
+def _meld_action_redeclaring(state: GameState, action: LayOff | SwapJoker) -> GameState:
+    """A lay-off or joker replacement; under DISPUTE-30 ``declared`` one refused on the run
+    as listed is tried again with a joker at one end declared as the card beyond the other
+    end (a declaration may change later), and accepted if it then fits."""
+    try:
+        return _meld_action(state, action)
+    except IllegalActionError as refused:
+        if state.profile.ruling("DISPUTE-30") != "declared" or refused.reason not in _REDECLARABLE:
+            raise
+        target = state.table[action.meld]
+        for run in redeclared(target.meld):
+            table = list(state.table)
+            table[action.meld] = TableMeld(target.owner, run)
+            try:
+                return _meld_action(replace(state, table=tuple(table)), action)
+            except IllegalActionError:
+                continue
+        raise
 
 
 def _joker_for_visible_card(state: GameState, melds: Sequence[Meld]) -> bool:

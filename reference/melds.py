@@ -427,3 +427,60 @@ def swap_to_hand(meld: Meld, i: int, card: Card) -> Meld:
     (CHILE-SWAP-3: same size, same positions); no rule is checked."""
     cards = (*meld.cards[:i], card, *meld.cards[i + 1 :])
     return Run(cards) if isinstance(meld, Run) else Trio(cards)
+
+
+# --- DISPUTE-30 declared: a joker stands for the card its player declares --------------------
+
+
+def arrange_declared(run: Run, declared: tuple[Card, ...]) -> Run | None:
+    """``run`` with each joker moved to the position of the card declared for it.
+
+    ``declared`` names, in listing order, the card each joker of ``run`` stands for
+    (DISPUTE-30 ``declared``, MELD-RUN-6). The natural cards keep their ranks; the result
+    lists every card low to high. None when the declarations do not make one unbroken
+    sequence of one suit (a declared joker, a card of another suit, a repeated or missing
+    position), or when their number is not the number of jokers.
+    """
+    jokers = [i for i, c in enumerate(run.cards) if c.is_joker]
+    if len(jokers) != len(declared) or any(c.is_joker for c in declared):
+        return None
+    stands: list[tuple[Card, Card]] = []  # (card laid, card it stands for)
+    it = iter(declared)
+    for card in run.cards:
+        stands.append((card, next(it) if card.is_joker else card))
+    if len({rep.suit for _, rep in stands}) != 1:
+        return None
+    # An ace may be low (1) or high (14); a 14-card run holds one of each.
+    aces = [i for i, (_, rep) in enumerate(stands) if rep.rank is Rank.ACE]
+    choices: list[tuple[int, ...]] = [(LOW_ACE,) * len(aces), (HIGH_ACE,) * len(aces)]
+    if len(aces) == 2:
+        choices.append((LOW_ACE, HIGH_ACE))
+    for choice in choices:
+        where = dict(zip(aces, choice, strict=True))
+        positions = [
+            where.get(i, rep.rank.value if rep.rank is not None else 0)
+            for i, (_, rep) in enumerate(stands)
+        ]
+        order = sorted(range(len(stands)), key=lambda i: positions[i])
+        ladder = [positions[i] for i in order]
+        if ladder == list(range(ladder[0], ladder[0] + len(ladder))):
+            return Run(tuple(stands[i][0] for i in order))
+    return None
+
+
+def redeclared(run: Meld) -> tuple[Run, ...]:
+    """The runs ``run`` becomes when a joker at one end is declared as the card beyond
+    the other end instead (DISPUTE-30 ``declared``: a declaration may change later).
+
+    ``4S 5S 6S JK`` (the joker as 7S) gives ``JK 4S 5S 6S`` (the joker as 3S). Only
+    arrangements that are still one valid sequence are returned; none for a trio.
+    """
+    if not isinstance(run, Run) or len(run.cards) < 2:
+        return ()
+    cards = run.cards
+    found: list[Run] = []
+    if cards[-1].is_joker and not cards[0].is_joker:
+        found.append(Run((cards[-1], *cards[:-1])))
+    if cards[0].is_joker and not cards[-1].is_joker:
+        found.append(Run((*cards[1:], cards[0])))
+    return tuple(r for r in found if _placement(r.cards) is not None)

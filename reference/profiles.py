@@ -95,6 +95,9 @@ class Profile:
     if nothing can be recycled, cancel the deal and replay it (same deal, same dealer)."""
     discard_to_close: bool = True
     """A deal closes only with a discard; no meld action may empty the hand."""
+    illegal_action_penalty: int = 0
+    """Points a player owes for each refused action, scored at the deal's close
+    (DISPUTE-35 ``penalty``: 10; ``no_change``: 0)."""
     rulings: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
     """The option this profile follows on each disputed point and house variant
     (``DISPUTE-nn`` / ``VARIANT-nn`` -> option)."""
@@ -448,6 +451,8 @@ def _derive_argentine(profile: Profile) -> Profile:
         ace_high=r("VARIANT-02") != "low_only",
         # DISPUTE-10: a trio of at most the 8 natural copies of a rank (MELD-TRIO-4).
         max_trio_size=8 if r("DISPUTE-10") == "cap" else None,
+        # DISPUTE-35 penalty: 10 points per refused action, scored at the close (TURN-1).
+        illegal_action_penalty=10 if r("DISPUTE-35") == "penalty" else 0,
     )
 
 

@@ -134,3 +134,19 @@ def test_random_choices_follow_the_declared_players_and_unmodelled_dealer() -> N
     assert law.passed, law.detail
     assert "held in 1 checks" in law.detail  # the hands, not the (unmodelled) dealer
     assert all(r.passed for r in results.values()), {n: r.detail for n, r in results.items()}
+
+
+def test_scoring_at_close_charges_refusals_to_an_engine_ruling_dispute_35_penalty() -> None:
+    """DISPUTE-35 penalty: each refused action costs its player 10 points at the close
+    (docs/rules.md); the law adds them for an engine that declares it, and only then."""
+    penalised = run([*REFERENCE, "--ruling", "DISPUTE-35=penalty"], seed=3, deals=2)
+    assert all(r.passed for r in penalised.values()), penalised
+    assert "held in" in penalised["scoring-at-close"].detail
+    # The same play under a handshake that declares nothing breaks the law.
+    hide = (
+        "import sys; from reference.adapter import Adapter, main; hello = Adapter.hello; "
+        "Adapter.hello = lambda self, r: {**hello(self, r), 'rulings': {}}; "
+        "sys.exit(main(['--ruling', 'DISPUTE-35=penalty']))"
+    )
+    undeclared = run([sys.executable, "-c", hide], seed=3, deals=2)
+    assert not undeclared["scoring-at-close"].passed

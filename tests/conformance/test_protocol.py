@@ -170,7 +170,7 @@ def test_actions_of_section_6_are_accepted(action: dict[str, Any]) -> None:
 @pytest.mark.parametrize(
     ("action", "pointer"),
     [
-        ({"type": "pass", "player": 1}, "/action/type"),
+        ({"type": "knock", "player": 1}, "/action/type"),  # "pass" is DISPUTE-29 steal's
         ({"type": "discard", "player": 1}, "/action"),  # no card
         ({"type": "discard", "player": 1, "card": "QD", "meld": 0}, "/action"),
         ({"type": "lay_off", "player": 1, "card": "8S", "meld": 1, "end": "top"}, "/action/end"),
@@ -351,3 +351,23 @@ def test_schema_ids_are_unique() -> None:
     folder = resources.files("conformance").joinpath("schemas", "protocol")
     ids = [json.loads(entry.read_text(encoding="utf-8"))["$id"] for entry in folder.iterdir()]
     assert len(ids) == len(set(ids))
+
+
+def test_the_optional_pass_action_and_declared_jokers_are_well_formed_requests() -> None:
+    """DISPUTE-29 steal's ``pass`` and DISPUTE-30 declared's ``declared`` (protocol §6)."""
+    validate_request("act", {"id": 9, "op": "act", "action": {"type": "pass", "player": 2}})
+    run = {"kind": "run", "cards": ["4S", "5S", "6S", "JK"], "declared": ["3S"]}
+    opening = {"type": "open", "player": 1, "melds": [run]}
+    validate_request("act", {"id": 9, "op": "act", "action": opening})
+    with pytest.raises(InvalidRequest):
+        bad = {**opening, "melds": [{**run, "declared": ["3X"]}]}
+        validate_request("act", {"id": 9, "op": "act", "action": bad})
+    with pytest.raises(InvalidRequest):
+        extra = {"type": "pass", "player": 2, "card": "QD"}
+        validate_request("act", {"id": 9, "op": "act", "action": extra})
+    # Only an opening's melds carry declarations; check_meld's meld does not.
+    with pytest.raises(InvalidRequest):
+        validate_request(
+            "check_meld",
+            {"id": 3, "op": "check_meld", "profile": "argentine", "meld": run, "initial": True},
+        )
