@@ -34,7 +34,14 @@ from .catalogue import Catalogue
 from .compare import ENDED_PHASES, EXACT_KEYS, Mismatch, compare_state, compare_unchanged, strip_private
 from .engine import EngineSession, Handshake
 from .errors import EngineError, EngineReportedError
-from .properties import CONTRACTS, _keep_score, _lay_off_candidates, card_value, find_opening
+from .properties import (
+    CONTRACTS,
+    _keep_score,
+    _lay_off_candidates,
+    _meld_candidates,
+    card_value,
+    find_opening,
+)
 from .reachability import unreachable_problems
 
 #: Version of the JSON report's layout (conformance/schemas/fuzz-report.schema.json).
@@ -353,35 +360,98 @@ class Policy:
     def action(self, state: Mapping[str, Any]) -> dict[str, Any]:
         """The next action to put to both engines (legal or not)."""
         rng = self.rng
-        if rng.random() < 0.12:
+        if rng.random() < 0.08:
             return self.probe(state)
         turn = int(state["turn"])
         hand = list(state["hands"][turn])
         if state["phase"] == "draw":
             return self.draw(state, turn, hand)
         opened = bool(state["opened"][turn])
+        deal = int(state["deal_number"])
         if not opened:
-            opening = find_opening(hand, int(state["deal_number"]))
+            opening = find_opening(hand, deal)
+            if opening is None and rng.random() < 0.3:
+                opening = _any_opening(hand, deal)  # may empty the hand (TURN-9)
             if opening is not None and (self.greedy or rng.random() < 0.6):
                 return {"type": "open", "player": turn, "melds": opening}
             if rng.random() < 0.08:
                 return {"type": "open", "player": turn, "melds": self.random_opening(state, hand)}
         elif not state.get("turn_opened"):
-            swaps = _joker_swaps(hand, state["table"])
+            table = state["table"]
+            swaps = _joker_swaps(hand, table)
             if swaps and rng.random() < 0.7:
                 swap = rng.choice(swaps)
                 to = rng.choice(["low", "high", "low", "high", "hand"])
                 action: dict[str, Any] = {"type": "swap_joker", "player": turn, **swap, "to": to}
-                if to != "hand" and rng.random() < 0.05:
-                    action["to_meld"] = rng.randrange(len(state["table"]))
+                if to != "hand" and rng.random() < 0.1:
+                    action["to_meld"] = rng.randrange(len(table))
                 return action
-            layoffs = list(_lay_off_candidates(hand, state["table"]))
-            if layoffs and len(hand) > 1 and (self.greedy or rng.random() < 0.6):
+            if rng.random() < 0.4:
+                probe = self.meld_probe(turn, hand, table, deal)
+                if probe is not None:
+                    return probe
+            layoffs = list(_lay_off_candidates(hand, table))
+            if layoffs and (len(hand) > 1 or rng.random() < 0.3) and (self.greedy or rng.random() < 0.6):
                 return {"type": "lay_off", "player": turn, **rng.choice(layoffs)}
-            jokers = [i for i, m in enumerate(state["table"]) if m.get("kind") == "trio"]
-            if JOKER in hand and jokers and len(hand) > 1 and rng.random() < 0.3:
-                return {"type": "lay_off", "player": turn, "card": JOKER, "meld": rng.choice(jokers)}
+            trios = [i for i, m in enumerate(table) if m.get("kind") == "trio"]
+            if JOKER in hand and trios and len(hand) > 1 and rng.random() < 0.3:
+                return {"type": "lay_off", "player": turn, "card": JOKER, "meld": rng.choice(trios)}
         return {"type": "discard", "player": turn, "card": self.discard_choice(hand)}
+
+    def meld_probe(
+        self, turn: int, hand: Sequence[str], table: Sequence[Mapping[str, Any]], deal: int
+    ) -> dict[str, Any] | None:
+        """A near miss for an opened player: a swap with the wrong card or destination, a
+        lay-off one rank off or past an ace, a joker at a run end, a second opening."""
+        rng = self.rng
+        roll = rng.random()
+        runs = [i for i, m in enumerate(table) if m.get("kind") == "run"]
+        with_jokers = [i for i, m in enumerate(table) if JOKER in m.get("cards", [])]
+        if roll < 0.35 and with_jokers:
+            index = rng.choice(with_jokers)
+            cards = table[index]["cards"]
+            low = _run_low(cards) if table[index]["kind"] == "run" else None
+            naturals = [c for c in cards if c != JOKER]
+            options = list(hand)
+            if low is not None and naturals:
+                suit = naturals[0][-1]
+                for i, c in enumerate(cards):
+                    if c == JOKER and 1 <= low + i <= 14:
+                        wanted = _run_card(low + i, suit)
+                        options += [wanted, wanted[:-1] + rng.choice(SUITS)]
+            elif naturals:
+                options.append(naturals[0][:-1] + rng.choice(SUITS))
+            card = rng.choice(options)
+            to = rng.choice(["low", "high", "hand"])
+            action: dict[str, Any] = {"type": "swap_joker", "player": turn, "meld": index, "card": card, "to": to}
+            if rng.random() < 0.2:
+                action["to_meld"] = rng.randrange(len(table))
+            return action
+        if roll < 0.75 and runs:
+            index = rng.choice(runs)
+            cards = table[index]["cards"]
+            low = _run_low(cards)
+            naturals = [c for c in cards if c != JOKER]
+            if low is None or not naturals:
+                return None
+            suit = naturals[0][-1]
+            high = low + len(cards) - 1
+            end = rng.choice(["low", "high"])
+            edge = high if end == "high" else low
+            step = 1 if end == "high" else -1
+            choice = rng.random()
+            if choice < 0.3:
+                card = JOKER
+            elif choice < 0.6:
+                card = _run_card(((edge + 2 * step) - 1) % 13 + 1, suit)  # one rank off
+            else:
+                card = _run_card(((edge + step) - 1) % 13 + 1, suit)  # next, or past an ace
+            return {"type": "lay_off", "player": turn, "card": card, "meld": index, "end": end}
+        melds = [m for kind in ("trio", "run") for m in _candidates(hand, kind)]
+        if melds:
+            kind, cards = rng.choice(melds)
+            return {"type": "open", "player": turn, "melds": [{"kind": kind, "cards": list(cards)}]}
+        return None
 
     def draw(self, state: Mapping[str, Any], turn: int, hand: list[str]) -> dict[str, Any]:
         """Stock or discard; the discard when it helps (greedy) or when the stock is low."""
@@ -446,7 +516,7 @@ class Policy:
         card = rng.choice(hand) if rng.random() < 0.8 else rng.choice(CANONICAL_ORDER)
         table = state["table"]
         meld = rng.randrange(len(table) + 1) if rng.random() < 0.95 else len(table) + 3
-        kind = rng.choice(["draw_stock", "draw_discard", "discard", "lay_off", "swap_joker", "open"])
+        kind = rng.choice(["draw_stock", "draw_discard", "discard", "lay_off", "swap_joker", "open"][: rng.choice([5, 6])])
         if kind in ("draw_stock", "draw_discard"):
             return {"type": kind, "player": player}
         if kind == "discard":
@@ -463,6 +533,29 @@ class Policy:
             return {"type": "lay_off", "player": player, "card": card, "meld": meld, **ends}
         to = rng.choice(["low", "high", "hand"])
         return {"type": "swap_joker", "player": player, "meld": meld, "card": card, "to": to}
+
+
+def _candidates(hand: Sequence[str], kind: str) -> list[tuple[str, tuple[str, ...]]]:
+    return [(kind, cards) for cards in _meld_candidates(Counter(hand), kind)]
+
+
+def _any_opening(hand: Sequence[str], deal: int) -> list[dict[str, Any]] | None:
+    """An opening of the contract from ``hand`` even if it leaves no card (a TURN-9 probe)."""
+    trios, runs = CONTRACTS[deal]
+    kinds = ["trio"] * trios + ["run"] * runs
+
+    def search(i: int, left: Counter[str]) -> list[dict[str, Any]] | None:
+        if i == len(kinds):
+            return []
+        for cards in _meld_candidates(left, kinds[i]):
+            need = Counter(cards)
+            if all(left[c] >= n for c, n in need.items()):
+                rest = search(i + 1, left - need)
+                if rest is not None:
+                    return [{"kind": kinds[i], "cards": list(cards)}, *rest]
+        return None
+
+    return search(0, Counter(hand))
 
 
 # --------------------------------------------------------------------------- queries
@@ -491,6 +584,8 @@ def _query(rng: random.Random, handshake: Handshake, profile: str) -> dict[str, 
 
 def _query_meld(rng: random.Random, policy: Policy, kind: str, *, initial: bool) -> dict[str, Any]:
     """A meld that is valid about half of the time: sizes, jokers, aces and suits vary."""
+    if rng.random() < 0.04:
+        return {"kind": kind, "cards": [JOKER] * rng.choice([3, 4, 5])}
     if kind == "trio":
         rank = rng.choice(RANKS)
         size = rng.choice([3, 3, 3, 4, 2] if initial else [3, 4, 5, 6, 2])
@@ -512,6 +607,12 @@ def _query_meld(rng: random.Random, policy: Policy, kind: str, *, initial: bool)
         if rng.random() < 0.1:
             i, j = rng.randrange(len(cards)), rng.randrange(len(cards))
             cards[i], cards[j] = cards[j], cards[i]
+        if rng.random() < 0.15 and len(cards) > 1:
+            # A joker slid in among the naturals: it may now stand on a gap, or past an ace.
+            cards.insert(rng.randrange(len(cards) + 1), JOKER)
+            cards.pop(rng.randrange(len(cards)))
+        if rng.random() < 0.1 and len(cards) > 3:
+            del cards[rng.randrange(1, len(cards) - 1)]  # a gap
     if rng.random() < 0.1:
         i = rng.randrange(len(cards))
         if cards[i] != JOKER:
@@ -576,6 +677,8 @@ class Pair:
         self.queries = 0
         #: What the games exercised: accepted actions by type, recycles, cancels, closes.
         self.events: Counter[str] = Counter()
+        #: Why games stopped before their last step (an op unsupported, a state refused).
+        self.ended_early: Counter[str] = Counter()
 
     def close(self) -> None:
         """Say bye to both adapters."""
@@ -838,15 +941,18 @@ def _built_state(rng: random.Random, players: int, deal: int, dealer: int, total
         size = dealt if not opened[p] else rng.randint(1, dealt - laid)
         hands.append([pool.pop() for _ in range(size)])
     counts = Counter(pool)
+    mover = (dealer + 1) % players
+    if not opened[mover] and rng.random() < 0.4:
+        _bait_opening(rng, hands[mover], deal, counts)
     table: list[dict[str, Any]] = []
     owners = [p for p in range(players) if opened[p]]
     # Runs first (some with a joker), then trios of what is left.
     for _ in range(rng.randint(1, 4) if owners else 0):
         suit = rng.choice(SUITS)
         length = rng.randint(4, 9)
-        low = rng.randint(1, 15 - length)
+        low = rng.choice([1, 15 - length, rng.randint(1, 15 - length)])  # aces at the ends
         cards = [_run_card(low + k, suit) for k in range(length)]
-        if rng.random() < 0.6 and counts[JOKER]:
+        for _ in range(rng.choice([0, 1, 1, 2])):
             cards[rng.randrange(length)] = JOKER
         need = Counter(cards)
         if all(counts[c] >= n for c, n in need.items()) and any(c != JOKER for c in cards):
@@ -897,6 +1003,24 @@ def _built_state(rng: random.Random, players: int, deal: int, dealer: int, total
         "closer": None,
         "winners": None,
     }
+
+
+def _bait_opening(rng: random.Random, hand: list[str], deal: int, counts: Counter[str]) -> None:
+    """Put a ready contract (at most one joker a meld) into ``hand``, from ``counts``."""
+    trios, runs = CONTRACTS[deal]
+    melds: list[str] = []
+    for kind in ["trio"] * trios + ["run"] * runs:
+        left = counts - Counter(melds)
+        found = [list(c) for c in _meld_candidates(left, kind)]
+        if not found:
+            return
+        melds += rng.choice(found)
+    if len(melds) > len(hand):
+        return
+    for card in hand[: len(melds)]:
+        counts[card] += 1
+    counts.subtract(Counter(melds))
+    hand[: len(melds)] = melds
 
 
 def _bait_swaps(
@@ -1035,8 +1159,8 @@ def _play_game(pair: Pair, game: int) -> tuple[list[Occurrence], int]:
                 break
             if phase == "game_over":
                 break
-    except EndGame:
-        pass
+    except EndGame as exc:
+        pair.ended_early[str(exc).split(":", 1)[0]] += 1
     return occurrences, pair.steps - steps_before
 
 
