@@ -43,6 +43,7 @@ from .properties import (
     find_opening,
 )
 from .reachability import unreachable_problems
+from .scenarios import fill_after
 
 #: Version of the JSON report's layout (conformance/schemas/fuzz-report.schema.json).
 REPORT_VERSION: Final = 1
@@ -168,6 +169,9 @@ class Trace:
     """``{"op": "start_deal"|"load_state", ...request fields}`` or ``{"op": "query", ...}``."""
     steps: list[dict[str, Any]] = field(default_factory=list)
     """``{"op": "act", "action": ...}``, ``{"op": "next_deal"|"redeal", "deck": [...]}``."""
+    stock_top: int | None = None
+    """When set, the setup's stock is its first ``stock_top`` cards then the canonical fill,
+    and a draft gives only those (``stock_top``)."""
 
     def size(self) -> tuple[int, int, int]:
         """Smaller is a better example: steps, players, cards outside the stock."""
@@ -186,7 +190,10 @@ class Trace:
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready form."""
-        return {"setup": self.setup, "steps": self.steps}
+        out = {"setup": self.setup, "steps": self.steps}
+        if self.stock_top is not None:
+            out["stock_top"] = self.stock_top
+        return out
 
 
 def _query_size(setup: Mapping[str, Any]) -> int:
@@ -1234,7 +1241,7 @@ def shrink(pair: Pair, occurrence: Occurrence) -> Occurrence:
     if pair.can_load and before is not None:
         one = Trace({"op": "load_state", "state": {**strip_private(before), "profile": pair.options.profile}}, [last])
         if _replay(pair, one, key) == 0:
-            return _found_again(pair, occurrence, one)
+            return _found_again(pair, occurrence, _shrink_state(pair, one, key, budget))
     prefix = trace.steps[:-1]
 
     def holds(candidate: list[Any]) -> bool:
@@ -1248,10 +1255,63 @@ def shrink(pair: Pair, occurrence: Occurrence) -> Occurrence:
     return occurrence
 
 
+def _shrink_state(pair: Pair, trace: Trace, key: str, budget: list[int]) -> Trace:
+    """A smaller one-step reproduction: fewer table melds, a one-card discard pile, and a
+    stock given by its first cards (the rest filled in canonical order, as a scenario's
+    ``stock_top`` is, docs/scenario-format.md). Each change is kept only if the same
+    divergence still shows on the step."""
+    state = json.loads(json.dumps(trace.setup["state"]))
+    action = dict(trace.steps[0].get("action") or {})
+
+    def holds(candidate: dict[str, Any], act: dict[str, Any]) -> bool:
+        budget[0] -= 1
+        step = {"op": "act", "action": act} if act else trace.steps[0]
+        return _replay(pair, Trace({"op": "load_state", "state": candidate}, [step]), key) == 0
+
+    # Table melds the action does not name, last first (indices above shift down by one).
+    for index in reversed(range(len(state["table"]))):
+        if budget[0] <= 0:
+            break
+        named = {action.get("meld"), action.get("to_meld")}
+        if not action or index in named:
+            continue
+        owner = state["table"][index]["owner"]
+        if sum(m["owner"] == owner for m in state["table"]) == 1 and state["opened"][owner]:
+            continue  # an opened player keeps a meld (conformance/reachability.py)
+        candidate = json.loads(json.dumps(state))
+        meld = candidate["table"].pop(index)
+        candidate["stock"] += meld["cards"]
+        act = dict(action)
+        for name in ("meld", "to_meld"):
+            if isinstance(act.get(name), int) and act[name] > index:
+                act[name] -= 1
+        if holds(candidate, act):
+            state, action = candidate, act
+    if len(state["discard"]) > 1 and budget[0] > 0:
+        candidate = json.loads(json.dumps(state))
+        candidate["stock"] += candidate["discard"][1:]
+        candidate["discard"] = candidate["discard"][:1]
+        if holds(candidate, action):
+            state = candidate
+    placed = [c for h in state["hands"] for c in h] + [c for m in state["table"] for c in m["cards"]]
+    placed += state["discard"]
+    for keep in (0, 1, 2, 4, 8, 16):
+        if budget[0] <= 0 or keep >= len(state["stock"]):
+            break
+        candidate = {**state, "stock": fill_after(state["stock"][:keep], placed)}
+        if holds(candidate, action):
+            state = candidate
+            trace = Trace({"op": "load_state", "state": state}, trace.steps, stock_top=keep)
+            break
+    step = {"op": "act", "action": action} if action else trace.steps[0]
+    return Trace({"op": "load_state", "state": state}, [step], stock_top=trace.stock_top)
+
+
 def _found_again(pair: Pair, occurrence: Occurrence, trace: Trace) -> Occurrence:
     """Replay ``trace`` once more and keep the reference's answers along it."""
     _replay(pair, trace, occurrence.divergence.key)
     return Occurrence(occurrence.game, occurrence.divergence, trace, {"state": pair.ref_state})
+
 
 
 def _shrink_query(pair: Pair, occurrence: Occurrence, budget: list[int]) -> Occurrence:
@@ -1344,6 +1404,9 @@ def draft_scenario(
     setup_op = trace.setup["op"]
     if setup_op == "load_state":
         state = {k: v for k, v in trace.setup["state"].items() if k != "profile"}
+        if trace.stock_top is not None:
+            # The harness fills the rest of the stock exactly as the shrinker did.
+            state["stock_top"] = state.pop("stock")[: trace.stock_top]
         doc["level"] = "turns" if all(s["op"] == "act" for s in trace.steps) else "deals"
         doc["setup"] = {"state": state}
         problems = unreachable_problems(trace.setup["state"])
@@ -1529,7 +1592,12 @@ def fuzz(
             findings=findings,
             warnings=sorted(set(w for p in pairs for w in p.warnings)),
             unsupported_ops=sorted(set(o for p in pairs for o in p.unsupported_ops)),
-            events=dict(sorted(sum((p.events for p in pairs), Counter()).items())),
+            events=dict(
+                sorted(
+                    (sum((p.events for p in pairs), Counter())
+                     + Counter({f"ended early: {k}": v for p in pairs for k, v in p.ended_early.items()})).items()
+                )
+            ),
         )
     finally:
         for p in pairs:
