@@ -112,6 +112,9 @@ class FuzzOptions:
     timeout: float = 10.0
     shrink: bool = True
     reference_argv: tuple[str, ...] = (sys.executable, "-m", "reference.adapter")
+    reference_rulings: tuple[tuple[str, str], ...] = ()
+    """Options the reference plays over what the engine declares: a campaign then shows
+    exactly where that option changes play (the tests fuzz one ruling against another)."""
 
 
 def parse_shard(text: str) -> tuple[int, int]:
@@ -662,6 +665,7 @@ class Pair:
         assert hs is not None
         self.handshake: Handshake = hs
         self.rulings, self.warnings = reference_rulings(hs, catalogue)
+        self.rulings.update(dict(options.reference_rulings))
         ref_argv = [*options.reference_argv]
         for point, option in self.rulings.items():
             ref_argv += ["--ruling", f"{point}={option}"]
@@ -678,6 +682,8 @@ class Pair:
         self.can_deal = "deals" in hs.capabilities
         self.can_query = "melds" in hs.capabilities
         self.unsupported_ops: set[str] = set()
+        if self.can_load:
+            self._probe_load_state()
         self.ref_state: dict[str, Any] = {}
         self.eng_state: dict[str, Any] = {}
         self.steps = 0
@@ -686,6 +692,19 @@ class Pair:
         self.events: Counter[str] = Counter()
         #: Why games stopped before their last step (an op unsupported, a state refused).
         self.ended_early: Counter[str] = Counter()
+
+    def _probe_load_state(self) -> None:
+        """Learn once, before any game, whether the engine loads states, so that every
+        worker plays the same games for a seed (an engine may lack ``load_state``)."""
+        rng = random.Random("carioca-fuzz:probe")
+        players = ([p for p in self.handshake.players if p in (2, 3, 4)] or [2])[0]
+        state = _built_state(rng, players, 1, 0, [0] * players, self.options.profile)
+        try:
+            self.engine.request("load_state", state=state)
+        except EngineReportedError as exc:
+            if exc.kind == "unsupported":
+                self.can_load = False
+                self.unsupported_ops.add("load_state")
 
     def close(self) -> None:
         """Say bye to both adapters."""
@@ -759,6 +778,7 @@ class Pair:
             except EngineReportedError as exc:
                 if exc.kind == "unsupported":
                     self.can_load = False
+                    self.unsupported_ops.add("load_state")
                     raise EndGame("engine: load_state unsupported") from None
                 if exc.kind == "invalid_state":
                     return Divergence("CARDS-1", "load_state", "setup", "engine refuses a reachable state", [str(exc)])
@@ -1118,8 +1138,8 @@ def _play_game(pair: Pair, game: int) -> tuple[list[Occurrence], int]:
     deal = rng.randint(1, 7)
     dealer = rng.randrange(players)
     totals = [rng.choice([0, 0, 10, 25, 60]) for _ in range(players)]
-    use_state = pair.can_load and (not pair.can_deal or rng.random() < 0.5)
-    if use_state:
+    use_state = rng.random() < 0.5
+    if pair.can_load and (use_state or not pair.can_deal):
         setup = {"op": "load_state", "state": _built_state(rng, players, deal, dealer, totals, options.profile)}
     else:
         setup = {
@@ -1131,11 +1151,20 @@ def _play_game(pair: Pair, game: int) -> tuple[list[Occurrence], int]:
             "totals": totals,
             "deck": _shuffled_deck(rng),
         }
-    trace = Trace(setup)
     policy = Policy(rng, hs)
     steps_before = pair.steps
     try:
-        found = pair.setup(setup)
+        try:
+            found = pair.setup(setup)
+        except EndGame:
+            if pair.can_load or not pair.can_deal or setup["op"] != "load_state":
+                raise
+            # The engine does not load states: play this game from a deck instead.
+            state = setup["state"]
+            fields = ("profile", "players", "deal_number", "dealer", "totals")
+            setup = {"op": "start_deal", **{k: state[k] for k in fields}, "deck": _shuffled_deck(rng)}
+            found = pair.setup(setup)
+        trace = Trace(setup)
         if found is not None:
             occurrences.append(Occurrence(game, found, trace, {"state": pair.ref_state}))
             return occurrences, 0
