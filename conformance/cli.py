@@ -595,7 +595,9 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
                     print(("\r" + line) if tty else line, end="" if tty and done < total else "\n",
                           file=sys.stderr, flush=True)  # fmt: skip
 
-            result = fuzz.fuzz(parse_adapter(args.adapter), options, _catalogue(args), progress=progress)
+            result = fuzz.fuzz(
+                parse_adapter(args.adapter), options, _catalogue(args), progress=progress
+            )
             report = fuzz.report_dict(result)
     except (OSError, ValueError, KeyError, fuzz.FuzzError) as exc:
         raise UsageError(f"fuzz: {exc}") from None
@@ -774,7 +776,9 @@ def build_parser() -> argparse.ArgumentParser:
     rec.set_defaults(func=cmd_record)
 
     fz = sub.add_parser("fuzz", help="differential fuzzing against the reference (docs/fuzzing.md)")
-    fz.add_argument("--adapter", metavar="CMD", help="the engine under test (default: the reference)")
+    fz.add_argument(
+        "--adapter", metavar="CMD", help="the engine under test (default: the reference)"
+    )
     fz.add_argument("--games", type=int, default=100, metavar="N")
     fz.add_argument("--seed", type=int, default=0, metavar="S")
     fz.add_argument("--workers", type=int, default=1, metavar="N", help="pairs of adapters")

@@ -31,7 +31,14 @@ import yaml
 
 from .cards import CANONICAL_ORDER, JOKER, RANKS, SUITS
 from .catalogue import Catalogue
-from .compare import ENDED_PHASES, EXACT_KEYS, Mismatch, compare_state, compare_unchanged, strip_private
+from .compare import (
+    ENDED_PHASES,
+    EXACT_KEYS,
+    Mismatch,
+    compare_state,
+    compare_unchanged,
+    strip_private,
+)
 from .engine import EngineSession, Handshake
 from .errors import EngineError, EngineReportedError
 from .properties import (
@@ -185,7 +192,9 @@ class Trace:
         if self.setup["op"] == "load_state":
             state = self.setup["state"]
             players = int(state["players"])
-            cards = sum(len(h) for h in state["hands"]) + sum(len(m["cards"]) for m in state["table"])
+            cards = sum(len(h) for h in state["hands"]) + sum(
+                len(m["cards"]) for m in state["table"]
+            )
         else:
             players = int(self.setup["players"])
             cards = 108
@@ -193,7 +202,7 @@ class Trace:
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready form."""
-        out = {"setup": self.setup, "steps": self.steps}
+        out: dict[str, Any] = {"setup": self.setup, "steps": self.steps}
         if self.stock_top is not None:
             out["stock_top"] = self.stock_top
         return out
@@ -252,7 +261,9 @@ def same_fair_family(a: str | None, b: str | None) -> bool:
     return b in fair_reasons(a)
 
 
-def reference_rulings(handshake: Handshake, catalogue: Catalogue) -> tuple[dict[str, str], list[str]]:
+def reference_rulings(
+    handshake: Handshake, catalogue: Catalogue
+) -> tuple[dict[str, str], list[str]]:
     """The engine's declared rulings the reference can play, and warnings for the rest."""
     good: dict[str, str] = {}
     warnings: list[str] = []
@@ -293,9 +304,7 @@ def _field_of(what: str) -> str:
 def _expected_state(state: Mapping[str, Any], recycled: bool) -> dict[str, Any]:
     """The reference state as a state check, in the keys compare_state knows."""
     check: dict[str, Any] = {k: state[k] for k in EXACT_KEYS if k in state and k != "winners"}
-    if isinstance(state.get("winners"), list):
-        check["winners"] = state["winners"]
-    elif "winners" in state:
+    if isinstance(state.get("winners"), list) or "winners" in state:
         check["winners"] = state["winners"]
     check["hands"] = state["hands"]
     check["table"] = state["table"]
@@ -401,7 +410,11 @@ class Policy:
                 if probe is not None:
                     return probe
             layoffs = list(_lay_off_candidates(hand, table))
-            if layoffs and (len(hand) > 1 or rng.random() < 0.3) and (self.greedy or rng.random() < 0.6):
+            if (
+                layoffs
+                and (len(hand) > 1 or rng.random() < 0.3)
+                and (self.greedy or rng.random() < 0.6)
+            ):
                 return {"type": "lay_off", "player": turn, **rng.choice(layoffs)}
             trios = [i for i, m in enumerate(table) if m.get("kind") == "trio"]
             if JOKER in hand and trios and len(hand) > 1 and rng.random() < 0.3:
@@ -433,7 +446,13 @@ class Policy:
                 options.append(naturals[0][:-1] + rng.choice(SUITS))
             card = rng.choice(options)
             to = rng.choice(["low", "high", "hand"])
-            action: dict[str, Any] = {"type": "swap_joker", "player": turn, "meld": index, "card": card, "to": to}
+            action: dict[str, Any] = {
+                "type": "swap_joker",
+                "player": turn,
+                "meld": index,
+                "card": card,
+                "to": to,
+            }
             if rng.random() < 0.2:
                 action["to_meld"] = rng.randrange(len(table))
             return action
@@ -514,7 +533,9 @@ class Policy:
             if rng.random() < 0.2:
                 rng.shuffle(cards)
         elif rng.random() < 0.3:
-            cards[rng.randrange(size)] = _run_card(min(low + rng.randrange(size), 14), rng.choice(SUITS))
+            cards[rng.randrange(size)] = _run_card(
+                min(low + rng.randrange(size), 14), rng.choice(SUITS)
+            )
         return cards
 
     def probe(self, state: Mapping[str, Any]) -> dict[str, Any]:
@@ -526,7 +547,11 @@ class Policy:
         card = rng.choice(hand) if rng.random() < 0.8 else rng.choice(CANONICAL_ORDER)
         table = state["table"]
         meld = rng.randrange(len(table) + 1) if rng.random() < 0.95 else len(table) + 3
-        kind = rng.choice(["draw_stock", "draw_discard", "discard", "lay_off", "swap_joker", "open"][: rng.choice([5, 6])])
+        kind = rng.choice(
+            ["draw_stock", "draw_discard", "discard", "lay_off", "swap_joker", "open"][
+                : rng.choice([5, 6])
+            ]
+        )
         if kind in ("draw_stock", "draw_discard"):
             return {"type": kind, "player": player}
         if kind == "discard":
@@ -577,14 +602,20 @@ def _query(rng: random.Random, handshake: Handshake, profile: str) -> dict[str, 
     roll = rng.random()
     if roll < 0.2:
         size = rng.randrange(0, 13)
-        return {"query": "penalty", "profile": profile, "cards": [rng.choice(CANONICAL_ORDER) for _ in range(size)]}
+        return {
+            "query": "penalty",
+            "profile": profile,
+            "cards": [rng.choice(CANONICAL_ORDER) for _ in range(size)],
+        }
     if roll < 0.45:
         deal = rng.randrange(1, 8)
         trios, runs = CONTRACTS[deal]
         kinds = ["trio"] * trios + ["run"] * runs
         if rng.random() < 0.2:
             rng.shuffle(kinds)
-            kinds = kinds[: rng.randrange(1, len(kinds) + 1)] + ([rng.choice(["trio", "run"])] if rng.random() < 0.3 else [])
+            kinds = kinds[: rng.randrange(1, len(kinds) + 1)] + (
+                [rng.choice(["trio", "run"])] if rng.random() < 0.3 else []
+            )
         melds = [_query_meld(rng, policy, kind, initial=True) for kind in kinds]
         return {"query": "check_contract", "profile": profile, "deal_number": deal, "melds": melds}
     initial = rng.random() < 0.5
@@ -610,7 +641,13 @@ def _query_meld(rng: random.Random, policy: Policy, kind: str, *, initial: bool)
     low = rng.randrange(1, max(2, 15 - size + 1))
     cards = [_run_card(low + k, suit) if low + k <= 14 else "2" + suit for k in range(size)]
     if rng.random() < 0.1:
-        cards = [_run_card(11, suit), _run_card(12, suit), _run_card(13, suit), "A" + suit, "2" + suit][: max(size, 4)]
+        cards = [
+            _run_card(11, suit),
+            _run_card(12, suit),
+            _run_card(13, suit),
+            "A" + suit,
+            "2" + suit,
+        ][: max(size, 4)]
     if policy.listed_runs:
         for _ in range(rng.choice([0, 0, 1, 1, 2])):
             cards[rng.randrange(len(cards))] = JOKER
@@ -749,13 +786,21 @@ class Pair:
             merged[name] = self.ref_state.get(name)
         if merged.get("phase") in ENDED_PHASES:
             merged["turn"] = self.ref_state.get("turn")
-        if isinstance(merged.get("winners"), list) and isinstance(self.ref_state.get("winners"), list):
-            if sorted(merged["winners"]) == sorted(self.ref_state["winners"]):
-                merged["winners"] = self.ref_state["winners"]
+        ref_winners, eng_winners = self.ref_state.get("winners"), merged.get("winners")
+        # Winners are a set of players (docs/scenario-format.md): the engine's order is its own.
+        if (
+            isinstance(ref_winners, list)
+            and isinstance(eng_winners, list)
+            and sorted(ref_winners) == sorted(eng_winners)
+        ):
+            merged["winners"] = ref_winners
         if _canonical(merged, False) == _canonical(self.ref_state, False):
             return
         if not allowed:
-            raise EndGame("the states differ as the protocol allows; a deal-only engine cannot be replayed past it")
+            raise EndGame(
+                "the states differ as the protocol allows; "
+                "a deal-only engine cannot be replayed past it"
+            )
         merged["profile"] = self.options.profile
         try:
             self.ref_state = self.reference.request("load_state", state=merged)["state"]
@@ -781,13 +826,27 @@ class Pair:
                     self.unsupported_ops.add("load_state")
                     raise EndGame("engine: load_state unsupported") from None
                 if exc.kind == "invalid_state":
-                    return Divergence("CARDS-1", "load_state", "setup", "engine refuses a reachable state", [str(exc)])
-                return Divergence("CARDS-1", "load_state", "error", f"engine answered {exc.kind}", [str(exc)])
+                    return Divergence(
+                        "CARDS-1",
+                        "load_state",
+                        "setup",
+                        "engine refuses a reachable state",
+                        [str(exc)],
+                    )
+                return Divergence(
+                    "CARDS-1", "load_state", "error", f"engine answered {exc.kind}", [str(exc)]
+                )
         else:
             try:
                 ref, eng = self._both(op, **fields)
             except EngineFault as exc:
-                return Divergence(OP_RULES.get(op, "DEAL-3"), op, "error", f"engine answered {exc.kind}", [str(exc)])
+                return Divergence(
+                    OP_RULES.get(op, "DEAL-3"),
+                    op,
+                    "error",
+                    f"engine answered {exc.kind}",
+                    [str(exc)],
+                )
         self.ref_state, self.eng_state = ref["state"], eng["state"]
         found = self._state_diff(ref["state"], eng["state"], recycled=False)
         if found:
@@ -809,9 +868,19 @@ class Pair:
             else:
                 ref, eng = self._both(op, deck=step["deck"])
         except EngineFault as exc:
-            return Divergence(OP_RULES.get(label, "TURN-1"), label, "error", f"engine answered {exc.kind}", [str(exc)])
+            return Divergence(
+                OP_RULES.get(label, "TURN-1"),
+                label,
+                "error",
+                f"engine answered {exc.kind}",
+                [str(exc)],
+            )
         ref_after, eng_after = ref["state"], eng["state"]
-        if ref.get("accepted") != eng.get("accepted") and action is not None and not self.handshake.run_ends == "requested":
+        if (
+            ref.get("accepted") != eng.get("accepted")
+            and action is not None
+            and self.handshake.run_ends != "requested"
+        ):
             ref, ref_after = self._other_end(before, action, ref, eng)
         recycled = bool(
             action is not None
@@ -823,48 +892,82 @@ class Pair:
         if bool(ref.get("accepted")) != bool(eng.get("accepted")):
             reason = ref.get("reason") if not ref.get("accepted") else eng.get("reason")
             rule = self._reason_rule(reason if isinstance(reason, str) else None, label)
-            summary = f"reference {_outcome(ref)}, engine {_outcome(eng) if self.reasons or eng.get('accepted') else 'rejected'}"
+            shown = _outcome(eng) if self.reasons or eng.get("accepted") else "rejected"
+            summary = f"reference {_outcome(ref)}, engine {shown}"
             return Divergence(rule, label, "outcome", summary, [f"{label}: {summary}"])
         if not ref.get("accepted"):
             if self.reasons and not same_fair_family(ref.get("reason"), eng.get("reason")):
                 rule = self._reason_rule(ref.get("reason"), label)
-                summary = f"reference rejected ({ref.get('reason')}), engine rejected ({eng.get('reason')})"
+                summary = (
+                    f"reference rejected ({ref.get('reason')}), "
+                    f"engine rejected ({eng.get('reason')})"
+                )
                 return Divergence(rule, label, "reason", summary, [summary])
             changed = compare_unchanged(eng_before, eng_after, unmodelled=self.handshake.unmodelled)
             if changed:
                 return Divergence(
-                    "DISPUTE-35", label, "unchanged",
-                    "a rejected action changed the engine's state: " + ", ".join(sorted({_field_of(m.what) for m in changed})),
+                    "DISPUTE-35",
+                    label,
+                    "unchanged",
+                    "a rejected action changed the engine's state: "
+                    + ", ".join(sorted({_field_of(m.what) for m in changed})),
                     [str(m) for m in changed],
                 )
             return None
         self._count(label, before, ref_after, recycled)
         found = self._state_diff(ref_after, eng_after, recycled=recycled)
         if found:
-            return self._classify_state(label, found, ref_after, eng_after, kind="state", recycled=recycled)
+            return self._classify_state(
+                label, found, ref_after, eng_after, kind="state", recycled=recycled
+            )
         self._resync(allowed=not deal_mode)
         return None
 
-    def _count(self, label: str, before: Mapping[str, Any], after: Mapping[str, Any], recycled: bool) -> None:
+    def _count(
+        self, label: str, before: Mapping[str, Any], after: Mapping[str, Any], recycled: bool
+    ) -> None:
         self.events[label] += 1
         if recycled and after["phase"] != "cancelled":
             self.events["recycle"] += 1
         if after["phase"] != before["phase"] and after["phase"] in ENDED_PHASES:
-            self.events[{"deal_over": "close", "cancelled": "cancel", "game_over": "game_over"}[after["phase"]]] += 1
+            self.events[
+                {"deal_over": "close", "cancelled": "cancel", "game_over": "game_over"}[
+                    after["phase"]
+                ]
+            ] += 1
 
     def _other_end(
-        self, before: dict[str, Any], action: Mapping[str, Any], ref: dict[str, Any], eng: dict[str, Any]
+        self,
+        before: dict[str, Any],
+        action: Mapping[str, Any],
+        ref: dict[str, Any],
+        eng: dict[str, Any],
     ) -> tuple[dict[str, Any], dict[str, Any]]:
         """An engine that picks run ends itself (``run_ends: engine``): try the other end."""
-        key = "end" if action["type"] == "lay_off" else "to" if action["type"] == "swap_joker" else None
-        if key is None or action.get(key) not in ("low", "high") or ref.get("accepted") or not eng.get("accepted"):
+        key = (
+            "end"
+            if action["type"] == "lay_off"
+            else "to"
+            if action["type"] == "swap_joker"
+            else None
+        )
+        if (
+            key is None
+            or action.get(key) not in ("low", "high")
+            or ref.get("accepted")
+            or not eng.get("accepted")
+        ):
             return ref, ref["state"]
         other = {**action, key: "high" if action[key] == "low" else "low"}
-        self.reference.request("load_state", state={**strip_private(before), "profile": self.options.profile})
+        self.reference.request(
+            "load_state", state={**strip_private(before), "profile": self.options.profile}
+        )
         alt = self.reference.request("act", action=other)
         if alt.get("accepted"):
             return alt, alt["state"]
-        self.reference.request("load_state", state={**strip_private(ref["state"]), "profile": self.options.profile})
+        self.reference.request(
+            "load_state", state={**strip_private(ref["state"]), "profile": self.options.profile}
+        )
         return ref, ref["state"]
 
     def _reason_rule(self, reason: str | None, label: str) -> str:
@@ -872,7 +975,9 @@ class Pair:
             return self.catalogue.reasons[reason].rule
         return OP_RULES.get(label, "TURN-1")
 
-    def _state_diff(self, ref_state: Mapping[str, Any], eng_state: Mapping[str, Any], *, recycled: bool) -> list[Mismatch]:
+    def _state_diff(
+        self, ref_state: Mapping[str, Any], eng_state: Mapping[str, Any], *, recycled: bool
+    ) -> list[Mismatch]:
         return compare_state(
             _expected_state(ref_state, recycled),
             eng_state,
@@ -893,13 +998,21 @@ class Pair:
         fields = sorted({_field_of(m.what) for m in found})
         rule = next((FIELD_RULES[f] for f in fields if f in FIELD_RULES), None)
         if rule is None:
-            if "phase" in fields and "cancelled" in (ref_state.get("phase"), eng_state.get("phase")):
+            if "phase" in fields and "cancelled" in (
+                ref_state.get("phase"),
+                eng_state.get("phase"),
+            ):
                 rule = "STOCK-2"
-            elif "phase" in fields and "game_over" in (ref_state.get("phase"), eng_state.get("phase")):
+            elif "phase" in fields and "game_over" in (
+                ref_state.get("phase"),
+                eng_state.get("phase"),
+            ):
                 rule = "END-4"
             elif recycled:
                 rule = "STOCK-1"
-            elif label in ("start_deal", "next_deal", "redeal", "load_state") and fields == ["turn"]:
+            elif label in ("start_deal", "next_deal", "redeal", "load_state") and fields == [
+                "turn"
+            ]:
                 rule = "DEAL-5"
             elif label == "discard" and "phase" in fields:
                 rule = "END-1"
@@ -907,7 +1020,9 @@ class Pair:
                 rule = "TURN-1"
             else:
                 rule = OP_RULES.get(label, "TURN-1")
-        return Divergence(rule, label, kind, "state differs in " + ", ".join(fields), [str(m) for m in found])
+        return Divergence(
+            rule, label, kind, "state differs in " + ", ".join(fields), [str(m) for m in found]
+        )
 
     def query(self, setup: Mapping[str, Any]) -> tuple[Divergence | None, dict[str, Any]]:
         """Put one melds-level query to both; compare valid/reason or points."""
@@ -931,7 +1046,11 @@ class Pair:
             if not ref.get("valid") and ref.get("reason"):
                 summary += f" (reference: {ref['reason']})"
             return Divergence(rule, op, "check", summary, [summary]), ref
-        if self.reasons and ref.get("valid") is False and not same_fair_family(ref.get("reason"), eng.get("reason")):
+        if (
+            self.reasons
+            and ref.get("valid") is False
+            and not same_fair_family(ref.get("reason"), eng.get("reason"))
+        ):
             rule = self._reason_rule(ref.get("reason"), op)
             summary = f"reference reason {ref.get('reason')}, engine reason {eng.get('reason')}"
             return Divergence(rule, op, "reason", summary, [summary]), ref
@@ -946,7 +1065,9 @@ def _game_rng(seed: int, game: int, what: str = "game") -> random.Random:
     return random.Random(f"carioca-fuzz:{seed}:{game}:{what}")
 
 
-def _built_state(rng: random.Random, players: int, deal: int, dealer: int, totals: list[int], profile: str) -> dict[str, Any]:
+def _built_state(
+    rng: random.Random, players: int, deal: int, dealer: int, totals: list[int], profile: str
+) -> dict[str, Any]:
     """A reachable mid-deal state in the draw phase: some players opened, a small stock.
 
     The counts follow conformance/reachability.py: an unopened player holds the dealt
@@ -1087,7 +1208,7 @@ def _absorb(cards: list[str], table: list[dict[str, Any]]) -> list[str]:
             if high < 14 and card == _run_card(high + 1, card[-1]):
                 meld["cards"].append(card)
                 break
-            if low > 1 and card == _run_card(low - 1, card[-1]) and not (low == 2 and False):
+            if low > 1 and card == _run_card(low - 1, card[-1]):
                 meld["cards"].insert(0, card)
                 break
         else:
@@ -1140,7 +1261,10 @@ def _play_game(pair: Pair, game: int) -> tuple[list[Occurrence], int]:
     totals = [rng.choice([0, 0, 10, 25, 60]) for _ in range(players)]
     use_state = rng.random() < 0.5
     if pair.can_load and (use_state or not pair.can_deal):
-        setup = {"op": "load_state", "state": _built_state(rng, players, deal, dealer, totals, options.profile)}
+        setup = {
+            "op": "load_state",
+            "state": _built_state(rng, players, deal, dealer, totals, options.profile),
+        }
     else:
         setup = {
             "op": "start_deal",
@@ -1162,7 +1286,11 @@ def _play_game(pair: Pair, game: int) -> tuple[list[Occurrence], int]:
             # The engine does not load states: play this game from a deck instead.
             state = setup["state"]
             fields = ("profile", "players", "deal_number", "dealer", "totals")
-            setup = {"op": "start_deal", **{k: state[k] for k in fields}, "deck": _shuffled_deck(rng)}
+            setup = {
+                "op": "start_deal",
+                **{k: state[k] for k in fields},
+                "deck": _shuffled_deck(rng),
+            }
             found = pair.setup(setup)
         trace = Trace(setup)
         if found is not None:
@@ -1190,7 +1318,12 @@ def _play_game(pair: Pair, game: int) -> tuple[list[Occurrence], int]:
             found = pair.step(step, deal_mode=deal_mode)
             if found is not None:
                 occurrences.append(
-                    Occurrence(game, found, Trace(setup, list(trace.steps)), {"state": pair.ref_state, "before": state})
+                    Occurrence(
+                        game,
+                        found,
+                        Trace(setup, list(trace.steps)),
+                        {"state": pair.ref_state, "before": state},
+                    )
                 )
                 break
             if phase == "game_over":
@@ -1268,7 +1401,13 @@ def shrink(pair: Pair, occurrence: Occurrence) -> Occurrence:
     last = trace.steps[-1]
     before = occurrence.reference.get("before")
     if pair.can_load and before is not None:
-        one = Trace({"op": "load_state", "state": {**strip_private(before), "profile": pair.options.profile}}, [last])
+        one = Trace(
+            {
+                "op": "load_state",
+                "state": {**strip_private(before), "profile": pair.options.profile},
+            },
+            [last],
+        )
         if _replay(pair, one, key) == 0:
             return _found_again(pair, occurrence, _shrink_state(pair, one, key, budget))
     prefix = trace.steps[:-1]
@@ -1322,7 +1461,9 @@ def _shrink_state(pair: Pair, trace: Trace, key: str, budget: list[int]) -> Trac
         candidate["discard"] = candidate["discard"][:1]
         if holds(candidate, action):
             state = candidate
-    placed = [c for h in state["hands"] for c in h] + [c for m in state["table"] for c in m["cards"]]
+    placed = [c for h in state["hands"] for c in h] + [
+        c for m in state["table"] for c in m["cards"]
+    ]
     placed += state["discard"]
     for keep in (0, 1, 2, 4, 8, 16):
         if budget[0] <= 0 or keep >= len(state["stock"]):
@@ -1342,7 +1483,6 @@ def _found_again(pair: Pair, occurrence: Occurrence, trace: Trace) -> Occurrence
     return Occurrence(occurrence.game, occurrence.divergence, trace, {"state": pair.ref_state})
 
 
-
 def _shrink_query(pair: Pair, occurrence: Occurrence, budget: list[int]) -> Occurrence:
     setup = dict(occurrence.trace.setup)
     key = occurrence.divergence.key
@@ -1356,7 +1496,11 @@ def _shrink_query(pair: Pair, occurrence: Occurrence, budget: list[int]) -> Occu
         elif setup["query"] == "check_meld":
             places = [("meld", i) for i in range(len(setup["meld"]["cards"]))]
         else:
-            places = [(f"melds.{m}", i) for m, meld in enumerate(setup["melds"]) for i in range(len(meld["cards"]))]
+            places = [
+                (f"melds.{m}", i)
+                for m, meld in enumerate(setup["melds"])
+                for i in range(len(meld["cards"]))
+            ]
         for where, i in places:
             budget[0] -= 1
             candidate = json.loads(json.dumps(setup))
@@ -1426,7 +1570,13 @@ def draft_scenario(
             if op == "check_meld":
                 check = {"check_meld": setup["meld"], "initial": setup["initial"], "expect": expect}
             else:
-                check = {"check_contract": {"deal_number": setup["deal_number"], "melds": setup["melds"]}, "expect": expect}
+                check = {
+                    "check_contract": {
+                        "deal_number": setup["deal_number"],
+                        "melds": setup["melds"],
+                    },
+                    "expect": expect,
+                }
         doc["level"] = "melds"
         doc["checks"] = [check]
         return doc
@@ -1440,10 +1590,17 @@ def draft_scenario(
         doc["setup"] = {"state": state}
         problems = unreachable_problems(trace.setup["state"])
         if problems:
-            doc["built"] = "drafted by fuzz from a state the reference reached or built: " + "; ".join(problems)
+            doc["built"] = (
+                "drafted by fuzz from a state the reference reached or built: "
+                + "; ".join(problems)
+            )
     else:
         doc["level"] = "deals"
-        doc["setup"] = {"deal": {k: trace.setup[k] for k in ("players", "deal_number", "dealer", "totals", "deck")}}
+        doc["setup"] = {
+            "deal": {
+                k: trace.setup[k] for k in ("players", "deal_number", "dealer", "totals", "deck")
+            }
+        }
     steps = []
     for step, answer in zip(trace.steps, pair_info["answers"], strict=True):
         if step["op"] == "act":
@@ -1480,9 +1637,7 @@ def _check_keys(div: Divergence) -> list[str]:
     keys = []
     for text in div.mismatches:
         name = _field_of(text.split(":", 1)[0])
-        if name == "stock_cards" or name == "stock":
-            keys.append(name)
-        elif name in EXACT_KEYS or name in ("hands", "table", "discard"):
+        if name in EXACT_KEYS or name in ("stock_cards", "stock", "hands", "table", "discard"):
             keys.append(name)
     return sorted(set(keys))
 
@@ -1569,7 +1724,13 @@ def fuzz(
             try:
                 found, played = _play_game(pair, game)
             except EngineError as exc:
-                div = Divergence("TURN-1", "adapter", "error", f"the engine failed: {type(exc).__name__}", [str(exc)[:300]])
+                div = Divergence(
+                    "TURN-1",
+                    "adapter",
+                    "error",
+                    f"the engine failed: {type(exc).__name__}",
+                    [str(exc)[:300]],
+                )
                 found, played = [Occurrence(game, div, Trace({"op": "none"}), {})], 0
                 pair.restart_engine()
             steps[w] += played
@@ -1584,7 +1745,9 @@ def fuzz(
         if workers == 1:
             work(0)
         else:
-            threads = [threading.Thread(target=work, args=(w,), daemon=True) for w in range(workers)]
+            threads = [
+                threading.Thread(target=work, args=(w,), daemon=True) for w in range(workers)
+            ]
             for t in threads:
                 t.start()
             for t in threads:
@@ -1604,7 +1767,9 @@ def fuzz(
                 finding.shrunk = True
             try:
                 answers = _reference_answers(pair, finding.example.trace)
-                finding.scenario = draft_scenario(finding, "cc-8000", {**info, "answers": answers}, catalogue)
+                finding.scenario = draft_scenario(
+                    finding, "cc-8000", {**info, "answers": answers}, catalogue
+                )
             except (EngineError, KeyError) as exc:
                 finding.scenario = None
                 pair.warnings.append(f"no draft for {finding.divergence.key}: {exc}")
@@ -1623,8 +1788,16 @@ def fuzz(
             unsupported_ops=sorted(set(o for p in pairs for o in p.unsupported_ops)),
             events=dict(
                 sorted(
-                    (sum((p.events for p in pairs), Counter())
-                     + Counter({f"ended early: {k}": v for p in pairs for k, v in p.ended_early.items()})).items()
+                    (
+                        sum((p.events for p in pairs), Counter())
+                        + Counter(
+                            {
+                                f"ended early: {k}": v
+                                for p in pairs
+                                for k, v in p.ended_early.items()
+                            }
+                        )
+                    ).items()
                 )
             ),
         )
@@ -1720,7 +1893,7 @@ def report_dict(result: FuzzResult) -> dict[str, Any]:
 
 
 def write_outputs(report: dict[str, Any], out: Path) -> Path:
-    """Write ``fuzz-report.json`` and one draft YAML per finding under ``out``; return the report path.
+    """Write ``fuzz-report.json`` and one draft YAML per finding under ``out``; return its path.
 
     Drafts go to ``out/drafts/cc-8NNN.yaml`` and the report records each file's path.
     """
@@ -1762,7 +1935,10 @@ def merge_reports(reports: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     for other in reports[1:]:
         for what in ("seed", "games", "profile", "max_steps"):
             if other["campaign"][what] != first["campaign"][what]:
-                raise FuzzError(f"cannot merge: campaign {what} differs ({first['campaign'][what]!r} vs {other['campaign'][what]!r})")
+                raise FuzzError(
+                    f"cannot merge: campaign {what} differs "
+                    f"({first['campaign'][what]!r} vs {other['campaign'][what]!r})"
+                )
         if other["engine"]["implementation"] != first["engine"]["implementation"]:
             raise FuzzError("cannot merge reports of different engines")
     totals = {k: 0 for k in first["totals"]}
@@ -1800,8 +1976,14 @@ def merge_reports(reports: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
             f["scenario"]["id"] = f"cc-{FIRST_DRAFT_ID + i:04d}"
         f["scenario_file"] = None
     return {
-        **{k: first[k] for k in ("report", "version", "engine", "engine_argv", "reference_argv", "rulings")},
-        "campaign": {**first["campaign"], "shards": sorted(shards, key=lambda s: (s["count"], s["index"]))},
+        **{
+            k: first[k]
+            for k in ("report", "version", "engine", "engine_argv", "reference_argv", "rulings")
+        },
+        "campaign": {
+            **first["campaign"],
+            "shards": sorted(shards, key=lambda s: (s["count"], s["index"])),
+        },
         "totals": totals,
         "events": dict(sorted(events.items())),
         "findings": findings,

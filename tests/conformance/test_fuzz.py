@@ -34,9 +34,9 @@ CATALOGUE = load_catalogue()
 SEED_UNDECLARED, GAME_UNDECLARED = 1, 7
 
 #: Mutants fuzzed in the normal suite, one or two per area of the rules (meld checks, the
-#: deal, draws, melding, the stock, scoring), each with the game of seed 0 (60 steps a game) that first shows
-#: it (found by a sweep; the campaign is seeded, so it always does). The rest of the 61 run
-#: in the opt-in sweep below.
+#: deal, draws, melding, the stock, scoring), each with the game of seed 0 (60 steps a
+#: game) that first shows it (found by a sweep; the campaign is seeded, so it always
+#: does). The rest of the 61 run in the opt-in sweep below.
 SUBSET: dict[str, int] = {
     "opening_runs_of_3": 0,
     "twos_wild": 0,
@@ -215,9 +215,7 @@ def test_the_same_seed_gives_the_same_findings_with_any_number_of_workers() -> N
 def test_shards_split_the_seed_space_and_merge_into_the_whole() -> None:
     argv = harness.mutant_argv("twos_wild")
     whole = fuzz.report_dict(_fuzz(argv, games=2, shrink=False))
-    parts = [
-        fuzz.report_dict(_fuzz(argv, games=2, shrink=False, shard=(i, 2))) for i in (1, 2)
-    ]
+    parts = [fuzz.report_dict(_fuzz(argv, games=2, shrink=False, shard=(i, 2))) for i in (1, 2)]
     assert [p["totals"]["games"] for p in parts] == [1, 1]
     merged = fuzz.merge_reports(parts)
     jsonschema.validate(merged, SCHEMA)
