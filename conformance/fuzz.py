@@ -392,9 +392,25 @@ class Policy:
             if opening is None and rng.random() < 0.3:
                 opening = _any_opening(hand, deal)  # may empty the hand (TURN-9)
             if opening is not None and (self.greedy or rng.random() < 0.6):
+                if rng.random() < 0.15:
+                    # One meld more than the contract (CONTRACT-8), when the hand has one.
+                    left = Counter(hand) - Counter(c for m in opening for c in m["cards"])
+                    extra = [
+                        m
+                        for kind in ("trio", "run")
+                        for m in _candidates(list(left.elements()), kind)
+                    ]
+                    if extra:
+                        kind, cards = rng.choice(extra)
+                        opening = [*opening, {"kind": kind, "cards": list(cards)}]
                 return {"type": "open", "player": turn, "melds": opening}
             if rng.random() < 0.08:
                 return {"type": "open", "player": turn, "melds": self.random_opening(state, hand)}
+        elif state.get("turn_opened") and rng.random() < 0.3:
+            # A lay-off on the opening turn (TURN-6): refused, unless the engine differs.
+            layoffs = list(_lay_off_candidates(hand, state["table"]))
+            if layoffs:
+                return {"type": "lay_off", "player": turn, **rng.choice(layoffs)}
         elif not state.get("turn_opened"):
             table = state["table"]
             swaps = _joker_swaps(hand, table)
@@ -435,15 +451,19 @@ class Policy:
             cards = table[index]["cards"]
             low = _run_low(cards) if table[index]["kind"] == "run" else None
             naturals = [c for c in cards if c != JOKER]
-            options = list(hand)
+            # Cards from the hand (a card not held is refused before anything else):
+            # the one a joker stands for, or one of its rank in another suit, or any.
+            ranks = set()
             if low is not None and naturals:
                 suit = naturals[0][-1]
-                for i, c in enumerate(cards):
-                    if c == JOKER and 1 <= low + i <= 14:
-                        wanted = _run_card(low + i, suit)
-                        options += [wanted, wanted[:-1] + rng.choice(SUITS)]
+                ranks = {
+                    _run_card(low + i, suit)[:-1]
+                    for i, c in enumerate(cards)
+                    if c == JOKER and 1 <= low + i <= 14
+                }
             elif naturals:
-                options.append(naturals[0][:-1] + rng.choice(SUITS))
+                ranks = {naturals[0][:-1]}
+            options = [c for c in hand if c[:-1] in ranks] or list(hand)
             card = rng.choice(options)
             to = rng.choice(["low", "high", "hand"])
             action: dict[str, Any] = {
@@ -465,16 +485,18 @@ class Policy:
                 return None
             suit = naturals[0][-1]
             high = low + len(cards) - 1
-            end = rng.choice(["low", "high"])
-            edge = high if end == "high" else low
-            step = 1 if end == "high" else -1
-            choice = rng.random()
-            if choice < 0.3:
-                card = JOKER
-            elif choice < 0.6:
-                card = _run_card(((edge + 2 * step) - 1) % 13 + 1, suit)  # one rank off
+            # A held card of the run's suit (one rank off, past an ace, anywhere) or a joker.
+            options = [c for c in hand if c == JOKER or c[-1] == suit] or list(hand)
+            card = rng.choice(options)
+            position = None if card == JOKER else RANKS.index(card[:-1]) + 1
+            if position is not None and (abs(position - low) < abs(position - high)):
+                end = "low"
+            elif position is not None:
+                end = "high"
             else:
-                card = _run_card(((edge + step) - 1) % 13 + 1, suit)  # next, or past an ace
+                end = rng.choice(["low", "high"])
+            if rng.random() < 0.2:
+                end = "low" if end == "high" else "high"
             return {"type": "lay_off", "player": turn, "card": card, "meld": index, "end": end}
         melds = [m for kind in ("trio", "run") for m in _candidates(hand, kind)]
         if melds:
@@ -640,14 +662,10 @@ def _query_meld(rng: random.Random, policy: Policy, kind: str, *, initial: bool)
     suit = rng.choice(SUITS)
     low = rng.randrange(1, max(2, 15 - size + 1))
     cards = [_run_card(low + k, suit) if low + k <= 14 else "2" + suit for k in range(size)]
-    if rng.random() < 0.1:
-        cards = [
-            _run_card(11, suit),
-            _run_card(12, suit),
-            _run_card(13, suit),
-            "A" + suit,
-            "2" + suit,
-        ][: max(size, 4)]
+    if rng.random() < 0.2:
+        # Round the K-A corner (MELD-RUN-3): Q-K-A-2, K-A-2-3, J-Q-K-A-2 ...
+        start = rng.choice([10, 11, 12, 13])
+        cards = [RANKS[(start + k) % 13] + suit for k in range(rng.choice([4, 5]))]
     if policy.listed_runs:
         for _ in range(rng.choice([0, 0, 1, 1, 2])):
             cards[rng.randrange(len(cards))] = JOKER
@@ -1124,7 +1142,7 @@ def _built_state(
     _bait_swaps(rng, hands, table, opened, counts)
     rest = list(counts.elements())
     rng.shuffle(rest)
-    if table and rng.random() < 0.3:
+    if table and rng.random() < 0.5:
         # Dense: the table takes what it can, the discard pile is one card and the stock
         # what is left, so the first draws cancel the deal or empty the stock (STOCK-2).
         top, rest = rest[:1], _absorb(rest[1:], table)
@@ -1185,9 +1203,14 @@ def _bait_swaps(
             continue
         p = rng.choice(holders)
         i = rng.randrange(len(hands[p]))
+        card = swap["card"]
+        if rng.random() < 0.4:
+            card = card[:-1] + rng.choice(SUITS)  # the right rank in some suit (JOKER-4)
+        if counts[card] <= 0:
+            continue
         counts[hands[p][i]] += 1
-        counts[swap["card"]] -= 1
-        hands[p][i] = swap["card"]
+        counts[card] -= 1
+        hands[p][i] = card
 
 
 def _absorb(cards: list[str], table: list[dict[str, Any]]) -> list[str]:
