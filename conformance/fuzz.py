@@ -1851,8 +1851,12 @@ def _group(occurrences: Iterable[Occurrence]) -> list[Finding]:
 def _number(findings: Sequence[Finding]) -> None:
     """Give the drafts ids cc-8000, cc-8001, ... in finding order (docs/fuzzing.md)."""
     for i, finding in enumerate(findings):
-        if finding.scenario is not None and FIRST_DRAFT_ID + i <= LAST_DRAFT_ID:
+        if finding.scenario is None:
+            continue
+        if FIRST_DRAFT_ID + i <= LAST_DRAFT_ID:
             finding.scenario["id"] = f"cc-{FIRST_DRAFT_ID + i:04d}"
+        else:
+            finding.scenario = None  # past the reserved range: the report keeps the trace
 
 
 # --------------------------------------------------------------------------- report
@@ -1997,6 +2001,8 @@ def merge_reports(reports: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     for i, f in enumerate(findings):
         if f.get("scenario") and FIRST_DRAFT_ID + i <= LAST_DRAFT_ID:
             f["scenario"]["id"] = f"cc-{FIRST_DRAFT_ID + i:04d}"
+        elif f.get("scenario"):
+            f["scenario"] = None
         f["scenario_file"] = None
     return {
         **{
