@@ -1139,7 +1139,6 @@ def _built_state(
                 card = next(iter(counts.elements()))
                 counts[card] -= 1
                 hands[p].append(card)
-    _bait_swaps(rng, hands, table, opened, counts)
     rest = list(counts.elements())
     rng.shuffle(rest)
     if table and rng.random() < 0.5:
@@ -1150,6 +1149,7 @@ def _built_state(
     else:
         upcard_and_discard = rest[: max(1, len(rest) - rng.choice([0, 1, 2, 3, 6, 12]))]
         stock = rest[len(upcard_and_discard) :]
+    _bait_swaps(rng, hands, table, opened, (stock, upcard_and_discard))
     turn = (dealer + 1) % players
     return {
         "profile": profile,
@@ -1194,23 +1194,24 @@ def _bait_swaps(
     hands: list[list[str]],
     table: Sequence[Mapping[str, Any]],
     opened: Sequence[bool],
-    counts: Counter[str],
+    piles: Sequence[list[str]],
 ) -> None:
-    """Give opened players the cards some table jokers stand for, so replacements happen."""
-    for swap in _joker_swaps([c for c in CANONICAL_ORDER if counts[c]], table):
-        holders = [p for p, o in enumerate(opened) if o and hands[p]]
-        if not holders or rng.random() < 0.3 or counts[swap["card"]] <= 0:
+    """Give opened players the cards some table jokers stand for (or that rank in another
+    suit), taken from the stock or the discard pile below its top, so replacements happen."""
+    holders = [p for p, o in enumerate(opened) if o and hands[p]]
+    for swap in _joker_swaps(list(CANONICAL_ORDER), table):
+        if not holders or rng.random() < 0.3:
             continue
-        p = rng.choice(holders)
-        i = rng.randrange(len(hands[p]))
         card = swap["card"]
         if rng.random() < 0.4:
             card = card[:-1] + rng.choice(SUITS)  # the right rank in some suit (JOKER-4)
-        if counts[card] <= 0:
-            continue
-        counts[hands[p][i]] += 1
-        counts[card] -= 1
-        hands[p][i] = card
+        for pile, first in ((piles[0], 0), (piles[1], 1)):
+            if card in pile[first:]:
+                where = pile.index(card, first)
+                p = rng.choice(holders)
+                i = rng.randrange(len(hands[p]))
+                pile[where], hands[p][i] = hands[p][i], card
+                break
 
 
 def _absorb(cards: list[str], table: list[dict[str, Any]]) -> list[str]:
