@@ -569,9 +569,11 @@ def cmd_record(args: argparse.Namespace) -> int:
 def cmd_fuzz(args: argparse.Namespace) -> int:
     """Differential fuzzing against the reference (docs/fuzzing.md); ``--merge`` joins shards."""
     import json
+    import threading
 
     from conformance import fuzz
     from conformance.errors import EngineError
+    from conformance.interrupt import interruptible
     from conformance.report import atomic_write_text
 
     out = Path(args.out)
@@ -595,9 +597,13 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
                     print(("\r" + line) if tty else line, end="" if tty and done < total else "\n",
                           file=sys.stderr, flush=True)  # fmt: skip
 
-            result = fuzz.fuzz(
-                parse_adapter(args.adapter), options, _catalogue(args), progress=progress
-            )
+            stop = threading.Event()
+            with interruptible(on_signal=stop.set) as signals:
+                result = fuzz.fuzz(
+                    parse_adapter(args.adapter), options, _catalogue(args), progress=progress,
+                    stop=stop,
+                )  # fmt: skip
+                signals.defer()  # the report is written even if a second signal comes
             report = fuzz.report_dict(result)
     except (OSError, ValueError, KeyError, fuzz.FuzzError) as exc:
         raise UsageError(f"fuzz: {exc}") from None
@@ -609,6 +615,8 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
         atomic_write_text(Path(args.json), json.dumps(report, indent=1, ensure_ascii=False) + "\n")
     print(fuzz.summary(report), end="")
     print(f"report: {path}")
+    if report.get("interrupted"):
+        return {"SIGTERM": 143, "SIGHUP": 129}.get(report["interrupted"], 130)
     return EXIT_FAILED if report["findings"] else EXIT_OK
 
 

@@ -1705,6 +1705,8 @@ class FuzzResult:
     warnings: list[str] = field(default_factory=list)
     unsupported_ops: list[str] = field(default_factory=list)
     events: dict[str, int] = field(default_factory=dict)
+    interrupted: str | None = None
+    """The signal that stopped the campaign early (``SIGINT``, ``SIGTERM``), else None."""
     seconds: float = 0.0
 
 
@@ -1719,6 +1721,7 @@ def fuzz(
     *,
     progress: ProgressFn | None = None,
     env: Mapping[str, str] | None = None,
+    stop: threading.Event | None = None,
 ) -> FuzzResult:
     """Run a campaign (or one shard of it) and return its de-duplicated findings.
 
@@ -1726,21 +1729,34 @@ def fuzz(
     in game order afterwards, so the same seed gives the same findings whatever the number
     of workers or the scheduling.
 
+    Setting ``stop`` (or a KeyboardInterrupt) ends the campaign after the games under
+    way; the result keeps the games finished before and says ``interrupted``.
+
     :raises EngineError: when the engine or the reference cannot start.
     """
     started = time.monotonic()
     games = game_indices(options)
     workers = max(1, min(options.workers, len(games) or 1))
-    pairs = [Pair(engine_argv, options, catalogue, env=env) for _ in range(workers)]
+    stop = stop if stop is not None else threading.Event()
+    pairs: list[Pair] = []
+    try:
+        for _ in range(workers):
+            pairs.append(Pair(engine_argv, options, catalogue, env=env))
+    except BaseException:
+        for p in pairs:
+            p.close()
+        raise
     per_game: dict[int, list[Occurrence]] = {}
     steps = [0] * workers
     lock = threading.Lock()
     done = [0, 0]
     queue = list(reversed(games))
+    interrupted: str | None = None
+    threads: list[threading.Thread] = []
 
     def work(w: int) -> None:
         pair = pairs[w]
-        while True:
+        while not stop.is_set():
             with lock:
                 if not queue:
                     return
@@ -1748,6 +1764,8 @@ def fuzz(
             try:
                 found, played = _play_game(pair, game)
             except EngineError as exc:
+                if stop.is_set():
+                    return  # the adapters were stopped: this game is not counted
                 div = Divergence(
                     "TURN-1",
                     "adapter",
@@ -1756,7 +1774,10 @@ def fuzz(
                     [str(exc)[:300]],
                 )
                 found, played = [Occurrence(game, div, Trace({"op": "none"}), {})], 0
-                pair.restart_engine()
+                try:
+                    pair.restart_engine()
+                except EngineError:
+                    stop.set()  # it cannot be restarted: keep what was played
             steps[w] += played
             with lock:
                 per_game[game] = found
@@ -1766,16 +1787,29 @@ def fuzz(
                     progress(done[0], len(games), sum(steps), done[1])
 
     try:
-        if workers == 1:
-            work(0)
-        else:
-            threads = [
-                threading.Thread(target=work, args=(w,), daemon=True) for w in range(workers)
-            ]
-            for t in threads:
-                t.start()
-            for t in threads:
-                t.join()
+        try:
+            if workers == 1:
+                work(0)
+            else:
+                threads = [
+                    threading.Thread(target=work, args=(w,), daemon=True) for w in range(workers)
+                ]
+                for t in threads:
+                    t.start()
+                for t in threads:
+                    t.join()
+        except KeyboardInterrupt as exc:
+            # Ctrl-C, SIGTERM, SIGHUP (conformance/interrupt.py): stop the workers, keep
+            # the games already played; nothing is shrunk or drafted.
+            interrupted = str(exc) or "SIGINT"
+            stop.set()
+            for p in pairs:
+                p.close()
+            if workers > 1:
+                for t in threads:
+                    t.join(timeout=10)
+        if interrupted is None and stop.is_set() and len(per_game) < len(games):
+            interrupted = "stopped"  # the caller's stop event, or an adapter that died
         findings = _group([o for g in sorted(per_game) for o in per_game[g]])
         pair = pairs[0]
         info = {
@@ -1784,8 +1818,8 @@ def fuzz(
             "seed": options.seed,
         }
         for finding in findings:
-            if finding.divergence.op == "adapter":
-                continue  # a crash or hang: no answers to draft from
+            if finding.divergence.op == "adapter" or interrupted is not None:
+                continue  # a crash or hang, or an interrupted run: no answers to draft from
             if options.shrink:
                 finding.example = shrink(pair, finding.example)
                 finding.shrunk = True
@@ -1808,6 +1842,7 @@ def fuzz(
             queries=sum(p.queries for p in pairs),
             divergences=sum(len(v) for v in per_game.values()),
             findings=findings,
+            interrupted=interrupted,
             warnings=sorted(set(w for p in pairs for w in p.warnings)),
             unsupported_ops=sorted(set(o for p in pairs for o in p.unsupported_ops)),
             events=dict(
@@ -1915,6 +1950,7 @@ def report_dict(result: FuzzResult) -> dict[str, Any]:
         },
         "events": result.events,
         "findings": [finding_dict(f) for f in result.findings],
+        "interrupted": result.interrupted,
         "unsupported_ops": result.unsupported_ops,
         "warnings": result.warnings,
     }
@@ -2017,6 +2053,7 @@ def merge_reports(reports: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         "totals": totals,
         "events": dict(sorted(events.items())),
         "findings": findings,
+        "interrupted": next((r["interrupted"] for r in reports if r.get("interrupted")), None),
         "unsupported_ops": sorted(unsupported),
         "warnings": sorted(warnings),
     }
@@ -2046,6 +2083,8 @@ def summary(report: Mapping[str, Any], catalogue: Catalogue | None = None) -> st
                 f"    {f['op']} ({f['kind']}): {f['summary']} — {f['count']}x; smallest: game "
                 f"{ex['game']}, {ex['steps']} step(s){where}"
             )
+    if report.get("interrupted"):
+        lines.append(f"interrupted by {report['interrupted']}: the games played so far")
     for w in report.get("warnings", []):
         lines.append(f"warning: {w}")
     if report.get("unsupported_ops"):

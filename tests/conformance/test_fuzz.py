@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -234,6 +236,41 @@ def test_merging_reports_of_different_campaigns_is_refused() -> None:
     other["campaign"]["seed"] = 99
     with pytest.raises(fuzz.FuzzError, match="seed"):
         fuzz.merge_reports([report, other])
+
+
+def test_a_stopped_campaign_keeps_the_games_played() -> None:
+    stop = threading.Event()
+
+    def progress(done: int, total: int, steps: int, found: int) -> None:
+        if done == 2:
+            stop.set()
+
+    harness.make_root_importable()
+    options = _options(games=50, max_steps=10)
+    result = fuzz.fuzz(REFERENCE, options, CATALOGUE, progress=progress, stop=stop)
+    assert result.games_played == 2
+    assert result.interrupted == "stopped"
+    jsonschema.validate(fuzz.report_dict(result), SCHEMA)
+
+
+def test_ctrl_c_writes_the_report_of_the_games_played(tmp_path: Path) -> None:
+    # Event-driven: the signal is sent once the first progress line has been read.
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "conformance", "fuzz", "--games", "1000", "--max-steps", "5",
+         "--out", str(tmp_path)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
+        env=harness.child_env(),
+    )  # fmt: skip
+    assert proc.stderr is not None
+    first = proc.stderr.readline()
+    assert first.startswith("fuzz: 100/1000 games"), first
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err
+    report = json.loads((tmp_path / "fuzz-report.json").read_text())
+    assert report["interrupted"] == "SIGINT"
+    assert 100 <= report["totals"]["games"] < 1000
+    assert "interrupted by SIGINT" in out
 
 
 def test_shard_syntax() -> None:
