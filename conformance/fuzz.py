@@ -1460,6 +1460,16 @@ def _shrink_state(pair: Pair, trace: Trace, key: str, budget: list[int]) -> Trac
         step = {"op": "act", "action": act} if act else trace.steps[0]
         return _replay(pair, Trace({"op": "load_state", "state": candidate}, [step]), key) == 0
 
+    # Fewer players: drop one who neither acts nor is to move nor owns a meld (their
+    # cards go to the stock); indices above them shift down by one.
+    while int(state["players"]) > 2 and budget[0] > 0:
+        for k in reversed(range(int(state["players"]))):
+            fewer = _without_player(state, k, action)
+            if fewer is not None and holds(*fewer):
+                state, action = fewer
+                break
+        else:
+            break
     # Table melds the action does not name, last first (indices above shift down by one).
     for index in reversed(range(len(state["table"]))):
         if budget[0] <= 0:
@@ -1499,6 +1509,33 @@ def _shrink_state(pair: Pair, trace: Trace, key: str, budget: list[int]) -> Trac
             break
     step = {"op": "act", "action": action} if action else trace.steps[0]
     return Trace({"op": "load_state", "state": state}, [step], stock_top=trace.stock_top)
+
+
+def _without_player(
+    state: Mapping[str, Any], k: int, action: Mapping[str, Any]
+) -> tuple[dict[str, Any], dict[str, Any]] | None:
+    """``state`` and ``action`` with player ``k`` removed, or None when ``k`` matters."""
+    players = int(state["players"])
+    if k in (state["turn"], action.get("player")) or any(m["owner"] == k for m in state["table"]):
+        return None
+
+    def seat(i: int) -> int:
+        return i - 1 if i > k else i
+
+    out = json.loads(json.dumps(state))
+    out["stock"] += out["hands"].pop(k)
+    for key in ("opened", "totals"):
+        out[key].pop(k)
+    out["players"] = players - 1
+    out["turn"] = seat(int(state["turn"]))
+    dealer = int(state["dealer"])
+    out["dealer"] = seat(dealer) if dealer != k else seat((k - 1) % players)
+    for meld in out["table"]:
+        meld["owner"] = seat(int(meld["owner"]))
+    act = dict(action)
+    if isinstance(act.get("player"), int):
+        act["player"] = seat(act["player"])
+    return out, act
 
 
 def _found_again(pair: Pair, occurrence: Occurrence, trace: Trace) -> Occurrence:
