@@ -615,6 +615,60 @@ def cmd_record(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_fuzz(args: argparse.Namespace) -> int:
+    """Differential fuzzing against the reference (docs/fuzzing.md); ``--merge`` joins shards."""
+    import json
+    import threading
+
+    from conformance import fuzz
+    from conformance.errors import EngineError
+    from conformance.interrupt import interruptible
+    from conformance.report import atomic_write_text
+
+    out = Path(args.out)
+    try:
+        if args.merge:
+            reports = [json.loads(Path(p).read_text(encoding="utf-8")) for p in args.merge]
+            report = fuzz.merge_reports(reports)
+        else:
+            options = fuzz.FuzzOptions(
+                games=args.games, seed=args.seed, workers=args.workers, max_steps=args.max_steps,
+                shard=fuzz.parse_shard(args.shard), only_games=tuple(args.game or ()),
+                profile=args.profile, timeout=args.timeout, shrink=not args.no_shrink,
+            )  # fmt: skip
+            if options.games < 0 or options.workers < 1:
+                raise UsageError("--games must be 0 or more and --workers 1 or more")
+            tty = sys.stderr.isatty()
+
+            def progress(done: int, total: int, steps: int, found: int) -> None:
+                if tty or done == total or done % max(1, total // 10) == 0:
+                    line = f"fuzz: {done}/{total} games, {steps} steps, {found} divergence(s)"
+                    print(("\r" + line) if tty else line, end="" if tty and done < total else "\n",
+                          file=sys.stderr, flush=True)  # fmt: skip
+
+            stop = threading.Event()
+            with interruptible(on_signal=stop.set) as signals:
+                result = fuzz.fuzz(
+                    parse_adapter(args.adapter), options, _catalogue(args), progress=progress,
+                    stop=stop,
+                )  # fmt: skip
+                signals.defer()  # the report is written even if a second signal comes
+            report = fuzz.report_dict(result)
+    except (OSError, ValueError, KeyError, fuzz.FuzzError) as exc:
+        raise UsageError(f"fuzz: {exc}") from None
+    except EngineError as exc:
+        print(f"error: an adapter could not start: {exc}", file=sys.stderr)
+        return EXIT_ADAPTER
+    path = fuzz.write_outputs(report, out)
+    if args.json:
+        atomic_write_text(Path(args.json), json.dumps(report, indent=1, ensure_ascii=False) + "\n")
+    print(fuzz.summary(report), end="")
+    print(f"report: {path}")
+    if report.get("interrupted"):
+        return {"SIGTERM": 143, "SIGHUP": 129}.get(report["interrupted"], 130)
+    return EXIT_FAILED if report["findings"] else EXIT_OK
+
+
 # --------------------------------------------------------------------------- parser
 
 
@@ -788,6 +842,25 @@ def build_parser() -> argparse.ArgumentParser:
     rec.add_argument("--profile", default=DEFAULT_PROFILE)
     rec.add_argument("--timeout", type=float, default=10.0)
     rec.set_defaults(func=cmd_record)
+
+    fz = sub.add_parser("fuzz", help="differential fuzzing against the reference (docs/fuzzing.md)")
+    fz.add_argument(
+        "--adapter", metavar="CMD", help="the engine under test (default: the reference)"
+    )
+    fz.add_argument("--games", type=int, default=100, metavar="N")
+    fz.add_argument("--seed", type=int, default=0, metavar="S")
+    fz.add_argument("--workers", type=int, default=1, metavar="N", help="pairs of adapters")
+    fz.add_argument("--out", default="fuzz-out", metavar="DIR", help="report and drafts")
+    fz.add_argument("--json", metavar="FILE", help="also write the JSON report here")
+    fz.add_argument("--shard", default="1/1", metavar="I/N", help="play the I-th of N shares")
+    fz.add_argument("--merge", nargs="+", metavar="REPORT", help="merge shard reports")
+    fz.add_argument("--game", type=int, action="append", metavar="G", help="replay game G only")
+    fz.add_argument("--max-steps", type=int, default=120, metavar="N", help="steps per game")
+    fz.add_argument("--no-shrink", action="store_true", help="keep the examples as found")
+    fz.add_argument("--profile", default="argentine")
+    fz.add_argument("--catalogue", metavar="FILE", help=argparse.SUPPRESS)
+    fz.add_argument("--timeout", type=float, default=10.0)
+    fz.set_defaults(func=cmd_fuzz)
     return parser
 
 

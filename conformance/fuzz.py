@@ -1,0 +1,2129 @@
+"""``carioca-conformance fuzz``: differential fuzzing of an engine against the reference.
+
+The reference adapter is started as a subprocess (never imported), configured with the
+rulings and house variants the engine under test declares in its handshake. Seeded games
+are played with a mix of random and greedy policies; every action (and every deal op) is
+put to both engines, and acceptance, rejection reason and resulting state are compared the
+way ``run`` grades a case (conformance/compare.py), honouring the engine's interface
+declarations (docs/protocol.md §2). For engines at the ``melds`` level, meld, contract and
+penalty queries are fuzzed too.
+
+A divergence is shrunk (the state just before it when the engine loads states, else delta
+debugging over the steps) and written as a draft scenario (``review: draft``), grouped by
+rule ID and de-duplicated. docs/fuzzing.md describes the campaign, the report
+(``conformance/schemas/fuzz-report.schema.json``) and what is not compared.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import sys
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Final
+
+import yaml
+
+from .cards import CANONICAL_ORDER, JOKER, RANKS, SUITS
+from .catalogue import Catalogue
+from .compare import (
+    ENDED_PHASES,
+    EXACT_KEYS,
+    Mismatch,
+    compare_state,
+    compare_unchanged,
+    strip_private,
+)
+from .engine import EngineSession, Handshake
+from .errors import EngineError, EngineReportedError
+from .properties import (
+    CONTRACTS,
+    _keep_score,
+    _lay_off_candidates,
+    _meld_candidates,
+    card_value,
+    find_opening,
+)
+from .reachability import unreachable_problems
+from .scenarios import fill_after
+
+#: Version of the JSON report's layout (conformance/schemas/fuzz-report.schema.json).
+REPORT_VERSION: Final = 1
+#: Draft scenario ids: cc-8000 .. cc-8999 are reserved for fuzz drafts and never given to
+#: corpus cases (docs/fuzzing.md), so a draft copied into ``scenarios/`` is renumbered.
+FIRST_DRAFT_ID: Final = 8000
+LAST_DRAFT_ID: Final = 8999
+#: Steps (actions and deal ops) after which a game stops.
+DEFAULT_MAX_STEPS: Final = 120
+#: Meld, contract and penalty queries per game for ``melds``-level engines.
+QUERIES_PER_GAME: Final = 12
+#: Replays the delta-debugging shrinker may spend on one finding.
+SHRINK_BUDGET: Final = 150
+#: Reasons that docs/reasons.md ("Fair reasons by family") makes interchangeable.
+FAIR_FAMILIES: Final[tuple[frozenset[str], ...]] = (
+    frozenset({"run_wraps", "beyond_ace"}),
+    frozenset({"beyond_ace", "does_not_fit"}),
+    frozenset({"run_suit", "too_many_jokers"}),
+)
+#: The rule a divergence on an op or action type is filed under when no reason names one.
+OP_RULES: Final[Mapping[str, str]] = {
+    "draw_stock": "TURN-2",
+    "draw_discard": "TURN-2",
+    "open": "CONTRACT-8",
+    "lay_off": "LAYOFF-4",
+    "swap_joker": "JOKER-4",
+    "discard": "TURN-5",
+    "next_deal": "DEAL-2",
+    "redeal": "DEAL-6",
+    "start_deal": "DEAL-3",
+    "load_state": "CARDS-1",
+    "check_meld": "MELD-RUN-1",
+    "check_contract": "CONTRACT-8",
+    "penalty": "SCORE-2",
+}
+#: The rule a state difference in one field is filed under (before the op's own rule).
+FIELD_RULES: Final[Mapping[str, str]] = {
+    "totals": "SCORE-4",
+    "deal_scores": "SCORE-2",
+    "closer": "END-1",
+    "winners": "END-5",
+    "dealer": "DEAL-2",
+}
+
+
+class FuzzError(Exception):
+    """A fuzz campaign cannot run as asked (a usage problem, named with what and where)."""
+
+
+# --------------------------------------------------------------------------- options
+
+
+@dataclass(frozen=True)
+class FuzzOptions:
+    """What one campaign (or one shard of it) plays."""
+
+    games: int = 100
+    seed: int = 0
+    workers: int = 1
+    shard: tuple[int, int] = (1, 1)
+    """``(I, N)``: this run plays the games whose index is ``I-1`` modulo ``N``."""
+    only_games: tuple[int, ...] = ()
+    """Replay only these game indices (from a report's ``reproduce``)."""
+    max_steps: int = DEFAULT_MAX_STEPS
+    profile: str = "argentine"
+    timeout: float = 10.0
+    shrink: bool = True
+    reference_argv: tuple[str, ...] = (sys.executable, "-m", "reference.adapter")
+    reference_rulings: tuple[tuple[str, str], ...] = ()
+    """Options the reference plays over what the engine declares: a campaign then shows
+    exactly where that option changes play (the tests fuzz one ruling against another)."""
+
+
+def parse_shard(text: str) -> tuple[int, int]:
+    """``"I/N"`` with 1 <= I <= N, as ``(I, N)``.
+
+    :raises FuzzError: when the text is not of that form.
+    """
+    index, sep, count = text.partition("/")
+    if not sep or not index.strip().isdigit() or not count.strip().isdigit():
+        raise FuzzError(f"--shard {text!r}: expected I/N, e.g. 2/4")
+    i, n = int(index), int(count)
+    if not 1 <= i <= n:
+        raise FuzzError(f"--shard {text!r}: I must be between 1 and N")
+    return i, n
+
+
+def game_indices(options: FuzzOptions) -> list[int]:
+    """The game indices this run plays: the shard's share of ``range(games)``.
+
+    Each game's seed depends only on the campaign seed and its index, so the shards of a
+    campaign together play exactly the games of the unsharded campaign.
+    """
+    if options.only_games:
+        return sorted(set(options.only_games))
+    i, n = options.shard
+    return [g for g in range(options.games) if g % n == i - 1]
+
+
+# --------------------------------------------------------------------------- findings
+
+
+@dataclass
+class Divergence:
+    """One place where the engine and the reference disagree."""
+
+    rule: str
+    op: str
+    kind: str
+    """``outcome``, ``reason``, ``state``, ``unchanged`` (a rejection changed the state),
+    ``setup`` (a dealt or loaded state), ``check`` (a melds query) or ``error``."""
+    summary: str
+    mismatches: list[str]
+
+    @property
+    def key(self) -> str:
+        """What de-duplicates findings: the rule, the op, the kind and what differed."""
+        return f"{self.rule}|{self.op}|{self.kind}|{self.summary}"
+
+
+@dataclass
+class Trace:
+    """How to replay a game up to a divergence: a setup and the steps after it."""
+
+    setup: dict[str, Any]
+    """``{"op": "start_deal"|"load_state", ...request fields}`` or ``{"op": "query", ...}``."""
+    steps: list[dict[str, Any]] = field(default_factory=list)
+    """``{"op": "act", "action": ...}``, ``{"op": "next_deal"|"redeal", "deck": [...]}``."""
+    stock_top: int | None = None
+    """When set, the setup's stock is its first ``stock_top`` cards then the canonical fill,
+    and a draft gives only those (``stock_top``)."""
+
+    def size(self) -> tuple[int, int, int]:
+        """Smaller is a better example: steps, players, cards outside the stock."""
+        if self.setup["op"] == "query":
+            return (0, 0, _query_size(self.setup))
+        if self.setup["op"] not in ("load_state", "start_deal"):
+            return (0, 0, 0)
+        if self.setup["op"] == "load_state":
+            state = self.setup["state"]
+            players = int(state["players"])
+            cards = sum(len(h) for h in state["hands"]) + sum(
+                len(m["cards"]) for m in state["table"]
+            )
+        else:
+            players = int(self.setup["players"])
+            cards = 108
+        return (len(self.steps), players, cards)
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        out: dict[str, Any] = {"setup": self.setup, "steps": self.steps}
+        if self.stock_top is not None:
+            out["stock_top"] = self.stock_top
+        return out
+
+
+def _query_size(setup: Mapping[str, Any]) -> int:
+    if setup["query"] == "check_meld":
+        return len(setup["meld"]["cards"])
+    if setup["query"] == "check_contract":
+        return sum(len(m["cards"]) for m in setup["melds"])
+    return len(setup["cards"])
+
+
+@dataclass
+class Occurrence:
+    """A divergence found in one game, with the trace that reaches it."""
+
+    game: int
+    divergence: Divergence
+    trace: Trace
+    reference: dict[str, Any]
+    """The reference's answer at the divergent op (state, outcome or query result)."""
+
+
+@dataclass
+class Finding:
+    """One de-duplicated divergence: a count, the games, and its smallest example."""
+
+    divergence: Divergence
+    count: int
+    games: list[int]
+    example: Occurrence
+    shrunk: bool = False
+    scenario: dict[str, Any] | None = None
+    scenario_file: str | None = None
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def fair_reasons(reason: str) -> list[str]:
+    """``reason`` and every reason docs/reasons.md makes equally fair with it."""
+    out = {reason}
+    for family in FAIR_FAMILIES:
+        if reason in family:
+            out |= family
+    return sorted(out)
+
+
+def same_fair_family(a: str | None, b: str | None) -> bool:
+    """True when ``a`` and ``b`` are the same reason or in one fair family."""
+    if a == b:
+        return True
+    if a is None or b is None:
+        return False
+    return b in fair_reasons(a)
+
+
+def reference_rulings(
+    handshake: Handshake, catalogue: Catalogue
+) -> tuple[dict[str, str], list[str]]:
+    """The engine's declared rulings the reference can play, and warnings for the rest."""
+    good: dict[str, str] = {}
+    warnings: list[str] = []
+    for point, option in sorted(handshake.rulings.items()):
+        dispute = catalogue.disputes.get(point)
+        if dispute is None or option not in dispute.options:
+            warnings.append(
+                f"the engine declares {point}={option!r}, which the catalogue does not know; "
+                "the reference plays the profile's option there"
+            )
+            continue
+        good[point] = option
+    return good, warnings
+
+
+def _shuffled_deck(rng: random.Random) -> list[str]:
+    deck = list(CANONICAL_ORDER)
+    rng.shuffle(deck)
+    return deck
+
+
+def _outcome(answer: Mapping[str, Any]) -> str:
+    if answer.get("accepted"):
+        return "accepted"
+    reason = answer.get("reason")
+    return f"rejected ({reason})" if reason else "rejected"
+
+
+def _field_of(what: str) -> str:
+    """The top-level state field a compare_state mismatch is about."""
+    head = what.split("[", 1)[0].split(".", 1)[0].split(" (", 1)[0]
+    if head.startswith("number of "):
+        head = head.removeprefix("number of ").removesuffix(" melds").removesuffix("s") + "s"
+        head = {"tables": "table", "hands": "hands"}.get(head, head)
+    return head
+
+
+def _expected_state(state: Mapping[str, Any], recycled: bool) -> dict[str, Any]:
+    """The reference state as a state check, in the keys compare_state knows."""
+    check: dict[str, Any] = {k: state[k] for k in EXACT_KEYS if k in state and k != "winners"}
+    if isinstance(state.get("winners"), list) or "winners" in state:
+        check["winners"] = state["winners"]
+    check["hands"] = state["hands"]
+    check["table"] = state["table"]
+    check["discard"] = state["discard"]
+    if recycled:
+        # docs/protocol.md §6: a recycled stock's order is the engine's own.
+        check["stock_cards"] = state["stock"]
+    else:
+        check["stock"] = state["stock"]
+    return check
+
+
+def _canonical(state: Mapping[str, Any], runs_as_sets: bool) -> dict[str, Any]:
+    out = strip_private(state)
+    out.pop("profile", None)
+    out["hands"] = [sorted(h) for h in out.get("hands", [])]
+    out["table"] = [
+        {**m, "cards": sorted(m["cards"])} if (m.get("kind") == "trio" or runs_as_sets) else m
+        for m in out.get("table", [])
+    ]
+    return out
+
+
+# --------------------------------------------------------------------------- policies
+
+
+def _run_card(position: int, suit: str) -> str:
+    return ("A" if position in (1, 14) else RANKS[position - 1]) + suit
+
+
+def _run_low(cards: Sequence[str]) -> int | None:
+    """Position (1..14) of a run's first card, from its first natural card."""
+    first = next((i for i, c in enumerate(cards) if c != JOKER), None)
+    if first is None:
+        return None
+    rank = RANKS.index(cards[first][:-1]) + 1
+    low = rank - first
+    if low < 1:
+        low += 13
+    return low
+
+
+def _joker_swaps(hand: Sequence[str], table: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Replacements whose card is the one a run's joker stands for (JOKER-4)."""
+    out = []
+    for index, meld in enumerate(table):
+        cards = list(meld.get("cards", []))
+        if meld.get("kind") != "run" or JOKER not in cards:
+            continue
+        low = _run_low(cards)
+        naturals = [c for c in cards if c != JOKER]
+        if low is None or not naturals:
+            continue
+        suit = naturals[0][-1]
+        for i, card in enumerate(cards):
+            if card == JOKER and 1 <= low + i <= 14:
+                wanted = _run_card(low + i, suit)
+                if wanted in hand:
+                    out.append({"meld": index, "card": wanted})
+    return out
+
+
+class Policy:
+    """Chooses the next action from the reference's state: greedy or random, seeded."""
+
+    def __init__(self, rng: random.Random, handshake: Handshake) -> None:
+        self.rng = rng
+        self.listed_runs = handshake.run_order == "listed"
+        self.requested_ends = handshake.run_ends == "requested"
+        self.greedy = rng.random() < 0.6
+
+    def action(self, state: Mapping[str, Any]) -> dict[str, Any]:
+        """The next action to put to both engines (legal or not)."""
+        rng = self.rng
+        if rng.random() < 0.08:
+            return self.probe(state)
+        turn = int(state["turn"])
+        hand = list(state["hands"][turn])
+        if state["phase"] == "draw":
+            return self.draw(state, turn, hand)
+        opened = bool(state["opened"][turn])
+        deal = int(state["deal_number"])
+        if not opened:
+            opening = find_opening(hand, deal)
+            if opening is None and rng.random() < 0.3:
+                opening = _any_opening(hand, deal)  # may empty the hand (TURN-9)
+            if opening is not None and (self.greedy or rng.random() < 0.6):
+                if rng.random() < 0.15:
+                    # One meld more than the contract (CONTRACT-8), when the hand has one.
+                    left = Counter(hand) - Counter(c for m in opening for c in m["cards"])
+                    extra = [
+                        m
+                        for kind in ("trio", "run")
+                        for m in _candidates(list(left.elements()), kind)
+                    ]
+                    if extra:
+                        kind, cards = rng.choice(extra)
+                        opening = [*opening, {"kind": kind, "cards": list(cards)}]
+                return {"type": "open", "player": turn, "melds": opening}
+            if rng.random() < 0.08:
+                return {"type": "open", "player": turn, "melds": self.random_opening(state, hand)}
+        elif state.get("turn_opened") and rng.random() < 0.3:
+            # A lay-off on the opening turn (TURN-6): refused, unless the engine differs.
+            layoffs = list(_lay_off_candidates(hand, state["table"]))
+            if layoffs:
+                return {"type": "lay_off", "player": turn, **rng.choice(layoffs)}
+        elif not state.get("turn_opened"):
+            table = state["table"]
+            swaps = _joker_swaps(hand, table)
+            if swaps and rng.random() < 0.7:
+                swap = rng.choice(swaps)
+                to = rng.choice(["low", "high", "low", "high", "hand"])
+                action: dict[str, Any] = {"type": "swap_joker", "player": turn, **swap, "to": to}
+                if to != "hand" and rng.random() < 0.1:
+                    action["to_meld"] = rng.randrange(len(table))
+                return action
+            if rng.random() < 0.4:
+                probe = self.meld_probe(turn, hand, table, deal)
+                if probe is not None:
+                    return probe
+            layoffs = list(_lay_off_candidates(hand, table))
+            if (
+                layoffs
+                and (len(hand) > 1 or rng.random() < 0.3)
+                and (self.greedy or rng.random() < 0.6)
+            ):
+                return {"type": "lay_off", "player": turn, **rng.choice(layoffs)}
+            trios = [i for i, m in enumerate(table) if m.get("kind") == "trio"]
+            if JOKER in hand and trios and len(hand) > 1 and rng.random() < 0.3:
+                return {"type": "lay_off", "player": turn, "card": JOKER, "meld": rng.choice(trios)}
+        return {"type": "discard", "player": turn, "card": self.discard_choice(hand)}
+
+    def meld_probe(
+        self, turn: int, hand: Sequence[str], table: Sequence[Mapping[str, Any]], deal: int
+    ) -> dict[str, Any] | None:
+        """A near miss for an opened player: a swap with the wrong card or destination, a
+        lay-off one rank off or past an ace, a joker at a run end, a second opening."""
+        rng = self.rng
+        roll = rng.random()
+        runs = [i for i, m in enumerate(table) if m.get("kind") == "run"]
+        with_jokers = [i for i, m in enumerate(table) if JOKER in m.get("cards", [])]
+        if roll < 0.35 and with_jokers:
+            index = rng.choice(with_jokers)
+            cards = table[index]["cards"]
+            low = _run_low(cards) if table[index]["kind"] == "run" else None
+            naturals = [c for c in cards if c != JOKER]
+            # Cards from the hand (a card not held is refused before anything else):
+            # the one a joker stands for, or one of its rank in another suit, or any.
+            ranks = set()
+            if low is not None and naturals:
+                suit = naturals[0][-1]
+                ranks = {
+                    _run_card(low + i, suit)[:-1]
+                    for i, c in enumerate(cards)
+                    if c == JOKER and 1 <= low + i <= 14
+                }
+            elif naturals:
+                ranks = {naturals[0][:-1]}
+            options = [c for c in hand if c[:-1] in ranks] or list(hand)
+            card = rng.choice(options)
+            to = rng.choice(["low", "high", "hand"])
+            action: dict[str, Any] = {
+                "type": "swap_joker",
+                "player": turn,
+                "meld": index,
+                "card": card,
+                "to": to,
+            }
+            if rng.random() < 0.2:
+                action["to_meld"] = rng.randrange(len(table))
+            return action
+        if roll < 0.75 and runs:
+            index = rng.choice(runs)
+            cards = table[index]["cards"]
+            low = _run_low(cards)
+            naturals = [c for c in cards if c != JOKER]
+            if low is None or not naturals:
+                return None
+            suit = naturals[0][-1]
+            high = low + len(cards) - 1
+            # A held card of the run's suit (one rank off, past an ace, anywhere) or a joker.
+            options = [c for c in hand if c == JOKER or c[-1] == suit] or list(hand)
+            card = rng.choice(options)
+            position = None if card == JOKER else RANKS.index(card[:-1]) + 1
+            if position is not None and (abs(position - low) < abs(position - high)):
+                end = "low"
+            elif position is not None:
+                end = "high"
+            else:
+                end = rng.choice(["low", "high"])
+            if rng.random() < 0.2:
+                end = "low" if end == "high" else "high"
+            return {"type": "lay_off", "player": turn, "card": card, "meld": index, "end": end}
+        melds = [m for kind in ("trio", "run") for m in _candidates(hand, kind)]
+        if melds:
+            kind, cards = rng.choice(melds)
+            return {"type": "open", "player": turn, "melds": [{"kind": kind, "cards": list(cards)}]}
+        return None
+
+    def draw(self, state: Mapping[str, Any], turn: int, hand: list[str]) -> dict[str, Any]:
+        """Stock or discard; the discard when it helps (greedy) or when the stock is low."""
+        discard = state["discard"]
+        if discard:
+            top = discard[0]
+            helps = top == JOKER or _keep_score(top, [*hand, top]) >= 2
+            low_stock = len(state["stock"]) <= 1
+            weight = 0.7 if (helps and self.greedy) or low_stock else 0.25
+            if self.rng.random() < weight:
+                return {"type": "draw_discard", "player": turn}
+        return {"type": "draw_stock", "player": turn}
+
+    def discard_choice(self, hand: Sequence[str]) -> str:
+        """The least useful card (greedy) or any card."""
+        if not self.greedy or self.rng.random() < 0.2:
+            return self.rng.choice(list(hand))
+        return min(hand, key=lambda c: (_keep_score(c, hand), -card_value(c), c))
+
+    def random_opening(self, state: Mapping[str, Any], hand: Sequence[str]) -> list[dict[str, Any]]:
+        """An opening that is usually wrong: wrong kinds, sizes, ranks, suits or jokers."""
+        rng = self.rng
+        trios, runs = CONTRACTS[int(state["deal_number"])]
+        kinds = ["trio"] * trios + ["run"] * runs
+        if rng.random() < 0.2:
+            kinds.append(rng.choice(["trio", "run"]))
+        elif rng.random() < 0.2 and len(kinds) > 1:
+            kinds.pop()
+        melds = []
+        for kind in kinds:
+            size = (3 if kind == "trio" else 4) + rng.choice([0, 0, 0, 1, -1])
+            melds.append({"kind": kind, "cards": self.random_cards(hand, kind, size)})
+        return melds
+
+    def random_cards(self, hand: Sequence[str], kind: str, size: int) -> list[str]:
+        """``size`` cards, mostly from ``hand``, that look like a meld of ``kind``."""
+        rng = self.rng
+        pool = list(hand) if hand else ["AS"]
+        if kind == "trio":
+            rank = rng.choice(pool)[:-1] if pool[0] != JOKER else rng.choice(RANKS)
+            same = [c for c in pool if c != JOKER and c[:-1] == rank]
+            cards = same[:size] + [rng.choice(pool) for _ in range(max(0, size - len(same)))]
+            return cards[:size]
+        suit = rng.choice(SUITS)
+        low = rng.randrange(1, 15 - max(size, 1) + 1)
+        cards = [_run_card(min(low + k, 14), suit) for k in range(size)]
+        if self.listed_runs:
+            if rng.random() < 0.3:
+                cards[rng.randrange(size)] = JOKER
+            if rng.random() < 0.2:
+                rng.shuffle(cards)
+        elif rng.random() < 0.3:
+            cards[rng.randrange(size)] = _run_card(
+                min(low + rng.randrange(size), 14), rng.choice(SUITS)
+            )
+        return cards
+
+    def probe(self, state: Mapping[str, Any]) -> dict[str, Any]:
+        """An action that is often illegal: wrong player, card, meld, end or phase."""
+        rng = self.rng
+        players = int(state["players"])
+        player = rng.randrange(players) if rng.random() < 0.4 else int(state["turn"])
+        hand = list(state["hands"][player]) or ["AS"]
+        card = rng.choice(hand) if rng.random() < 0.8 else rng.choice(CANONICAL_ORDER)
+        table = state["table"]
+        meld = rng.randrange(len(table) + 1) if rng.random() < 0.95 else len(table) + 3
+        kind = rng.choice(
+            ["draw_stock", "draw_discard", "discard", "lay_off", "swap_joker", "open"][
+                : rng.choice([5, 6])
+            ]
+        )
+        if kind in ("draw_stock", "draw_discard"):
+            return {"type": kind, "player": player}
+        if kind == "discard":
+            return {"type": "discard", "player": player, "card": card}
+        if kind == "open":
+            return {"type": "open", "player": player, "melds": self.random_opening(state, hand)}
+        target = table[meld] if meld < len(table) else None
+        ends: dict[str, Any] = {}
+        if kind == "lay_off":
+            if target is None or target.get("kind") == "run":
+                ends = {"end": rng.choice(["low", "high"])} if self.requested_ends else {}
+                if not ends:
+                    ends = {"end": "high"}
+            return {"type": "lay_off", "player": player, "card": card, "meld": meld, **ends}
+        to = rng.choice(["low", "high", "hand"])
+        return {"type": "swap_joker", "player": player, "meld": meld, "card": card, "to": to}
+
+
+def _candidates(hand: Sequence[str], kind: str) -> list[tuple[str, tuple[str, ...]]]:
+    return [(kind, cards) for cards in _meld_candidates(Counter(hand), kind)]
+
+
+def _any_opening(hand: Sequence[str], deal: int) -> list[dict[str, Any]] | None:
+    """An opening of the contract from ``hand`` even if it leaves no card (a TURN-9 probe)."""
+    trios, runs = CONTRACTS[deal]
+    kinds = ["trio"] * trios + ["run"] * runs
+
+    def search(i: int, left: Counter[str]) -> list[dict[str, Any]] | None:
+        if i == len(kinds):
+            return []
+        for cards in _meld_candidates(left, kinds[i]):
+            need = Counter(cards)
+            if all(left[c] >= n for c, n in need.items()):
+                rest = search(i + 1, left - need)
+                if rest is not None:
+                    return [{"kind": kinds[i], "cards": list(cards)}, *rest]
+        return None
+
+    return search(0, Counter(hand))
+
+
+# --------------------------------------------------------------------------- queries
+
+
+def _query(rng: random.Random, handshake: Handshake, profile: str) -> dict[str, Any]:
+    """One random meld, contract or penalty query (protocol request fields plus ``query``)."""
+    policy = Policy(rng, handshake)
+    roll = rng.random()
+    if roll < 0.2:
+        size = rng.randrange(0, 13)
+        return {
+            "query": "penalty",
+            "profile": profile,
+            "cards": [rng.choice(CANONICAL_ORDER) for _ in range(size)],
+        }
+    if roll < 0.45:
+        deal = rng.randrange(1, 8)
+        trios, runs = CONTRACTS[deal]
+        kinds = ["trio"] * trios + ["run"] * runs
+        if rng.random() < 0.2:
+            rng.shuffle(kinds)
+            kinds = kinds[: rng.randrange(1, len(kinds) + 1)] + (
+                [rng.choice(["trio", "run"])] if rng.random() < 0.3 else []
+            )
+        melds = [_query_meld(rng, policy, kind, initial=True) for kind in kinds]
+        return {"query": "check_contract", "profile": profile, "deal_number": deal, "melds": melds}
+    initial = rng.random() < 0.5
+    meld = _query_meld(rng, policy, rng.choice(["trio", "run"]), initial=initial)
+    return {"query": "check_meld", "profile": profile, "meld": meld, "initial": initial}
+
+
+def _query_meld(rng: random.Random, policy: Policy, kind: str, *, initial: bool) -> dict[str, Any]:
+    """A meld that is valid about half of the time: sizes, jokers, aces and suits vary."""
+    if rng.random() < 0.04:
+        return {"kind": kind, "cards": [JOKER] * rng.choice([3, 4, 5])}
+    if kind == "trio":
+        rank = rng.choice(RANKS)
+        size = rng.choice([3, 3, 3, 4, 2] if initial else [3, 4, 5, 6, 2])
+        cards = [rank + rng.choice(SUITS) for _ in range(size)]
+        for _ in range(rng.choice([0, 0, 1, 2])):
+            cards[rng.randrange(size)] = JOKER
+        if rng.random() < 0.15:
+            cards[rng.randrange(size)] = rng.choice(CANONICAL_ORDER[:52])
+        return {"kind": "trio", "cards": cards}
+    size = rng.choice([4, 4, 4, 3, 5] if initial else [4, 5, 6, 8, 10, 13, 14, 3])
+    suit = rng.choice(SUITS)
+    low = rng.randrange(1, max(2, 15 - size + 1))
+    cards = [_run_card(low + k, suit) if low + k <= 14 else "2" + suit for k in range(size)]
+    if rng.random() < 0.2:
+        # Round the K-A corner (MELD-RUN-3): Q-K-A-2, K-A-2-3, J-Q-K-A-2 ...
+        start = rng.choice([10, 11, 12, 13])
+        cards = [RANKS[(start + k) % 13] + suit for k in range(rng.choice([4, 5]))]
+    if policy.listed_runs:
+        for _ in range(rng.choice([0, 0, 1, 1, 2])):
+            cards[rng.randrange(len(cards))] = JOKER
+        if rng.random() < 0.1:
+            i, j = rng.randrange(len(cards)), rng.randrange(len(cards))
+            cards[i], cards[j] = cards[j], cards[i]
+        if rng.random() < 0.15 and len(cards) > 1:
+            # A joker slid in among the naturals: it may now stand on a gap, or past an ace.
+            cards.insert(rng.randrange(len(cards) + 1), JOKER)
+            cards.pop(rng.randrange(len(cards)))
+        if rng.random() < 0.1 and len(cards) > 3:
+            del cards[rng.randrange(1, len(cards) - 1)]  # a gap
+    if rng.random() < 0.1:
+        i = rng.randrange(len(cards))
+        if cards[i] != JOKER:
+            cards[i] = cards[i][:-1] + rng.choice(SUITS)
+    return {"kind": "run", "cards": cards}
+
+
+# --------------------------------------------------------------------------- the pair
+
+
+class EndGame(Exception):
+    """The game cannot go on comparably (an op unsupported, a state the reference refuses)."""
+
+
+class EngineFault(Exception):
+    """The engine answered an error (not ``unsupported``) to a request the reference took."""
+
+    def __init__(self, op: str, error: EngineReportedError) -> None:
+        super().__init__(f"{op}: {error.kind}: {error.message}")
+        self.op = op
+        self.kind = error.kind
+
+
+class Pair:
+    """The engine under test and the reference, each in its own adapter process."""
+
+    def __init__(
+        self,
+        engine_argv: Sequence[str],
+        options: FuzzOptions,
+        catalogue: Catalogue,
+        *,
+        env: Mapping[str, str] | None = None,
+    ) -> None:
+        self.options = options
+        self.catalogue = catalogue
+        self.engine = EngineSession(engine_argv, timeout=options.timeout, env=env)
+        self.engine.start()
+        hs = self.engine.handshake
+        assert hs is not None
+        self.handshake: Handshake = hs
+        self.rulings, self.warnings = reference_rulings(hs, catalogue)
+        self.rulings.update(dict(options.reference_rulings))
+        ref_argv = [*options.reference_argv]
+        for point, option in self.rulings.items():
+            ref_argv += ["--ruling", f"{point}={option}"]
+        self.reference_argv = ref_argv
+        self.reference = EngineSession(ref_argv, timeout=options.timeout, env=env)
+        try:
+            self.reference.start()
+        except EngineError:
+            self.engine.close()
+            raise
+        self.reasons = "reasons" in hs.capabilities
+        self.runs_as_sets = hs.run_order == "engine" or hs.run_ends == "engine"
+        self.can_load = "turns" in hs.capabilities
+        self.can_deal = "deals" in hs.capabilities
+        self.can_query = "melds" in hs.capabilities
+        self.unsupported_ops: set[str] = set()
+        if self.can_load:
+            self._probe_load_state()
+        self.ref_state: dict[str, Any] = {}
+        self.eng_state: dict[str, Any] = {}
+        self.steps = 0
+        self.queries = 0
+        #: What the games exercised: accepted actions by type, recycles, cancels, closes.
+        self.events: Counter[str] = Counter()
+        #: Why games stopped before their last step (an op unsupported, a state refused).
+        self.ended_early: Counter[str] = Counter()
+
+    def _probe_load_state(self) -> None:
+        """Learn once, before any game, whether the engine loads states, so that every
+        worker plays the same games for a seed (an engine may lack ``load_state``)."""
+        rng = random.Random("carioca-fuzz:probe")
+        players = ([p for p in self.handshake.players if p in (2, 3, 4)] or [2])[0]
+        state = _built_state(rng, players, 1, 0, [0] * players, self.options.profile)
+        try:
+            self.engine.request("load_state", state=state)
+        except EngineReportedError as exc:
+            if exc.kind == "unsupported":
+                self.can_load = False
+                self.unsupported_ops.add("load_state")
+
+    def close(self) -> None:
+        """Say bye to both adapters."""
+        self.engine.close()
+        self.reference.close()
+
+    def restart_engine(self) -> None:
+        """After an engine crash: start it again (the reference too, if it died)."""
+        if not self.engine.alive:
+            self.engine.restart()
+        if not self.reference.alive:
+            self.reference.restart()
+
+    # -- requests ----------------------------------------------------------------------
+
+    def _both(self, op: str, **fields: Any) -> tuple[dict[str, Any], dict[str, Any]]:
+        try:
+            ref = self.reference.request(op, **fields)
+        except EngineReportedError as exc:
+            raise EndGame(f"the reference answered {exc.kind} to {op}: {exc.message}") from None
+        try:
+            eng = self.engine.request(op, **fields)
+        except EngineReportedError as exc:
+            if exc.kind == "unsupported":
+                self.unsupported_ops.add(op if op != "act" else f"act:{fields['action']['type']}")
+                raise EndGame(f"engine: {op} unsupported") from None
+            raise EngineFault(op, exc) from None
+        return ref, eng
+
+    def _resync(self, allowed: bool) -> None:
+        """Make the reference hold the engine's state where they differ only as allowed.
+
+        After a recycle the stock order is the engine's own, and an engine that arranges
+        runs or picks ends lists runs its own way; the reference loads the engine's state
+        (its unmodelled fields, and ``turn`` once a deal has ended, taken from the
+        reference) so that later draws agree. ``allowed`` is False for an engine that only
+        deals from decks: a game that would need it ends there, since no scenario could
+        replay it.
+        """
+        merged = strip_private(self.eng_state)
+        for name in self.handshake.unmodelled:
+            merged[name] = self.ref_state.get(name)
+        if merged.get("phase") in ENDED_PHASES:
+            merged["turn"] = self.ref_state.get("turn")
+        ref_winners, eng_winners = self.ref_state.get("winners"), merged.get("winners")
+        # Winners are a set of players (docs/scenario-format.md): the engine's order is its own.
+        if (
+            isinstance(ref_winners, list)
+            and isinstance(eng_winners, list)
+            and sorted(ref_winners) == sorted(eng_winners)
+        ):
+            merged["winners"] = ref_winners
+        if _canonical(merged, False) == _canonical(self.ref_state, False):
+            return
+        if not allowed:
+            raise EndGame(
+                "the states differ as the protocol allows; "
+                "a deal-only engine cannot be replayed past it"
+            )
+        merged["profile"] = self.options.profile
+        try:
+            self.ref_state = self.reference.request("load_state", state=merged)["state"]
+        except EngineReportedError as exc:
+            raise EndGame(f"the reference refuses the engine's state: {exc}") from None
+
+    # -- setup and steps ---------------------------------------------------------------
+
+    def setup(self, setup: Mapping[str, Any]) -> Divergence | None:
+        """Deal or load the setup on both; compare the states."""
+        op = setup["op"]
+        fields = {k: v for k, v in setup.items() if k != "op"}
+        if op == "load_state":
+            try:
+                ref = self.reference.request("load_state", **fields)
+            except EngineReportedError as exc:
+                raise EndGame(f"the reference refuses the setup: {exc}") from None
+            try:
+                eng = self.engine.request("load_state", **fields)
+            except EngineReportedError as exc:
+                if exc.kind == "unsupported":
+                    self.can_load = False
+                    self.unsupported_ops.add("load_state")
+                    raise EndGame("engine: load_state unsupported") from None
+                if exc.kind == "invalid_state":
+                    return Divergence(
+                        "CARDS-1",
+                        "load_state",
+                        "setup",
+                        "engine refuses a reachable state",
+                        [str(exc)],
+                    )
+                return Divergence(
+                    "CARDS-1", "load_state", "error", f"engine answered {exc.kind}", [str(exc)]
+                )
+        else:
+            try:
+                ref, eng = self._both(op, **fields)
+            except EngineFault as exc:
+                return Divergence(
+                    OP_RULES.get(op, "DEAL-3"),
+                    op,
+                    "error",
+                    f"engine answered {exc.kind}",
+                    [str(exc)],
+                )
+        self.ref_state, self.eng_state = ref["state"], eng["state"]
+        found = self._state_diff(ref["state"], eng["state"], recycled=False)
+        if found:
+            return self._classify_state(op, found, ref["state"], eng["state"], kind="setup")
+        self._resync(allowed=op == "load_state" or self.can_load)
+        return None
+
+    def step(self, step: Mapping[str, Any], *, deal_mode: bool) -> Divergence | None:
+        """Put one step to both; return the divergence, if any."""
+        before = self.ref_state
+        eng_before = self.eng_state
+        op = step["op"]
+        self.steps += 1
+        action = step.get("action")
+        label = action["type"] if action is not None else op
+        try:
+            if action is not None:
+                ref, eng = self._both("act", action=action)
+            else:
+                ref, eng = self._both(op, deck=step["deck"])
+        except EngineFault as exc:
+            return Divergence(
+                OP_RULES.get(label, "TURN-1"),
+                label,
+                "error",
+                f"engine answered {exc.kind}",
+                [str(exc)],
+            )
+        ref_after, eng_after = ref["state"], eng["state"]
+        if (
+            ref.get("accepted") != eng.get("accepted")
+            and action is not None
+            and self.handshake.run_ends != "requested"
+        ):
+            ref, ref_after = self._other_end(before, action, ref, eng)
+        recycled = bool(
+            action is not None
+            and action["type"] == "draw_stock"
+            and not before["stock"]
+            and ref.get("accepted")
+        )
+        self.ref_state, self.eng_state = ref_after, eng_after
+        if bool(ref.get("accepted")) != bool(eng.get("accepted")):
+            reason = ref.get("reason") if not ref.get("accepted") else eng.get("reason")
+            rule = self._reason_rule(reason if isinstance(reason, str) else None, label)
+            shown = _outcome(eng) if self.reasons or eng.get("accepted") else "rejected"
+            summary = f"reference {_outcome(ref)}, engine {shown}"
+            return Divergence(rule, label, "outcome", summary, [f"{label}: {summary}"])
+        if not ref.get("accepted"):
+            if self.reasons and not same_fair_family(ref.get("reason"), eng.get("reason")):
+                rule = self._reason_rule(ref.get("reason"), label)
+                summary = (
+                    f"reference rejected ({ref.get('reason')}), "
+                    f"engine rejected ({eng.get('reason')})"
+                )
+                return Divergence(rule, label, "reason", summary, [summary])
+            changed = compare_unchanged(eng_before, eng_after, unmodelled=self.handshake.unmodelled)
+            if changed:
+                return Divergence(
+                    "DISPUTE-35",
+                    label,
+                    "unchanged",
+                    "a rejected action changed the engine's state: "
+                    + ", ".join(sorted({_field_of(m.what) for m in changed})),
+                    [str(m) for m in changed],
+                )
+            return None
+        self._count(label, before, ref_after, recycled)
+        found = self._state_diff(ref_after, eng_after, recycled=recycled)
+        if found:
+            return self._classify_state(
+                label, found, ref_after, eng_after, kind="state", recycled=recycled
+            )
+        self._resync(allowed=not deal_mode)
+        return None
+
+    def _count(
+        self, label: str, before: Mapping[str, Any], after: Mapping[str, Any], recycled: bool
+    ) -> None:
+        self.events[label] += 1
+        if recycled and after["phase"] != "cancelled":
+            self.events["recycle"] += 1
+        if after["phase"] != before["phase"] and after["phase"] in ENDED_PHASES:
+            self.events[
+                {"deal_over": "close", "cancelled": "cancel", "game_over": "game_over"}[
+                    after["phase"]
+                ]
+            ] += 1
+
+    def _other_end(
+        self,
+        before: dict[str, Any],
+        action: Mapping[str, Any],
+        ref: dict[str, Any],
+        eng: dict[str, Any],
+    ) -> tuple[dict[str, Any], dict[str, Any]]:
+        """An engine that picks run ends itself (``run_ends: engine``): try the other end."""
+        key = (
+            "end"
+            if action["type"] == "lay_off"
+            else "to"
+            if action["type"] == "swap_joker"
+            else None
+        )
+        if (
+            key is None
+            or action.get(key) not in ("low", "high")
+            or ref.get("accepted")
+            or not eng.get("accepted")
+        ):
+            return ref, ref["state"]
+        other = {**action, key: "high" if action[key] == "low" else "low"}
+        self.reference.request(
+            "load_state", state={**strip_private(before), "profile": self.options.profile}
+        )
+        alt = self.reference.request("act", action=other)
+        if alt.get("accepted"):
+            return alt, alt["state"]
+        self.reference.request(
+            "load_state", state={**strip_private(ref["state"]), "profile": self.options.profile}
+        )
+        return ref, ref["state"]
+
+    def _reason_rule(self, reason: str | None, label: str) -> str:
+        if reason and reason in self.catalogue.reasons:
+            return self.catalogue.reasons[reason].rule
+        return OP_RULES.get(label, "TURN-1")
+
+    def _state_diff(
+        self, ref_state: Mapping[str, Any], eng_state: Mapping[str, Any], *, recycled: bool
+    ) -> list[Mismatch]:
+        return compare_state(
+            _expected_state(ref_state, recycled),
+            eng_state,
+            unmodelled=self.handshake.unmodelled,
+            runs_as_sets=self.runs_as_sets,
+        )
+
+    def _classify_state(
+        self,
+        label: str,
+        found: list[Mismatch],
+        ref_state: Mapping[str, Any],
+        eng_state: Mapping[str, Any],
+        *,
+        kind: str,
+        recycled: bool = False,
+    ) -> Divergence:
+        fields = sorted({_field_of(m.what) for m in found})
+        rule = next((FIELD_RULES[f] for f in fields if f in FIELD_RULES), None)
+        if rule is None:
+            if "phase" in fields and "cancelled" in (
+                ref_state.get("phase"),
+                eng_state.get("phase"),
+            ):
+                rule = "STOCK-2"
+            elif "phase" in fields and "game_over" in (
+                ref_state.get("phase"),
+                eng_state.get("phase"),
+            ):
+                rule = "END-4"
+            elif recycled:
+                rule = "STOCK-1"
+            elif label in ("start_deal", "next_deal", "redeal", "load_state") and fields == [
+                "turn"
+            ]:
+                rule = "DEAL-5"
+            elif label == "discard" and "phase" in fields:
+                rule = "END-1"
+            elif "turn" in fields and len(fields) == 1:
+                rule = "TURN-1"
+            else:
+                rule = OP_RULES.get(label, "TURN-1")
+        return Divergence(
+            rule, label, kind, "state differs in " + ", ".join(fields), [str(m) for m in found]
+        )
+
+    def query(self, setup: Mapping[str, Any]) -> tuple[Divergence | None, dict[str, Any]]:
+        """Put one melds-level query to both; compare valid/reason or points."""
+        op = setup["query"]
+        fields = {k: v for k, v in setup.items() if k != "query"}
+        self.queries += 1
+        try:
+            ref, eng = self._both(op, **fields)
+        except EngineFault as exc:
+            summary = f"engine answered {exc.kind}"
+            return Divergence(OP_RULES[op], op, "error", summary, [str(exc)]), {}
+        if op == "penalty":
+            if ref.get("points") != eng.get("points"):
+                summary = f"reference {ref.get('points')} points, engine {eng.get('points')}"
+                return Divergence("SCORE-2", op, "check", "points differ", [summary]), ref
+            return None, ref
+        if ref.get("valid") != eng.get("valid"):
+            reason = ref.get("reason") if not ref.get("valid") else eng.get("reason")
+            rule = self._reason_rule(reason if isinstance(reason, str) else None, op)
+            summary = f"reference valid={ref.get('valid')}, engine valid={eng.get('valid')}"
+            if not ref.get("valid") and ref.get("reason"):
+                summary += f" (reference: {ref['reason']})"
+            return Divergence(rule, op, "check", summary, [summary]), ref
+        if (
+            self.reasons
+            and ref.get("valid") is False
+            and not same_fair_family(ref.get("reason"), eng.get("reason"))
+        ):
+            rule = self._reason_rule(ref.get("reason"), op)
+            summary = f"reference reason {ref.get('reason')}, engine reason {eng.get('reason')}"
+            return Divergence(rule, op, "reason", summary, [summary]), ref
+        return None, ref
+
+
+# --------------------------------------------------------------------------- games
+
+
+def _game_rng(seed: int, game: int, what: str = "game") -> random.Random:
+    # A string seed is hashed with SHA-512 by random.Random: stable across runs and machines.
+    return random.Random(f"carioca-fuzz:{seed}:{game}:{what}")
+
+
+def _built_state(
+    rng: random.Random, players: int, deal: int, dealer: int, totals: list[int], profile: str
+) -> dict[str, Any]:
+    """A reachable mid-deal state in the draw phase: some players opened, a small stock.
+
+    The counts follow conformance/reachability.py: an unopened player holds the dealt
+    number of cards; an opened one owns melds and holds at most dealt - contract cards.
+    The table takes trios and runs of the remaining cards (jokers included), so lay-offs,
+    joker replacements, recycling, cancels and closes come within a few turns.
+    """
+    dealt = 12 if deal == 7 else 11
+    laid = sum(3 * t + 4 * r for t, r in [CONTRACTS[deal]])
+    pool = _shuffled_deck(rng)
+    # In deals 6 and 7 an opening lays every card but the one discarded (END-2, END-3): no
+    # player can be opened and still playing, so the table stays empty there.
+    can_open = dealt - laid >= 1
+    opened = [can_open and rng.random() < 0.6 for _ in range(players)]
+    if can_open and not any(opened):
+        opened[rng.randrange(players)] = True
+    hands = []
+    for p in range(players):
+        size = dealt if not opened[p] else rng.randint(1, dealt - laid)
+        hands.append([pool.pop() for _ in range(size)])
+    counts = Counter(pool)
+    mover = (dealer + 1) % players
+    if not opened[mover] and rng.random() < 0.4:
+        _bait_opening(rng, hands[mover], deal, counts)
+    table: list[dict[str, Any]] = []
+    owners = [p for p in range(players) if opened[p]]
+    # Runs first (some with a joker), then trios of what is left.
+    for _ in range(rng.randint(1, 4) if owners else 0):
+        suit = rng.choice(SUITS)
+        length = rng.randint(4, 9)
+        low = rng.choice([1, 15 - length, rng.randint(1, 15 - length)])  # aces at the ends
+        cards = [_run_card(low + k, suit) for k in range(length)]
+        for _ in range(rng.choice([0, 1, 1, 2])):
+            cards[rng.randrange(length)] = JOKER
+        need = Counter(cards)
+        if all(counts[c] >= n for c, n in need.items()) and any(c != JOKER for c in cards):
+            counts -= need
+            table.append({"owner": 0, "kind": "run", "cards": cards})
+    for rank in RANKS if owners else ():
+        naturals = [c for c in sorted(counts.elements()) if c != JOKER and c[:-1] == rank]
+        if len(naturals) >= 3 and rng.random() < 0.8:
+            take = naturals[: rng.randint(3, min(4, len(naturals)))]
+            counts -= Counter(take)
+            table.append({"owner": 0, "kind": "trio", "cards": take})
+    for i, meld in enumerate(table):
+        meld["owner"] = owners[i % len(owners)] if i < len(owners) else rng.choice(owners)
+    for p in owners:
+        if not any(m["owner"] == p for m in table):
+            opened[p] = False
+            while len(hands[p]) < dealt:
+                card = next(iter(counts.elements()))
+                counts[card] -= 1
+                hands[p].append(card)
+    rest = list(counts.elements())
+    rng.shuffle(rest)
+    if table and rng.random() < 0.5:
+        # Dense: the table takes what it can, the discard pile is one card and the stock
+        # what is left, so the first draws cancel the deal or empty the stock (STOCK-2).
+        top, rest = rest[:1], _absorb(rest[1:], table)
+        upcard_and_discard, stock = top, _trade(rest, hands, table)
+    else:
+        upcard_and_discard = rest[: max(1, len(rest) - rng.choice([0, 1, 2, 3, 6, 12]))]
+        stock = rest[len(upcard_and_discard) :]
+    _bait_swaps(rng, hands, table, opened, (stock, upcard_and_discard))
+    turn = (dealer + 1) % players
+    return {
+        "profile": profile,
+        "players": players,
+        "deal_number": deal,
+        "dealer": dealer,
+        "turn": turn,
+        "phase": "draw",
+        "hands": hands,
+        "opened": opened,
+        "turn_opened": False,
+        "table": table,
+        "stock": stock,
+        "discard": upcard_and_discard,
+        "totals": totals,
+        "deal_scores": None,
+        "closer": None,
+        "winners": None,
+    }
+
+
+def _bait_opening(rng: random.Random, hand: list[str], deal: int, counts: Counter[str]) -> None:
+    """Put a ready contract (at most one joker a meld) into ``hand``, from ``counts``."""
+    trios, runs = CONTRACTS[deal]
+    melds: list[str] = []
+    for kind in ["trio"] * trios + ["run"] * runs:
+        left = counts - Counter(melds)
+        found = [list(c) for c in _meld_candidates(left, kind)]
+        if not found:
+            return
+        melds += rng.choice(found)
+    if len(melds) > len(hand):
+        return
+    for card in hand[: len(melds)]:
+        counts[card] += 1
+    counts.subtract(Counter(melds))
+    hand[: len(melds)] = melds
+
+
+def _bait_swaps(
+    rng: random.Random,
+    hands: list[list[str]],
+    table: Sequence[Mapping[str, Any]],
+    opened: Sequence[bool],
+    piles: Sequence[list[str]],
+) -> None:
+    """Give opened players the cards some table jokers stand for (or that rank in another
+    suit), taken from the stock or the discard pile below its top, so replacements happen."""
+    holders = [p for p, o in enumerate(opened) if o and hands[p]]
+    for swap in _joker_swaps(list(CANONICAL_ORDER), table):
+        if not holders or rng.random() < 0.3:
+            continue
+        card = swap["card"]
+        if rng.random() < 0.4:
+            card = card[:-1] + rng.choice(SUITS)  # the right rank in some suit (JOKER-4)
+        for pile, first in ((piles[0], 0), (piles[1], 1)):
+            if card in pile[first:]:
+                where = pile.index(card, first)
+                p = rng.choice(holders)
+                i = rng.randrange(len(hands[p]))
+                pile[where], hands[p][i] = hands[p][i], card
+                break
+
+
+def _absorb(cards: list[str], table: list[dict[str, Any]]) -> list[str]:
+    """Lay ``cards`` onto the table melds where they fit; return those that fit nowhere."""
+    left = []
+    for card in cards:
+        for meld in table:
+            naturals = [c for c in meld["cards"] if c != JOKER]
+            if meld["kind"] == "trio":
+                if card == JOKER or card[:-1] == naturals[0][:-1]:
+                    meld["cards"].append(card)
+                    break
+                continue
+            low = _run_low(meld["cards"])
+            if low is None or card == JOKER or card[-1] != naturals[0][-1]:
+                continue
+            high = low + len(meld["cards"]) - 1
+            if high < 14 and card == _run_card(high + 1, card[-1]):
+                meld["cards"].append(card)
+                break
+            if low > 1 and card == _run_card(low - 1, card[-1]):
+                meld["cards"].insert(0, card)
+                break
+        else:
+            left.append(card)
+    return left
+
+
+def _trade(cards: list[str], hands: list[list[str]], table: list[dict[str, Any]]) -> list[str]:
+    """Swap cards that fit no meld for hand cards that do (the hand keeps its size)."""
+    left = []
+    for card in cards:
+        placed = False
+        for hand in hands:
+            for i, held in enumerate(hand):
+                if not _absorb([held], table):
+                    hand[i] = card
+                    placed = True
+                    break
+            if placed:
+                break
+        if not placed:
+            left.append(card)
+    return left
+
+
+def _play_game(pair: Pair, game: int) -> tuple[list[Occurrence], int]:
+    """Play one seeded game (queries first); return its divergences and steps played."""
+    options = pair.options
+    rng = _game_rng(options.seed, game)
+    occurrences: list[Occurrence] = []
+    hs = pair.handshake
+    if pair.can_query and "query" not in pair.unsupported_ops:
+        for _ in range(QUERIES_PER_GAME):
+            setup = _query(rng, hs, options.profile)
+            if setup["query"] in pair.unsupported_ops:
+                continue
+            try:
+                found, ref = pair.query(setup)
+            except EndGame:
+                pair.unsupported_ops.add(setup["query"])
+                continue
+            if found is not None:
+                occurrences.append(Occurrence(game, found, Trace({"op": "query", **setup}), ref))
+    if not (pair.can_load or pair.can_deal):
+        return occurrences, 0
+    players_choices = [p for p in hs.players if p in (2, 3, 4)] or [2]
+    players = rng.choice(players_choices)
+    deal = rng.randint(1, 7)
+    dealer = rng.randrange(players)
+    totals = [rng.choice([0, 0, 10, 25, 60]) for _ in range(players)]
+    use_state = rng.random() < 0.5
+    if pair.can_load and (use_state or not pair.can_deal):
+        setup = {
+            "op": "load_state",
+            "state": _built_state(rng, players, deal, dealer, totals, options.profile),
+        }
+    else:
+        setup = {
+            "op": "start_deal",
+            "profile": options.profile,
+            "players": players,
+            "deal_number": deal,
+            "dealer": dealer,
+            "totals": totals,
+            "deck": _shuffled_deck(rng),
+        }
+    policy = Policy(rng, hs)
+    steps_before = pair.steps
+    try:
+        try:
+            found = pair.setup(setup)
+        except EndGame:
+            if pair.can_load or not pair.can_deal or setup["op"] != "load_state":
+                raise
+            # The engine does not load states: play this game from a deck instead.
+            state = setup["state"]
+            fields = ("profile", "players", "deal_number", "dealer", "totals")
+            setup = {
+                "op": "start_deal",
+                **{k: state[k] for k in fields},
+                "deck": _shuffled_deck(rng),
+            }
+            found = pair.setup(setup)
+        trace = Trace(setup)
+        if found is not None:
+            occurrences.append(Occurrence(game, found, trace, {"state": pair.ref_state}))
+            return occurrences, 0
+        deal_mode = not pair.can_load
+        drew = False
+        for _ in range(options.max_steps):
+            state = pair.ref_state
+            phase = state["phase"]
+            step: dict[str, Any]
+            if phase in ("deal_over", "cancelled", "game_over"):
+                if not pair.can_deal or "next_deal" in pair.unsupported_ops:
+                    break
+                step = {"op": "next_deal", "deck": _shuffled_deck(rng)}
+                drew = False
+            elif pair.can_deal and rng.random() < 0.02:
+                step = {"op": rng.choice(["next_deal", "redeal"]), "deck": _shuffled_deck(rng)}
+            elif pair.can_deal and not drew and rng.random() < 0.1:
+                step = {"op": "redeal", "deck": _shuffled_deck(rng)}
+            else:
+                step = {"op": "act", "action": policy.action(state)}
+                drew = True
+            trace.steps.append(step)
+            found = pair.step(step, deal_mode=deal_mode)
+            if found is not None:
+                occurrences.append(
+                    Occurrence(
+                        game,
+                        found,
+                        Trace(setup, list(trace.steps)),
+                        {"state": pair.ref_state, "before": state},
+                    )
+                )
+                break
+            if phase == "game_over":
+                break
+    except EndGame as exc:
+        pair.ended_early[str(exc).split(":", 1)[0]] += 1
+    return occurrences, pair.steps - steps_before
+
+
+# --------------------------------------------------------------------------- shrinking
+
+
+def _replay(pair: Pair, trace: Trace, key: str) -> int | None:
+    """Replay ``trace``; the index of the step where divergence ``key`` shows, else None.
+
+    ``-1`` means the setup itself diverges that way. Any other divergence first is None.
+    """
+    try:
+        if trace.setup["op"] == "query":
+            found, _ = pair.query({k: v for k, v in trace.setup.items() if k != "op"})
+            return -1 if found is not None and found.key == key else None
+        found = pair.setup(trace.setup)
+        if found is not None:
+            return -1 if found.key == key else None
+        deal_mode = not pair.can_load
+        for i, step in enumerate(trace.steps):
+            found = pair.step(step, deal_mode=deal_mode)
+            if found is not None:
+                return i if found.key == key else None
+    except (EndGame, EngineReportedError):
+        return None
+    except EngineError:
+        pair.restart_engine()
+        return None
+    return None
+
+
+def _ddmin(items: list[Any], test: Callable[[list[Any]], bool], budget: list[int]) -> list[Any]:
+    """Zeller's delta debugging: a 1-minimal sublist for which ``test`` holds (within budget)."""
+    n = 2
+    while len(items) >= 2 and budget[0] > 0:
+        chunk = max(1, len(items) // n)
+        reduced = False
+        for start in range(0, len(items), chunk):
+            if budget[0] <= 0:
+                break
+            candidate = items[:start] + items[start + chunk :]
+            budget[0] -= 1
+            if candidate and test(candidate):
+                items = candidate
+                n = max(n - 1, 2)
+                reduced = True
+                break
+        if not reduced:
+            if chunk == 1:
+                break
+            n = min(len(items), n * 2)
+    return items
+
+
+def shrink(pair: Pair, occurrence: Occurrence) -> Occurrence:
+    """A smaller reproduction of the same divergence (same key), or the original.
+
+    Queries lose cards one at a time. With an engine that loads states, the reference's
+    state just before the divergent step becomes the setup (one step). Otherwise the steps
+    before it are delta-debugged (rejected ones first), as long as the divergence stays.
+    """
+    key = occurrence.divergence.key
+    trace = occurrence.trace
+    budget = [SHRINK_BUDGET]
+    if trace.setup["op"] == "query":
+        return _shrink_query(pair, occurrence, budget)
+    if not trace.steps:
+        return occurrence
+    last = trace.steps[-1]
+    before = occurrence.reference.get("before")
+    if pair.can_load and before is not None:
+        one = Trace(
+            {
+                "op": "load_state",
+                "state": {**strip_private(before), "profile": pair.options.profile},
+            },
+            [last],
+        )
+        if _replay(pair, one, key) == 0:
+            return _found_again(pair, occurrence, _shrink_state(pair, one, key, budget))
+    prefix = trace.steps[:-1]
+
+    def holds(candidate: list[Any]) -> bool:
+        return _replay(pair, Trace(trace.setup, [*candidate, last]), key) == len(candidate)
+
+    if prefix and holds([]):
+        return _found_again(pair, occurrence, Trace(trace.setup, [last]))
+    smaller = _ddmin(prefix, holds, budget) if prefix else prefix
+    if len(smaller) < len(prefix) and holds(smaller):
+        return _found_again(pair, occurrence, Trace(trace.setup, [*smaller, last]))
+    return occurrence
+
+
+def _shrink_state(pair: Pair, trace: Trace, key: str, budget: list[int]) -> Trace:
+    """A smaller one-step reproduction: fewer table melds, a one-card discard pile, and a
+    stock given by its first cards (the rest filled in canonical order, as a scenario's
+    ``stock_top`` is, docs/scenario-format.md). Each change is kept only if the same
+    divergence still shows on the step."""
+    state = json.loads(json.dumps(trace.setup["state"]))
+    action = dict(trace.steps[0].get("action") or {})
+
+    def holds(candidate: dict[str, Any], act: dict[str, Any]) -> bool:
+        budget[0] -= 1
+        step = {"op": "act", "action": act} if act else trace.steps[0]
+        return _replay(pair, Trace({"op": "load_state", "state": candidate}, [step]), key) == 0
+
+    # Fewer players: drop one who neither acts nor is to move nor owns a meld (their
+    # cards go to the stock); indices above them shift down by one.
+    while int(state["players"]) > 2 and budget[0] > 0:
+        for k in reversed(range(int(state["players"]))):
+            fewer = _without_player(state, k, action)
+            if fewer is not None and holds(*fewer):
+                state, action = fewer
+                break
+        else:
+            break
+    # Table melds the action does not name, last first (indices above shift down by one).
+    for index in reversed(range(len(state["table"]))):
+        if budget[0] <= 0:
+            break
+        named = {action.get("meld"), action.get("to_meld")}
+        if not action or index in named:
+            continue
+        owner = state["table"][index]["owner"]
+        if sum(m["owner"] == owner for m in state["table"]) == 1 and state["opened"][owner]:
+            continue  # an opened player keeps a meld (conformance/reachability.py)
+        candidate = json.loads(json.dumps(state))
+        meld = candidate["table"].pop(index)
+        candidate["stock"] += meld["cards"]
+        act = dict(action)
+        for name in ("meld", "to_meld"):
+            if isinstance(act.get(name), int) and act[name] > index:
+                act[name] -= 1
+        if holds(candidate, act):
+            state, action = candidate, act
+    if len(state["discard"]) > 1 and budget[0] > 0:
+        candidate = json.loads(json.dumps(state))
+        candidate["stock"] += candidate["discard"][1:]
+        candidate["discard"] = candidate["discard"][:1]
+        if holds(candidate, action):
+            state = candidate
+    placed = [c for h in state["hands"] for c in h] + [
+        c for m in state["table"] for c in m["cards"]
+    ]
+    placed += state["discard"]
+    for keep in (0, 1, 2, 4, 8, 16):
+        if budget[0] <= 0 or keep >= len(state["stock"]):
+            break
+        candidate = {**state, "stock": fill_after(state["stock"][:keep], placed)}
+        if holds(candidate, action):
+            state = candidate
+            trace = Trace({"op": "load_state", "state": state}, trace.steps, stock_top=keep)
+            break
+    step = {"op": "act", "action": action} if action else trace.steps[0]
+    return Trace({"op": "load_state", "state": state}, [step], stock_top=trace.stock_top)
+
+
+def _without_player(
+    state: Mapping[str, Any], k: int, action: Mapping[str, Any]
+) -> tuple[dict[str, Any], dict[str, Any]] | None:
+    """``state`` and ``action`` with player ``k`` removed, or None when ``k`` matters."""
+    players = int(state["players"])
+    if k in (state["turn"], action.get("player")) or any(m["owner"] == k for m in state["table"]):
+        return None
+
+    def seat(i: int) -> int:
+        return i - 1 if i > k else i
+
+    out = json.loads(json.dumps(state))
+    out["stock"] += out["hands"].pop(k)
+    for key in ("opened", "totals"):
+        out[key].pop(k)
+    out["players"] = players - 1
+    out["turn"] = seat(int(state["turn"]))
+    dealer = int(state["dealer"])
+    out["dealer"] = seat(dealer) if dealer != k else seat((k - 1) % players)
+    for meld in out["table"]:
+        meld["owner"] = seat(int(meld["owner"]))
+    act = dict(action)
+    if isinstance(act.get("player"), int):
+        act["player"] = seat(act["player"])
+    return out, act
+
+
+def _found_again(pair: Pair, occurrence: Occurrence, trace: Trace) -> Occurrence:
+    """Replay ``trace`` once more and keep the reference's answers along it."""
+    _replay(pair, trace, occurrence.divergence.key)
+    return Occurrence(occurrence.game, occurrence.divergence, trace, {"state": pair.ref_state})
+
+
+def _shrink_query(pair: Pair, occurrence: Occurrence, budget: list[int]) -> Occurrence:
+    setup = dict(occurrence.trace.setup)
+    key = occurrence.divergence.key
+    listed = "cards" if setup["query"] == "penalty" else None
+    changed = True
+    while changed and budget[0] > 0:
+        changed = False
+        places: list[tuple[str, int]] = []
+        if listed:
+            places = [("cards", i) for i in range(len(setup["cards"]))]
+        elif setup["query"] == "check_meld":
+            places = [("meld", i) for i in range(len(setup["meld"]["cards"]))]
+        else:
+            places = [
+                (f"melds.{m}", i)
+                for m, meld in enumerate(setup["melds"])
+                for i in range(len(meld["cards"]))
+            ]
+        for where, i in places:
+            budget[0] -= 1
+            candidate = json.loads(json.dumps(setup))
+            if where == "cards":
+                del candidate["cards"][i]
+            elif where == "meld":
+                del candidate["meld"]["cards"][i]
+            else:
+                del candidate["melds"][int(where.split(".")[1])]["cards"][i]
+            if _replay(pair, Trace(candidate), key) == -1:
+                setup = candidate
+                changed = True
+                break
+    if setup == occurrence.trace.setup:
+        return occurrence
+    _, ref = pair.query({k: v for k, v in setup.items() if k != "op"})
+    return Occurrence(occurrence.game, occurrence.divergence, Trace(setup), ref)
+
+
+# --------------------------------------------------------------------------- drafts
+
+
+def draft_scenario(
+    finding: Finding, scenario_id: str, pair_info: Mapping[str, Any], catalogue: Catalogue
+) -> dict[str, Any]:
+    """The finding's smallest example as a scenario document marked ``review: draft``.
+
+    Its expectations are the reference's answers under the engine's rulings: they await a
+    person's check against the rules text (docs/adding-scenarios.md).
+    """
+    occ = finding.example
+    div = finding.divergence
+    trace = occ.trace
+    profile = pair_info["profile"]
+    rulings: Mapping[str, str] = pair_info["rulings"]
+    assumes = {
+        point: option
+        for point, option in sorted(rulings.items())
+        if catalogue.disputes[point].profiles.get(profile) != option
+    }
+    doc: dict[str, Any] = {
+        "id": scenario_id,
+        "title": f"Fuzz draft: {div.op} ({div.kind}) under {div.rule}",
+        "rules": [div.rule],
+        "source": (
+            f"drafted from the reference by fuzz (seed {pair_info['seed']}, game {occ.game}); "
+            "check every expectation against the rules text"
+        ),
+        "profiles": [profile],
+        "tags": ["fuzz"],
+        "review": "draft",
+        "notes": "; ".join(div.mismatches)[:500],
+    }
+    if assumes:
+        doc["assumes"] = assumes
+    if trace.setup["op"] == "query":
+        setup = trace.setup
+        op = setup["query"]
+        ref = occ.reference
+        if op == "penalty":
+            check: dict[str, Any] = {"penalty": setup["cards"], "expect": {"points": ref["points"]}}
+        else:
+            expect: dict[str, Any] = {"valid": ref["valid"]}
+            if ref.get("valid") is False and ref.get("reason"):
+                fair = fair_reasons(ref["reason"])
+                expect["reason"] = fair if len(fair) > 1 else fair[0]
+            if op == "check_meld":
+                check = {"check_meld": setup["meld"], "initial": setup["initial"], "expect": expect}
+            else:
+                check = {
+                    "check_contract": {
+                        "deal_number": setup["deal_number"],
+                        "melds": setup["melds"],
+                    },
+                    "expect": expect,
+                }
+        doc["level"] = "melds"
+        doc["checks"] = [check]
+        return doc
+    setup_op = trace.setup["op"]
+    if setup_op == "load_state":
+        state = {k: v for k, v in trace.setup["state"].items() if k != "profile"}
+        if trace.stock_top is not None:
+            # The harness fills the rest of the stock exactly as the shrinker did.
+            state["stock_top"] = state.pop("stock")[: trace.stock_top]
+        doc["level"] = "turns" if all(s["op"] == "act" for s in trace.steps) else "deals"
+        doc["setup"] = {"state": state}
+        problems = unreachable_problems(trace.setup["state"])
+        if problems:
+            doc["built"] = (
+                "drafted by fuzz from a state the reference reached or built: "
+                + "; ".join(problems)
+            )
+    else:
+        doc["level"] = "deals"
+        doc["setup"] = {
+            "deal": {
+                k: trace.setup[k] for k in ("players", "deal_number", "dealer", "totals", "deck")
+            }
+        }
+    steps = []
+    for step, answer in zip(trace.steps, pair_info["answers"], strict=True):
+        if step["op"] == "act":
+            out: dict[str, Any] = {"action": step["action"]}
+        else:
+            out = {step["op"]: {"deck": step["deck"]}}
+        if answer.get("accepted"):
+            out["expect"] = "accepted"
+        elif answer.get("reason"):
+            fair = fair_reasons(answer["reason"])
+            out["expect"] = {"rejected": fair if len(fair) > 1 else fair[0]}
+        else:
+            out["expect"] = "rejected"
+        steps.append(out)
+    doc["steps"] = steps
+    ref_state = occ.reference["state"]
+    check_keys = _check_keys(div)
+    if check_keys:
+        recycled = "stock_cards" in check_keys
+        full = _expected_state(ref_state, recycled)
+        final = {k: full[k] for k in check_keys if k in full}
+        if final:
+            if steps:
+                steps[-1]["state"] = final
+            else:
+                doc["final"] = final
+    return doc
+
+
+def _check_keys(div: Divergence) -> list[str]:
+    """The state-check keys a draft pins: the fields that differed."""
+    if div.kind not in ("state", "setup"):
+        return []
+    keys = []
+    for text in div.mismatches:
+        name = _field_of(text.split(":", 1)[0])
+        if name in EXACT_KEYS or name in ("stock_cards", "stock", "hands", "table", "discard"):
+            keys.append(name)
+    return sorted(set(keys))
+
+
+def _reference_answers(pair: Pair, trace: Trace) -> list[dict[str, Any]]:
+    """The reference's answers along a trace (for the draft's expectations)."""
+    answers = []
+    ref = pair.reference
+    if trace.setup["op"] == "load_state":
+        ref.request("load_state", state=trace.setup["state"])
+    elif trace.setup["op"] == "start_deal":
+        ref.request("start_deal", **{k: v for k, v in trace.setup.items() if k != "op"})
+    else:
+        return []
+    for step in trace.steps:
+        if step["op"] == "act":
+            answers.append(ref.request("act", action=step["action"]))
+        else:
+            answers.append(ref.request(step["op"], deck=step["deck"]))
+    return answers
+
+
+# --------------------------------------------------------------------------- campaign
+
+
+@dataclass
+class FuzzResult:
+    """A campaign's outcome, ready for the JSON report."""
+
+    engine: dict[str, Any]
+    engine_argv: list[str]
+    reference_argv: list[str]
+    rulings: dict[str, str]
+    options: FuzzOptions
+    games_played: int = 0
+    games_ended_early: int = 0
+    steps: int = 0
+    queries: int = 0
+    divergences: int = 0
+    findings: list[Finding] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    unsupported_ops: list[str] = field(default_factory=list)
+    events: dict[str, int] = field(default_factory=dict)
+    interrupted: str | None = None
+    """The signal that stopped the campaign early (``SIGINT``, ``SIGTERM``), else None."""
+    seconds: float = 0.0
+
+
+ProgressFn = Callable[[int, int, int, int], None]
+"""Called as ``(games done, games total, steps so far, divergences so far)``."""
+
+
+def fuzz(
+    engine_argv: Sequence[str],
+    options: FuzzOptions,
+    catalogue: Catalogue,
+    *,
+    progress: ProgressFn | None = None,
+    env: Mapping[str, str] | None = None,
+    stop: threading.Event | None = None,
+) -> FuzzResult:
+    """Run a campaign (or one shard of it) and return its de-duplicated findings.
+
+    Games are shared among ``options.workers`` pairs of adapters; the findings are merged
+    in game order afterwards, so the same seed gives the same findings whatever the number
+    of workers or the scheduling.
+
+    Setting ``stop`` (or a KeyboardInterrupt) ends the campaign after the games under
+    way; the result keeps the games finished before and says ``interrupted``.
+
+    :raises EngineError: when the engine or the reference cannot start.
+    """
+    started = time.monotonic()
+    games = game_indices(options)
+    workers = max(1, min(options.workers, len(games) or 1))
+    stop = stop if stop is not None else threading.Event()
+    pairs: list[Pair] = []
+    try:
+        for _ in range(workers):
+            pairs.append(Pair(engine_argv, options, catalogue, env=env))
+    except BaseException:
+        for p in pairs:
+            p.close()
+        raise
+    per_game: dict[int, list[Occurrence]] = {}
+    steps = [0] * workers
+    lock = threading.Lock()
+    done = [0, 0]
+    queue = list(reversed(games))
+    interrupted: str | None = None
+    threads: list[threading.Thread] = []
+
+    def work(w: int) -> None:
+        pair = pairs[w]
+        while not stop.is_set():
+            with lock:
+                if not queue:
+                    return
+                game = queue.pop()
+            try:
+                found, played = _play_game(pair, game)
+            except EngineError as exc:
+                if stop.is_set():
+                    return  # the adapters were stopped: this game is not counted
+                div = Divergence(
+                    "TURN-1",
+                    "adapter",
+                    "error",
+                    f"the engine failed: {type(exc).__name__}",
+                    [str(exc)[:300]],
+                )
+                found, played = [Occurrence(game, div, Trace({"op": "none"}), {})], 0
+                try:
+                    pair.restart_engine()
+                except EngineError:
+                    stop.set()  # it cannot be restarted: keep what was played
+            steps[w] += played
+            with lock:
+                per_game[game] = found
+                done[0] += 1
+                done[1] += len(found)
+                if progress is not None:
+                    progress(done[0], len(games), sum(steps), done[1])
+
+    try:
+        try:
+            if workers == 1:
+                work(0)
+            else:
+                threads = [
+                    threading.Thread(target=work, args=(w,), daemon=True) for w in range(workers)
+                ]
+                for t in threads:
+                    t.start()
+                for t in threads:
+                    t.join()
+        except KeyboardInterrupt as exc:
+            # Ctrl-C, SIGTERM, SIGHUP (conformance/interrupt.py): stop the workers, keep
+            # the games already played; nothing is shrunk or drafted.
+            interrupted = str(exc) or "SIGINT"
+            stop.set()
+            for p in pairs:
+                p.close()
+            if workers > 1:
+                for t in threads:
+                    t.join(timeout=10)
+        if interrupted is None and stop.is_set() and len(per_game) < len(games):
+            interrupted = "stopped"  # the caller's stop event, or an adapter that died
+        findings = _group([o for g in sorted(per_game) for o in per_game[g]])
+        pair = pairs[0]
+        info = {
+            "profile": options.profile,
+            "rulings": pair.rulings,
+            "seed": options.seed,
+        }
+        for finding in findings:
+            if finding.divergence.op == "adapter" or interrupted is not None:
+                continue  # a crash or hang, or an interrupted run: no answers to draft from
+            if options.shrink:
+                finding.example = shrink(pair, finding.example)
+                finding.shrunk = True
+            try:
+                answers = _reference_answers(pair, finding.example.trace)
+                finding.scenario = draft_scenario(
+                    finding, "cc-8000", {**info, "answers": answers}, catalogue
+                )
+            except (EngineError, KeyError) as exc:
+                finding.scenario = None
+                pair.warnings.append(f"no draft for {finding.divergence.key}: {exc}")
+        result = FuzzResult(
+            engine=pair.handshake.as_dict(),
+            engine_argv=list(engine_argv),
+            reference_argv=pair.reference_argv,
+            rulings=dict(pair.rulings),
+            options=options,
+            games_played=len(per_game),
+            steps=sum(p.steps for p in pairs),
+            queries=sum(p.queries for p in pairs),
+            divergences=sum(len(v) for v in per_game.values()),
+            findings=findings,
+            interrupted=interrupted,
+            warnings=sorted(set(w for p in pairs for w in p.warnings)),
+            unsupported_ops=sorted(set(o for p in pairs for o in p.unsupported_ops)),
+            events=dict(
+                sorted(
+                    (
+                        sum((p.events for p in pairs), Counter())
+                        + Counter(
+                            {
+                                f"ended early: {k}": v
+                                for p in pairs
+                                for k, v in p.ended_early.items()
+                            }
+                        )
+                    ).items()
+                )
+            ),
+        )
+    finally:
+        for p in pairs:
+            p.close()
+    result.seconds = time.monotonic() - started
+    _number(result.findings)
+    return result
+
+
+def _group(occurrences: Iterable[Occurrence]) -> list[Finding]:
+    """One finding per divergence key: a count, the games, and the smallest example."""
+    by_key: dict[str, Finding] = {}
+    for occ in occurrences:
+        key = occ.divergence.key
+        finding = by_key.get(key)
+        if finding is None:
+            by_key[key] = Finding(occ.divergence, 1, [occ.game], occ)
+            continue
+        finding.count += 1
+        finding.games.append(occ.game)
+        if occ.trace.size() < finding.example.trace.size():
+            finding.example = occ
+    return sorted(by_key.values(), key=lambda f: (f.divergence.rule, f.divergence.key))
+
+
+def _number(findings: Sequence[Finding]) -> None:
+    """Give the drafts ids cc-8000, cc-8001, ... in finding order (docs/fuzzing.md)."""
+    for i, finding in enumerate(findings):
+        if finding.scenario is None:
+            continue
+        if FIRST_DRAFT_ID + i <= LAST_DRAFT_ID:
+            finding.scenario["id"] = f"cc-{FIRST_DRAFT_ID + i:04d}"
+        else:
+            finding.scenario = None  # past the reserved range: the report keeps the trace
+
+
+# --------------------------------------------------------------------------- report
+
+
+def finding_dict(finding: Finding) -> dict[str, Any]:
+    """A finding as the JSON report holds it."""
+    occ = finding.example
+    return {
+        "key": finding.divergence.key,
+        "rule": finding.divergence.rule,
+        "op": finding.divergence.op,
+        "kind": finding.divergence.kind,
+        "summary": finding.divergence.summary,
+        "count": finding.count,
+        "games": sorted(finding.games)[:100],
+        "example": {
+            "game": occ.game,
+            "steps": len(occ.trace.steps),
+            "players": occ.trace.size()[1] or None,
+            "shrunk": finding.shrunk,
+            "mismatches": finding.divergence.mismatches,
+            "trace": occ.trace.as_dict(),
+        },
+        "scenario": finding.scenario,
+        "scenario_file": finding.scenario_file,
+    }
+
+
+def report_dict(result: FuzzResult) -> dict[str, Any]:
+    """The JSON report (conformance/schemas/fuzz-report.schema.json)."""
+    opts = result.options
+    return {
+        "report": "carioca-conformance fuzz",
+        "version": REPORT_VERSION,
+        "engine": result.engine,
+        "engine_argv": result.engine_argv,
+        "reference_argv": result.reference_argv,
+        "rulings": result.rulings,
+        "campaign": {
+            "seed": opts.seed,
+            "games": opts.games,
+            "max_steps": opts.max_steps,
+            "profile": opts.profile,
+            "shards": [{"index": opts.shard[0], "count": opts.shard[1]}],
+            "only_games": list(opts.only_games),
+        },
+        "totals": {
+            "games": result.games_played,
+            "steps": result.steps,
+            "queries": result.queries,
+            "divergences": result.divergences,
+            "findings": len(result.findings),
+            "seconds": round(result.seconds, 3),
+        },
+        "events": result.events,
+        "findings": [finding_dict(f) for f in result.findings],
+        "interrupted": result.interrupted,
+        "unsupported_ops": result.unsupported_ops,
+        "warnings": result.warnings,
+    }
+
+
+def write_outputs(report: dict[str, Any], out: Path) -> Path:
+    """Write ``fuzz-report.json`` and one draft YAML per finding under ``out``; return its path.
+
+    Drafts go to ``out/drafts/cc-8NNN.yaml`` and the report records each file's path.
+    """
+    from .report import atomic_write_text
+
+    drafts = out / "drafts"
+    drafts.mkdir(parents=True, exist_ok=True)
+    for old in drafts.glob("cc-8*.yaml"):
+        old.unlink()
+    for finding in report["findings"]:
+        doc = finding.get("scenario")
+        if not doc:
+            finding["scenario_file"] = None
+            continue
+        path = drafts / f"{doc['id']}.yaml"
+        header = (
+            "# Draft written by `carioca-conformance fuzz` from the reference's answers:\n"
+            "# check every expectation against the rules text, then give it a corpus id.\n"
+        )
+        text = header + yaml.safe_dump(doc, sort_keys=False, default_flow_style=None, width=100)
+        atomic_write_text(path, text)
+        finding["scenario_file"] = str(path)
+    target = out / "fuzz-report.json"
+    atomic_write_text(target, json.dumps(report, indent=1, ensure_ascii=False) + "\n")
+    return target
+
+
+def merge_reports(reports: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """Merge shard reports of one campaign: totals add up, findings merge by key.
+
+    A finding seen in several shards keeps the sum of the counts and the smallest example
+    (fewest steps, then fewest players, then the lowest game index).
+
+    :raises FuzzError: when the reports are of different campaigns or engines.
+    """
+    if not reports:
+        raise FuzzError("--merge needs at least one report")
+    first = reports[0]
+    for other in reports[1:]:
+        for what in ("seed", "games", "profile", "max_steps"):
+            if other["campaign"][what] != first["campaign"][what]:
+                raise FuzzError(
+                    f"cannot merge: campaign {what} differs "
+                    f"({first['campaign'][what]!r} vs {other['campaign'][what]!r})"
+                )
+        if other["engine"]["implementation"] != first["engine"]["implementation"]:
+            raise FuzzError("cannot merge reports of different engines")
+    totals = {k: 0 for k in first["totals"]}
+    by_key: dict[str, dict[str, Any]] = {}
+    shards = []
+    warnings: set[str] = set()
+    unsupported: set[str] = set()
+    events: Counter[str] = Counter()
+    for rep in reports:
+        for k, v in rep["totals"].items():
+            totals[k] = totals.get(k, 0) + v
+        events.update(rep.get("events", {}))
+        shards += rep["campaign"]["shards"]
+        warnings |= set(rep.get("warnings", []))
+        unsupported |= set(rep.get("unsupported_ops", []))
+        for f in rep["findings"]:
+            have = by_key.get(f["key"])
+            if have is None:
+                by_key[f["key"]] = json.loads(json.dumps(f))
+                continue
+            have["count"] += f["count"]
+            have["games"] = sorted(set(have["games"]) | set(f["games"]))[:100]
+
+            def size(x: Mapping[str, Any]) -> tuple[int, int, int]:
+                ex = x["example"]
+                return (ex["steps"], ex["players"] or 0, ex["game"])
+
+            if size(f) < size(have):
+                keep = {"count": have["count"], "games": have["games"]}
+                by_key[f["key"]] = {**json.loads(json.dumps(f)), **keep}
+    findings = sorted(by_key.values(), key=lambda f: (f["rule"], f["key"]))
+    totals["findings"] = len(findings)
+    for i, f in enumerate(findings):
+        if f.get("scenario") and FIRST_DRAFT_ID + i <= LAST_DRAFT_ID:
+            f["scenario"]["id"] = f"cc-{FIRST_DRAFT_ID + i:04d}"
+        elif f.get("scenario"):
+            f["scenario"] = None
+        f["scenario_file"] = None
+    return {
+        **{
+            k: first[k]
+            for k in ("report", "version", "engine", "engine_argv", "reference_argv", "rulings")
+        },
+        "campaign": {
+            **first["campaign"],
+            "shards": sorted(shards, key=lambda s: (s["count"], s["index"])),
+        },
+        "totals": totals,
+        "events": dict(sorted(events.items())),
+        "findings": findings,
+        "interrupted": next((r["interrupted"] for r in reports if r.get("interrupted")), None),
+        "unsupported_ops": sorted(unsupported),
+        "warnings": sorted(warnings),
+    }
+
+
+def summary(report: Mapping[str, Any], catalogue: Catalogue | None = None) -> str:
+    """The end-of-run summary: totals, then findings grouped by rule ID."""
+    t = report["totals"]
+    camp = report["campaign"]
+    shards = ", ".join(f"{s['index']}/{s['count']}" for s in camp["shards"])
+    lines = [
+        f"fuzz: seed {camp['seed']}, shard(s) {shards}: {t['games']} games, {t['steps']} steps, "
+        f"{t['queries']} queries in {t['seconds']:.1f} s",
+        f"{t['divergences']} divergence(s), {t['findings']} finding(s)",
+    ]
+    if report.get("events"):
+        lines.insert(1, "accepted: " + ", ".join(f"{k} {v}" for k, v in report["events"].items()))
+    by_rule: dict[str, list[Mapping[str, Any]]] = {}
+    for f in report["findings"]:
+        by_rule.setdefault(f["rule"], []).append(f)
+    for rule, findings in sorted(by_rule.items()):
+        lines.append(f"  {rule}:")
+        for f in findings:
+            ex = f["example"]
+            where = f", draft {f['scenario_file']}" if f.get("scenario_file") else ""
+            lines.append(
+                f"    {f['op']} ({f['kind']}): {f['summary']} — {f['count']}x; smallest: game "
+                f"{ex['game']}, {ex['steps']} step(s){where}"
+            )
+    if report.get("interrupted"):
+        lines.append(f"interrupted by {report['interrupted']}: the games played so far")
+    for w in report.get("warnings", []):
+        lines.append(f"warning: {w}")
+    if report.get("unsupported_ops"):
+        lines.append("engine answered unsupported to: " + ", ".join(report["unsupported_ops"]))
+    return "\n".join(lines) + "\n"
