@@ -231,6 +231,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         ("--json", args.json),
         ("--junit", args.junit),
         ("--write-expectations", args.write_expectations),
+        ("--html", args.html),
     ]
     try:
         check_output_paths(outputs)
@@ -353,6 +354,7 @@ def _adapter_did_not_start(
     catalogue: Catalogue,
 ) -> int:
     """Report a run whose adapter never got through its handshake; exit 3."""
+    from conformance.html_report import write_html_report
     from conformance.report import write_json_report, write_junit_report
     from conformance.runner import unstarted_run
 
@@ -370,6 +372,7 @@ def _adapter_did_not_start(
             args.junit,
             lambda: write_junit_report(args.junit, dead, catalogue, strict=args.strict),
         ),
+        ("--html", args.html, lambda: write_html_report(args.html, dead, catalogue)),
     ]
     for failure in write_all([(option, path, job) for option, path, job in jobs if path]):
         print(f"error: {failure}", file=sys.stderr)
@@ -385,6 +388,7 @@ def _report_run(
     files are safe, and printing never raises on text the terminal cannot encode.
     """
     from conformance.expectations import write_expectations
+    from conformance.html_report import write_html_report
     from conformance.report import text_summary, write_json_report, write_junit_report
 
     listed: list[int] = []
@@ -395,6 +399,7 @@ def _report_run(
             args.junit,
             lambda: write_junit_report(args.junit, run, catalogue, strict=args.strict),
         ),
+        ("--html", args.html, lambda: write_html_report(args.html, run, catalogue)),
         (
             "--write-expectations",
             args.write_expectations,
@@ -602,6 +607,106 @@ def cmd_audit(args: argparse.Namespace) -> int:
     return EXIT_OK if result.ok else EXIT_FAILED
 
 
+def cmd_report(args: argparse.Namespace) -> int:
+    """Build the HTML/Markdown page, compare two runs (``diff``) or merge shards (``merge``)."""
+    from conformance.report_tools import ReportError
+
+    try:
+        if args.reports[:1] == ["diff"]:
+            return _report_diff(args)
+        if args.reports[:1] == ["merge"]:
+            return _report_merge(args)
+        return _report_page(args)
+    except ReportError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def _report_page(args: argparse.Namespace) -> int:
+    from conformance.html_report import render_html, render_markdown
+    from conformance.report import atomic_write_text
+    from conformance.report_tools import load_fuzz_report, load_report
+
+    if not args.reports:
+        raise UsageError("report: give at least one JSON run report")
+    if not (args.html or args.markdown):
+        raise UsageError("report: say what to write: --html FILE and/or --markdown FILE")
+    if args.output:
+        raise UsageError("report: -o is for 'report merge'; write pages with --html/--markdown")
+    try:
+        check_output_paths([("--html", args.html), ("--markdown", args.markdown)])
+    except OutputPathError as exc:
+        raise UsageError(str(exc)) from None
+    reports = [load_report(path) for path in args.reports]
+    fuzz = [load_fuzz_report(path) for path in args.fuzz or ()]
+    catalogue = _catalogue(args)
+    jobs = []
+    if args.html:
+        page = render_html(reports, catalogue, fuzz=fuzz, title=args.title)
+        jobs.append(("--html", args.html, lambda: atomic_write_text(args.html, page)))
+    if args.markdown:
+        digest = render_markdown(reports, catalogue, fuzz=fuzz)
+        jobs.append(("--markdown", args.markdown, lambda: atomic_write_text(args.markdown, digest)))
+    failures = write_all(jobs)
+    for failure in failures:
+        print(f"error: {failure}", file=sys.stderr)
+    for option, path, _job in jobs:
+        if not any(path in failure for failure in failures):
+            print(f"wrote {option[2:]} {path} ({len(reports)} report(s))")
+    return EXIT_USAGE if failures else EXIT_OK
+
+
+def _report_diff(args: argparse.Namespace) -> int:
+    from conformance.report_tools import diff_reports, diff_text, load_report
+
+    paths = args.reports[1:]
+    if len(paths) != 2:
+        raise UsageError("report diff: give exactly two reports, OLD.json NEW.json")
+    if args.html or args.markdown or args.output or args.fuzz:
+        raise UsageError("report diff takes no --html, --markdown, -o or --fuzz")
+    old, new = load_report(paths[0]), load_report(paths[1])
+    diff = diff_reports(old, new)
+    emit(diff_text(old, new, diff))
+    return EXIT_FAILED if diff.regressed else EXIT_OK
+
+
+def _report_merge(args: argparse.Namespace) -> int:
+    from conformance.report import atomic_write_text
+    from conformance.report_tools import (
+        load_fuzz_report,
+        load_report,
+        merge_fuzz_reports,
+        merge_reports,
+    )
+
+    paths = args.reports[1:]
+    if not args.output:
+        raise UsageError("report merge: say where to write the merged report: -o OUT.json")
+    if args.html or args.markdown:
+        raise UsageError("report merge writes JSON only; build the page from its output")
+    if paths and args.fuzz:
+        raise UsageError("report merge: merge run reports or fuzz reports (--fuzz), not both")
+    if not paths and not args.fuzz:
+        raise UsageError("report merge: give the reports to merge")
+    try:
+        check_output_paths([("-o", args.output)])
+    except OutputPathError as exc:
+        raise UsageError(str(exc)) from None
+    if args.fuzz:
+        merged = merge_fuzz_reports([load_fuzz_report(p) for p in args.fuzz])
+        what = f"{len(merged['findings'])} finding(s)"
+    else:
+        merged = merge_reports([load_report(p) for p in paths])
+        what = ", ".join(entry["line"] for entry in merged["badges"])
+    text = json.dumps(merged, indent=2, ensure_ascii=False) + "\n"
+    failures = write_all([("-o", args.output, lambda: atomic_write_text(args.output, text))])
+    for failure in failures:
+        print(f"error: {failure}", file=sys.stderr)
+    if failures:
+        return EXIT_USAGE
+    print(f"merged {len(paths or args.fuzz)} report(s) into {args.output}: {what}")
+    return EXIT_OK
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser (exposed for documentation and tests)."""
     parser = argparse.ArgumentParser(
@@ -642,6 +747,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     run.add_argument("--json", metavar="FILE", help="write a JSON report")
     run.add_argument("--junit", metavar="FILE", help="write a JUnit XML report")
+    run.add_argument(
+        "--html", metavar="FILE", help="write the HTML report page of this run (docs/reports.md)"
+    )
     run.add_argument("--expectations", metavar="FILE", help="expected failures of this engine")
     run.add_argument(
         "--write-expectations",
@@ -716,6 +824,30 @@ def build_parser() -> argparse.ArgumentParser:
         "--workers", type=int, default=0, metavar="N", help="processes (default: one per CPU)"
     )
     aud.set_defaults(func=cmd_audit)
+
+    rep = sub.add_parser(
+        "report",
+        help="HTML/Markdown page from JSON reports; 'report diff', 'report merge'",
+        description="report REPORT.json... --html FILE [--markdown FILE] [--fuzz FUZZ.json]: "
+        "one page for the runs of one or more engines. "
+        "report diff OLD.json NEW.json: what changed between two runs of one engine "
+        "(exit 1 on a new failure). "
+        "report merge REPORT.json... -o OUT.json: one report from the shards of one run "
+        "(fuzz reports merge likewise with --fuzz). See docs/reports.md.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    rep.add_argument(
+        "reports", nargs="*", metavar="REPORT.json", help="'diff' or 'merge', then report files"
+    )
+    rep.add_argument("--html", metavar="FILE", help="write the HTML page")
+    rep.add_argument("--markdown", metavar="FILE", help="write a Markdown digest")
+    rep.add_argument(
+        "--fuzz", action="append", metavar="FILE", help="a fuzz report to show (or merge)"
+    )
+    rep.add_argument("-o", "--output", metavar="FILE", help="report merge: the merged report")
+    rep.add_argument("--title", default="Carioca conformance", help="the page title")
+    rep.set_defaults(func=cmd_report)
 
     rec = sub.add_parser("record", help="write a draft scenario from an engine's answers")
     rec.add_argument("--setup", required=True, metavar="FILE")
