@@ -181,8 +181,10 @@ def _matrix(
         for case in report.cases:
             by_cell[(case["section"], column)].append(case)
     out = ['<div class="scroll"><table class="matrix" id="matrix">']
-    out.append('<caption class="muted">passed/graded cases per rule section; open a cell for '
-               "its cases</caption>")
+    out.append(
+        '<caption class="muted">passed/graded cases per rule section; open a cell for '
+        "its cases</caption>"
+    )
     out.append('<thead><tr><th scope="col">rule section</th>')
     out.extend(f'<th scope="col">{esc(label)}</th>' for label in labels)
     out.append("</tr></thead><tbody>")
@@ -275,7 +277,10 @@ def _disputes(
             if declared is None:
                 cell = '<span class="muted">not declared</span>'
             elif profile_option is not None and declared != profile_option:
-                cell = f'<span class="differs" title="differs from the profile">{esc(declared)} ≠</span>'
+                cell = (
+                    '<span class="differs" title="differs from the profile">'
+                    f"{esc(declared)} ≠</span>"
+                )
             else:
                 cell = esc(declared)
             cases = graded.get((point, column), [])
@@ -331,10 +336,7 @@ def _engines(reports: Sequence[LoadedReport], labels: Sequence[str]) -> list[str
         ("duration", [esc(f"{r.header.get('duration', 0)} s") for r in reports]),
         (
             "results",
-            [
-                esc(", ".join(f"{v} {k}" for k, v in r.doc["summary"].items() if v))
-                for r in reports
-            ],
+            [esc(", ".join(f"{v} {k}" for k, v in r.doc["summary"].items() if v)) for r in reports],
         ),
         ("badge", [f"<strong>{esc(', '.join(r.badge_lines))}</strong>" for r in reports]),
         ("report file", [f"<code>{esc(r.path)}</code>" for r in reports]),
@@ -406,8 +408,9 @@ _FINDING_TITLE = ("summary", "title", "message", "detail", "kind", "law", "rule"
 
 def _finding(finding: Mapping[str, Any]) -> str:
     title = next((finding[k] for k in _FINDING_TITLE if isinstance(finding.get(k), str)), None)
-    rules = finding.get("rules") or ([finding["rule"]] if isinstance(finding.get("rule"), str)
-                                     else [])
+    rules = finding.get("rules") or (
+        [finding["rule"]] if isinstance(finding.get("rule"), str) else []
+    )
     head = cards(title) if title is not None else esc("finding")
     if rules and isinstance(rules, list):
         head += f' <span class="muted">({esc(", ".join(str(r) for r in rules))})</span>'
@@ -415,7 +418,8 @@ def _finding(finding: Mapping[str, Any]) -> str:
     for key, value in finding.items():
         shown = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
         body.append(f"<dt>{esc(key)}</dt><dd><pre>{cards(shown)}</pre></dd>")
-    return f'<li><details><summary>{head}</summary><dl class="kv">{"".join(body)}</dl></details></li>'
+    listing = f'<dl class="kv">{"".join(body)}</dl>'
+    return f"<li><details><summary>{head}</summary>{listing}</details></li>"
 
 
 def _fuzz(fuzz: Sequence[LoadedReport]) -> list[str]:
@@ -470,7 +474,7 @@ def render_html(
         '<h2 id="matrix-h">Conformance matrix</h2>',
         *_matrix(reports, labels, catalogue),
         '<h2 id="disputes">Disputed points and house variants</h2>',
-        '<p class="muted">Each engine\'s declared option (≠: not the profile\'s), '
+        "<p class=\"muted\">Each engine's declared option (≠: not the profile's), "
         "and how its disputed cases were graded.</p>",
         *_disputes(reports, labels, catalogue),
         '<h2 id="engines">Engines and runs</h2>',
@@ -510,9 +514,7 @@ def render_markdown(
             text, _extra = _cell_text(counts)
             row.append(f"{mark[cell_class(counts)]} {text}")
         lines.append("| " + " | ".join(row) + " |")
-    lines.append(
-        "| **all** | " + " | ".join(md(", ".join(r.badge_lines)) for r in reports) + " |"
-    )
+    lines.append("| **all** | " + " | ".join(md(", ".join(r.badge_lines)) for r in reports) + " |")
     for label, report in zip(labels, reports, strict=True):
         failing = [c for c in report.cases if c["status"] in FAILING]
         differs = [

@@ -142,7 +142,10 @@ def test_the_matrix_shows_each_sections_counts_as_the_reports_say(
     rows = page.tables["matrix"]
     classes = page.cell_classes["matrix"]
     assert rows[0][1].startswith("fake 0.0.1 · argentine") and rows[0][2].startswith("bad<script>")
-    body = {row[0].split()[0]: (row[1:], cls[1:]) for row, cls in zip(rows[1:], classes[1:])}
+    body = {
+        row[0].split()[0]: (row[1:], cls[1:])
+        for row, cls in zip(rows[1:], classes[1:], strict=True)
+    }
     for column, doc in enumerate(docs):
         for section in {c["section"] for c in doc["cases"]}:
             cases = [c for c in doc["cases"] if c["section"] == section]
@@ -167,7 +170,7 @@ def test_a_failing_cell_holds_its_diff_and_every_cell_is_keyboard_reachable(
     score_row = next(r for r in page.tables["matrix"] if r[0].startswith("SCORE"))
     assert "expected 33" in score_row[2] and "actual 34" in score_row[2]
     assert "expected 33" not in score_row[1]
-    details = [a for t, a in page.tags if t == "details" and (a.get("id") or "").startswith("cell-")]
+    details = [a for t, a in page.tags if t == "details" and "cell-" in (a.get("id") or "")]
     summaries = [t for t, _a in page.tags if t == "summary"]
     assert len(details) == 6 and len(summaries) >= len(details)
     assert "summary:focus-visible" in page_text  # a visible focus ring for keyboard users
@@ -238,7 +241,7 @@ def test_fuzz_findings_are_shown(
     text = " ".join(" ".join(page.text).split())
     assert "1 finding" in text and "meld 10♥ 🃏 Q♥ accepted" in text and "MELD-RUN-3" in text
     (tmp_path / "not-fuzz.json").write_text('{"cases": []}')
-    with pytest.raises(ReportError, match="not-fuzz.json: not a fuzz report"):
+    with pytest.raises(ReportError, match=r"not-fuzz\.json: not a fuzz report"):
         load_fuzz_report(str(tmp_path / "not-fuzz.json"))
 
 
@@ -394,8 +397,17 @@ class DevTools:
         )
         argv = [*CHROMIUM_FLAGS, f"--user-data-dir={profile}", "--remote-debugging-pipe"]
         self.proc = subprocess.Popen(
-            [sys.executable, "-c", trampoline, str(child_in), str(child_out), browser, *argv,
-             "--window-size=1000,800", "about:blank"],
+            [
+                sys.executable,
+                "-c",
+                trampoline,
+                str(child_in),
+                str(child_out),
+                browser,
+                *argv,
+                "--window-size=1000,800",
+                "about:blank",
+            ],
             pass_fds=(child_in, child_out),
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
@@ -462,8 +474,14 @@ def test_chromium_renders_the_matrix_and_a_cell_opens_from_the_keyboard(
     # 1. --screenshot: the matrix is painted, pass cells green and fail cells red.
     shot = tmp_path / "shot.png"
     done = subprocess.run(
-        [browser, *CHROMIUM_FLAGS, f"--user-data-dir={tmp_path / 'profile-1'}",
-         f"--screenshot={shot}", "--window-size=1000,800", url],
+        [
+            browser,
+            *CHROMIUM_FLAGS,
+            f"--user-data-dir={tmp_path / 'profile-1'}",
+            f"--screenshot={shot}",
+            "--window-size=1000,800",
+            url,
+        ],
         capture_output=True,
         timeout=BROWSER_TIMEOUT,
         check=False,
@@ -483,12 +501,15 @@ def test_chromium_renders_the_matrix_and_a_cell_opens_from_the_keyboard(
         tools.wait_for("Page.loadEventFired")
 
         def evaluate(expression: str) -> Any:
-            answer = tools.send("Runtime.evaluate", session, expression=expression,
-                                returnByValue=True)
+            answer = tools.send(
+                "Runtime.evaluate", session, expression=expression, returnByValue=True
+            )
             return answer["result"].get("value")
 
-        cells = evaluate("[...document.querySelectorAll('#matrix td.cell')]"
-                         ".filter(c => c.getBoundingClientRect().width > 0).length")
+        cells = evaluate(
+            "[...document.querySelectorAll('#matrix td.cell')]"
+            ".filter(c => c.getBoundingClientRect().width > 0).length"
+        )
         assert cells == 6
         key = {"key": "Tab", "code": "Tab", "windowsVirtualKeyCode": 9}
         for _press in range(40):
@@ -503,9 +524,11 @@ def test_chromium_renders_the_matrix_and_a_cell_opens_from_the_keyboard(
         tools.send("Input.dispatchKeyEvent", session, type="keyDown", text="\r", **enter)
         tools.send("Input.dispatchKeyEvent", session, type="keyUp", **enter)
         assert evaluate("document.activeElement.parentElement.open") is True
-        shown = evaluate("(() => { const pre = document.activeElement.parentElement"
-                         ".querySelector('pre.diff'); const box = pre.getBoundingClientRect();"
-                         " return box.height > 0 ? pre.innerText : ''; })()")
+        shown = evaluate(
+            "(() => { const pre = document.activeElement.parentElement"
+            ".querySelector('pre.diff'); const box = pre.getBoundingClientRect();"
+            " return box.height > 0 ? pre.innerText : ''; })()"
+        )
         assert "expected rejected" in shown or "expected 33" in shown
         picture = tools.send("Page.captureScreenshot", session, format="png")
         opened = set(png_pixels(base64.b64decode(picture["data"])))
