@@ -264,6 +264,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     )
     if not chosen:
         raise UsageError("no scenario matches the selection")
+    whole = chosen
+    if args.shard:
+        chosen = shard_of(chosen, args.shard)
     options = RunOptions(
         profile=args.profile,
         timeout=args.timeout,
@@ -290,12 +293,12 @@ def cmd_run(args: argparse.Namespace) -> int:
         except EngineError as exc:
             signals.defer()
             progress.finish()
-            return _adapter_did_not_start(args, argv, chosen, options, exc, catalogue)
+            return _adapter_did_not_start(args, argv, chosen, options, exc, catalogue, whole=whole)
         finally:
             # Escaped processes of every session (the harness is their subreaper).
             kill_escaped(None)
         progress.finish()
-        run = replace(run, corpus_path=corpus_label(args))
+        run = _as_shard(args, replace(run, corpus_path=corpus_label(args)), whole, chosen)
         if args.properties and interrupted is None:
             try:
                 laws = check_properties(argv, options, seed=args.seed, deals=args.deals)
@@ -352,6 +355,8 @@ def _adapter_did_not_start(
     options: Any,
     exc: Any,
     catalogue: Catalogue,
+    *,
+    whole: Sequence[Scenario] = (),
 ) -> int:
     """Report a run whose adapter never got through its handshake; exit 3."""
     from conformance.html_report import write_html_report
@@ -362,8 +367,13 @@ def _adapter_did_not_start(
     if exc.stderr_tail:
         print(exc.stderr_tail.rstrip(), file=sys.stderr)
     # Reports are still written, complete: CI systems read them even on a dead adapter.
-    dead = replace(
-        unstarted_run(argv, chosen, options, exc, catalogue), corpus_path=corpus_label(args)
+    dead = _as_shard(
+        args,
+        replace(
+            unstarted_run(argv, chosen, options, exc, catalogue), corpus_path=corpus_label(args)
+        ),
+        whole,
+        chosen,
     )
     jobs = [
         ("--json", args.json, lambda: write_json_report(args.json, dead, catalogue)),
@@ -423,6 +433,41 @@ def _report_run(
     for failure in failures:
         print(f"error: {failure}", file=sys.stderr)
     return not failures
+
+
+def shard_of(chosen: Sequence[Scenario], shard: str) -> list[Scenario]:
+    """``run --shard K/N``: every N-th case of the selection by id, from the K-th (1-based).
+
+    Ids are stable across machines and file layouts, so N runs with ``1/N`` … ``N/N``
+    grade every selected case exactly once; the cases keep their corpus order.
+    """
+    parts = shard.split("/")
+    if len(parts) != 2 or not all(p.isdigit() for p in parts):
+        raise UsageError(f"--shard {shard}: expected K/N, for example 2/4")
+    k, n = int(parts[0]), int(parts[1])
+    if not 1 <= k <= n:
+        raise UsageError(f"--shard {shard}: K must be between 1 and N")
+    keep = {s.id for s in sorted(chosen, key=lambda s: s.id)[k - 1 :: n]}
+    if not keep:
+        raise UsageError(f"--shard {shard}: this shard of {len(chosen)} case(s) is empty")
+    return [s for s in chosen if s.id in keep]
+
+
+def _as_shard(
+    args: argparse.Namespace, run: Any, whole: Sequence[Scenario], chosen: Sequence[Scenario]
+) -> Any:
+    """A shard's run records the whole selection's digest, the shard, and a warning."""
+    if not getattr(args, "shard", None):
+        return run
+    from conformance.scenarios import corpus_digest
+
+    note = f"shard {args.shard}: {len(chosen)} of {len(whole)} selected case(s)"
+    return replace(
+        run,
+        corpus_digest=corpus_digest(whole),
+        shard=args.shard,
+        warnings=(*run.warnings, note),
+    )
 
 
 def counts_of(run: Any, status: str) -> int:
@@ -740,6 +785,12 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--profile", default="argentine")
     run.add_argument("--skip-broken", action="store_true", help="run despite broken scenarios")
     run.add_argument("--workers", type=int, default=1, metavar="N")
+    run.add_argument(
+        "--shard",
+        metavar="K/N",
+        help="grade only shard K of N of the selection (by id); the N reports merge with "
+        "'report merge' (docs/reports.md)",
+    )
     run.add_argument(
         "--fresh-process",
         action="store_true",

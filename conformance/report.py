@@ -152,6 +152,7 @@ def build_report(run: RunResult, catalogue: Catalogue | None = None) -> dict[str
             "corpus_version": CORPUS_VERSION,
             "corpus_digest": run.corpus_digest,
             "corpus_path": run.corpus_path,
+            **({"shard": run.shard} if run.shard else {}),
             "protocol_version": PROTOCOL_VERSION,
             "profile": run.profile,
             "adapter": list(run.argv),

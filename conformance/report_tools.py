@@ -11,6 +11,7 @@ merged with :func:`merge_fuzz_reports`.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
@@ -23,6 +24,8 @@ from conformance.validation import SchemaValidator
 
 #: The fuzz report schema, once ``carioca-conformance fuzz`` ships it (issue 14).
 FUZZ_SCHEMA_PATH = SCHEMA_PATH.parent / "fuzz-report.schema.json"
+#: The warning ``run --shard`` records (conformance/cli.py).
+_SHARD_NOTE = re.compile(r"shard [0-9]+/[0-9]+: [0-9]+ of [0-9]+ selected case")
 #: Statuses that fail a run whatever the options (README, exit codes).
 FAILING = frozenset({"fail", "error", "not_run"})
 
@@ -228,12 +231,15 @@ def merge_reports(reports: Sequence[LoadedReport]) -> dict[str, Any]:
     warnings: list[str] = []
     for report in reports:
         for warning in report.header.get("warnings", []):
-            if warning not in warnings:
+            # A shard's own "shard K/N: …" note does not describe the merged report.
+            if warning not in warnings and not _SHARD_NOTE.match(warning):
                 warnings.append(warning)
     versions = sorted({r.header["harness_version"] for r in reports})
     if len(versions) > 1:
         warnings.append(f"merged reports written by harness versions {', '.join(versions)}")
+    warnings.extend(_shard_warnings(reports))
     warnings.append(f"merged from {len(reports)} reports: {', '.join(r.path for r in reports)}")
+    header.pop("shard", None)
     header["warnings"] = warnings
     header["duration"] = round(sum(r.header.get("duration", 0) for r in reports), 3)
     starts = [r.header["started"] for r in reports if "started" in r.header]
@@ -260,6 +266,23 @@ def merge_reports(reports: Sequence[LoadedReport]) -> dict[str, Any]:
         "badges": badges(header["profile"], counts),
     }
     return merged
+
+
+def _shard_warnings(reports: Sequence[LoadedReport]) -> list[str]:
+    """Refuse shards of different splits; say which shards of the split are missing."""
+    shards = {r.path: r.header["shard"] for r in reports if r.header.get("shard")}
+    if not shards:
+        return []
+    counts = {shard.split("/")[1] for shard in shards.values()}
+    if len(counts) > 1:
+        listed = ", ".join(f"{path} is {shard}" for path, shard in shards.items())
+        raise ReportError(f"cannot merge shards of different splits: {listed}")
+    n = int(counts.pop())
+    have = {int(shard.split("/")[0]) for shard in shards.values()}
+    missing = [f"{k}/{n}" for k in range(1, n + 1) if k not in have]
+    if missing:
+        return [f"shard(s) {', '.join(missing)} missing: this report covers part of the run"]
+    return []
 
 
 def merge_fuzz_reports(reports: Sequence[LoadedReport]) -> dict[str, Any]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import json
+import shlex
 import sys
 from pathlib import Path
 from typing import Any
@@ -187,3 +188,37 @@ def test_diff_wants_two_reports(tmp_path: Path, capsys: pytest.CaptureFixture[st
     assert "exactly two reports" in capsys.readouterr().err
     assert main(["report", "diff", str(tmp_path / "a.json"), str(tmp_path / "b.json")]) == 2
     assert "a.json: cannot read the report" in capsys.readouterr().err
+
+
+def test_run_shards_merge_into_the_whole_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``run --shard K/N`` grades every case once over the N shards, each report carrying
+    the whole selection's digest, so that the shards merge into the unsharded run."""
+    adapter = shlex.join([*FAKE, "--wrong-penalty"])
+    common = ["--catalogue", str(DATA / "catalogue.json"), "run", str(DATA / "good")]
+    paths = []
+    for shard in ("1/2", "2/2", None):
+        path = tmp_path / f"{shard or 'all'}.json".replace("/", "of")
+        extra = ["--shard", shard] if shard else []
+        # Exit 1 where the shard holds the wrongly scored case, 0 elsewhere.
+        assert main([*common, "--adapter", adapter, "--json", str(path), "-q", *extra]) in (0, 1)
+        paths.append(path)
+    one, two, whole = (json.loads(p.read_text()) for p in paths)
+    assert one["header"]["shard"] == "1/2" and "shard" not in whole["header"]
+    assert len(one["cases"]) == 3 and len(two["cases"]) == 2
+    assert not {c["id"] for c in one["cases"]} & {c["id"] for c in two["cases"]}
+    digest = whole["header"]["corpus_digest"]
+    assert one["header"]["corpus_digest"] == two["header"]["corpus_digest"] == digest
+    out = tmp_path / "merged.json"
+    assert main(["report", "merge", str(paths[0]), str(paths[1]), "-o", str(out)]) == 0
+    merged = json.loads(out.read_text())
+    jsonschema.validate(merged, SCHEMA)
+    assert merged["summary"] == whole["summary"] and "shard" not in merged["header"]
+    assert not any(w.startswith("shard") for w in merged["header"]["warnings"])
+    # One shard alone merges, but says what is missing.
+    assert main(["report", "merge", str(paths[0]), "-o", str(out)]) == 0
+    assert "shard(s) 2/2 missing" in " ".join(json.loads(out.read_text())["header"]["warnings"])
+    capsys.readouterr()
+    assert main([*common, "--shard", "3/2"]) == 2
+    assert "--shard 3/2: K must be between 1 and N" in capsys.readouterr().err
