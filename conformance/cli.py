@@ -359,7 +359,6 @@ def _adapter_did_not_start(
     whole: Sequence[Scenario] = (),
 ) -> int:
     """Report a run whose adapter never got through its handshake; exit 3."""
-    from conformance.html_report import write_html_report
     from conformance.report import write_json_report, write_junit_report
     from conformance.runner import unstarted_run
 
@@ -382,7 +381,7 @@ def _adapter_did_not_start(
             args.junit,
             lambda: write_junit_report(args.junit, dead, catalogue, strict=args.strict),
         ),
-        ("--html", args.html, lambda: write_html_report(args.html, dead, catalogue)),
+        ("--html", args.html, lambda: _write_html(args.html, dead, catalogue)),
     ]
     for failure in write_all([(option, path, job) for option, path, job in jobs if path]):
         print(f"error: {failure}", file=sys.stderr)
@@ -398,7 +397,6 @@ def _report_run(
     files are safe, and printing never raises on text the terminal cannot encode.
     """
     from conformance.expectations import write_expectations
-    from conformance.html_report import write_html_report
     from conformance.report import text_summary, write_json_report, write_junit_report
 
     listed: list[int] = []
@@ -409,7 +407,7 @@ def _report_run(
             args.junit,
             lambda: write_junit_report(args.junit, run, catalogue, strict=args.strict),
         ),
-        ("--html", args.html, lambda: write_html_report(args.html, run, catalogue)),
+        ("--html", args.html, lambda: _write_html(args.html, run, catalogue)),
         (
             "--write-expectations",
             args.write_expectations,
@@ -468,6 +466,13 @@ def _as_shard(
         shard=args.shard,
         warnings=(*run.warnings, note),
     )
+
+
+def _write_html(path: str, run: Any, catalogue: Catalogue) -> None:
+    """``run --html``; the page's module is imported only when a page is asked for."""
+    from conformance.html_report import write_html_report
+
+    write_html_report(path, run, catalogue)
 
 
 def counts_of(run: Any, status: str) -> int:

@@ -55,6 +55,7 @@ nav a { margin-right: 1rem; }
 a { color: #1a4fa0; }
 .scroll { overflow-x: auto; -webkit-overflow-scrolling: touch; max-width: 100%; }
 table { border-collapse: collapse; }
+caption { text-align: left; padding: .2rem 0; }
 th, td { border: 1px solid #c8c8c8; padding: .3rem .5rem; vertical-align: top;
   text-align: left; }
 thead th { background: #f0f0f0; }

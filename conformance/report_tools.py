@@ -98,6 +98,15 @@ def _pointer(path: Sequence[Any]) -> str:
     return "/" + "/".join(str(part) for part in path)
 
 
+#: Longest schema message quoted: python-jsonschema repeats the offending value, which for
+#: a report that is not an object at all would be the whole file.
+_MESSAGE_CHARS = 300
+
+
+def _short(message: str) -> str:
+    return message if len(message) <= _MESSAGE_CHARS else message[:_MESSAGE_CHARS] + "…"
+
+
 def load_report(path: str) -> LoadedReport:
     """Read and validate a JSON run report.
 
@@ -111,7 +120,7 @@ def load_report(path: str) -> LoadedReport:
     if error is not None:
         raise ReportError(
             f"{path}: not a carioca-conformance run report (format {REPORT_FORMAT}): "
-            f"at {_pointer(error.absolute_path)}: {error.message}"
+            f"at {_pointer(error.absolute_path)}: {_short(error.message)}"
         )
     return LoadedReport(path, doc)
 
@@ -129,7 +138,8 @@ def load_fuzz_report(path: str) -> LoadedReport:
         error = _validator(FUZZ_SCHEMA_PATH).best_error(doc)
         if error is not None:
             raise ReportError(
-                f"{path}: not a fuzz report: at {_pointer(error.absolute_path)}: {error.message}"
+                f"{path}: not a fuzz report: at {_pointer(error.absolute_path)}: "
+                f"{_short(error.message)}"
             )
     elif not isinstance(doc, dict) or not isinstance(doc.get("findings"), list):
         raise ReportError(f"{path}: not a fuzz report: no top-level list 'findings'")

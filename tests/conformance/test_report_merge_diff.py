@@ -222,3 +222,15 @@ def test_run_shards_merge_into_the_whole_run(
     capsys.readouterr()
     assert main([*common, "--shard", "3/2"]) == 2
     assert "--shard 3/2: K must be between 1 and N" in capsys.readouterr().err
+
+
+def test_a_file_that_is_not_a_report_is_named_in_one_short_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "list.json"
+    path.write_text(json.dumps([{"case": i} for i in range(2000)]))
+    out = str(tmp_path / "p.html")
+    assert main(["report", str(path), "--html", out]) == 2
+    err = capsys.readouterr().err
+    assert "list.json: not a carioca-conformance run report (format 1): at /:" in err
+    assert len(err) < 500
