@@ -415,6 +415,8 @@ def _finding(finding: Mapping[str, Any]) -> str:
     head = cards(title) if title is not None else esc("finding")
     if rules and isinstance(rules, list):
         head += f' <span class="muted">({esc(", ".join(str(r) for r in rules))})</span>'
+    if isinstance(finding.get("count"), int):
+        head += f' <span class="muted">×{finding["count"]}</span>'
     body = []
     for key, value in finding.items():
         shown = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
@@ -433,6 +435,14 @@ def _fuzz(fuzz: Sequence[LoadedReport]) -> list[str]:
             f"<h3><code>{esc(report.path)}</code>: {len(findings)} finding"
             f"{'' if len(findings) == 1 else 's'}</h3>"
         )
+        engine = report.doc.get("engine")
+        if isinstance(engine, dict) and isinstance(engine.get("implementation"), dict):
+            impl = engine["implementation"]
+            out.append(f"<p>engine {esc(impl.get('name', '?'))} {esc(impl.get('version', ''))}</p>")
+        totals = report.doc.get("totals")
+        if isinstance(totals, dict):
+            shown = ", ".join(f"{esc(k)} {esc(v)}" for k, v in totals.items())
+            out.append(f'<p class="muted">{shown}</p>')
         if findings:
             out.append(f'<ul class="findings">{"".join(_finding(f) for f in findings)}</ul>')
         else:

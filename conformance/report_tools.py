@@ -10,6 +10,7 @@ merged with :func:`merge_fuzz_reports`.
 
 from __future__ import annotations
 
+import importlib
 import json
 import re
 from collections.abc import Mapping, Sequence
@@ -295,14 +296,31 @@ def _shard_warnings(reports: Sequence[LoadedReport]) -> list[str]:
     return []
 
 
-def merge_fuzz_reports(reports: Sequence[LoadedReport]) -> dict[str, Any]:
-    """One fuzz report from several fuzz shards: the first's fields, every finding once.
+def _fuzz_module_merge() -> Any:
+    """``conformance.fuzz.merge_reports`` when the fuzz command is installed (issue 14):
+    it knows the campaign (totals add up, findings merge by key, smallest example kept)."""
+    try:
+        module = importlib.import_module("conformance.fuzz")
+    except ImportError:
+        return None
+    return getattr(module, "merge_reports", None)
 
-    Findings are compared as whole JSON objects; the same finding from two shards is
-    kept once.
+
+def merge_fuzz_reports(reports: Sequence[LoadedReport]) -> dict[str, Any]:
+    """One fuzz report from several fuzz shards.
+
+    With the fuzz command's own merge (``conformance.fuzz.merge_reports``) that merge is
+    used. Without it: the first report's fields, and every finding once (findings are
+    compared as whole JSON objects).
     """
     if not reports:
         raise ReportError("nothing to merge")
+    campaign_merge = _fuzz_module_merge()
+    if campaign_merge is not None:
+        try:
+            return dict(campaign_merge([r.doc for r in reports]))
+        except Exception as exc:  # the fuzz module's own refusal (FuzzError): say it
+            raise ReportError(f"cannot merge the fuzz reports: {exc}") from None
     merged = dict(reports[0].doc)
     findings: list[Any] = []
     seen: set[str] = set()

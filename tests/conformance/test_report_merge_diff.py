@@ -136,7 +136,11 @@ def test_merge_refuses_other_engines_digests_and_conflicting_results(
     assert "cannot merge" in capsys.readouterr().err and not out.exists()
 
 
-def test_fuzz_shards_merge_keeping_each_finding_once(tmp_path: Path) -> None:
+def test_fuzz_shards_merge_keeping_each_finding_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Without the fuzz command's own merge (issue 14), the generic one.
+    monkeypatch.setattr("conformance.report_tools._fuzz_module_merge", lambda: None)
     one = {"findings": [{"seed": 1, "summary": "x"}, {"seed": 2, "summary": "y"}]}
     two = {"findings": [{"seed": 2, "summary": "y"}, {"seed": 3, "summary": "z"}]}
     merged = merge_fuzz_reports([LoadedReport("1", one), LoadedReport("2", two)])
@@ -234,3 +238,20 @@ def test_a_file_that_is_not_a_report_is_named_in_one_short_line(
     err = capsys.readouterr().err
     assert "list.json: not a carioca-conformance run report (format 1): at /:" in err
     assert len(err) < 500
+
+
+def test_fuzz_merge_defers_to_the_fuzz_commands_own_merge(monkeypatch: pytest.MonkeyPatch) -> None:
+    seen: list[Any] = []
+
+    def campaign_merge(docs: list[Any]) -> dict[str, Any]:
+        seen.append(docs)
+        if len(docs) > 2:
+            raise ValueError("campaign seed differs")
+        return {"findings": [], "totals": {"findings": 0}}
+
+    monkeypatch.setattr("conformance.report_tools._fuzz_module_merge", lambda: campaign_merge)
+    shards = [LoadedReport(str(i), {"findings": [{"seed": i}]}) for i in range(3)]
+    assert merge_fuzz_reports(shards[:2]) == {"findings": [], "totals": {"findings": 0}}
+    assert seen[0] == [{"findings": [{"seed": 0}]}, {"findings": [{"seed": 1}]}]
+    with pytest.raises(ReportError, match="cannot merge the fuzz reports: campaign seed differs"):
+        merge_fuzz_reports(shards)
