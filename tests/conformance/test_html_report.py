@@ -296,6 +296,16 @@ def test_run_html_writes_the_page_of_that_run(tmp_path: Path) -> None:
     assert score[1].startswith("0/1") and "expected 33" in score[1]
 
 
+def test_run_html_is_written_even_when_the_adapter_never_starts(tmp_path: Path) -> None:
+    page = tmp_path / "dead.html"
+    adapter = shlex.join([sys.executable, "-c", "import sys; sys.exit(3)"])
+    assert main([*CAT, "run", str(DATA / "good"), "--adapter", adapter, "--html", str(page)]) == 3
+    parsed = parse(page.read_text(encoding="utf-8"))
+    rows = {r[0]: r[1:] for r in parsed.tables["engines-table"][1:]}
+    assert "adapter did not start" in rows and rows["implementation"] == ["unknown engine"]
+    assert parsed.tables["matrix"][-1][1:] == ["argentine 0/5"]
+
+
 def test_reports_without_the_badge_field_still_render(
     docs: tuple[dict[str, Any], dict[str, Any]],
 ) -> None:
