@@ -884,12 +884,15 @@ def build_parser() -> argparse.ArgumentParser:
     rep = sub.add_parser(
         "report",
         help="HTML/Markdown page from JSON reports; 'report diff', 'report merge'",
-        description="report REPORT.json... --html FILE [--markdown FILE] [--fuzz FUZZ.json]: "
-        "one page for the runs of one or more engines. "
-        "report diff OLD.json NEW.json: what changed between two runs of one engine "
-        "(exit 1 on a new failure). "
-        "report merge REPORT.json... -o OUT.json: one report from the shards of one run "
-        "(fuzz reports merge likewise with --fuzz). See docs/reports.md.",
+        description="report REPORT.json... --html FILE [--markdown FILE] [--fuzz FUZZ.json]\n"
+        "  one page for the runs of one or more engines\n"
+        "report diff OLD.json NEW.json\n"
+        "  what changed between two runs of one engine; exit 1 on a new failure\n"
+        "report merge REPORT.json... -o OUT.json\n"
+        "  one report from the shards of one run (run --shard K/N)\n"
+        "report merge --fuzz F1.json --fuzz F2.json -o OUT.json\n"
+        "  one fuzz report from fuzz shards\n"
+        "See docs/reports.md.",
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
