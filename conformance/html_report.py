@@ -80,6 +80,7 @@ pre { white-space: pre-wrap; word-break: break-word; margin: .2rem 0; padding: .
 .card { white-space: nowrap; }
 .red { color: #c40000; }
 .differs { font-weight: 700; }
+.warning { background: #fbeebb; padding: .3rem .5rem; }
 .muted { color: #555; }
 dl.kv { display: grid; grid-template-columns: max-content 1fr; gap: .1rem .8rem; }
 dl.kv dt { font-weight: 600; }
@@ -450,6 +451,17 @@ def _fuzz(fuzz: Sequence[LoadedReport]) -> list[str]:
     return out
 
 
+def _corpus_note(reports: Sequence[LoadedReport]) -> list[str]:
+    """A warning when the runs graded different corpora: their cells are not like for like."""
+    digests = sorted({str(r.header.get("corpus_digest") or "-") for r in reports})
+    if len(digests) < 2:
+        return []
+    return [
+        f'<p class="warning"><strong>These runs graded different corpora</strong> (digests '
+        f"{esc(', '.join(digests))}): a cell of one column may hold cases another lacks.</p>"
+    ]
+
+
 def render_html(
     reports: Sequence[LoadedReport],
     catalogue: Catalogue | None = None,
@@ -481,6 +493,7 @@ def render_html(
         f'<p class="muted">carioca-conformance {esc(__version__)}: '
         f"{len(reports)} engine run{'' if len(reports) == 1 else 's'}; "
         f"{esc('; '.join(line for r in reports for line in r.badge_lines))}</p>",
+        *_corpus_note(reports),
         f"<nav>{''.join(nav)}</nav></header><main>",
         '<h2 id="matrix-h">Conformance matrix</h2>',
         *_matrix(reports, labels, catalogue),

@@ -229,6 +229,11 @@ def test_the_engines_table_shows_handshakes_and_versions(
     assert rows["harness"] == [docs[0]["header"]["harness_version"]] * 2
     assert rows["protocol (harness)"] == ["1", "1"]
     assert rows["badge"] == ["argentine 5/5", "argentine 3/5"]
+    assert "different corpora" not in " ".join(page.text)
+    moved = copy.deepcopy(docs[1])
+    moved["header"]["corpus_digest"] = "feedfacefeedface"
+    page = parse(render_html(loaded((docs[0], moved)), CATALOGUE))
+    assert "These runs graded different corpora" in " ".join(page.text)
 
 
 def test_fuzz_findings_are_shown(
