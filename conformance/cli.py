@@ -252,6 +252,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         ("--json", args.json),
         ("--junit", args.junit),
         ("--write-expectations", args.write_expectations),
+        ("--html", args.html),
     ]
     try:
         check_output_paths(outputs)
@@ -284,6 +285,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     )
     if not chosen:
         raise UsageError("no scenario matches the selection")
+    whole = chosen
+    if args.shard:
+        chosen = shard_of(chosen, args.shard)
     options = RunOptions(
         profile=args.profile,
         timeout=args.timeout,
@@ -310,12 +314,12 @@ def cmd_run(args: argparse.Namespace) -> int:
         except EngineError as exc:
             signals.defer()
             progress.finish()
-            return _adapter_did_not_start(args, argv, chosen, options, exc, catalogue)
+            return _adapter_did_not_start(args, argv, chosen, options, exc, catalogue, whole=whole)
         finally:
             # Escaped processes of every session (the harness is their subreaper).
             kill_escaped(None)
         progress.finish()
-        run = replace(run, corpus_path=corpus_label(args))
+        run = _as_shard(args, replace(run, corpus_path=corpus_label(args)), whole, chosen)
         why = ""
         lacking = run.handshake is not None and args.profile not in run.handshake.profiles
         if lacking:
@@ -382,6 +386,8 @@ def _adapter_did_not_start(
     options: Any,
     exc: Any,
     catalogue: Catalogue,
+    *,
+    whole: Sequence[Scenario] = (),
 ) -> int:
     """Report a run whose adapter never got through its handshake; exit 3."""
     from conformance.report import write_json_report, write_junit_report
@@ -391,8 +397,13 @@ def _adapter_did_not_start(
     if exc.stderr_tail:
         print(exc.stderr_tail.rstrip(), file=sys.stderr)
     # Reports are still written, complete: CI systems read them even on a dead adapter.
-    dead = replace(
-        unstarted_run(argv, chosen, options, exc, catalogue), corpus_path=corpus_label(args)
+    dead = _as_shard(
+        args,
+        replace(
+            unstarted_run(argv, chosen, options, exc, catalogue), corpus_path=corpus_label(args)
+        ),
+        whole,
+        chosen,
     )
     jobs = [
         ("--json", args.json, lambda: write_json_report(args.json, dead, catalogue)),
@@ -401,6 +412,7 @@ def _adapter_did_not_start(
             args.junit,
             lambda: write_junit_report(args.junit, dead, catalogue, strict=args.strict),
         ),
+        ("--html", args.html, lambda: _write_html(args.html, dead, catalogue)),
     ]
     for failure in write_all([(option, path, job) for option, path, job in jobs if path]):
         print(f"error: {failure}", file=sys.stderr)
@@ -426,6 +438,7 @@ def _report_run(
             args.junit,
             lambda: write_junit_report(args.junit, run, catalogue, strict=args.strict),
         ),
+        ("--html", args.html, lambda: _write_html(args.html, run, catalogue)),
         (
             "--write-expectations",
             args.write_expectations,
@@ -449,6 +462,48 @@ def _report_run(
     for failure in failures:
         print(f"error: {failure}", file=sys.stderr)
     return not failures
+
+
+def shard_of(chosen: Sequence[Scenario], shard: str) -> list[Scenario]:
+    """``run --shard K/N``: every N-th case of the selection by id, from the K-th (1-based).
+
+    Ids are stable across machines and file layouts, so N runs with ``1/N`` … ``N/N``
+    grade every selected case exactly once; the cases keep their corpus order.
+    """
+    parts = shard.split("/")
+    if len(parts) != 2 or not all(p.isdigit() for p in parts):
+        raise UsageError(f"--shard {shard}: expected K/N, for example 2/4")
+    k, n = int(parts[0]), int(parts[1])
+    if not 1 <= k <= n:
+        raise UsageError(f"--shard {shard}: K must be between 1 and N")
+    keep = {s.id for s in sorted(chosen, key=lambda s: s.id)[k - 1 :: n]}
+    if not keep:
+        raise UsageError(f"--shard {shard}: this shard of {len(chosen)} case(s) is empty")
+    return [s for s in chosen if s.id in keep]
+
+
+def _as_shard(
+    args: argparse.Namespace, run: Any, whole: Sequence[Scenario], chosen: Sequence[Scenario]
+) -> Any:
+    """A shard's run records the whole selection's digest, the shard, and a warning."""
+    if not getattr(args, "shard", None):
+        return run
+    from conformance.scenarios import corpus_digest
+
+    note = f"shard {args.shard}: {len(chosen)} of {len(whole)} selected case(s)"
+    return replace(
+        run,
+        corpus_digest=corpus_digest(whole),
+        shard=args.shard,
+        warnings=(*run.warnings, note),
+    )
+
+
+def _write_html(path: str, run: Any, catalogue: Catalogue) -> None:
+    """``run --html``; the page's module is imported only when a page is asked for."""
+    from conformance.html_report import write_html_report
+
+    write_html_report(path, run, catalogue)
 
 
 def counts_of(run: Any, status: str) -> int:
@@ -705,6 +760,106 @@ def cmd_audit(args: argparse.Namespace) -> int:
     return EXIT_OK if result.ok else EXIT_FAILED
 
 
+def cmd_report(args: argparse.Namespace) -> int:
+    """Build the HTML/Markdown page, compare two runs (``diff``) or merge shards (``merge``)."""
+    from conformance.report_tools import ReportError
+
+    try:
+        if args.reports[:1] == ["diff"]:
+            return _report_diff(args)
+        if args.reports[:1] == ["merge"]:
+            return _report_merge(args)
+        return _report_page(args)
+    except ReportError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def _report_page(args: argparse.Namespace) -> int:
+    from conformance.html_report import render_html, render_markdown
+    from conformance.report import atomic_write_text
+    from conformance.report_tools import load_fuzz_report, load_report
+
+    if not args.reports:
+        raise UsageError("report: give at least one JSON run report")
+    if not (args.html or args.markdown):
+        raise UsageError("report: say what to write: --html FILE and/or --markdown FILE")
+    if args.output:
+        raise UsageError("report: -o is for 'report merge'; write pages with --html/--markdown")
+    try:
+        check_output_paths([("--html", args.html), ("--markdown", args.markdown)])
+    except OutputPathError as exc:
+        raise UsageError(str(exc)) from None
+    reports = [load_report(path) for path in args.reports]
+    fuzz = [load_fuzz_report(path) for path in args.fuzz or ()]
+    catalogue = _catalogue(args)
+    jobs = []
+    if args.html:
+        page = render_html(reports, catalogue, fuzz=fuzz, title=args.title)
+        jobs.append(("--html", args.html, lambda: atomic_write_text(args.html, page)))
+    if args.markdown:
+        digest = render_markdown(reports, catalogue, fuzz=fuzz)
+        jobs.append(("--markdown", args.markdown, lambda: atomic_write_text(args.markdown, digest)))
+    failures = write_all(jobs)
+    for failure in failures:
+        print(f"error: {failure}", file=sys.stderr)
+    for option, path, _job in jobs:
+        if not any(path in failure for failure in failures):
+            print(f"wrote {option[2:]} {path} ({len(reports)} report(s))")
+    return EXIT_USAGE if failures else EXIT_OK
+
+
+def _report_diff(args: argparse.Namespace) -> int:
+    from conformance.report_tools import diff_reports, diff_text, load_report
+
+    paths = args.reports[1:]
+    if len(paths) != 2:
+        raise UsageError("report diff: give exactly two reports, OLD.json NEW.json")
+    if args.html or args.markdown or args.output or args.fuzz:
+        raise UsageError("report diff takes no --html, --markdown, -o or --fuzz")
+    old, new = load_report(paths[0]), load_report(paths[1])
+    diff = diff_reports(old, new)
+    emit(diff_text(old, new, diff))
+    return EXIT_FAILED if diff.regressed else EXIT_OK
+
+
+def _report_merge(args: argparse.Namespace) -> int:
+    from conformance.report import atomic_write_text
+    from conformance.report_tools import (
+        load_fuzz_report,
+        load_report,
+        merge_fuzz_reports,
+        merge_reports,
+    )
+
+    paths = args.reports[1:]
+    if not args.output:
+        raise UsageError("report merge: say where to write the merged report: -o OUT.json")
+    if args.html or args.markdown:
+        raise UsageError("report merge writes JSON only; build the page from its output")
+    if paths and args.fuzz:
+        raise UsageError("report merge: merge run reports or fuzz reports (--fuzz), not both")
+    if not paths and not args.fuzz:
+        raise UsageError("report merge: give the reports to merge")
+    try:
+        check_output_paths([("-o", args.output)])
+    except OutputPathError as exc:
+        raise UsageError(str(exc)) from None
+    if args.fuzz:
+        merged = merge_fuzz_reports([load_fuzz_report(p) for p in args.fuzz])
+        what = f"{len(merged['findings'])} finding(s)"
+    else:
+        merged = merge_reports([load_report(p) for p in paths])
+        what = ", ".join(entry["line"] for entry in merged["badges"])
+    text = json.dumps(merged, indent=2, ensure_ascii=False) + "\n"
+    failures = write_all([("-o", args.output, lambda: atomic_write_text(args.output, text))])
+    for failure in failures:
+        print(f"error: {failure}", file=sys.stderr)
+    if failures:
+        return EXIT_USAGE
+    print(f"merged {len(paths or args.fuzz)} report(s) into {args.output}: {what}")
+    return EXIT_OK
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser (exposed for documentation and tests)."""
     parser = argparse.ArgumentParser(
@@ -739,12 +894,21 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--skip-broken", action="store_true", help="run despite broken scenarios")
     run.add_argument("--workers", type=int, default=1, metavar="N")
     run.add_argument(
+        "--shard",
+        metavar="K/N",
+        help="grade only shard K of N of the selection (by id); the N reports merge with "
+        "'report merge' (docs/reports.md)",
+    )
+    run.add_argument(
         "--fresh-process",
         action="store_true",
         help="start a new adapter process for every case (slower; isolates cases)",
     )
     run.add_argument("--json", metavar="FILE", help="write a JSON report")
     run.add_argument("--junit", metavar="FILE", help="write a JUnit XML report")
+    run.add_argument(
+        "--html", metavar="FILE", help="write the HTML report page of this run (docs/reports.md)"
+    )
     run.add_argument("--expectations", metavar="FILE", help="expected failures of this engine")
     run.add_argument(
         "--write-expectations",
@@ -830,6 +994,33 @@ def build_parser() -> argparse.ArgumentParser:
         "--workers", type=int, default=0, metavar="N", help="processes (default: one per CPU)"
     )
     aud.set_defaults(func=cmd_audit)
+
+    rep = sub.add_parser(
+        "report",
+        help="HTML/Markdown page from JSON reports; 'report diff', 'report merge'",
+        description="report REPORT.json... --html FILE [--markdown FILE] [--fuzz FUZZ.json]\n"
+        "  one page for the runs of one or more engines\n"
+        "report diff OLD.json NEW.json\n"
+        "  what changed between two runs of one engine; exit 1 on a new failure\n"
+        "report merge REPORT.json... -o OUT.json\n"
+        "  one report from the shards of one run (run --shard K/N)\n"
+        "report merge --fuzz F1.json --fuzz F2.json -o OUT.json\n"
+        "  one fuzz report from fuzz shards\n"
+        "See docs/reports.md.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    rep.add_argument(
+        "reports", nargs="*", metavar="REPORT.json", help="'diff' or 'merge', then report files"
+    )
+    rep.add_argument("--html", metavar="FILE", help="write the HTML page")
+    rep.add_argument("--markdown", metavar="FILE", help="write a Markdown digest")
+    rep.add_argument(
+        "--fuzz", action="append", metavar="FILE", help="a fuzz report to show (or merge)"
+    )
+    rep.add_argument("-o", "--output", metavar="FILE", help="report merge: the merged report")
+    rep.add_argument("--title", default="Carioca conformance", help="the page title")
+    rep.set_defaults(func=cmd_report)
 
     rec = sub.add_parser("record", help="write a draft scenario from an engine's answers")
     rec.add_argument("--setup", required=True, metavar="FILE")

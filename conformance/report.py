@@ -152,6 +152,7 @@ def build_report(run: RunResult, catalogue: Catalogue | None = None) -> dict[str
             "corpus_version": CORPUS_VERSION,
             "corpus_digest": run.corpus_digest,
             "corpus_path": run.corpus_path,
+            **({"shard": run.shard} if run.shard else {}),
             "protocol_version": PROTOCOL_VERSION,
             "profile": run.profile,
             "adapter": list(run.argv),
@@ -178,7 +179,30 @@ def build_report(run: RunResult, catalogue: Catalogue | None = None) -> dict[str
         ],
         "disputes": disputes,
         "summary": dict(run.counts),
+        "badges": badges(run.profile, run.counts),
     }
+
+
+def badges(profile: str, counts: Mapping[str, int]) -> list[dict[str, Any]]:
+    """The badge-ready summary, one entry per profile (a run has one profile today).
+
+    ``passed`` counts ``pass`` and ``xpass``; ``graded`` is every case but the
+    ``unsupported`` ones (a capability or interface reading the engine does not claim is
+    not a failure: README, "Interface choices"). ``line`` is what a badge shows:
+    ``argentine 212/244``.
+    """
+    total = counts.get("total", sum(v for k, v in counts.items() if k != "total"))
+    passed = counts.get("pass", 0) + counts.get("xpass", 0)
+    graded = total - counts.get("unsupported", 0)
+    return [
+        {
+            "profile": profile,
+            "passed": passed,
+            "graded": graded,
+            "total": total,
+            "line": f"{profile} {passed}/{graded}",
+        }
+    ]
 
 
 def write_json_report(path: Path | str, run: RunResult, catalogue: Catalogue | None) -> None:

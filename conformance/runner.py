@@ -117,6 +117,9 @@ class RunResult:
     corpus_digest: str = ""
     #: Where the scenarios were read from (a checkout's ``scenarios/`` or the installed copy).
     corpus_path: str = ""
+    #: ``K/N`` when the run graded shard K of N of the selection (``run --shard``); the
+    #: digest is then the whole selection's, so that the shards' reports merge.
+    shard: str = ""
 
 
 class _Unsupported(Exception):

@@ -1,0 +1,257 @@
+"""``report merge`` and ``report diff``, and the badge line of the JSON report.
+
+The reports are real runs of the fake engine over tests/conformance/data/good; shards
+are made by splitting one run's cases, as workers or CI shards would grade them.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import shlex
+import sys
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+
+from conformance.catalogue import load_catalogue
+from conformance.cli import main
+from conformance.report import SCHEMA_PATH, badges, build_report
+from conformance.report_tools import (
+    LoadedReport,
+    ReportError,
+    count_cases,
+    diff_reports,
+    load_report,
+    merge_fuzz_reports,
+    merge_reports,
+)
+from conformance.runner import RunOptions, run_scenarios
+from conformance.scenarios import load_corpus
+
+DATA = Path(__file__).parent / "data"
+FAKE = [sys.executable, str(DATA / "fake_engine.py")]
+CATALOGUE = load_catalogue(DATA / "catalogue.json")
+SCHEMA = json.loads(SCHEMA_PATH.read_text())
+
+
+def _run(*flags: str) -> dict[str, Any]:
+    scenarios = load_corpus([DATA / "good"], catalogue=CATALOGUE).scenarios
+    run = run_scenarios([*FAKE, *flags], scenarios, RunOptions(timeout=5.0), catalogue=CATALOGUE)
+    return build_report(run, CATALOGUE)
+
+
+@pytest.fixture(scope="module")
+def good() -> dict[str, Any]:
+    return _run()
+
+
+@pytest.fixture(scope="module")
+def bad() -> dict[str, Any]:
+    return _run("--wrong-penalty")
+
+
+def shard(doc: dict[str, Any], ids: set[str]) -> dict[str, Any]:
+    """The report a shard grading only ``ids`` would have written."""
+    part = copy.deepcopy(doc)
+    part["cases"] = [c for c in part["cases"] if c["id"] in ids]
+    part["summary"] = count_cases(part["cases"])
+    part["badges"] = badges(part["header"]["profile"], part["summary"])
+    return part
+
+
+def write(folder: Path, name: str, doc: dict[str, Any]) -> str:
+    path = folder / name
+    path.write_text(json.dumps(doc, ensure_ascii=False), encoding="utf-8")
+    return str(path)
+
+
+def test_the_json_report_carries_a_badge_line_per_profile(bad: dict[str, Any]) -> None:
+    jsonschema.validate(bad, SCHEMA)
+    assert bad["badges"] == [
+        {"profile": "argentine", "passed": 4, "graded": 5, "total": 5, "line": "argentine 4/5"}
+    ]
+
+
+def test_unsupported_cases_are_not_graded_and_xpass_counts_as_passed() -> None:
+    counts = {"pass": 7, "fail": 1, "unsupported": 2, "xpass": 1, "xfail": 1, "total": 12}
+    (badge,) = badges("chilean", counts)
+    assert badge["line"] == "chilean 8/10" and badge["total"] == 12
+
+
+def test_reports_written_before_the_badge_field_still_load(
+    bad: dict[str, Any], tmp_path: Path
+) -> None:
+    old = copy.deepcopy(bad)
+    del old["badges"]
+    assert load_report(write(tmp_path, "old.json", old)).badge_lines == ["argentine 4/5"]
+
+
+def test_shards_merge_into_the_whole_run(
+    bad: dict[str, Any], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    ids = [c["id"] for c in bad["cases"]]
+    first = write(tmp_path, "a.json", shard(bad, set(ids[:2])))
+    second = write(tmp_path, "b.json", shard(bad, set(ids[2:])))
+    out = tmp_path / "merged.json"
+    assert main(["report", "merge", first, second, "-o", str(out)]) == 0
+    assert "argentine 4/5" in capsys.readouterr().out
+    merged = json.loads(out.read_text())
+    jsonschema.validate(merged, SCHEMA)
+    assert sorted(c["id"] for c in merged["cases"]) == sorted(ids)
+    assert merged["summary"] == bad["summary"] and merged["badges"] == bad["badges"]
+    assert any("merged from 2 reports" in w for w in merged["header"]["warnings"])
+
+
+def test_a_graded_case_replaces_the_same_case_not_run_elsewhere(bad: dict[str, Any]) -> None:
+    interrupted = copy.deepcopy(bad)
+    for case in interrupted["cases"]:
+        case["status"] = "not_run"
+    merged = merge_reports([LoadedReport("i.json", interrupted), LoadedReport("b.json", bad)])
+    assert merged["summary"] == bad["summary"]
+
+
+def test_merge_refuses_other_engines_digests_and_conflicting_results(
+    good: dict[str, Any], bad: dict[str, Any], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    other = copy.deepcopy(good)
+    other["header"]["engine"]["implementation"]["name"] = "other"
+    with pytest.raises(ReportError, match=r"cannot merge g.json and o.json: engine fake .* other"):
+        merge_reports([LoadedReport("g.json", good), LoadedReport("o.json", other)])
+    moved = copy.deepcopy(good)
+    moved["header"]["corpus_digest"] = "0000"
+    with pytest.raises(ReportError, match=r"corpus digest \w+ against corpus digest 0000"):
+        merge_reports([LoadedReport("g.json", good), LoadedReport("m.json", moved)])
+    with pytest.raises(ReportError, match=r"cc-0001 is pass in g\.json but fail in b\.json"):
+        merge_reports([LoadedReport("g.json", good), LoadedReport("b.json", bad)])
+    ruled = _run("--ruling", "DISPUTE-19=forbidden")
+    with pytest.raises(ReportError, match="different capabilities or rulings"):
+        merge_reports([LoadedReport("g.json", good), LoadedReport("r.json", ruled)])
+    # Through the CLI: exit 2, one line naming both files, nothing written.
+    out = tmp_path / "m.json"
+    paths = [write(tmp_path, "g.json", good), write(tmp_path, "o.json", other)]
+    assert main(["report", "merge", *paths, "-o", str(out)]) == 2
+    assert "cannot merge" in capsys.readouterr().err and not out.exists()
+
+
+def test_fuzz_shards_merge_keeping_each_finding_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Without the fuzz command's own merge (issue 14), the generic one.
+    monkeypatch.setattr("conformance.report_tools._fuzz_module_merge", lambda: None)
+    one = {"findings": [{"seed": 1, "summary": "x"}, {"seed": 2, "summary": "y"}]}
+    two = {"findings": [{"seed": 2, "summary": "y"}, {"seed": 3, "summary": "z"}]}
+    merged = merge_fuzz_reports([LoadedReport("1", one), LoadedReport("2", two)])
+    assert [f["seed"] for f in merged["findings"]] == [1, 2, 3]
+    out = tmp_path / "fuzz.json"
+    args = ["report", "merge", "--fuzz", write(tmp_path, "1.json", one)]
+    assert main([*args, "--fuzz", write(tmp_path, "2.json", two), "-o", str(out)]) == 0
+    assert len(json.loads(out.read_text())["findings"]) == 3
+
+
+def test_diff_lists_new_failures_and_exits_1(
+    good: dict[str, Any], bad: dict[str, Any], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    old, new = write(tmp_path, "old.json", good), write(tmp_path, "new.json", bad)
+    assert main(["report", "diff", old, new]) == 1
+    out = capsys.readouterr().out
+    assert "newly failing (1):\n  cc-0001 pass → fail" in out and "expected 33" in out
+    # The other way round: a fix, exit 0.
+    assert main(["report", "diff", new, old]) == 0
+    assert "newly passing (1):\n  cc-0001 fail → pass" in capsys.readouterr().out
+
+
+def test_diff_sees_a_case_failing_differently_and_new_cases(
+    good: dict[str, Any], bad: dict[str, Any]
+) -> None:
+    worse = copy.deepcopy(bad)
+    case = next(c for c in worse["cases"] if c["id"] == "cc-0001")
+    case["diff"] = case["diff"].replace("34", "35")
+    added = copy.deepcopy(good)
+    added["cases"].append({**added["cases"][0], "id": "cc-9999", "status": "error", "error": "x"})
+    diff = diff_reports(LoadedReport("b", bad), LoadedReport("w", worse))
+    assert [c.id for c in diff.changed_diffs] == ["cc-0001"] and not diff.regressed
+    diff = diff_reports(LoadedReport("g", good), LoadedReport("a", added))
+    assert [(c.id, c.old, c.new) for c in diff.newly_failing] == [("cc-9999", "absent", "error")]
+    assert diff.regressed
+
+
+def test_diff_counts_a_newly_broken_law_as_a_regression(good: dict[str, Any]) -> None:
+    law = {"name": "cards conserved", "rules": ["CARDS-1"], "passed": True, "detail": "", "seed": 0}
+    before, after = copy.deepcopy(good), copy.deepcopy(good)
+    before["properties"] = [law]
+    after["properties"] = [{**law, "passed": False, "detail": "107 cards"}]
+    diff = diff_reports(LoadedReport("b", before), LoadedReport("a", after))
+    assert diff.laws_broken == ["cards conserved"] and diff.regressed
+
+
+def test_diff_wants_two_reports(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["report", "diff", str(tmp_path / "only.json")]) == 2
+    assert "exactly two reports" in capsys.readouterr().err
+    assert main(["report", "diff", str(tmp_path / "a.json"), str(tmp_path / "b.json")]) == 2
+    assert "a.json: cannot read the report" in capsys.readouterr().err
+
+
+def test_run_shards_merge_into_the_whole_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``run --shard K/N`` grades every case once over the N shards, each report carrying
+    the whole selection's digest, so that the shards merge into the unsharded run."""
+    adapter = shlex.join([*FAKE, "--wrong-penalty"])
+    common = ["--catalogue", str(DATA / "catalogue.json"), "run", str(DATA / "good")]
+    paths = []
+    for shard in ("1/2", "2/2", None):
+        path = tmp_path / f"{shard or 'all'}.json".replace("/", "of")
+        extra = ["--shard", shard] if shard else []
+        # Exit 1 where the shard holds the wrongly scored case, 0 elsewhere.
+        assert main([*common, "--adapter", adapter, "--json", str(path), "-q", *extra]) in (0, 1)
+        paths.append(path)
+    one, two, whole = (json.loads(p.read_text()) for p in paths)
+    assert one["header"]["shard"] == "1/2" and "shard" not in whole["header"]
+    assert len(one["cases"]) == 3 and len(two["cases"]) == 2
+    assert not {c["id"] for c in one["cases"]} & {c["id"] for c in two["cases"]}
+    digest = whole["header"]["corpus_digest"]
+    assert one["header"]["corpus_digest"] == two["header"]["corpus_digest"] == digest
+    out = tmp_path / "merged.json"
+    assert main(["report", "merge", str(paths[0]), str(paths[1]), "-o", str(out)]) == 0
+    merged = json.loads(out.read_text())
+    jsonschema.validate(merged, SCHEMA)
+    assert merged["summary"] == whole["summary"] and "shard" not in merged["header"]
+    assert not any(w.startswith("shard") for w in merged["header"]["warnings"])
+    # One shard alone merges, but says what is missing.
+    assert main(["report", "merge", str(paths[0]), "-o", str(out)]) == 0
+    assert "shard(s) 2/2 missing" in " ".join(json.loads(out.read_text())["header"]["warnings"])
+    capsys.readouterr()
+    assert main([*common, "--shard", "3/2"]) == 2
+    assert "--shard 3/2: K must be between 1 and N" in capsys.readouterr().err
+
+
+def test_a_file_that_is_not_a_report_is_named_in_one_short_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "list.json"
+    path.write_text(json.dumps([{"case": i} for i in range(2000)]))
+    out = str(tmp_path / "p.html")
+    assert main(["report", str(path), "--html", out]) == 2
+    err = capsys.readouterr().err
+    assert "list.json: not a carioca-conformance run report (format 1): at /:" in err
+    assert len(err) < 500
+
+
+def test_fuzz_merge_defers_to_the_fuzz_commands_own_merge(monkeypatch: pytest.MonkeyPatch) -> None:
+    seen: list[Any] = []
+
+    def campaign_merge(docs: list[Any]) -> dict[str, Any]:
+        seen.append(docs)
+        if len(docs) > 2:
+            raise ValueError("campaign seed differs")
+        return {"findings": [], "totals": {"findings": 0}}
+
+    monkeypatch.setattr("conformance.report_tools._fuzz_module_merge", lambda: campaign_merge)
+    shards = [LoadedReport(str(i), {"findings": [{"seed": i}]}) for i in range(3)]
+    assert merge_fuzz_reports(shards[:2]) == {"findings": [], "totals": {"findings": 0}}
+    assert seen[0] == [{"findings": [{"seed": 0}]}, {"findings": [{"seed": 1}]}]
+    with pytest.raises(ReportError, match="cannot merge the fuzz reports: campaign seed differs"):
+        merge_fuzz_reports(shards)
