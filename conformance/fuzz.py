@@ -41,8 +41,8 @@ from .compare import (
 )
 from .engine import EngineSession, Handshake
 from .errors import EngineError, EngineReportedError
+from .profiles import ProfileData, find_profile
 from .properties import (
-    CONTRACTS,
     _keep_score,
     _lay_off_candidates,
     _meld_candidates,
@@ -197,7 +197,7 @@ class Trace:
             )
         else:
             players = int(self.setup["players"])
-            cards = 108
+            cards = len(self.setup["deck"])
         return (len(self.steps), players, cards)
 
     def as_dict(self) -> dict[str, Any]:
@@ -279,10 +279,19 @@ def reference_rulings(
     return good, warnings
 
 
-def _shuffled_deck(rng: random.Random) -> list[str]:
-    deck = list(CANONICAL_ORDER)
+def _shuffled_deck(rng: random.Random, facts: ProfileData, players: int) -> list[str]:
+    deck = list(facts.pack(players).canonical_order())
     rng.shuffle(deck)
     return deck
+
+
+def _contract_kinds(facts: ProfileData, deal: int, rng: random.Random | None = None) -> list[str]:
+    """The meld kinds of one way to make deal ``deal``'s contract (a random one of several
+    when ``rng`` is given, else the first)."""
+    contracts = facts.deal(deal).contracts
+    # A single contract draws nothing from ``rng``, so argentine games keep their seeds.
+    contract = rng.choice(contracts) if rng is not None and len(contracts) > 1 else contracts[0]
+    return ["trio"] * contract.trios + ["run"] * contract.runs
 
 
 def _outcome(answer: Mapping[str, Any]) -> str:
@@ -370,8 +379,11 @@ def _joker_swaps(hand: Sequence[str], table: Sequence[Mapping[str, Any]]) -> lis
 class Policy:
     """Chooses the next action from the reference's state: greedy or random, seeded."""
 
-    def __init__(self, rng: random.Random, handshake: Handshake) -> None:
+    def __init__(
+        self, rng: random.Random, handshake: Handshake, facts: ProfileData | None = None
+    ) -> None:
         self.rng = rng
+        self.facts = facts or find_profile("argentine")
         self.listed_runs = handshake.run_order == "listed"
         self.requested_ends = handshake.run_ends == "requested"
         self.greedy = rng.random() < 0.6
@@ -388,9 +400,9 @@ class Policy:
         opened = bool(state["opened"][turn])
         deal = int(state["deal_number"])
         if not opened:
-            opening = find_opening(hand, deal)
+            opening = find_opening(hand, deal, self.facts)
             if opening is None and rng.random() < 0.3:
-                opening = _any_opening(hand, deal)  # may empty the hand (TURN-9)
+                opening = _any_opening(hand, deal, self.facts)  # may empty the hand (TURN-9)
             if opening is not None and (self.greedy or rng.random() < 0.6):
                 if rng.random() < 0.15:
                     # One meld more than the contract (CONTRACT-8), when the hand has one.
@@ -398,7 +410,7 @@ class Policy:
                     extra = [
                         m
                         for kind in ("trio", "run")
-                        for m in _candidates(list(left.elements()), kind)
+                        for m in _candidates(list(left.elements()), kind, self.facts)
                     ]
                     if extra:
                         kind, cards = rng.choice(extra)
@@ -498,7 +510,7 @@ class Policy:
             if rng.random() < 0.2:
                 end = "low" if end == "high" else "high"
             return {"type": "lay_off", "player": turn, "card": card, "meld": index, "end": end}
-        melds = [m for kind in ("trio", "run") for m in _candidates(hand, kind)]
+        melds = [m for kind in ("trio", "run") for m in _candidates(hand, kind, self.facts)]
         if melds:
             kind, cards = rng.choice(melds)
             return {"type": "open", "player": turn, "melds": [{"kind": kind, "cards": list(cards)}]}
@@ -520,13 +532,12 @@ class Policy:
         """The least useful card (greedy) or any card."""
         if not self.greedy or self.rng.random() < 0.2:
             return self.rng.choice(list(hand))
-        return min(hand, key=lambda c: (_keep_score(c, hand), -card_value(c), c))
+        return min(hand, key=lambda c: (_keep_score(c, hand), -card_value(c, self.facts), c))
 
     def random_opening(self, state: Mapping[str, Any], hand: Sequence[str]) -> list[dict[str, Any]]:
         """An opening that is usually wrong: wrong kinds, sizes, ranks, suits or jokers."""
         rng = self.rng
-        trios, runs = CONTRACTS[int(state["deal_number"])]
-        kinds = ["trio"] * trios + ["run"] * runs
+        kinds = _contract_kinds(self.facts, int(state["deal_number"]), rng)
         if rng.random() < 0.2:
             kinds.append(rng.choice(["trio", "run"]))
         elif rng.random() < 0.2 and len(kinds) > 1:
@@ -592,19 +603,20 @@ class Policy:
         return {"type": "swap_joker", "player": player, "meld": meld, "card": card, "to": to}
 
 
-def _candidates(hand: Sequence[str], kind: str) -> list[tuple[str, tuple[str, ...]]]:
-    return [(kind, cards) for cards in _meld_candidates(Counter(hand), kind)]
+def _candidates(
+    hand: Sequence[str], kind: str, facts: ProfileData
+) -> list[tuple[str, tuple[str, ...]]]:
+    return [(kind, cards) for cards in _meld_candidates(Counter(hand), kind, facts.wild_ranks)]
 
 
-def _any_opening(hand: Sequence[str], deal: int) -> list[dict[str, Any]] | None:
+def _any_opening(hand: Sequence[str], deal: int, facts: ProfileData) -> list[dict[str, Any]] | None:
     """An opening of the contract from ``hand`` even if it leaves no card (a TURN-9 probe)."""
-    trios, runs = CONTRACTS[deal]
-    kinds = ["trio"] * trios + ["run"] * runs
+    kinds = _contract_kinds(facts, deal)
 
     def search(i: int, left: Counter[str]) -> list[dict[str, Any]] | None:
         if i == len(kinds):
             return []
-        for cards in _meld_candidates(left, kinds[i]):
+        for cards in _meld_candidates(left, kinds[i], facts.wild_ranks):
             need = Counter(cards)
             if all(left[c] >= n for c, n in need.items()):
                 rest = search(i + 1, left - need)
@@ -620,7 +632,8 @@ def _any_opening(hand: Sequence[str], deal: int) -> list[dict[str, Any]] | None:
 
 def _query(rng: random.Random, handshake: Handshake, profile: str) -> dict[str, Any]:
     """One random meld, contract or penalty query (protocol request fields plus ``query``)."""
-    policy = Policy(rng, handshake)
+    facts = find_profile(profile)
+    policy = Policy(rng, handshake, facts)
     roll = rng.random()
     if roll < 0.2:
         size = rng.randrange(0, 13)
@@ -630,9 +643,8 @@ def _query(rng: random.Random, handshake: Handshake, profile: str) -> dict[str, 
             "cards": [rng.choice(CANONICAL_ORDER) for _ in range(size)],
         }
     if roll < 0.45:
-        deal = rng.randrange(1, 8)
-        trios, runs = CONTRACTS[deal]
-        kinds = ["trio"] * trios + ["run"] * runs
+        deal = rng.randrange(1, facts.deal_count + 1)
+        kinds = _contract_kinds(facts, deal, rng)
         if rng.random() < 0.2:
             rng.shuffle(kinds)
             kinds = kinds[: rng.randrange(1, len(kinds) + 1)] + (
@@ -752,7 +764,8 @@ class Pair:
         """Learn once, before any game, whether the engine loads states, so that every
         worker plays the same games for a seed (an engine may lack ``load_state``)."""
         rng = random.Random("carioca-fuzz:probe")
-        players = ([p for p in self.handshake.players if p in (2, 3, 4)] or [2])[0]
+        facts = find_profile(self.options.profile)
+        players = ([p for p in self.handshake.players if p in facts.players] or [2])[0]
         state = _built_state(rng, players, 1, 0, [0] * players, self.options.profile)
         try:
             self.engine.request("load_state", state=state)
@@ -1093,9 +1106,10 @@ def _built_state(
     The table takes trios and runs of the remaining cards (jokers included), so lay-offs,
     joker replacements, recycling, cancels and closes come within a few turns.
     """
-    dealt = 12 if deal == 7 else 11
-    laid = sum(3 * t + 4 * r for t, r in [CONTRACTS[deal]])
-    pool = _shuffled_deck(rng)
+    facts = find_profile(profile)
+    dealt = facts.hand_size(deal)
+    laid = facts.contract_cards(deal)
+    pool = _shuffled_deck(rng, facts, players)
     # In deals 6 and 7 an opening lays every card but the one discarded (END-2, END-3): no
     # player can be opened and still playing, so the table stays empty there.
     can_open = dealt - laid >= 1
@@ -1109,7 +1123,7 @@ def _built_state(
     counts = Counter(pool)
     mover = (dealer + 1) % players
     if not opened[mover] and rng.random() < 0.4:
-        _bait_opening(rng, hands[mover], deal, counts)
+        _bait_opening(rng, hands[mover], deal, counts, facts)
     table: list[dict[str, Any]] = []
     owners = [p for p in range(players) if opened[p]]
     # Runs first (some with a joker), then trios of what is left.
@@ -1171,13 +1185,14 @@ def _built_state(
     }
 
 
-def _bait_opening(rng: random.Random, hand: list[str], deal: int, counts: Counter[str]) -> None:
-    """Put a ready contract (at most one joker a meld) into ``hand``, from ``counts``."""
-    trios, runs = CONTRACTS[deal]
+def _bait_opening(
+    rng: random.Random, hand: list[str], deal: int, counts: Counter[str], facts: ProfileData
+) -> None:
+    """Put a ready contract (at most one wild card a meld) into ``hand``, from ``counts``."""
     melds: list[str] = []
-    for kind in ["trio"] * trios + ["run"] * runs:
+    for kind in _contract_kinds(facts, deal, rng):
         left = counts - Counter(melds)
-        found = [list(c) for c in _meld_candidates(left, kind)]
+        found = [list(c) for c in _meld_candidates(left, kind, facts.wild_ranks)]
         if not found:
             return
         melds += rng.choice(found)
@@ -1278,9 +1293,10 @@ def _play_game(pair: Pair, game: int) -> tuple[list[Occurrence], int]:
                 occurrences.append(Occurrence(game, found, Trace({"op": "query", **setup}), ref))
     if not (pair.can_load or pair.can_deal):
         return occurrences, 0
-    players_choices = [p for p in hs.players if p in (2, 3, 4)] or [2]
+    facts = find_profile(options.profile)
+    players_choices = [p for p in hs.players if p in facts.players] or [min(facts.players)]
     players = rng.choice(players_choices)
-    deal = rng.randint(1, 7)
+    deal = rng.randint(1, facts.deal_count)
     dealer = rng.randrange(players)
     totals = [rng.choice([0, 0, 10, 25, 60]) for _ in range(players)]
     use_state = rng.random() < 0.5
@@ -1297,9 +1313,9 @@ def _play_game(pair: Pair, game: int) -> tuple[list[Occurrence], int]:
             "deal_number": deal,
             "dealer": dealer,
             "totals": totals,
-            "deck": _shuffled_deck(rng),
+            "deck": _shuffled_deck(rng, facts, players),
         }
-    policy = Policy(rng, hs)
+    policy = Policy(rng, hs, facts)
     steps_before = pair.steps
     try:
         try:
@@ -1313,7 +1329,7 @@ def _play_game(pair: Pair, game: int) -> tuple[list[Occurrence], int]:
             setup = {
                 "op": "start_deal",
                 **{k: state[k] for k in fields},
-                "deck": _shuffled_deck(rng),
+                "deck": _shuffled_deck(rng, facts, players),
             }
             found = pair.setup(setup)
         trace = Trace(setup)
@@ -1329,12 +1345,15 @@ def _play_game(pair: Pair, game: int) -> tuple[list[Occurrence], int]:
             if phase in ("deal_over", "cancelled", "game_over"):
                 if not pair.can_deal or "next_deal" in pair.unsupported_ops:
                     break
-                step = {"op": "next_deal", "deck": _shuffled_deck(rng)}
+                step = {"op": "next_deal", "deck": _shuffled_deck(rng, facts, players)}
                 drew = False
             elif pair.can_deal and rng.random() < 0.02:
-                step = {"op": rng.choice(["next_deal", "redeal"]), "deck": _shuffled_deck(rng)}
+                step = {
+                    "op": rng.choice(["next_deal", "redeal"]),
+                    "deck": _shuffled_deck(rng, facts, players),
+                }
             elif pair.can_deal and not drew and rng.random() < 0.1:
-                step = {"op": "redeal", "deck": _shuffled_deck(rng)}
+                step = {"op": "redeal", "deck": _shuffled_deck(rng, facts, players)}
             else:
                 step = {"op": "act", "action": policy.action(state)}
                 drew = True
@@ -1597,10 +1616,12 @@ def draft_scenario(
     trace = occ.trace
     profile = pair_info["profile"]
     rulings: Mapping[str, str] = pair_info["rulings"]
+    # Only points this profile rules on: a handshake may list every profile's points.
+    points = catalogue.disputes_for(profile)
     assumes = {
         point: option
         for point, option in sorted(rulings.items())
-        if catalogue.disputes[point].profiles.get(profile) != option
+        if point in points and points[point].profiles[profile] != option
     }
     doc: dict[str, Any] = {
         "id": scenario_id,
@@ -1649,7 +1670,7 @@ def draft_scenario(
             state["stock_top"] = state.pop("stock")[: trace.stock_top]
         doc["level"] = "turns" if all(s["op"] == "act" for s in trace.steps) else "deals"
         doc["setup"] = {"state": state}
-        problems = unreachable_problems(trace.setup["state"])
+        problems = unreachable_problems(trace.setup["state"], find_profile(profile))
         if problems:
             doc["built"] = (
                 "drafted by fuzz from a state the reference reached or built: "

@@ -10,7 +10,6 @@ merged with :func:`merge_fuzz_reports`.
 
 from __future__ import annotations
 
-import importlib
 import json
 import re
 from collections.abc import Mapping, Sequence
@@ -127,26 +126,17 @@ def load_report(path: str) -> LoadedReport:
 
 
 def load_fuzz_report(path: str) -> LoadedReport:
-    """Read a fuzz report: validated by its schema when the harness has one.
-
-    Without ``schemas/fuzz-report.schema.json`` any JSON object whose ``findings`` is a
-    list of objects is accepted.
+    """Read a fuzz report, validated by schemas/fuzz-report.schema.json.
 
     :raises ReportError: naming the file and what is wrong.
     """
     doc = _read_json(path, "the fuzz report")
-    if FUZZ_SCHEMA_PATH.is_file():
-        error = _validator(FUZZ_SCHEMA_PATH).best_error(doc)
-        if error is not None:
-            raise ReportError(
-                f"{path}: not a fuzz report: at {_pointer(error.absolute_path)}: "
-                f"{_short(error.message)}"
-            )
-    elif not isinstance(doc, dict) or not isinstance(doc.get("findings"), list):
-        raise ReportError(f"{path}: not a fuzz report: no top-level list 'findings'")
-    for index, finding in enumerate(doc["findings"]):
-        if not isinstance(finding, dict):
-            raise ReportError(f"{path}: not a fuzz report: at /findings/{index}: not an object")
+    error = _validator(FUZZ_SCHEMA_PATH).best_error(doc)
+    if error is not None:
+        raise ReportError(
+            f"{path}: not a fuzz report: at {_pointer(error.absolute_path)}: "
+            f"{_short(error.message)}"
+        )
     return LoadedReport(path, doc)
 
 
@@ -296,42 +286,22 @@ def _shard_warnings(reports: Sequence[LoadedReport]) -> list[str]:
     return []
 
 
-def _fuzz_module_merge() -> Any:
-    """``conformance.fuzz.merge_reports`` when the fuzz command is installed (issue 14):
-    it knows the campaign (totals add up, findings merge by key, smallest example kept)."""
-    try:
-        module = importlib.import_module("conformance.fuzz")
-    except ImportError:
-        return None
-    return getattr(module, "merge_reports", None)
-
-
 def merge_fuzz_reports(reports: Sequence[LoadedReport]) -> dict[str, Any]:
-    """One fuzz report from several fuzz shards.
+    """One fuzz report from the reports of several shards of one campaign
+    (``conformance.fuzz.merge_reports``: totals add up, each finding once with its count
+    and smallest example).
 
-    With the fuzz command's own merge (``conformance.fuzz.merge_reports``) that merge is
-    used. Without it: the first report's fields, and every finding once (findings are
-    compared as whole JSON objects).
+    :raises ReportError: when there is nothing to merge or the reports are of different
+        campaigns.
     """
+    from .fuzz import FuzzError, merge_reports
+
     if not reports:
         raise ReportError("nothing to merge")
-    campaign_merge = _fuzz_module_merge()
-    if campaign_merge is not None:
-        try:
-            return dict(campaign_merge([r.doc for r in reports]))
-        except Exception as exc:  # the fuzz module's own refusal (FuzzError): say it
-            raise ReportError(f"cannot merge the fuzz reports: {exc}") from None
-    merged = dict(reports[0].doc)
-    findings: list[Any] = []
-    seen: set[str] = set()
-    for report in reports:
-        for finding in report.doc["findings"]:
-            key = json.dumps(finding, sort_keys=True)
-            if key not in seen:
-                seen.add(key)
-                findings.append(finding)
-    merged["findings"] = findings
-    return merged
+    try:
+        return dict(merge_reports([r.doc for r in reports]))
+    except FuzzError as exc:
+        raise ReportError(f"cannot merge the fuzz reports: {exc}") from None
 
 
 # --------------------------------------------------------------------------- diff

@@ -16,6 +16,7 @@ from typing import Any
 import jsonschema
 import pytest
 
+from conformance import fuzz
 from conformance.catalogue import load_catalogue
 from conformance.cli import main
 from conformance.report import SCHEMA_PATH, badges, build_report
@@ -25,11 +26,11 @@ from conformance.report_tools import (
     count_cases,
     diff_reports,
     load_report,
-    merge_fuzz_reports,
     merge_reports,
 )
 from conformance.runner import RunOptions, run_scenarios
 from conformance.scenarios import load_corpus
+from tests.mutants import harness
 
 DATA = Path(__file__).parent / "data"
 FAKE = [sys.executable, str(DATA / "fake_engine.py")]
@@ -136,19 +137,31 @@ def test_merge_refuses_other_engines_digests_and_conflicting_results(
     assert "cannot merge" in capsys.readouterr().err and not out.exists()
 
 
-def test_fuzz_shards_merge_keeping_each_finding_once(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    # Without the fuzz command's own merge (issue 14), the generic one.
-    monkeypatch.setattr("conformance.report_tools._fuzz_module_merge", lambda: None)
-    one = {"findings": [{"seed": 1, "summary": "x"}, {"seed": 2, "summary": "y"}]}
-    two = {"findings": [{"seed": 2, "summary": "y"}, {"seed": 3, "summary": "z"}]}
-    merged = merge_fuzz_reports([LoadedReport("1", one), LoadedReport("2", two)])
-    assert [f["seed"] for f in merged["findings"]] == [1, 2, 3]
+def test_fuzz_shards_merge_keeping_each_finding_once(tmp_path: Path) -> None:
+    # Two shards of one campaign against a mutant, merged by `report merge --fuzz`, give
+    # the findings of the whole campaign, each once with its count.
+    harness.make_root_importable()
+    argv = harness.mutant_argv("twos_wild")
+
+    def campaign(shard: tuple[int, int]) -> dict[str, Any]:
+        options = fuzz.FuzzOptions(games=2, seed=0, shard=shard, shrink=False, max_steps=40)
+        return fuzz.report_dict(fuzz.fuzz(argv, options, load_catalogue()))
+
+    whole = campaign((1, 1))
+    assert whole["findings"], "the mutant must be found for the merge to mean anything"
+    paths = [write(tmp_path, f"{i}.json", campaign((i, 2))) for i in (1, 2)]
     out = tmp_path / "fuzz.json"
-    args = ["report", "merge", "--fuzz", write(tmp_path, "1.json", one)]
-    assert main([*args, "--fuzz", write(tmp_path, "2.json", two), "-o", str(out)]) == 0
-    assert len(json.loads(out.read_text())["findings"]) == 3
+    args = ["report", "merge", "--fuzz", paths[0], "--fuzz", paths[1], "-o", str(out)]
+    assert main(args) == 0
+    merged = json.loads(out.read_text())
+    assert [(f["key"], f["count"]) for f in merged["findings"]] == [
+        (f["key"], f["count"]) for f in whole["findings"]
+    ]
+    # Of two different campaigns: refused, naming why.
+    other = json.loads(Path(paths[1]).read_text())
+    other["campaign"]["seed"] = 99
+    bad = write(tmp_path, "other.json", other)
+    assert main(["report", "merge", "--fuzz", paths[0], "--fuzz", bad, "-o", str(out)]) == 2
 
 
 def test_diff_lists_new_failures_and_exits_1(
@@ -238,20 +251,3 @@ def test_a_file_that_is_not_a_report_is_named_in_one_short_line(
     err = capsys.readouterr().err
     assert "list.json: not a carioca-conformance run report (format 1): at /:" in err
     assert len(err) < 500
-
-
-def test_fuzz_merge_defers_to_the_fuzz_commands_own_merge(monkeypatch: pytest.MonkeyPatch) -> None:
-    seen: list[Any] = []
-
-    def campaign_merge(docs: list[Any]) -> dict[str, Any]:
-        seen.append(docs)
-        if len(docs) > 2:
-            raise ValueError("campaign seed differs")
-        return {"findings": [], "totals": {"findings": 0}}
-
-    monkeypatch.setattr("conformance.report_tools._fuzz_module_merge", lambda: campaign_merge)
-    shards = [LoadedReport(str(i), {"findings": [{"seed": i}]}) for i in range(3)]
-    assert merge_fuzz_reports(shards[:2]) == {"findings": [], "totals": {"findings": 0}}
-    assert seen[0] == [{"findings": [{"seed": 0}]}, {"findings": [{"seed": 1}]}]
-    with pytest.raises(ReportError, match="cannot merge the fuzz reports: campaign seed differs"):
-        merge_fuzz_reports(shards)
