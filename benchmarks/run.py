@@ -24,6 +24,7 @@ slowed to 10 ms per answer. Run from the repository root::
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import platform
 import statistics
@@ -36,7 +37,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from conformance.catalogue import load_catalogue
+from conformance.cli import select
 from conformance.corpus import default_corpus_dir
+from conformance.profiles import DEFAULT_PROFILE
 from conformance.runner import RunOptions, run_scenarios
 from conformance.scenarios import Scenario, load_corpus
 
@@ -112,11 +115,13 @@ def harness(argv: Sequence[str], scenarios: Sequence[Scenario], options: RunOpti
     return Sample(wall)
 
 
-def record_requests(scenarios: Sequence[Scenario], folder: Path) -> list[bytes]:
+def record_requests(
+    scenarios: Sequence[Scenario], folder: Path, options: RunOptions
+) -> list[bytes]:
     """The request lines a default corpus run sends, captured by benchmarks/tee_adapter.py."""
     record = folder / "requests.jsonl"
     tee = [PY, str(HERE / "tee_adapter.py"), str(record), "--", *REFERENCE]
-    harness(tee, scenarios, RunOptions())
+    harness(tee, scenarios, options)
     return record.read_bytes().splitlines(keepends=True)
 
 
@@ -130,15 +135,20 @@ def main() -> int:
     parser.add_argument(
         "--quick", action="store_true", help="skip the slow process-per-case measurement"
     )
+    parser.add_argument(
+        "--profile", default=DEFAULT_PROFILE, help="the profile whose slice is run (as `run`)"
+    )
     args = parser.parse_args()
 
     loaded = load_corpus([default_corpus_dir()], catalogue=load_catalogue())
     if loaded.errors:
         print(f"the corpus has {len(loaded.errors)} problem(s); run carioca-conformance check")
         return 2
-    scenarios = list(loaded.scenarios)
+    # The cases `run --profile` grades: the profile's slice of the corpus.
+    scenarios = list(select(loaded.scenarios, profile=args.profile))
+    options = functools.partial(RunOptions, profile=args.profile)
     with tempfile.TemporaryDirectory() as tmp:
-        lines = record_requests(scenarios, Path(tmp))
+        lines = record_requests(scenarios, Path(tmp), options())
 
     samples: dict[str, list[Sample]] = {}
     answers_per_second: list[float] = []
@@ -154,18 +164,18 @@ def main() -> int:
     rows: dict[str, Callable[[], Sample]] = {
         "echo": lambda: Sample(replay(ECHO, lines)[0]),
         "bare": bare,
-        "harness": lambda: harness(REFERENCE, scenarios, RunOptions()),
-        "run": lambda: command([PY, "-m", "conformance", "run"]),
+        "harness": lambda: harness(REFERENCE, scenarios, options()),
+        "run": lambda: command([PY, "-m", "conformance", "run", "--profile", args.profile]),
         "check": lambda: command([PY, "-m", "conformance", "check"]),
     }
     if not args.quick:
-        rows["fresh"] = lambda: harness(REFERENCE, scenarios, RunOptions(fresh_process=True))
+        rows["fresh"] = lambda: harness(REFERENCE, scenarios, options(fresh_process=True))
     if args.workers:
         rows |= {
-            "2 workers": lambda: harness(REFERENCE, scenarios, RunOptions(workers=2)),
-            "slow, 1 worker": lambda: harness(SLOW, scenarios, RunOptions()),
-            "slow, 2 workers": lambda: harness(SLOW, scenarios, RunOptions(workers=2)),
-            "slow, 4 workers": lambda: harness(SLOW, scenarios, RunOptions(workers=4)),
+            "2 workers": lambda: harness(REFERENCE, scenarios, options(workers=2)),
+            "slow, 1 worker": lambda: harness(SLOW, scenarios, options()),
+            "slow, 2 workers": lambda: harness(SLOW, scenarios, options(workers=2)),
+            "slow, 4 workers": lambda: harness(SLOW, scenarios, options(workers=4)),
         }
     for _ in range(args.repeat):
         for name, measure in rows.items():
