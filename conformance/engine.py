@@ -35,7 +35,7 @@ import threading
 import time
 import uuid
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from types import MappingProxyType, TracebackType
 from typing import Any, Final
 
@@ -119,6 +119,20 @@ class Handshake:
     players: tuple[int, ...] = (2, 3, 4)
     #: State fields the engine does not model; comparisons skip exactly these.
     unmodelled: frozenset[str] = frozenset()
+    #: Profile name -> its own rulings map, replacing ``rulings`` in that profile.
+    profile_rulings: Mapping[str, Mapping[str, str]] = field(
+        default_factory=lambda: MappingProxyType({}), hash=False
+    )
+
+    def rulings_for(self, profile: str) -> Mapping[str, str]:
+        """The rulings the engine plays in ``profile``: its ``profile_rulings`` map for that
+        profile when it gives one, else ``rulings`` (docs/protocol.md §2)."""
+        return self.profile_rulings.get(profile, self.rulings)
+
+    def for_profile(self, profile: str) -> Handshake:
+        """This handshake as graded in ``profile``: ``rulings`` are that profile's."""
+        chosen = self.rulings_for(profile)
+        return self if chosen is self.rulings else replace(self, rulings=chosen)
 
     def as_dict(self) -> dict[str, Any]:
         """Return a JSON-ready description (for report headers)."""
@@ -136,6 +150,16 @@ class Handshake:
             "run_ends": self.run_ends,
             "players": list(self.players),
             "unmodelled": sorted(self.unmodelled),
+            **(
+                {
+                    "profile_rulings": {
+                        name: dict(sorted(m.items()))
+                        for name, m in sorted(self.profile_rulings.items())
+                    }
+                }
+                if self.profile_rulings
+                else {}
+            ),
         }
 
     @classmethod
@@ -145,12 +169,11 @@ class Handshake:
         Raises HandshakeError when two ruling keys normalise to the same id
         with different options.
         """
-        rulings: dict[str, str] = {}
-        for key, option in answer.get("rulings", {}).items():
-            norm = normalise_dispute_id(key)
-            if rulings.get(norm, option) != option:
-                raise HandshakeError(f"rulings name {norm} twice with different options")
-            rulings[norm] = option
+        rulings = _normalised_rulings(answer.get("rulings", {}), "rulings")
+        profile_rulings = {
+            name: _normalised_rulings(given, f"profile_rulings.{name}")
+            for name, given in answer.get("profile_rulings", {}).items()
+        }
         impl = answer["implementation"]
         return cls(
             protocol=answer["protocol"],
@@ -159,12 +182,27 @@ class Handshake:
             language=impl["language"],
             profiles=tuple(answer["profiles"]),
             capabilities=frozenset(answer["capabilities"]),
-            rulings=MappingProxyType(rulings),
+            rulings=rulings,
             run_order=answer.get("run_order", "listed"),
             run_ends=answer.get("run_ends", "requested"),
             players=tuple(sorted(set(answer.get("players", default_players(answer["profiles"]))))),
             unmodelled=frozenset(answer.get("unmodelled", ())),
+            profile_rulings=MappingProxyType(profile_rulings),
         )
+
+
+def _normalised_rulings(given: Mapping[str, str], where: str) -> Mapping[str, str]:
+    """A rulings map keyed by normalised dispute ids (``dispute-1`` -> ``DISPUTE-01``).
+
+    :raises HandshakeError: when two keys normalise to one id with different options.
+    """
+    rulings: dict[str, str] = {}
+    for key, option in given.items():
+        norm = normalise_dispute_id(key)
+        if rulings.get(norm, option) != option:
+            raise HandshakeError(f"{where} names {norm} twice with different options")
+        rulings[norm] = option
+    return MappingProxyType(rulings)
 
 
 def default_players(profiles: Sequence[str]) -> tuple[int, ...]:

@@ -730,6 +730,8 @@ class Pair:
         self.engine.start()
         hs = self.engine.handshake
         assert hs is not None
+        # The engine's rulings in the fuzzed profile (docs/protocol.md §2, profile_rulings).
+        hs = hs.for_profile(options.profile)
         self.handshake: Handshake = hs
         self.rulings, self.warnings = reference_rulings(hs, catalogue)
         self.rulings.update(dict(options.reference_rulings))

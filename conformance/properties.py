@@ -302,7 +302,7 @@ class _Run:
         #: for an engine ruling DISPUTE-35 ``penalty`` (docs/rules.md reads it as 10 points).
         self.refusals: Counter[int] = Counter()
         handshake = session.handshake
-        rulings = handshake.rulings if handshake is not None else {}
+        rulings = handshake.rulings_for(self.profile.name) if handshake is not None else {}
         self.refusal_cost = PENALTY_POINTS if rulings.get("DISPUTE-35") == "penalty" else 0
         self.rng = random.Random(seed)
         self.tallies = {name: _Tally() for name in RULES}

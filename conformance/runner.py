@@ -249,8 +249,8 @@ class CaseRunner:
                 stderr_tail=exc.stderr_tail,
                 duration=time.monotonic() - started,
             )
-        handshake = self.session.handshake
-        assert handshake is not None
+        assert self.session.handshake is not None
+        handshake = self.session.handshake.for_profile(self.options.profile)
         option = graded_option(scenario, handshake, self.options.profile, self.catalogue)
         base = replace(base, option=option)
         self._deadline = started + self.options.case_timeout
@@ -567,7 +567,9 @@ def run_scenarios(
         for session in sessions:
             session.close()
         raise
-    handshake = sessions[0].handshake
+    first = sessions[0].handshake
+    # The engine's rulings in the profile graded (docs/protocol.md §2, profile_rulings).
+    handshake = first.for_profile(options.profile) if first is not None else None
     results: list[CaseResult | None] = [None] * len(scenarios)
     todo: queue.Queue[int] = queue.Queue()
     for index in range(len(scenarios)):

@@ -246,13 +246,14 @@ def smoke(
                 ),
             )
         )
-        ruling_problems = load_catalogue().ruling_problems(handshake.rulings)
+        rulings = handshake.rulings_for(profile)
+        ruling_problems = load_catalogue().ruling_problems(rulings)
         checks.append(
             SmokeCheck(
                 "rulings",
                 not ruling_problems,
                 "; ".join(ruling_problems)
-                or f"{len(handshake.rulings)} ruling(s), all known points and options",
+                or f"{len(rulings)} ruling(s) in {profile}, all known points and options",
             )
         )
         facts = default_profiles()[profile]

@@ -10,9 +10,10 @@ sets the Argentine point's option, so the rules code reads one ruling per fact.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
+from typing import Any
 
 from reference.cards import Card, Rank
 
@@ -447,13 +448,20 @@ def _derive_argentine(profile: Profile) -> Profile:
         initial_sizes_exact=r("DISPUTE-31") == "exact",
         # VARIANT-03: the one-joker limit of JOKER-2 kept on table melds (JOKER-3).
         later_joker_limit=1 if r("VARIANT-03") == "kept" else None,
-        # VARIANT-02: the ace only below the 2 (CARDS-3, MELD-RUN-2).
-        ace_high=r("VARIANT-02") != "low_only",
-        # DISPUTE-10: a trio of at most the 8 natural copies of a rank (MELD-TRIO-4).
-        max_trio_size=8 if r("DISPUTE-10") == "cap" else None,
-        # DISPUTE-35 penalty: 10 points per refused action, scored at the close (TURN-1).
-        illegal_action_penalty=10 if r("DISPUTE-35") == "penalty" else 0,
+        **_shared_points(r),
     )
+
+
+def _shared_points(r: Callable[[str], str]) -> dict[str, Any]:
+    """Parameters of the Argentine points every profile plays alike, by their options."""
+    return {
+        # VARIANT-02: the ace only below the 2 (CARDS-3, MELD-RUN-2).
+        "ace_high": r("VARIANT-02") != "low_only",
+        # DISPUTE-10: a trio of at most the 8 natural copies of a rank (MELD-TRIO-4).
+        "max_trio_size": 8 if r("DISPUTE-10") == "cap" else None,
+        # DISPUTE-35 penalty: 10 points per refused action, scored at the close (TURN-1).
+        "illegal_action_penalty": 10 if r("DISPUTE-35") == "penalty" else 0,
+    }
 
 
 def _derive_chilean(profile: Profile) -> Profile:
@@ -490,6 +498,7 @@ def _derive_chilean(profile: Profile) -> Profile:
         initial_joker_limit=1 if r("DISPUTE-50") == "one_per_meld" else None,
         max_run_length=13 if r("DISPUTE-77") == "forbidden" else 14,  # MELD-RUN-4
         out_score=-10 if r("DISPUTE-46") == "minus_ten" else 0,  # SCORE-1
+        **_shared_points(r),
     )
 
 

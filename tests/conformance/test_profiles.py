@@ -407,3 +407,82 @@ def test_an_engine_that_declares_no_player_counts_plays_its_profiles_counts() ->
     assert default_players(["argentine"]) == (2, 3, 4)
     assert default_players(["argentine", "chilean"]) == (2, 3, 4, 5, 6)
     assert default_players(["klingon"]) == (2, 3, 4)
+
+
+# --------------------------------------------------------------------------- profile_rulings
+
+
+def _hello(**extra: Any) -> dict[str, Any]:
+    return {
+        "protocol": 1,
+        "implementation": {"name": "e", "version": "1", "language": "x"},
+        "profiles": ["argentine", "chilean"],
+        "capabilities": ["melds", "turns", "deals"],
+        "rulings": {"DISPUTE-09": "stays"},
+        **extra,
+    }
+
+
+def test_a_profiles_own_rulings_replace_the_general_ones_in_that_profile_only() -> None:
+    from conformance.engine import Handshake, HandshakeError
+
+    hs = Handshake.from_hello(_hello(profile_rulings={"chilean": {"dispute-9": "bury"}}))
+    assert hs.for_profile("chilean").rulings == {"DISPUTE-09": "bury"}
+    assert hs.for_profile("argentine").rulings == {"DISPUTE-09": "stays"}
+    assert hs.rulings_for("pagat") == {"DISPUTE-09": "stays"}  # not named: the general map
+    assert hs.as_dict()["profile_rulings"] == {"chilean": {"DISPUTE-09": "bury"}}
+    assert "profile_rulings" not in Handshake.from_hello(_hello()).as_dict()
+    twice = {"chilean": {"DISPUTE-9": "bury", "dispute-09": "stays"}}
+    with pytest.raises(HandshakeError, match=r"profile_rulings\.chilean names DISPUTE-09 twice"):
+        Handshake.from_hello(_hello(profile_rulings=twice))
+
+
+def test_a_chilean_case_is_graded_by_the_engines_chilean_ruling(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The reference declares DISPUTE-09 `stays` in `rulings` (argentine) and `bury` in
+    # profile_rulings.chilean. Graded by the general map, this case would expect the joker
+    # upcard in the hand and fail; graded by the chilean map it passes.
+    case = tmp_path / "upcard.yaml"
+    case.write_text(
+        textwrap.dedent(
+            """\
+            id: cc-0001
+            title: A joker upcard in chilean, under either DISPUTE-09 option
+            rules: [DEAL-4, TURN-2]
+            source: "001 L37"
+            profiles: [chilean]
+            level: deals
+            review: checked
+            disputed:
+              id: DISPUTE-09
+              question: What happens when the upcard is a joker or a 2?
+              options:
+                stays: {says: "000 gives no exception.", held_by: ["000"]}
+                bury: {says: "001 buries it.", held_by: ["001"]}
+              profiles: {chilean: bury}
+            setup:
+              deal:
+                players: 2
+                deal_number: 1
+                dealer: 0
+                hands:
+                  - [3C, 4C, 5C, 6C, 9D, 9H, JD, QH, KS, KD, 7H]
+                  - [8C, 8D, 8H, QS, QD, QC, 3H, 4H, KC, 10D, 5S]
+                upcard: JK
+                stock_top: [4S]
+            steps:
+              - action: {type: draw_discard, player: 1}
+                expect: accepted
+            final:
+              by_option:
+                stays: {hands: {1: [8C, 8D, 8H, QS, QD, QC, 3H, 4H, KC, 10D, 5S, JK]}}
+                bury: {hands: {1: [8C, 8D, 8H, QS, QD, QC, 3H, 4H, KC, 10D, 5S, 4S]}}
+            """
+        )
+    )
+    assert main(["check", str(case)]) == 0
+    out = tmp_path / "report.json"
+    assert main(["run", "--profile", "chilean", str(case), "--json", str(out)]) == 0
+    result = json.loads(out.read_text())["cases"][0]
+    assert (result["status"], result.get("option")) == ("pass", "bury")
