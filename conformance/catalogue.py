@@ -69,6 +69,9 @@ class Dispute:
     kind: str = "dispute"
     """``dispute`` (a ``DISPUTE-nn`` of docs/rules.md) or ``variant`` (a ``VARIANT-nn``
     house variant); both are graded alike: ``disputed``, ``assumes`` and engine rulings."""
+    fixed: Mapping[str, str] = field(default_factory=dict)
+    """Profile -> why the point has no free option there (``set by DISPUTE-48``: another
+    point decides it; ``fixed``: the profile is that choice). Its cases are that point's."""
 
 
 @dataclass(frozen=True)
@@ -173,6 +176,7 @@ def _parse(data: Any) -> Catalogue:
                     rules=tuple(d.get("rules", [])),
                     observable=bool(d.get("observable", True)),
                     kind=kind,
+                    fixed=dict(d.get("fixed", {})),
                 )
         reasons = {
             r["reason"]: Reason(r["reason"], r["rule"], r.get("when", ""))

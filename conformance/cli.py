@@ -587,8 +587,14 @@ def cmd_coverage(args: argparse.Namespace) -> int:
     table = coverage_table(loaded.scenarios, catalogue, profile)
     table["profile"] = profile
     uncovered_rules = [rid for rid in rules if table["rules"][rid]["scenarios"] == 0]
+    # A point another point decides in this profile (docs/rules.md "set by") is covered by
+    # that point's cases; it has no option of its own to test.
+    fixed = {d.id: d.fixed[profile] for d in points.values() if profile in d.fixed}
+    table["fixed"] = fixed
     uncovered_disputes = [
-        d.id for d in points.values() if d.observable and d.id not in table["disputes"]
+        d.id
+        for d in points.values()
+        if d.observable and d.id not in table["disputes"] and d.id not in fixed
     ]
     print(f"corpus {corpus_label(args)}; profile {profile}")
     print(f"{'rule':<16} {'cases':>5} {'accept':>6} {'reject':>6}")
@@ -600,6 +606,8 @@ def cmd_coverage(args: argparse.Namespace) -> int:
         cases = table["disputes"].get(dispute.id, [])
         if cases:
             state = ", ".join(cases)
+        elif dispute.id in fixed:
+            state = f"{fixed[dispute.id]} in {profile}"
         else:
             state = "UNCOVERED" if dispute.observable else "not observable"
         print(f"{dispute.id}: {state}")

@@ -141,8 +141,12 @@ def test_catalogue_json_has_exactly_the_agreed_shape() -> None:
     base = {"id", "section", "summary", "source"}
     assert all(set(r) in (base, base | {"profiles"}) for r in data["rules"])
     dispute_keys = {"id", "title", "question", "options", "profiles", "rules", "observable"}
-    assert all(set(d) == dispute_keys for d in data["disputes"])
-    assert all(set(v) == dispute_keys for v in data["variants"])
+    # ``fixed`` is optional: profile -> why the point has no option of its own there.
+    shapes = (dispute_keys, dispute_keys | {"fixed"})
+    assert all(set(d) in shapes for d in data["disputes"])
+    assert all(set(v) in shapes for v in data["variants"])
+    for point in data["disputes"] + data["variants"]:
+        assert set(point.get("fixed", {})) <= set(point["profiles"]), point["id"]
     assert all(set(r) == {"reason", "rule", "when"} for r in data["reasons"])
 
 

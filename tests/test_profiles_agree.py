@@ -225,3 +225,54 @@ def test_state_fields_agree(name: str) -> None:
     answer = ask(Adapter(), "new_game", profile=name, players=min(facts.players), seed=1)
     fields = set(answer["state"]) - {"x"}  # x: the engine's private field (protocol §5)
     assert fields == set(facts.state_fields)
+
+
+def _rules_md_fixed() -> dict[tuple[str, str], str]:
+    """(point, profile) -> "set by X" or "fixed", read from docs/rules.md's profile lines."""
+    import re
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[1] / "docs" / "rules.md").read_text("utf-8")
+    found: dict[tuple[str, str], str] = {}
+    point = ""
+    for line in text.splitlines():
+        heading = re.match(r"^### ((?:DISPUTE|VARIANT)-\d+) ", line)
+        if heading:
+            point = heading.group(1)
+            continue
+        said = re.match(r"^- \*\*(\w+) profile:\*\* `[^`]+` — (.*)$", line)
+        if point and said:
+            profile, why = said.group(1).lower(), said.group(2)
+            by = re.search(r"set by ((?:DISPUTE|VARIANT)-\d+)", why)
+            if by:
+                found[(point, profile)] = f"set by {by.group(1)}"
+            elif why.startswith("fixed"):
+                found[(point, profile)] = "fixed"
+    return found
+
+
+def test_points_fixed_in_a_profile_agree_in_rules_md_catalogue_and_reference() -> None:
+    # docs/rules.md says "set by DISPUTE-nn" or "fixed" on a profile's line; the catalogue's
+    # `fixed` field (coverage reads it) must say the same, and the reference must refuse to
+    # play another option there (it has none of its own in that profile).
+    from conformance.catalogue import load_catalogue
+
+    in_docs = _rules_md_fixed()
+    catalogue = load_catalogue()
+    in_catalogue = {
+        (point, profile): why
+        for point, dispute in catalogue.disputes.items()
+        for profile, why in dispute.fixed.items()
+    }
+    assert in_catalogue == in_docs, "change conformance/data/catalogue.json 'fixed' to match"
+    for name, profile in PROFILES.items():
+        for point, option in profile.rulings.items():
+            other = next((o for o in OPTIONS[point] if o != option), None)
+            if other is None:
+                continue
+            try:
+                profile.with_rulings({point: other})
+                refused = False
+            except ValueError:
+                refused = True
+            assert refused == ((point, name) in in_docs), (name, point)
