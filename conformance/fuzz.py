@@ -50,14 +50,14 @@ from .properties import (
     find_opening,
 )
 from .reachability import unreachable_problems
-from .scenarios import fill_after
+from .scenarios import DRAFT_IDS, fill_after
 
 #: Version of the JSON report's layout (conformance/schemas/fuzz-report.schema.json).
 REPORT_VERSION: Final = 1
 #: Draft scenario ids: cc-8000 .. cc-8999 are reserved for fuzz drafts and never given to
 #: corpus cases (docs/fuzzing.md), so a draft copied into ``scenarios/`` is renumbered.
-FIRST_DRAFT_ID: Final = 8000
-LAST_DRAFT_ID: Final = 8999
+FIRST_DRAFT_ID: Final = DRAFT_IDS[0]
+LAST_DRAFT_ID: Final = DRAFT_IDS[1]
 #: Steps (actions and deal ops) after which a game stops.
 DEFAULT_MAX_STEPS: Final = 120
 #: Meld, contract and penalty queries per game for ``melds``-level engines.

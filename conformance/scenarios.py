@@ -820,6 +820,13 @@ class _DocChecker:
             return None
         data = self.data
         self.check_catalogue()
+        if is_draft_id(data["id"]) and data["review"] != "draft":
+            self.error(
+                f"id {data['id']} is in the range reserved for fuzz drafts "
+                f"(cc-{DRAFT_IDS[0]}..cc-{DRAFT_IDS[1]}); a reviewed case takes a corpus id "
+                "(docs/fuzzing.md, 'Draft scenarios')",
+                ["id"],
+            )
         level: Level = data["level"]
         checks: list[Check] = []
         for i, item in enumerate(data.get("checks", [])):
@@ -1099,6 +1106,22 @@ EXAMPLE_IDS = ("cc-9900", "cc-9999")
 def is_example_id(scenario_id: str) -> bool:
     """True for an id of the range reserved for documentation examples."""
     return EXAMPLE_IDS[0] <= scenario_id <= EXAMPLE_IDS[1] and len(scenario_id) == 7
+
+
+#: Numbers of the ids ``fuzz`` gives its drafts (``cc-8000`` ..); a case with one of them
+#: must say ``review: draft`` (docs/fuzzing.md).
+DRAFT_IDS = (8000, 8999)
+
+
+def is_draft_id(scenario_id: str) -> bool:
+    """True for an id of the range reserved for fuzz drafts."""
+    number = scenario_id[3:]
+    return (
+        scenario_id.startswith("cc-")
+        and len(number) == 4
+        and number.isdigit()
+        and DRAFT_IDS[0] <= int(number) <= DRAFT_IDS[1]
+    )
 
 
 def corpus_digest(scenarios: Sequence[Scenario]) -> str:

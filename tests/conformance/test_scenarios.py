@@ -269,3 +269,17 @@ def test_corpus_digest_ignores_order_and_sees_an_edited_expectation(tmp_path: Pa
     changed = load_corpus([write(tmp_path, edited)], catalogue=CATALOGUE).scenarios
     original = load_corpus([DATA / "good" / "melds.yaml"], catalogue=CATALOGUE).scenarios
     assert corpus_digest(changed) != corpus_digest(original)
+
+
+def test_a_fuzz_draft_id_is_refused_unless_the_case_is_a_draft(tmp_path: Path) -> None:
+    # docs/fuzzing.md: cc-8000..cc-8999 are the drafts' ids; a reviewed case takes a corpus
+    # id, so a draft copied into the corpus and marked checked cannot keep its number.
+    checked = load_file(write(tmp_path, turns_doc("cc-8012")), catalogue=CATALOGUE)
+    assert [e.scenario_id for e in checked.errors] == ["cc-8012"]
+    assert "reserved for fuzz drafts" in str(checked.errors[0])
+    assert ":1:" in str(checked.errors[0])  # the line of the id
+    draft = turns_doc("cc-8012").replace("review: checked", "review: draft")
+    assert load_file(write(tmp_path, draft, "draft.yaml"), catalogue=CATALOGUE).errors == ()
+    assert (
+        load_file(write(tmp_path, turns_doc("cc-7999"), "c.yaml"), catalogue=CATALOGUE).errors == ()
+    )
