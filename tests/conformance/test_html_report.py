@@ -237,16 +237,25 @@ def test_the_engines_table_shows_handshakes_and_versions(
 
 
 def test_fuzz_findings_are_shown(
-    docs: tuple[dict[str, Any], dict[str, Any]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    docs: tuple[dict[str, Any], dict[str, Any]], tmp_path: Path
 ) -> None:
-    # The minimal shape accepted while no fuzz report schema ships (issue 14 brings one).
-    monkeypatch.setattr("conformance.report_tools.FUZZ_SCHEMA_PATH", tmp_path / "none.json")
+    # A real campaign against a mutant: every finding shows its summary, rule and count.
+    from conformance import fuzz as fuzzing
+    from tests.mutants import harness
+
+    harness.make_root_importable()
+    options = fuzzing.FuzzOptions(games=2, shrink=False, max_steps=40)
+    report = fuzzing.report_dict(fuzzing.fuzz(harness.mutant_argv("twos_wild"), options, CATALOGUE))
+    findings = report["findings"]
+    assert findings, "the mutant must be found for the page to show anything"
     fuzz = tmp_path / "fuzz.json"
-    findings = [{"summary": "meld 10H JK QH accepted", "rules": ["MELD-RUN-3"], "seed": 7}]
-    fuzz.write_text(json.dumps({"findings": findings}))
+    fuzz.write_text(json.dumps(report))
     page = parse(render_html(loaded(docs), CATALOGUE, fuzz=[load_fuzz_report(str(fuzz))]))
     text = " ".join(" ".join(page.text).split())
-    assert "1 finding" in text and "meld 10♥ 🃏 Q♥ accepted" in text and "MELD-RUN-3" in text
+    plural = "" if len(findings) == 1 else "s"
+    assert f"{len(findings)} finding{plural}" in text
+    for finding in findings:
+        assert f"{finding['summary']} ({finding['rule']}) ×{finding['count']}" in text
     (tmp_path / "not-fuzz.json").write_text('{"cases": []}')
     with pytest.raises(ReportError, match=r"not-fuzz\.json: not a fuzz report"):
         load_fuzz_report(str(tmp_path / "not-fuzz.json"))

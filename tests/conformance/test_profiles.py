@@ -376,16 +376,23 @@ def test_smoke_names_a_profile_the_engine_lacks() -> None:
     assert [c.name for c in result.checks if not c.ok] == ["profile chilean"]
 
 
-def test_coverage_of_the_current_catalogue_for_chilean_lists_no_rule(
-    capsys: pytest.CaptureFixture[str],
+def test_chilean_coverage_counts_chilean_rules_and_points_set_by_others(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    # Until the Chilean rules are in the catalogue there is nothing to count, and nothing
-    # is uncovered: the Argentine rules are not charged to the Chilean profile.
+    # Only rules that hold in chilean are counted; a point another point decides there
+    # (DISPUTE-25 follows DISPUTE-48) is listed as such, not as uncovered.
     cat = load_catalogue(ROOT / "conformance" / "data" / "catalogue.json")
-    if cat.rules_for("chilean"):
-        pytest.skip("the catalogue has Chilean rules now: the corpus covers them")
-    assert main(["coverage", "--profile", "chilean"]) == 0
-    assert "0/0 rules covered" in capsys.readouterr().out
+    out = tmp_path / "coverage.json"
+    assert main(["coverage", "--profile", "chilean", "--json", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert f"{len(cat.rules_for('chilean'))}/{len(cat.rules_for('chilean'))} rules covered" in text
+    assert "DISPUTE-25: set by DISPUTE-48 in chilean" in text
+    table = json.loads(out.read_text())
+    assert set(table["rules"]) == set(cat.rules_for("chilean"))
+    assert table["fixed"]["DISPUTE-25"] == "set by DISPUTE-48"
+    # The same point in argentine has an option of its own: it is covered by its cases.
+    assert main(["coverage"]) == 0
+    assert "DISPUTE-25: set by" not in capsys.readouterr().out
 
 
 def test_a_profiles_own_rule_ids_are_in_the_catalogue_for_it() -> None:
