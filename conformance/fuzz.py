@@ -47,6 +47,7 @@ from .properties import (
     _lay_off_candidates,
     _meld_candidates,
     card_value,
+    contract_melds,
     find_opening,
 )
 from .reachability import unreachable_problems
@@ -611,20 +612,7 @@ def _candidates(
 
 def _any_opening(hand: Sequence[str], deal: int, facts: ProfileData) -> list[dict[str, Any]] | None:
     """An opening of the contract from ``hand`` even if it leaves no card (a TURN-9 probe)."""
-    kinds = _contract_kinds(facts, deal)
-
-    def search(i: int, left: Counter[str]) -> list[dict[str, Any]] | None:
-        if i == len(kinds):
-            return []
-        for cards in _meld_candidates(left, kinds[i], facts.wild_ranks):
-            need = Counter(cards)
-            if all(left[c] >= n for c, n in need.items()):
-                rest = search(i + 1, left - need)
-                if rest is not None:
-                    return [{"kind": kinds[i], "cards": list(cards)}, *rest]
-        return None
-
-    return search(0, Counter(hand))
+    return contract_melds(hand, _contract_kinds(facts, deal), facts.wild_ranks)
 
 
 # --------------------------------------------------------------------------- queries

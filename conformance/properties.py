@@ -168,7 +168,18 @@ def find_opening(
 def _find_contract(
     hand: Sequence[str], trios: int, runs: int, wild_ranks: frozenset[str]
 ) -> list[dict[str, Any]] | None:
-    kinds = ["trio"] * trios + ["run"] * runs
+    found = contract_melds(hand, ["trio"] * trios + ["run"] * runs, wild_ranks)
+    if found is None:
+        return None
+    laid = sum(len(m["cards"]) for m in found)
+    return found if laid < len(hand) else None  # TURN-9: keep a card to discard
+
+
+def contract_melds(
+    hand: Sequence[str], kinds: Sequence[str], wild_ranks: frozenset[str] = frozenset()
+) -> list[dict[str, Any]] | None:
+    """Melds of ``kinds`` (``trio``/``run``, opening-sized) that ``hand`` holds, found
+    depth first, or None; they may use every card of the hand."""
 
     def search(i: int, left: Counter[str]) -> list[dict[str, Any]] | None:
         if i == len(kinds):
@@ -181,11 +192,7 @@ def _find_contract(
                     return [{"kind": kinds[i], "cards": list(cards)}, *rest]
         return None
 
-    found = search(0, Counter(hand))
-    if found is None:
-        return None
-    laid = sum(len(m["cards"]) for m in found)
-    return found if laid < len(hand) else None  # TURN-9: keep a card to discard
+    return search(0, Counter(hand))
 
 
 def _lay_off_candidates(hand: Sequence[str], table: Sequence[dict[str, Any]]) -> Iterator[Any]:

@@ -12,6 +12,7 @@ import random
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from typing import Any
 
 from reference.actions import (
     SWAP_DESTINATIONS,
@@ -536,18 +537,25 @@ def _close(state: GameState, player: int) -> GameState:
 
     Only under DISPUTE-07 closes or DISPUTE-13 yes; a discard closes in :func:`_discard`.
     """
-    profile = state.profile
     scores = _scores(state, state.hands, player)
+    return _deal_over(state, scores, closer=player, turn=(player + 1) % state.players)
+
+
+def _deal_over(
+    state: GameState, scores: tuple[int, ...], closer: int | None, **changes: Any
+) -> GameState:
+    """The deal over with these ``scores`` (SCORE-4): totals grow, and after the last deal
+    the lowest totals win (END-4); ``changes`` are the closing action's own effects."""
     totals = tuple(t + s for t, s in zip(state.totals, scores, strict=True))
-    last = game_ends(profile, state.deal_number, totals)
+    last = game_ends(state.profile, state.deal_number, totals)
     best = min(totals)
     return replace(
         state,
-        turn=(player + 1) % state.players,
+        **changes,
         turn_opened=False,
         phase=Phase.GAME_OVER if last else Phase.DEAL_OVER,
         deal_scores=scores,
-        closer=player,
+        closer=closer,
         totals=totals,
         winners=tuple(i for i, t in enumerate(totals) if t == best) if last else None,
     )
@@ -560,19 +568,8 @@ def profile_rules(state: GameState, point: str, option: str) -> bool:
 
 def _end_without_closer(state: GameState) -> GameState:
     """DISPUTE-75 round_ends: the stock ran out; every hand scores, nobody went out."""
-    profile = state.profile
-    scores = tuple(profile.penalty(h) for h in state.hands)
-    totals = tuple(t + s for t, s in zip(state.totals, scores, strict=True))
-    last = game_ends(profile, state.deal_number, totals)
-    best = min(totals)
-    return replace(
-        state,
-        turn_opened=False,
-        phase=Phase.GAME_OVER if last else Phase.DEAL_OVER,
-        deal_scores=scores,
-        totals=totals,
-        winners=tuple(i for i, t in enumerate(totals) if t == best) if last else None,
-    )
+    scores = tuple(state.profile.penalty(h) for h in state.hands)
+    return _deal_over(state, scores, closer=None)
 
 
 def _could_lay_down(state: GameState, player: int) -> bool:
@@ -624,23 +621,8 @@ def _discard(state: GameState, player: int, card: Card) -> GameState:
             passed=(),
         )
     # END-1: the discard that empties the hand closes the deal at once.
-    profile = state.profile
     scores = _scores(state, hands, player)
-    totals = tuple(t + s for t, s in zip(state.totals, scores, strict=True))
-    last = game_ends(profile, state.deal_number, totals)
-    best = min(totals)
-    return replace(
-        state,
-        hands=hands,
-        discard=discard,
-        turn=after,
-        turn_opened=False,
-        phase=Phase.GAME_OVER if last else Phase.DEAL_OVER,
-        deal_scores=scores,
-        closer=player,
-        totals=totals,
-        winners=tuple(i for i, t in enumerate(totals) if t == best) if last else None,
-    )
+    return _deal_over(state, scores, closer=player, hands=hands, discard=discard, turn=after)
 
 
 def _open(state: GameState, action: Open) -> GameState:

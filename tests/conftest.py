@@ -1,4 +1,4 @@
-"""Shared pytest configuration: the hypothesis profiles.
+"""Shared pytest configuration: the hypothesis profiles, and `tests` importable as a package.
 
 ``HYPOTHESIS_PROFILE`` picks one (default ``dev``); tox sets ``ci``, ``tox -e props-long``
 sets ``long``. ``ci`` is derandomized so a CI failure replays identically, and prints the
@@ -8,8 +8,17 @@ reproduction blob so it can be replayed locally with ``@reproduce_failure``.
 from __future__ import annotations
 
 import os
+import sys
+from pathlib import Path
 
 from hypothesis import HealthCheck, settings
+
+# Test modules import helpers as ``tests.mutants`` and ``tests.strategies``; `pytest` (as tox
+# runs it) does not put the checkout on sys.path. Appended, so `conformance` and `reference`
+# still come from the installed package.
+_ROOT = str(Path(__file__).resolve().parents[1])
+if _ROOT not in sys.path:
+    sys.path.append(_ROOT)
 
 settings.register_profile(
     "ci",
