@@ -23,7 +23,7 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Final
 
@@ -1784,6 +1784,7 @@ def fuzz(
     """
     started = time.monotonic()
     games = game_indices(options)
+    facts = find_profile(options.profile)
     workers = max(1, min(options.workers, len(games) or 1))
     stop = stop if stop is not None else threading.Event()
     pairs: list[Pair] = []
@@ -1827,6 +1828,8 @@ def fuzz(
                 except EngineError:
                     stop.set()  # it cannot be restarted: keep what was played
             steps[w] += played
+            # A profile that states a rule its own way cites its own ID (CHILE-CARDS-1).
+            found = [_in_profile(occ, facts) for occ in found]
             with lock:
                 per_game[game] = found
                 done[0] += 1
@@ -1914,6 +1917,14 @@ def fuzz(
     result.seconds = time.monotonic() - started
     _number(result.findings)
     return result
+
+
+def _in_profile(occ: Occurrence, facts: ProfileData) -> Occurrence:
+    """``occ`` citing the rule ID under which ``facts``' profile states its rule."""
+    rule = facts.rule_id(occ.divergence.rule)
+    if rule == occ.divergence.rule:
+        return occ
+    return replace(occ, divergence=replace(occ.divergence, rule=rule))
 
 
 def _group(occurrences: Iterable[Occurrence]) -> list[Finding]:

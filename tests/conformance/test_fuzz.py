@@ -75,12 +75,12 @@ def _write_drafts(result: fuzz.FuzzResult, out: Path) -> list[Path]:
     return sorted((out / "drafts").glob("*.yaml"))
 
 
-def _grade(argv: list[str], path: Path) -> str:
+def _grade(argv: list[str], path: Path, profile: str = "argentine") -> str:
     loaded = load_corpus([path], catalogue=CATALOGUE)
     assert not loaded.errors, [str(e) for e in loaded.errors]
     (scenario,) = loaded.scenarios
     harness.make_root_importable()
-    run = run_scenarios(argv, [scenario], RunOptions(profile="argentine"), catalogue=CATALOGUE)
+    run = run_scenarios(argv, [scenario], RunOptions(profile=profile), catalogue=CATALOGUE)
     return run.results[0].status
 
 
@@ -345,3 +345,42 @@ def test_cli_fuzz_usage_errors(tmp_path: Path) -> None:
     assert bad.returncode == 2 and "--shard" in bad.stderr
     missing = _cli("--merge", str(tmp_path / "nope.json"), "--out", str(tmp_path / "m"))
     assert missing.returncode == 2 and "nope.json" in missing.stderr
+
+
+# --------------------------------------------------------------------------- other profiles
+
+#: Chilean mutants (tests/mutants/chilean.py) and a game that shows each (seeded sweep).
+CHILEAN_SUBSET: dict[str, int] = {
+    "chilean_twos_natural": 0,
+    "chilean_ace_worth_20": 1,
+    "chilean_swap_laid_down_only": 0,
+    "chilean_discard_to_go_out": 0,
+}
+
+
+def test_the_chilean_reference_against_itself_finds_nothing() -> None:
+    result = _fuzz(REFERENCE, games=6, max_steps=120, profile="chilean")
+    assert result.findings == []
+    assert result.games_played == 6 and result.steps > 500
+    for event in ("open", "discard", "draw_discard", "close"):
+        assert result.events.get(event, 0) > 0, event
+
+
+@pytest.mark.parametrize("name", sorted(CHILEAN_SUBSET))
+def test_fuzzing_a_chilean_mutant_drafts_a_chilean_scenario_that_kills_it(
+    name: str, tmp_path: Path
+) -> None:
+    argv = harness.mutant_argv(name)
+    game = CHILEAN_SUBSET[name]
+    result = _fuzz(argv, games=game + 1, only_games=(game,), profile="chilean")
+    assert result.findings, f"{name}: no divergence in game {game}"
+    # Findings cite the rule IDs chilean states them under (CHILE-SCORE-2, not SCORE-2).
+    for finding in result.findings:
+        assert finding.divergence.rule in CATALOGUE.rules_for("chilean"), finding.divergence
+    for path in _write_drafts(result, tmp_path):
+        document = yaml.safe_load(path.read_text())
+        assert document["profiles"] == ["chilean"]
+        if _grade(argv, path, "chilean") == "fail":
+            assert _grade(REFERENCE, path, "chilean") == "pass", path.read_text()
+            return
+    pytest.fail(f"{name}: no draft fails the mutant")
