@@ -97,6 +97,19 @@ def _cards(codes: Any, where: str) -> list[Card]:
     return cards
 
 
+def _cut(request: dict[str, Any]) -> int | None:
+    """The optional ``cut`` of a ``start_deal`` or ``next_deal`` (perla, docs/protocol.md §9).
+
+    :raises BadRequest: when it is not a whole number of cards from 1 on.
+    """
+    cut = request.get("cut")
+    if cut is None:
+        return None
+    if not isinstance(cut, int) or isinstance(cut, bool) or cut < 1:
+        raise BadRequest(f"field 'cut' must be a positive integer, not {cut!r}")
+    return cut
+
+
 def _takes(profile: Profile, point: str) -> bool:
     """True if ``profile`` accepts another option on ``point`` (see Profile.with_rulings)."""
     try:
@@ -277,6 +290,7 @@ class Adapter:
             _field(request, "dealer", int),
             tuple(totals),
             tuple(_cards(_field(request, "deck", list), "deck")),
+            cut=_cut(request),
         )
         return {"state": self._dump()}
 
@@ -284,7 +298,8 @@ class Adapter:
         """Move on after a closed or cancelled deal, dealing the given deck."""
         game = self._game()
         deck = tuple(_cards(_field(request, "deck", list), "deck"))
-        return self._outcome(lambda: next_deal(game, deck))
+        cut = _cut(request)
+        return self._outcome(lambda: next_deal(game, deck, cut))
 
     def redeal(self, request: dict[str, Any]) -> dict[str, Any]:
         """Replace an incorrect deal by a fresh one, before the first draw."""
