@@ -436,3 +436,39 @@ def test_a_new_perla_game_deals_a_valid_round_1() -> None:
     assert state.deal_number == 1 and [len(h) for h in state.hands] == [11, 11, 11]
     assert state.totals == (0, 0, 0)  # new_game makes no cut
     assert len(shuffled_pack(PERLA, __import__("random").Random(1), 3)) == 108
+
+
+# --- every option of every Perla point runs ---------------------------------------------------
+
+PERLA_POINTS = [f"DISPUTE-{n}" for n in (*range(61, 78), 47, 49, 50)]
+
+
+@pytest.mark.parametrize("point", PERLA_POINTS)
+def test_every_option_of_a_perla_point_is_played_and_declared(point: str) -> None:
+    from reference.profiles import OPTIONS
+
+    for option in OPTIONS[point]:
+        adapter = Adapter(rulings={point: option})
+        hello, _ = adapter.handle('{"id": 1, "op": "hello"}')
+        assert hello["profile_rulings"]["perla"][point] == option
+        # A new game deals under the option (DISPUTE-73 two_to_four: four players at most).
+        answer, _ = adapter.handle(
+            '{"id": 2, "op": "new_game", "profile": "perla", "players": 4, "seed": 3}'
+        )
+        assert answer["state"]["profile"] == "perla", (point, option)
+
+
+def test_shared_points_under_their_other_options() -> None:
+    # DISPUTE-77 forbidden: a run holds one ace at most (MELD-RUN-4).
+    ace_to_ace = run("AS 2S 3S 4S 5S 6S 7S 8S 9S 10S JS QS KS AS")
+    assert check_meld(ace_to_ace, initial=False, profile=PERLA) is None
+    assert check_meld(ace_to_ace, initial=False, profile=perla(DISPUTE_77="forbidden"))
+    # DISPUTE-74 first_seat: player 0 deals round 1.
+    assert new_game(perla(DISPUTE_74="first_seat"), 5, 9).dealer == 0
+    # DISPUTE-75 recycle: the empty stock is recycled as 000 (STOCK-1), not the end of the round.
+    state = make_state(["8C 9D", "KC KD"], deal_number=1, turn=0, stock="", discard="6H 5S 4S")
+    ended = apply(replace_profile(state, PERLA), DrawStock(0))
+    assert ended.phase is Phase.DEAL_OVER and ended.closer is None
+    assert ended.deal_scores == (17, 20)  # PERLA-STOCK-1: every hand scores
+    recycled = apply(replace_profile(state, perla(DISPUTE_75="recycle")), DrawStock(0))
+    assert recycled.phase is Phase.PLAY and len(recycled.hands[0]) == 3
