@@ -109,6 +109,11 @@ class ProfileData:
     state_fields: tuple[str, ...]
     own_rules: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
     """Argentine rule ID -> this profile's own ID where it states the rule differently."""
+    wild_cards: frozenset[str] = frozenset()
+    """Natural cards wild by rank and suit (``AH``, ``AD`` for perla), beside ``wild_ranks``."""
+    lowering_turn_closer_score: int | None = None
+    """What the closer scores when the hand empties on their laying-down turn, when it is
+    not ``closer_score`` (perla: -30, PERLA-SCORE-1)."""
 
     def rule_id(self, rule: str) -> str:
         """The ID under which this profile states ``rule`` (``CARDS-1`` -> ``CHILE-CARDS-1``)."""
@@ -163,11 +168,15 @@ class ProfileData:
         )
 
     def is_wild(self, card: str) -> bool:
-        """True for a joker and for a card of a wild rank (a 2 in chilean)."""
-        return card == JOKER or card[:-1] in self.wild_ranks
+        """True for a joker, a card of a wild rank (a 2 in chilean) and a wild card (a red
+        ace in perla)."""
+        return card == JOKER or card[:-1] in self.wild_ranks or card in self.wild_cards
 
     def card_value(self, card: str) -> int:
-        """Penalty points of one card code left in hand at a close."""
+        """Penalty points of one card code left in hand at a close (a card's own value, as
+        perla's red aces have, before its rank's)."""
+        if card in self.card_values:
+            return self.card_values[card]
         return self.card_values[JOKER if card == JOKER else card[:-1]]
 
     def hand_sizes_text(self) -> str:
@@ -246,6 +255,8 @@ def _parse(name: str, entry: Mapping[str, Any]) -> ProfileData:
         closer_score=entry["closer_score"],
         state_fields=tuple(entry["state_fields"]),
         own_rules=MappingProxyType(dict(entry.get("own_rules", {}))),
+        wild_cards=frozenset(entry.get("wild_cards", ())),
+        lowering_turn_closer_score=entry.get("lowering_turn_closer_score"),
     )
 
 

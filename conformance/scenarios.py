@@ -978,6 +978,8 @@ class _DocChecker:
                     "dealer": raw_deal["dealer"],
                     "totals": list(totals),
                     "deck": deck,
+                    # perla's cut (docs/protocol.md §9), sent only when the case gives one.
+                    **({"cut": raw_deal["cut"]} if "cut" in raw_deal else {}),
                 }
             )
         players = raw_setup["new_game"]["players"]

@@ -97,6 +97,19 @@ def _cards(codes: Any, where: str) -> list[Card]:
     return cards
 
 
+def _cut(request: dict[str, Any]) -> int | None:
+    """The optional ``cut`` of a ``start_deal`` or ``next_deal`` (perla, docs/protocol.md §9).
+
+    :raises BadRequest: when it is not a whole number of cards from 1 on.
+    """
+    cut = request.get("cut")
+    if cut is None:
+        return None
+    if not isinstance(cut, int) or isinstance(cut, bool) or cut < 1:
+        raise BadRequest(f"field 'cut' must be a positive integer, not {cut!r}")
+    return cut
+
+
 def _takes(profile: Profile, point: str) -> bool:
     """True if ``profile`` accepts another option on ``point`` (see Profile.with_rulings)."""
     try:
@@ -194,14 +207,14 @@ class Adapter:
             "implementation": {"name": "reference", "version": __version__, "language": "python"},
             "profiles": sorted(self.profiles),
             "capabilities": list(self.capabilities),
-            # Argentine's options, then every point only another profile rules on (the
-            # Chilean DISPUTE-39..77): a harness that reads only `rulings` grades those right.
+            # Argentine's options, then every point only other profiles rule on (DISPUTE-39..77)
+            # where they all play one option: a harness that reads only `rulings` grades those
+            # right (DISPUTE-75 differs between chilean and perla: profile_rulings only).
             "rulings": {
                 **{
-                    point: option
-                    for profile in self.profiles.values()
-                    for point, option in profile.rulings.items()
-                    if point not in ARGENTINE.rulings
+                    point: options.pop()
+                    for point, options in self._later_points().items()
+                    if len(options) == 1
                 },
                 **self.profiles.get("argentine", ARGENTINE).rulings,
             },
@@ -216,6 +229,15 @@ class Adapter:
                 if name != "argentine"
             },
         }
+
+    def _later_points(self) -> dict[str, set[str]]:
+        """Every point Argentine does not rule on, with the options the profiles play there."""
+        found: dict[str, set[str]] = {}
+        for profile in self.profiles.values():
+            for point, option in profile.rulings.items():
+                if point not in ARGENTINE.rulings:
+                    found.setdefault(point, set()).add(option)
+        return found
 
     def check_meld(self, request: dict[str, Any]) -> dict[str, Any]:
         """Is this meld valid, as laid in an opening or as it may stand on the table?"""
@@ -277,6 +299,7 @@ class Adapter:
             _field(request, "dealer", int),
             tuple(totals),
             tuple(_cards(_field(request, "deck", list), "deck")),
+            cut=_cut(request),
         )
         return {"state": self._dump()}
 
@@ -284,7 +307,9 @@ class Adapter:
         """Move on after a closed or cancelled deal, dealing the given deck."""
         game = self._game()
         deck = tuple(_cards(_field(request, "deck", list), "deck"))
-        return self._outcome(lambda: next_deal(game, deck))
+        # The cut only when given: a deal without one is the plain two-argument call.
+        cut = {"cut": c} if (c := _cut(request)) is not None else {}
+        return self._outcome(lambda: next_deal(game, deck, **cut))
 
     def redeal(self, request: dict[str, Any]) -> dict[str, Any]:
         """Replace an incorrect deal by a fresh one, before the first draw."""

@@ -142,7 +142,7 @@ def _run_candidates(hand: Counter[Card], profile: Profile) -> Iterator[Run]:
                             for p in positions
                         )
                         if _fits(Counter(cards), hand) and (
-                            not profile.wild_ranks
+                            not profile.natural_wilds
                             or check_meld(Run(cards), initial=True, profile=profile) is None
                         ):
                             yield Run(cards)

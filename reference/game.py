@@ -148,6 +148,7 @@ def start_deal(
     deck: Sequence[Card],
     *,
     seed: int = 0,
+    cut: int | None = None,
 ) -> GameState:
     """Deal ``deck`` (``deck[0]`` on top) for deal ``deal_number`` (docs/protocol.md §7).
 
@@ -155,8 +156,12 @@ def start_deal(
     player has the deal's hand size (DEAL-3); the next card starts the discard pile; the rest
     is the stock (DEAL-4); the dealer's right-hand neighbour moves first (DEAL-5).
 
-    :raises InvalidStateError: for a player count, deal number, dealer, totals or deck the
-        profile does not allow.
+    ``cut`` is the number of cards the cutter left for the dealer (perla, docs/protocol.md
+    §9); it never changes the deal, but a perfect one scores for the cutter at once
+    (PERLA-CUT-1, PERLA-CUT-2).
+
+    :raises InvalidStateError: for a player count, deal number, dealer, totals, deck or cut
+        the profile does not allow.
     """
     problems = []
     if not profile.min_players <= players <= profile.max_players:
@@ -168,6 +173,8 @@ def start_deal(
     if len(totals) != players:
         problems.append(f"totals has {len(totals)} entries for {players} players")
     problems += _deck_problems(profile, deck, players)
+    if cut is not None and not 1 <= cut < len(deck):
+        problems.append(f"cut {cut} does not leave two parts of a {len(deck)}-card deck")
     if problems:
         raise InvalidStateError(problems)
     size = profile.hand_size(deal_number)
@@ -180,8 +187,10 @@ def start_deal(
         # DISPUTE-09 bury (DEAL-4): a joker or a 2 turned up goes to the bottom of the
         # stock and the next card is turned up instead.
         # CHILE-DEAL-7 (DISPUTE-51): in the Chilean profile only a wild upcard is buried.
+        # In perla a wild upcard is a joker or a red ace (PERLA-WILD-1).
         for _ in range(len(stock)):
-            if not (upcard.is_joker or upcard.rank in profile.bury_ranks):
+            buried = upcard.is_joker or upcard.rank in profile.bury_ranks
+            if not buried and upcard not in profile.wild_cards:
                 break
             upcard, stock = stock[0], (*stock[1:], upcard)
     return GameState(
@@ -197,9 +206,25 @@ def start_deal(
         table=(),
         stock=stock,
         discard=(upcard,),
-        totals=tuple(totals),
+        totals=_cut_totals(profile, players, deal_number, dealer, totals, cut),
         seed=seed,
     )
+
+
+def _cut_totals(
+    profile: Profile,
+    players: int,
+    deal_number: int,
+    dealer: int,
+    totals: Sequence[int],
+    cut: int | None,
+) -> tuple[int, ...]:
+    """``totals`` with a perfect cut scored for the cutter, the dealer's left-hand neighbour
+    (PERLA-DEAL-1, PERLA-CUT-1, PERLA-CUT-2, DISPUTE-67)."""
+    if not profile.cut_score or cut != profile.perfect_cut(players, deal_number):
+        return tuple(totals)
+    cutter = (dealer - 1) % players
+    return tuple(t + profile.cut_score if i == cutter else t for i, t in enumerate(totals))
 
 
 def shuffled_pack(
@@ -222,8 +247,9 @@ def new_game(profile: Profile, players: int, seed: int) -> GameState:
     return start_deal(profile, players, 1, dealer, (0,) * players, deck, seed=rng.getrandbits(63))
 
 
-def next_deal(state: GameState, deck: Sequence[Card]) -> GameState:
-    """The next deal, dealt from ``deck``, once the current one has ended.
+def next_deal(state: GameState, deck: Sequence[Card], cut: int | None = None) -> GameState:
+    """The next deal, dealt from ``deck`` (``cut`` as in :func:`start_deal`), once the
+    current one has ended.
 
     After a close: the next deal number, the next dealer to the right (DEAL-2). After a
     cancellation: the same deal and dealer, totals unchanged (STOCK-2, DISPUTE-17).
@@ -252,6 +278,7 @@ def next_deal(state: GameState, deck: Sequence[Card]) -> GameState:
         state.totals,
         deck,
         seed=_next_seed(state.seed),
+        cut=cut,
     )
 
 
@@ -520,15 +547,20 @@ def refuse(state: GameState, action: Action) -> GameState:
     return replace(state, owed=tuple(o + points if i == player else o for i, o in enumerate(owed)))
 
 
-def _scores(state: GameState, hands: Sequence[Sequence[Card]], closer: int) -> tuple[int, ...]:
+def _scores(
+    state: GameState, hands: Sequence[Sequence[Card]], closer: int, *, lowering: bool = False
+) -> tuple[int, ...]:
     """Each player's score in a deal ``closer`` closed: the closer the profile's score for
     going out, others what they hold (SCORE-1, SCORE-2), plus any penalty owed (DISPUTE-35
-    penalty)."""
+    penalty). ``lowering``: the closer's hand emptied on their laying-down turn, which
+    earns perla's going-out bonus (PERLA-SCORE-1, DISPUTE-65)."""
     profile = state.profile
     owed = state.owed or (0,) * state.players
+    out = profile.out_score
+    if lowering and profile.lowering_out_score is not None:
+        out = profile.lowering_out_score
     return tuple(
-        (profile.out_score if i == closer else profile.penalty(h)) + owed[i]
-        for i, h in enumerate(hands)
+        (out if i == closer else profile.penalty(h)) + owed[i] for i, h in enumerate(hands)
     )
 
 
@@ -537,7 +569,8 @@ def _close(state: GameState, player: int) -> GameState:
 
     Only under DISPUTE-07 closes or DISPUTE-13 yes; a discard closes in :func:`_discard`.
     """
-    scores = _scores(state, state.hands, player)
+    # A meld action emptied the hand: on the laying-down turn when turn_opened holds.
+    scores = _scores(state, state.hands, player, lowering=state.turn_opened)
     return _deal_over(state, scores, closer=player, turn=(player + 1) % state.players)
 
 
@@ -621,7 +654,9 @@ def _discard(state: GameState, player: int, card: Card) -> GameState:
             passed=(),
         )
     # END-1: the discard that empties the hand closes the deal at once.
-    scores = _scores(state, hands, player)
+    # DISPUTE-65 same_turn: the discard ending the laying-down turn earns the bonus too.
+    lowering = state.turn_opened and state.profile.lowering_out_by_discard
+    scores = _scores(state, hands, player, lowering=lowering)
     return _deal_over(state, scores, closer=player, hands=hands, discard=discard, turn=after)
 
 
@@ -781,6 +816,8 @@ def _swap_to_hand(state: GameState, action: SwapJoker) -> GameState:
 
 def _meld_action(state: GameState, action: LayOff | SwapJoker) -> GameState:
     player = action.player
+    if isinstance(action, SwapJoker) and state.profile.wild_swap == "none":
+        raise _reject(action, Reason.NO_WILD_SWAPS)  # PERLA-WILD-4, DISPUTE-72 none
     if isinstance(action, SwapJoker) and state.profile.wild_swap == "to_hand":
         return _swap_to_hand(state, action)
     if not state.opened[player]:
@@ -885,7 +922,7 @@ def legal_actions(state: GameState) -> tuple[Action, ...]:
             opening = Open(player, melds)
             if is_legal(state, opening):
                 found.append(opening)
-    elif not state.turn_opened and len(hand) > 1:
+    elif _may_lay_off(state, len(hand)):
         for card in distinct:
             for i, tm in enumerate(state.table):
                 ends: tuple[End | None, ...] = (
@@ -911,6 +948,16 @@ def legal_actions(state: GameState) -> tuple[Action, ...]:
         found.extend(_chilean_swaps(state, player, distinct))
     found.extend(Discard(player, card) for card in distinct)
     return tuple(found)
+
+
+def _may_lay_off(state: GameState, held: int) -> bool:
+    """Whether :func:`legal_actions` lists lay-offs for the opened player to move, who holds
+    ``held`` cards: not on the opening turn (TURN-6) unless DISPUTE-20 same_turn (perla's
+    PERLA-LAYOFF-1), and not the last card unless melding may empty the hand (DISPUTE-13)."""
+    profile = state.profile
+    if state.turn_opened and profile.ruling("DISPUTE-20") != "same_turn":
+        return False
+    return held > 1 or profile.ruling("DISPUTE-13") == "yes"
 
 
 def _chilean_swaps(state: GameState, player: int, distinct: tuple[Card, ...]) -> list[SwapJoker]:

@@ -21,6 +21,10 @@ Seed 001 (the Chilean profile) adds: a *wild card* is a joker or a 2 (CHILE-WILD
 2 lying in its own place (the 2-position of its suit's run, a trio of 2s), which is natural
 (CHILE-WILD-3); a *wild swap* puts the natural card in a wild card's place in any meld and
 the wild card goes to the taker's hand (CHILE-SWAP-1..3).
+
+Seed 003 (the Perla profile) makes the red aces wild (PERLA-WILD-1), except a red ace in its own
+place (an ace end of its suit's run, a trio of aces: PERLA-WILD-3); its trios ("legs") hold 3 or
+4 cards of different suits (PERLA-TRIO-1).
 """
 
 from __future__ import annotations
@@ -196,6 +200,8 @@ def check_meld(meld: Meld, *, initial: bool, profile: Profile = ARGENTINE) -> Re
             suits = [c.suit for c in naturals]
             if len(set(suits)) != len(suits):
                 return Reason.TRIO_MIXED_RANKS  # DISPUTE-04 invalid: suits must differ
+        if profile.trio_suits_differ and len({c.suit for c in naturals}) != len(naturals):
+            return Reason.TRIO_SUITS  # PERLA-TRIO-1, DISPUTE-63 different
         return None
     size = profile.initial_run_size
     short = profile.short_runs and n == size - 1  # DISPUTE-52 three: a 3-card run
@@ -218,8 +224,9 @@ def check_meld(meld: Meld, *, initial: bool, profile: Profile = ARGENTINE) -> Re
 
 def _masked(cards: tuple[Card, ...], profile: Profile) -> tuple[Card, ...]:
     """A run's cards with every wild card shown as a joker (DISPUTE-25 wild, CHILE-WILD-1:
-    twos stand in too; CHILE-WILD-3: not a 2 in its own place)."""
-    if not profile.wild_ranks:
+    twos stand in too; CHILE-WILD-3: not a 2 in its own place; PERLA-WILD-1, PERLA-WILD-3:
+    red aces, not at an ace end of their own suit)."""
+    if not profile.natural_wilds:
         return cards
     flags = _run_wild_flags(cards, profile)
     return tuple(JOKER if wild else c for c, wild in zip(cards, flags, strict=True))
@@ -228,23 +235,31 @@ def _masked(cards: tuple[Card, ...], profile: Profile) -> tuple[Card, ...]:
 def wild_flags(meld: Meld, profile: Profile = ARGENTINE) -> tuple[bool, ...]:
     """For each card of ``meld``, whether it acts as a wild card there.
 
-    Jokers always do; a card of a wild rank (a Chilean 2) does, unless the profile counts it
-    as natural in its own place (CHILE-WILD-3, DISPUTE-49): in a trio whose other cards are
-    all wild (a trio of 2s), or at its own position in a run of its own suit.
+    Jokers always do; a natural wild card (a Chilean 2, a Perla red ace) does, unless the
+    profile counts it as natural in its own place (CHILE-WILD-3, PERLA-WILD-3, DISPUTE-49): in
+    a trio of its own rank, or at its own position in a run of its own suit.
     """
     if isinstance(meld, Run):
         return _run_wild_flags(meld.cards, profile)
     flags = tuple(profile.is_wild(c) for c in meld.cards)
-    if profile.natural_in_place and all(flags):
+    if not profile.natural_in_place or not any(flags):
+        return flags
+    # The trio's rank: that of its other natural cards (a trio of aces holding a red ace);
+    # with none, the one rank of its natural wild cards (a Chilean trio of 2s and jokers).
+    ranks = {c.rank for c, wild in zip(meld.cards, flags, strict=True) if not wild}
+    if not ranks:
         ranks = {c.rank for c in meld.cards if c.rank is not None}
-        if len(ranks) == 1:  # a trio of 2s (with jokers): its 2s are natural
-            return tuple(c.is_joker for c in meld.cards)
-    return flags
+    if len(ranks) != 1:
+        return flags
+    rank = ranks.pop()
+    return tuple(
+        wild and (c.is_joker or c.rank != rank) for c, wild in zip(meld.cards, flags, strict=True)
+    )
 
 
 def _run_wild_flags(cards: tuple[Card, ...], profile: Profile) -> tuple[bool, ...]:
     flags = [profile.is_wild(c) for c in cards]
-    if not profile.natural_in_place or not profile.wild_ranks:
+    if not profile.natural_in_place or not profile.natural_wilds:
         return tuple(flags)
     candidates = [i for i, c in enumerate(cards) if flags[i] and not c.is_joker]
     masked = tuple(JOKER if wild else c for c, wild in zip(cards, flags, strict=True))

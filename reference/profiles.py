@@ -2,10 +2,11 @@
 
 The engine reads its numbers (hand sizes, contracts, meld sizes, joker limits, card values,
 ace handling...) from a :class:`Profile`, so another seed's rules can be added as a new
-profile plus small hooks. Two profiles exist: ``argentine`` (seed 000) and ``chilean``
-(seed 001, docs/rules.md's Chilean section). A profile rules on every disputed point it
-plays; a Chilean point that restates an Argentine one (``DISPUTE-48`` for ``DISPUTE-25``...)
-sets the Argentine point's option, so the rules code reads one ruling per fact.
+profile plus small hooks. Three profiles exist: ``argentine`` (seed 000), ``chilean``
+(seed 001, docs/rules.md's Chilean section) and ``perla`` (seed 003, its Perla section). A
+profile rules on every disputed point it plays; a profile's point that restates an Argentine
+one (``DISPUTE-48`` for ``DISPUTE-25``, ``DISPUTE-64`` for ``DISPUTE-29``...) sets the
+Argentine point's option, so the rules code reads one ruling per fact.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any
 
-from reference.cards import Card, Rank
+from reference.cards import Card, Rank, Suit
 
 
 @dataclass(frozen=True)
@@ -50,9 +51,16 @@ class Profile:
     """Cards dealt to each player in deal n: ``hand_sizes[n-1]``."""
     wild_ranks: frozenset[Rank] = frozenset()
     """Natural ranks that are wild like jokers (none here: twos are natural)."""
+    wild_cards: frozenset[Card] = frozenset()
+    """Natural cards wild by rank and suit, beside ``wild_ranks`` (perla's red aces A♥ A♦,
+    PERLA-WILD-1)."""
+    wild_card_value: int | None = None
+    """Penalty of a ``wild_cards`` card left in hand, when not its rank's (perla: 25,
+    DISPUTE-62)."""
     natural_in_place: bool = False
-    """A wild-rank card lying in its own natural place in a meld (a 2 at a run's 2-position
-    of its suit, a trio of 2s) counts as natural (CHILE-WILD-3, DISPUTE-49)."""
+    """A natural wild card lying in its own natural place in a meld (a 2 at a run's
+    2-position of its suit, a trio of 2s; a red ace at an ace end of its suit's run, a trio of
+    aces) counts as natural (CHILE-WILD-3, PERLA-WILD-3, DISPUTE-49)."""
     bury_ranks: frozenset[Rank] = frozenset({Rank.TWO})
     """Besides jokers, the ranks buried when turned up (DISPUTE-09 bury; CHILE-DEAL-7)."""
     alternative_contracts: Mapping[int, tuple[tuple[int, int], ...]] = field(
@@ -67,10 +75,19 @@ class Profile:
     (DISPUTE-40 three_card_runs)."""
     out_score: int = 0
     """What the player who goes out scores (SCORE-1; DISPUTE-46 minus_ten: -10)."""
+    lowering_out_score: int | None = None
+    """What the player who goes out scores instead of ``out_score`` when the hand empties
+    on the turn they laid down (PERLA-SCORE-1, DISPUTE-65: -30); ``None``: no such bonus."""
+    lowering_out_by_discard: bool = True
+    """Whether a discard ending the laying-down turn earns ``lowering_out_score`` too
+    (DISPUTE-65 no_discard: only melding does)."""
+    cut_score: int = 0
+    """What a perfect cut scores for the cutter, onto their total when the deal is dealt
+    (PERLA-CUT-2, DISPUTE-67: -10); 0: the cut is not scored."""
     wild_swap: str = "run_end"
     """How a wild card leaves a meld: ``run_end`` (JOKER-4..6, the natural card takes a run
-    joker's place and the joker moves to an end) or ``to_hand`` (CHILE-SWAP-1..3, any meld,
-    the wild card goes to the taker's hand)."""
+    joker's place and the joker moves to an end), ``to_hand`` (CHILE-SWAP-1..3, any meld,
+    the wild card goes to the taker's hand) or ``none`` (PERLA-WILD-4: never)."""
     rank_values: tuple[int, ...] = (20, 2, 3, 4, 5, 6, 7, 8, 9, 10, 10, 10, 10)
     """Penalty value of each rank, A..K."""
     joker_value: int = 50
@@ -91,6 +108,9 @@ class Profile:
     max_run_length: int = 14
     max_trio_size: int | None = None
     """Most cards in a table trio (``None``: only the cards that exist limit it)."""
+    trio_suits_differ: bool = False
+    """A trio's natural cards are all of different suits, laid down and later; each wild card
+    stands for a missing suit (PERLA-TRIO-1, DISPUTE-63 different)."""
     stock_exhaustion: str = "recycle_keep_top"
     """Empty stock on a stock draw: keep the top discard, shuffle the rest into a new stock;
     if nothing can be recycled, cancel the deal and replay it (same deal, same dealer)."""
@@ -186,14 +206,25 @@ class Profile:
             raise ValueError(f"deal number {deal_number} is not in 1..{self.deals}")
 
     def is_wild(self, card: Card) -> bool:
-        """True if ``card`` stands in for other cards (jokers, plus any wild ranks)."""
-        return card.rank is None or card.rank in self.wild_ranks
+        """True if ``card`` stands in for other cards (jokers, plus any wild ranks or cards)."""
+        return card.rank is None or card.rank in self.wild_ranks or card in self.wild_cards
+
+    @property
+    def natural_wilds(self) -> bool:
+        """True if some natural cards are wild (a Chilean 2, a Perla red ace)."""
+        return bool(self.wild_ranks or self.wild_cards)
 
     def card_value(self, card: Card) -> int:
         """Penalty points of one card left in hand at a close."""
         if card.rank is None:
             return self.joker_value
+        if self.wild_card_value is not None and card in self.wild_cards:
+            return self.wild_card_value  # DISPUTE-62: a Perla red ace
         return self.rank_values[card.rank.value - 1]
+
+    def perfect_cut(self, players: int, deal_number: int) -> int:
+        """The cut that leaves the dealer exactly the hands and the upcard (PERLA-CUT-1)."""
+        return players * self.hand_size(deal_number) + 1
 
     def penalty(self, cards: Iterable[Card]) -> int:
         """Penalty points of the cards left in a hand."""
@@ -330,6 +361,21 @@ OPTIONS: Mapping[str, tuple[str, ...]] = MappingProxyType(
         "DISPUTE-75": ("recycle", "round_ends"),
         "DISPUTE-76": ("forbidden", "allowed"),
         "DISPUTE-77": ("allowed", "forbidden"),
+        # The Perla points (seed 003); only the perla profile rules on them (with the shared
+        # DISPUTE-47, -49, -50 and -74..77 above).
+        "DISPUTE-61": ("four_jokers", "two_jokers"),
+        "DISPUTE-62": ("joker_value", "ace_value"),
+        "DISPUTE-63": ("different", "free"),
+        "DISPUTE-64": ("after_passes", "forbidden"),
+        "DISPUTE-65": ("same_turn", "no_discard", "zero"),
+        "DISPUTE-66": ("at_least", "exact"),
+        "DISPUTE-67": ("minus_ten", "no_bonus"),
+        "DISPUTE-68": ("thirteen_last", "eleven"),
+        "DISPUTE-69": ("both", "round_7_only", "round_8_only"),
+        "DISPUTE-70": ("excluded", "thirteen_card_rounds"),
+        "DISPUTE-71": ("melding", "discard_only"),
+        "DISPUTE-72": ("none", "run_end"),
+        "DISPUTE-73": ("two_to_eight", "two_to_four"),
     }
 )
 
@@ -359,6 +405,33 @@ _RESTATED: Mapping[str, Mapping[str, Mapping[str, str]]] = MappingProxyType(
     }
 )
 
+#: Perla points that restate an Argentine point (or house variant), as ``_RESTATED`` does for
+#: the Chilean ones.
+_PERLA_RESTATED: Mapping[str, Mapping[str, Mapping[str, str]]] = MappingProxyType(
+    {
+        "DISPUTE-64": {
+            "after_passes": {"DISPUTE-29": "steal"},
+            "forbidden": {"DISPUTE-29": "forbidden"},
+        },
+        "DISPUTE-66": {o: {"DISPUTE-31": o} for o in ("at_least", "exact")},
+        "DISPUTE-71": {
+            "melding": {"DISPUTE-07": "closes", "DISPUTE-13": "yes"},
+            "discard_only": {"DISPUTE-07": "refused", "DISPUTE-13": "no"},
+        },
+        "DISPUTE-47": {o: {"DISPUTE-15": o} for o in ("share", "tiebreak")},
+        "DISPUTE-76": {o: {"VARIANT-04": o} for o in ("forbidden", "allowed")},
+        "DISPUTE-69": {
+            "both": {"DISPUTE-27": "eight"},
+            "round_7_only": {"DISPUTE-27": "seven"},
+            "round_8_only": {"DISPUTE-27": "seven"},
+        },
+        "DISPUTE-73": {
+            "two_to_eight": {"DISPUTE-32": "more_players"},
+            "two_to_four": {"DISPUTE-32": "two_to_four"},
+        },
+    }
+)
+
 #: Points a profile plays only one way, with what decides them instead; naming an option
 #: for them is an error (the profile *is* that choice, or a point of its own settles it).
 _FIXED: Mapping[str, Mapping[str, str]] = MappingProxyType(
@@ -378,7 +451,33 @@ _FIXED: Mapping[str, Mapping[str, str]] = MappingProxyType(
                 "DISPUTE-27": "fixed: 8 rounds (CHILE-GAME-1)",
                 "DISPUTE-32": "fixed: 2 to 6 players (CHILE-PLAYERS-1)",
             }
-        )
+        ),
+        "perla": MappingProxyType(
+            {
+                **{
+                    old: f"set by {new}"
+                    for new, by in _PERLA_RESTATED.items()
+                    for old in _first(by)
+                },
+                "DISPUTE-25": "fixed: 2s are natural (CARDS-2)",
+                "DISPUTE-26": "set by DISPUTE-62",
+                "VARIANT-01": "set by DISPUTE-62",
+                "DISPUTE-01": "set by DISPUTE-50",
+                "DISPUTE-24": "set by DISPUTE-50",
+                "VARIANT-03": "set by DISPUTE-50",
+                "VARIANT-06": "set by DISPUTE-50",
+                "DISPUTE-02": "set by DISPUTE-72",
+                "DISPUTE-11": "set by DISPUTE-72",
+                "DISPUTE-21": "set by DISPUTE-72",
+                "DISPUTE-28": "set by DISPUTE-72",
+                "DISPUTE-03": "set by DISPUTE-63",
+                "DISPUTE-04": "set by DISPUTE-63",
+                "DISPUTE-10": "set by DISPUTE-63",
+                "DISPUTE-33": "set by DISPUTE-68",
+                "VARIANT-05": "set by DISPUTE-68",
+                "DISPUTE-14": "fixed by the hand sizes (PERLA-END-3)",
+            }
+        ),
     }
 )
 
@@ -405,6 +504,8 @@ def _derive(profile: Profile) -> Profile:
     """Set the rule parameters that follow from the profile's rulings (see each rule ID)."""
     if profile.name == "chilean":
         return _derive_chilean(profile)
+    if profile.name == "perla":
+        return _derive_perla(profile)
     return _derive_argentine(profile)
 
 
@@ -539,8 +640,101 @@ CHILEAN = _derive(
 )
 """Seed 001: Chilean Carioca, 8 rounds, 106 cards (160 for 5-6 players), jokers and 2s wild."""
 
+
+def _perla_point(point: str) -> bool:
+    """True for the points seed 003 raises: DISPUTE-61..73, and the shared DISPUTE-47, -49,
+    -50 and -74..77 (docs/rules.md, Perla points)."""
+    number = int(point.split("-")[1]) if point.startswith("DISPUTE-") else 0
+    return 61 <= number <= 77 or number in (47, 49, 50)
+
+
+#: Perla's contracts: CONTRACT-1..6, then four trios (PERLA-CONTRACT-7) and three runs
+#: (PERLA-CONTRACT-8).
+_PERLA_CONTRACTS: tuple[tuple[int, int], ...] = (*ARGENTINE.contracts[:6], (4, 0), (0, 3))
+
+
+def _derive_perla(profile: Profile) -> Profile:
+    """The Perla parameters that follow from its rulings (seed 003, PERLA-* rules)."""
+    r = profile.ruling
+    rulings = dict(profile.rulings)
+    for point, by_option in _PERLA_RESTATED.items():
+        rulings.update(by_option[r(point)])  # e.g. DISPUTE-64 after_passes sets DISPUTE-29 steal
+    # PERLA-GAME-1, DISPUTE-69: both rounds 7 and 8, or only one of them as the last round.
+    contracts = {
+        "both": _PERLA_CONTRACTS,
+        "round_7_only": _PERLA_CONTRACTS[:7],
+        "round_8_only": (*_PERLA_CONTRACTS[:6], _PERLA_CONTRACTS[7]),
+    }[r("DISPUTE-69")]
+    # PERLA-DEAL-3, DISPUTE-68: 11 cards, 13 in the last round; or 11 in every round.
+    hand_sizes = [11] * len(contracts)
+    if r("DISPUTE-68") == "thirteen_last":
+        hand_sizes[-1] = 13
+    different = r("DISPUTE-63") == "different"  # PERLA-TRIO-1
+    going_out = r("DISPUTE-65")  # PERLA-SCORE-1
+    shared = _shared_points(r)
+    if different:
+        shared["max_trio_size"] = 4  # PERLA-TRIO-4: one card of each suit at most
+    return replace(
+        profile,
+        rulings=MappingProxyType(rulings),
+        deals=len(contracts),
+        contracts=contracts,
+        hand_sizes=tuple(hand_sizes),
+        jokers=2 if r("DISPUTE-61") == "two_jokers" else 4,  # CARDS-1
+        max_players=4 if r("DISPUTE-73") == "two_to_four" else 8,  # PERLA-PLAYERS-1
+        # PERLA-SCORE-2, DISPUTE-62: a red ace left in hand costs 25 like a joker, or 15.
+        wild_card_value=25 if r("DISPUTE-62") == "joker_value" else None,
+        natural_in_place=r("DISPUTE-49") == "in_place",  # PERLA-WILD-3
+        # PERLA-WILD-2, DISPUTE-50: no wild limit per meld, or 000's one per laid-down meld.
+        initial_joker_limit=1 if r("DISPUTE-50") == "one_per_meld" else None,
+        # PERLA-TRIO-1, PERLA-TRIO-4: 3 or 4 cards of different suits; or 000's free trios.
+        trio_suits_differ=different,
+        initial_sizes_exact=r("DISPUTE-66") == "exact",  # PERLA-OPEN-1
+        lowering_out_score=None if going_out == "zero" else -30,
+        lowering_out_by_discard=going_out == "same_turn",
+        cut_score=-10 if r("DISPUTE-67") == "minus_ten" else 0,  # PERLA-CUT-2
+        wild_swap="none" if r("DISPUTE-72") == "none" else "run_end",  # PERLA-WILD-4
+        max_run_length=13 if r("DISPUTE-77") == "forbidden" else 14,  # MELD-RUN-4
+        **shared,
+    )
+
+
+#: The option seed 003 is read to take on every point (docs/rules.md, "Perla profile").
+_PERLA_RULINGS: Mapping[str, str] = MappingProxyType(
+    {
+        **{point: option for point, option in ARGENTINE.rulings.items()},
+        # Where 003 differs from 000 on an Argentine point (docs/rules.md gives each reason).
+        "DISPUTE-20": "same_turn",  # PERLA-LAYOFF-1: lay-offs from the lowering turn on
+        "DISPUTE-26": "table_003",  # PERLA-SCORE-2 (DISPUTE-62 sets the red aces)
+        "DISPUTE-33": "thirteen",  # PERLA-DEAL-3 (DISPUTE-68)
+        # The Perla points: the first option of each is the profile's,
+        **{point: options[0] for point, options in OPTIONS.items() if _perla_point(point)},
+        # except the empty stock: with legs of at most four cards and no new meld after
+        # lowering, a recycled stock can keep a round from ever ending (docs/rules.md).
+        "DISPUTE-75": "round_ends",
+    }
+)
+
+PERLA = _derive(
+    Profile(
+        name="perla",
+        max_players=8,  # PERLA-PLAYERS-1
+        deals=8,  # PERLA-GAME-1
+        contracts=_PERLA_CONTRACTS,
+        # PERLA-WILD-1: the red aces are wild beside the jokers.
+        wild_cards=frozenset({Card(Rank.ACE, Suit.HEARTS), Card(Rank.ACE, Suit.DIAMONDS)}),
+        # PERLA-SCORE-2: A 15, 2..10 face value, J Q K 10, joker 25.
+        rank_values=(15, 2, 3, 4, 5, 6, 7, 8, 9, 10, 10, 10, 10),
+        joker_value=25,
+        bury_ranks=frozenset(),  # DISPUTE-09 bury: only wild cards are buried
+        rulings=_PERLA_RULINGS,
+    )
+)
+"""Seed 003: Perla's Cariocas, 8 rounds, 108 cards, jokers and red aces wild, steals, -30 for
+going out on the lowering turn, -10 for a perfect cut."""
+
 PROFILES: Mapping[str, Profile] = MappingProxyType(
-    {ARGENTINE.name: ARGENTINE, CHILEAN.name: CHILEAN}
+    {ARGENTINE.name: ARGENTINE, CHILEAN.name: CHILEAN, PERLA.name: PERLA}
 )
 
 

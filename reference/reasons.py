@@ -45,6 +45,8 @@ class Reason(enum.StrEnum):
     NOT_GOING_OUT = "not_going_out"
     WILD_TO_HAND = "wild_to_hand"
     MUST_LAY_DOWN = "must_lay_down"
+    TRIO_SUITS = "trio_suits"
+    NO_WILD_SWAPS = "no_wild_swaps"
 
     @property
     def rule(self) -> str:
@@ -86,4 +88,6 @@ _RULES: dict[Reason, str] = {
     Reason.NOT_GOING_OUT: "CHILE-ROUND8-2",
     Reason.WILD_TO_HAND: "CHILE-SWAP-2",
     Reason.MUST_LAY_DOWN: "TURN-4",
+    Reason.TRIO_SUITS: "PERLA-TRIO-1",
+    Reason.NO_WILD_SWAPS: "PERLA-WILD-4",
 }

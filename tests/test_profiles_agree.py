@@ -68,6 +68,7 @@ def test_player_counts_and_deals_agree(name: str) -> None:
     assert facts.deal_count == ref.deals
     assert (facts.trio_size, facts.run_size) == (ref.initial_trio_size, ref.initial_run_size)
     assert facts.wild_ranks == {rank.code for rank in ref.wild_ranks}
+    assert facts.wild_cards == {card.code() for card in ref.wild_cards}
 
 
 @pytest.mark.parametrize("name", list(HARNESS))
@@ -156,11 +157,16 @@ def test_card_values_agree(name: str) -> None:
     for code in [*RANKS, JOKER]:
         card = JOKER if code == JOKER else code + "H"
         answer = ask(adapter, "penalty", profile=name, cards=[card])
-        assert answer["points"] == facts.card_values[code], f"{name}: {card}"
+        assert answer["points"] == facts.card_value(card), f"{name}: {card}"
+    for card in [rank + suit for rank in RANKS for suit in SUITS]:
+        # Cards valued on their own (perla's red aces), and every other card by its rank.
+        answer = ask(adapter, "penalty", profile=name, cards=[card])
+        assert answer["points"] == facts.card_value(card), f"{name}: {card}"
 
 
-def _closing_state(facts: ProfileData) -> dict[str, Any]:
-    """Deal 1, two players: player 0 has opened and discards their last card."""
+def _closing_state(facts: ProfileData, lowering: bool = False) -> dict[str, Any]:
+    """Deal 1, two players: player 0 has opened (this turn when ``lowering``) and discards
+    their last card."""
     table = [
         {"owner": 0, "kind": "trio", "cards": ["KS", "KH", "KD"]},
         {"owner": 0, "kind": "trio", "cards": ["QS", "QH", "QD"]},
@@ -179,7 +185,7 @@ def _closing_state(facts: ProfileData) -> dict[str, Any]:
         "phase": "play",
         "hands": hands,
         "opened": [True, False],
-        "turn_opened": False,
+        "turn_opened": lowering,
         "table": table,
         "stock": stock,
         "discard": discard,
@@ -193,29 +199,34 @@ def _closing_state(facts: ProfileData) -> dict[str, Any]:
 
 @pytest.mark.parametrize("name", list(HARNESS))
 def test_closer_score_and_deal_score_range_agree(name: str) -> None:
-    """The closer's score at the profile's rulings, and the lowest one any option gives,
-    are the data's ``closer_score`` and ``deal_score.min``."""
+    """The closer's score at the profile's rulings (on a later turn, and on the laying-down
+    turn), and the lowest one any option gives, are the data's ``closer_score``,
+    ``lowering_turn_closer_score`` and ``deal_score.min``."""
     facts = _facts(name)
     scores: dict[str, int] = {}
     changes: list[dict[str, str]] = [{}]
     changes += [{point: option} for point, options in OPTIONS.items() for option in options[1:]]
-    for change in changes:
+    for change, lowering in product(changes, (False, True)):
         try:
             adapter = Adapter(rulings=change)
         except ValueError:
             continue  # an option this reference cannot play for every profile
-        loaded = ask(adapter, "load_state", state=_closing_state(facts))
+        loaded = ask(adapter, "load_state", state=_closing_state(facts, lowering))
         if "state" not in loaded:
             continue  # a ruling under which this position cannot arise
         answer = ask(adapter, "act", action={"type": "discard", "player": 0, "card": "5H"})
         if not answer.get("accepted"):
             continue
-        scores[json.dumps(change)] = answer["state"]["deal_scores"][0]
+        scores[json.dumps(change) + (" lowering" if lowering else "")] = answer["state"][
+            "deal_scores"
+        ][0]
         other = answer["state"]["deal_scores"][1]
         assert other >= facts.deal_score_min
         if facts.deal_score_max is not None:
             assert other <= facts.deal_score_max
     assert scores.get("{}") == facts.closer_score, f"{name}: the closer's score"
+    lowering = facts.lowering_turn_closer_score
+    assert scores.get("{} lowering") == (facts.closer_score if lowering is None else lowering)
     assert min(scores.values()) == facts.deal_score_min, f"{name}: lowest deal score {scores}"
 
 

@@ -25,7 +25,7 @@ def ask(adapter: Adapter, request: dict[str, Any] | str) -> dict[str, Any]:
 
 def test_hello_declares_the_profile_capabilities_and_rulings() -> None:
     answer = ask(Adapter(), HELLO)
-    assert answer["protocol"] == 1 and answer["profiles"] == ["argentine", "chilean"]
+    assert answer["protocol"] == 1 and answer["profiles"] == ["argentine", "chilean", "perla"]
     assert set(answer["capabilities"]) == {"melds", "turns", "deals", "reasons"}
     assert answer["rulings"]["DISPUTE-19"] == "allowed"
 
@@ -51,7 +51,7 @@ def test_a_partial_adapter_refuses_ops_beyond_its_capabilities() -> None:
         ),
         ('{"id": 2, "op": "shuffle"}', "bad_request"),
         ('{"id": 2, "op": "penalty", "profile": "argentine", "cards": ["1S"]}', "bad_request"),
-        ('{"id": 2, "op": "penalty", "profile": "perla", "cards": []}', "unsupported"),
+        ('{"id": 2, "op": "penalty", "profile": "no_such_profile", "cards": []}', "unsupported"),
         (
             '{"id": 2, "op": "act", "action": {"type": "discard", "player": 0, "card": "AS"}}',
             "bad_request",

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from reference.adapter import Adapter, main, parse_rulings
-from reference.profiles import ARGENTINE, CHILEAN, OPTIONS
+from reference.profiles import ARGENTINE, CHILEAN, OPTIONS, PERLA
 
 
 def _ask(adapter: Adapter, **request: object) -> dict[str, object]:
@@ -62,15 +62,22 @@ def test_the_handshake_reports_every_point_with_the_rulings_in_force() -> None:
         **ARGENTINE.rulings,
         "DISPUTE-31": "at_least",
     }
-    # The Argentine profile rules on every point but the Chilean ones (DISPUTE-39..77);
-    # the Chilean profile on every point, its own in profile_rulings.
-    chilean_points = {p for p in OPTIONS if p.startswith("DISPUTE-") and int(p[8:]) >= 39}
-    assert set(OPTIONS) - set(ARGENTINE.rulings) == chilean_points
-    assert set(CHILEAN.rulings) == set(OPTIONS)
+    # The Argentine profile rules on every point but the later seeds' (DISPUTE-39..77); the
+    # Chilean and Perla profiles on every Argentine point and their own, in profile_rulings.
+    later_points = {p for p in OPTIONS if p.startswith("DISPUTE-") and int(p[8:]) >= 39}
+    assert set(OPTIONS) - set(ARGENTINE.rulings) == later_points
+    assert set(ARGENTINE.rulings) <= set(CHILEAN.rulings) & set(PERLA.rulings)
+    assert set(CHILEAN.rulings) | set(PERLA.rulings) == set(OPTIONS)
     plain = _ask(Adapter(), op="hello", protocol=1)
-    only_chilean = {p: o for p, o in CHILEAN.rulings.items() if p in chilean_points}
-    assert plain["rulings"] == {**ARGENTINE.rulings, **only_chilean}
-    assert plain["profile_rulings"] == {"chilean": dict(CHILEAN.rulings)}
+    own = {p: o for f in (CHILEAN, PERLA) for p, o in f.rulings.items() if p in later_points}
+    # A point the two profiles play differently is only in profile_rulings.
+    del own["DISPUTE-75"]
+    assert CHILEAN.ruling("DISPUTE-75") != PERLA.ruling("DISPUTE-75")
+    assert plain["rulings"] == {**ARGENTINE.rulings, **own}
+    assert plain["profile_rulings"] == {
+        "chilean": dict(CHILEAN.rulings),
+        "perla": dict(PERLA.rulings),
+    }
 
 
 def test_an_option_is_played_by_every_op() -> None:

@@ -153,7 +153,7 @@ def test_state_errors_name_the_field() -> None:
     with pytest.raises(InvalidStateError, match=r"state\.phase"):
         state_from_json(obj)
     obj = state_to_json(new_game(ARGENTINE, 3, 9))
-    obj["profile"] = "perla"
+    obj["profile"] = "no_such_profile"
     with pytest.raises(InvalidStateError, match="unsupported profile"):
         state_from_json(obj)
     obj = state_to_json(new_game(ARGENTINE, 3, 9))
