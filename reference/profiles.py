@@ -471,6 +471,7 @@ _FIXED: Mapping[str, Mapping[str, str]] = MappingProxyType(
                 "DISPUTE-10": "set by DISPUTE-63",
                 "DISPUTE-33": "set by DISPUTE-68",
                 "VARIANT-05": "set by DISPUTE-68",
+                "DISPUTE-14": "fixed by the hand sizes (PERLA-END-3)",
             }
         ),
     }
