@@ -47,7 +47,7 @@ from reference.game import (
     validate_state,
 )
 from reference.melds import Meld, Run, TableMeld, Trio, check_meld
-from reference.profiles import ARGENTINE, CHILEAN, PROFILES, Profile, find_profile
+from reference.profiles import ARGENTINE, CHILEAN, PERLA, PROFILES, Profile, find_profile
 from reference.reasons import Reason
 from reference.scoring import penalty, ranking, score_deal, winners
 from reference.solver import can_open, openings
@@ -57,6 +57,7 @@ __version__ = "0.1.0"
 __all__ = [
     "ARGENTINE",
     "CHILEAN",
+    "PERLA",
     "JOKER",
     "PROFILES",
     "Action",

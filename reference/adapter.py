@@ -207,14 +207,14 @@ class Adapter:
             "implementation": {"name": "reference", "version": __version__, "language": "python"},
             "profiles": sorted(self.profiles),
             "capabilities": list(self.capabilities),
-            # Argentine's options, then every point only another profile rules on (the
-            # Chilean DISPUTE-39..77): a harness that reads only `rulings` grades those right.
+            # Argentine's options, then every point only other profiles rule on (DISPUTE-39..77)
+            # where they all play one option: a harness that reads only `rulings` grades those
+            # right (DISPUTE-75 differs between chilean and perla: profile_rulings only).
             "rulings": {
                 **{
-                    point: option
-                    for profile in self.profiles.values()
-                    for point, option in profile.rulings.items()
-                    if point not in ARGENTINE.rulings
+                    point: options.pop()
+                    for point, options in self._later_points().items()
+                    if len(options) == 1
                 },
                 **self.profiles.get("argentine", ARGENTINE).rulings,
             },
@@ -229,6 +229,15 @@ class Adapter:
                 if name != "argentine"
             },
         }
+
+    def _later_points(self) -> dict[str, set[str]]:
+        """Every point Argentine does not rule on, with the options the profiles play there."""
+        found: dict[str, set[str]] = {}
+        for profile in self.profiles.values():
+            for point, option in profile.rulings.items():
+                if point not in ARGENTINE.rulings:
+                    found.setdefault(point, set()).add(option)
+        return found
 
     def check_meld(self, request: dict[str, Any]) -> dict[str, Any]:
         """Is this meld valid, as laid in an opening or as it may stand on the table?"""
@@ -298,8 +307,9 @@ class Adapter:
         """Move on after a closed or cancelled deal, dealing the given deck."""
         game = self._game()
         deck = tuple(_cards(_field(request, "deck", list), "deck"))
-        cut = _cut(request)
-        return self._outcome(lambda: next_deal(game, deck, cut))
+        # The cut only when given: a deal without one is the plain two-argument call.
+        cut = {"cut": c} if (c := _cut(request)) is not None else {}
+        return self._outcome(lambda: next_deal(game, deck, **cut))
 
     def redeal(self, request: dict[str, Any]) -> dict[str, Any]:
         """Replace an incorrect deal by a fresh one, before the first draw."""

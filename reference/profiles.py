@@ -693,8 +693,11 @@ _PERLA_RULINGS: Mapping[str, str] = MappingProxyType(
         "DISPUTE-20": "same_turn",  # PERLA-LAYOFF-1: lay-offs from the lowering turn on
         "DISPUTE-26": "table_003",  # PERLA-SCORE-2 (DISPUTE-62 sets the red aces)
         "DISPUTE-33": "thirteen",  # PERLA-DEAL-3 (DISPUTE-68)
-        # The Perla points: the first option of each is the profile's.
+        # The Perla points: the first option of each is the profile's,
         **{point: options[0] for point, options in OPTIONS.items() if _perla_point(point)},
+        # except the empty stock: with legs of at most four cards and no new meld after
+        # lowering, a recycled stock can keep a round from ever ending (docs/rules.md).
+        "DISPUTE-75": "round_ends",
     }
 )
 

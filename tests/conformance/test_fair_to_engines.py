@@ -94,7 +94,7 @@ def test_handshake_declarations_are_optional_and_default_to_protocol_1_behaviour
 
 @pytest.mark.parametrize(
     "extra",
-    [{"run_order": "sorted"}, {"run_ends": "low"}, {"players": [7]}, {"unmodelled": ["hands"]}],
+    [{"run_order": "sorted"}, {"run_ends": "low"}, {"players": [9]}, {"unmodelled": ["hands"]}],
 )
 def test_a_declaration_outside_the_protocol_is_a_malformed_hello(extra: dict) -> None:  # type: ignore[type-arg]
     hello = {

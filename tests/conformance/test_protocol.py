@@ -176,7 +176,7 @@ def test_actions_of_section_6_are_accepted(action: dict[str, Any]) -> None:
         ({"type": "lay_off", "player": 1, "card": "8S", "meld": 1, "end": "top"}, "/action/end"),
         ({"type": "lay_off", "player": 1, "card": "8S", "meld": "1"}, "/action/meld"),
         ({"type": "swap_joker", "player": 1, "meld": 1, "card": "5S", "to": "table"}, "/action/to"),
-        ({"type": "draw_stock", "player": 6}, "/action/player"),
+        ({"type": "draw_stock", "player": 8}, "/action/player"),
         ({"type": "draw_stock"}, "/action"),
     ],
 )
@@ -202,7 +202,7 @@ def test_state_shape() -> None:
 @pytest.mark.parametrize(
     ("overrides", "pointer"),
     [
-        ({"players": 7}, "/state/players"),
+        ({"players": 9}, "/state/players"),
         ({"deal_number": 9}, "/state/deal_number"),  # 8 is DISPUTE-27 eight's last deal
         ({"phase": "drawing"}, "/state/phase"),
         ({"closer": "0"}, "/state/closer"),

@@ -70,6 +70,9 @@ def test_the_handshake_reports_every_point_with_the_rulings_in_force() -> None:
     assert set(CHILEAN.rulings) | set(PERLA.rulings) == set(OPTIONS)
     plain = _ask(Adapter(), op="hello", protocol=1)
     own = {p: o for f in (CHILEAN, PERLA) for p, o in f.rulings.items() if p in later_points}
+    # A point the two profiles play differently is only in profile_rulings.
+    del own["DISPUTE-75"]
+    assert CHILEAN.ruling("DISPUTE-75") != PERLA.ruling("DISPUTE-75")
     assert plain["rulings"] == {**ARGENTINE.rulings, **own}
     assert plain["profile_rulings"] == {"chilean": dict(CHILEAN.rulings), "perla": dict(PERLA.rulings)}
 

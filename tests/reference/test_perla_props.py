@@ -1,0 +1,190 @@
+"""Game laws for the Perla profile (seed 003): every reachable state holds the 108 cards, a
+rejected action changes nothing, every action legal_actions lists is accepted, steals keep the
+pack and cost 2, and seeded games under both policies are deterministic, the greedy ones playing
+all eight rounds to the end."""
+
+from __future__ import annotations
+
+import json
+import random
+from collections import Counter
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from reference import (
+    PERLA,
+    Action,
+    Discard,
+    DrawDiscard,
+    DrawStock,
+    GameState,
+    IllegalActionError,
+    InvalidActionError,
+    LayOff,
+    Open,
+    Phase,
+    Run,
+    SwapJoker,
+    Trio,
+    apply,
+    full_pack,
+    is_legal,
+    legal_actions,
+    start_deal,
+    state_to_json,
+)
+from reference.actions import Pass
+from reference.game import shuffled_pack, validate_state
+from reference.play import play_game
+
+LAWS = settings(
+    max_examples=max(5, settings.default.max_examples // 4),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+STEPS = 60
+"""Actions per playout: enough to reach laying down, lay-offs and steals in early rounds."""
+
+
+def snapshot(state: GameState) -> str:
+    """The state's protocol JSON, as text: what "unchanged" is judged on."""
+    return json.dumps(state_to_json(state), sort_keys=True)
+
+
+def all_cards(state: GameState) -> Counter[object]:
+    found: Counter[object] = Counter()
+    for hand in state.hands:
+        found.update(hand)
+    for tm in state.table:
+        found.update(tm.meld.cards)
+    found.update(state.stock)
+    found.update(state.discard)
+    return found
+
+
+def probes(state: GameState, rng: random.Random) -> list[Action]:
+    """A few actions that are often illegal: wrong player, cards not held, bad melds, swaps,
+    steals and passes out of order."""
+    pack = list(full_pack(*PERLA.pack(state.players)))
+    player = state.turn if rng.random() < 0.7 else rng.randrange(state.players)
+    card = rng.choice(pack)
+    meld = rng.randrange(len(state.table) + 1)
+    some = tuple(rng.sample(pack, 4))
+    other = rng.randrange(state.players)
+    return [
+        DrawDiscard(other),
+        Pass(other),
+        DrawStock(player),
+        Discard(player, card),
+        LayOff(player, card, meld, rng.choice(["low", "high"])),  # type: ignore[arg-type]
+        SwapJoker(player, meld, card, rng.choice(["hand", "low"])),
+        Open(player, (Trio(some[:3]), Run(some))),
+    ]
+
+
+def check_step(state: GameState, action: Action) -> GameState:
+    """Apply ``action``: a rejection changes nothing; an acceptance keeps the whole pack."""
+    before = snapshot(state)
+    try:
+        after = apply(state, action)
+    except (IllegalActionError, InvalidActionError):
+        assert snapshot(state) == before, action
+        assert not is_legal(state, action)
+        return state
+    # CARDS-1, DISPUTE-61 four_jokers: 108 cards for every player count.
+    assert all_cards(after) == Counter(full_pack(*PERLA.pack(state.players)))
+    assert validate_state(after) == (), validate_state(after)
+    return after
+
+
+def steal_or_pass(state: GameState, rng: random.Random) -> GameState:
+    """While a steal is open (DISPUTE-64), the next player in line passes or steals."""
+    if not state.passed or state.phase is not Phase.PLAY:
+        return state
+    following = (state.passed[-1] + 1) % state.players
+    if following == state.turn:
+        return state
+    before = state.totals
+    if rng.random() < 0.3:
+        after = check_step(state, DrawDiscard(following))
+        assert after is not state, "a steal open to the next player was refused"
+        # PERLA-STEAL-2: the stealer's total grows by 2 at once, nobody else's changes.
+        assert after.totals == tuple(t + 2 * (i == following) for i, t in enumerate(before))
+        return after
+    after = check_step(state, Pass(following))
+    assert after is not state and after.totals == before
+    return after
+
+
+@LAWS
+@given(st.integers(2, 8), st.integers(1, 8), st.integers(0, 2**32 - 1))
+def test_perla_playouts_keep_the_pack_and_reject_without_effect(
+    players: int, deal: int, seed: int
+) -> None:
+    rng = random.Random(seed)
+    deck = shuffled_pack(PERLA, rng, players)
+    cut = rng.choice([None, players * PERLA.hand_size(deal) + 1, 30])
+    state = start_deal(PERLA, players, deal, rng.randrange(players), (0,) * players, deck, cut=cut)
+    assert sum(all_cards(state).values()) == 108
+    for _ in range(STEPS):
+        if state.phase not in (Phase.DRAW, Phase.PLAY):
+            break
+        for probe in probes(state, rng):
+            check_step(state, probe)  # probes are judged, never kept
+        state = steal_or_pass(state, rng)
+        legal = legal_actions(state)
+        assert legal, "a live deal always offers an action"
+        # Laying down and lay-offs first, so that tables and going out come up.
+        keen = [a for a in legal if isinstance(a, Open | LayOff)]
+        action = keen[0] if keen and rng.random() < 0.8 else rng.choice(legal)
+        after = check_step(state, action)
+        assert after is not state, f"a listed action was refused: {action}"
+        state = after
+
+
+@LAWS
+@given(st.integers(2, 8), st.integers(1, 8), st.integers(0, 2**32 - 1))
+def test_every_listed_action_is_accepted(players: int, deal: int, seed: int) -> None:
+    rng = random.Random(seed)
+    deck = shuffled_pack(PERLA, rng, players)
+    state = start_deal(PERLA, players, deal, 0, (0,) * players, deck)
+    for _ in range(rng.randrange(1, 30)):
+        if state.phase not in (Phase.DRAW, Phase.PLAY):
+            return
+        state = apply(state, rng.choice(legal_actions(state)))
+    for action in legal_actions(state):
+        assert is_legal(state, action), action
+        assert not isinstance(action, SwapJoker)  # PERLA-WILD-4: never listed
+
+
+def test_greedy_perla_games_play_all_eight_rounds() -> None:
+    bonuses = 0
+    for seed, players in ((1, 2), (2, 5), (3, 8)):
+        record = play_game(seed, players, "greedy", profile=PERLA, max_actions_per_deal=2000)
+        assert record.finished, (seed, players)
+        final = record.final
+        assert final.phase is Phase.GAME_OVER and final.deal_number == 8
+        closed = [d for d in record.deals if not d.cancelled]
+        assert [d.deal_number for d in closed] == list(range(1, 9))
+        # SCORE-4: with no steal and no cut, the totals are the sums of the round scores.
+        sums = [sum(d.deal_scores[i] for d in closed if d.deal_scores) for i in range(players)]
+        assert list(final.totals) == sums
+        assert final.winners == tuple(i for i, t in enumerate(sums) if t == min(sums))
+        # PERLA-SCORE-1: a closer scores -30 or 0; a round without a closer ended when the
+        # stock ran out (PERLA-STOCK-1), every player scoring their hand.
+        for d in closed:
+            assert d.deal_scores is not None
+            if d.closer is not None:
+                assert d.deal_scores[d.closer] in (-30, 0), d
+            else:
+                assert min(d.deal_scores) >= 0, d
+            bonuses += d.closer is not None and d.deal_scores[d.closer] == -30
+    assert bonuses, "no greedy player went out on the lowering turn"
+
+
+def test_random_perla_games_are_deterministic_and_keep_the_pack() -> None:
+    first = play_game(3, 7, "random", profile=PERLA, max_actions_per_deal=150)
+    assert first == play_game(3, 7, "random", profile=PERLA, max_actions_per_deal=150)
+    assert all_cards(first.final) == Counter(full_pack(*PERLA.pack(7)))
+    assert first != play_game(4, 7, "random", profile=PERLA, max_actions_per_deal=150)
