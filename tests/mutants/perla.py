@@ -224,6 +224,15 @@ def _going_out_zero() -> None:
 
 
 @perla_mutant(
+    "perla_minus_30_any_turn",
+    ["PERLA-SCORE-1"],
+    "going out on a later turn scores -30 too, instead of 0",
+)
+def _minus_30_any_turn() -> None:
+    _swap_perla(out_score=-30)
+
+
+@perla_mutant(
     "perla_red_ace_worth_15",
     ["PERLA-SCORE-2"],
     "a red ace left in hand costs 15, as a black ace, instead of 25",
