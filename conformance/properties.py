@@ -11,7 +11,10 @@ whole seeded deals against the engine and watch for laws that must hold in *ever
   (acting out of turn, drawing twice, using a card not held) are refused;
 - ``determinism`` (DEAL-4): the same deck and the same actions give the same states;
 - ``scoring-at-close`` (SCORE-1, SCORE-2, SCORE-4, END-1, END-4, END-5): at a close the
-  closer scores 0, everyone else the value of their held cards, and totals add up.
+  closer scores 0 (or the profile's ``lowering_turn_closer_score`` when the hand emptied on
+  the laying-down turn: perla's -30), everyone else the value of their held cards, and totals
+  add up; a deal ending without a closer (an empty stock under DISPUTE-75 ``round_ends``, as
+  ``perla`` plays) scores every hand.
 - ``random-choices`` (DEAL-1, DEAL-4): over ``LOT_GAMES`` new games with different seeds, the
   first dealer drawn by lot is not always the same player, and the shuffles do not all deal
   the same hands. A fixed-seed scenario can only check that a dealer is allowed; this law
@@ -399,19 +402,24 @@ class _Run:
         closer = after.get("closer")
         scores = after.get("deal_scores")
         hands = after["hands"]
+        turn = before["turn"]
+        out = self.profile.closer_score
+        # PERLA-SCORE-1: emptied on the laying-down turn (or by the laying down itself).
+        lowering = before.get("turn_opened") or not before["opened"][turn]
+        if lowering and self.profile.lowering_turn_closer_score is not None:
+            out = self.profile.lowering_turn_closer_score
         expected = [
-            (
-                self.profile.closer_score
-                if i == closer
-                else sum(self.profile.card_value(c) for c in hand)
-            )
+            (out if i == closer else sum(self.profile.card_value(c) for c in hand))
             + self.refusal_cost * self.refusals[i]  # DISPUTE-35 penalty
             for i, hand in enumerate(hands)
         ]
         totals = [t + s for t, s in zip(before["totals"], expected, strict=False)]
         tally = self.tallies["scoring-at-close"]
+        # A deal ends with the closer's empty hand, or (DISPUTE-75 round_ends) with nobody
+        # closing when a stock draw meets an empty stock.
+        stock_out = closer is None and not before["stock"]
         tally.check(
-            closer == before["turn"] and hands[before["turn"]] == [],
+            stock_out or (closer == turn and hands[turn] == []),
             lambda: (
                 f"{self.where}: closer {closer}, but player {before['turn']} emptied "
                 f"their hand (hand left: {hands[before['turn']]})"
@@ -421,7 +429,7 @@ class _Run:
             scores == expected,
             lambda: (
                 f"{self.where}: deal_scores {scores}, expected {expected} "
-                f"(closer {self.profile.closer_score}, others the value of held cards)"
+                f"(closer {out}, others the value of held cards)"
             ),
         )
         tally.check(

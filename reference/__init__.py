@@ -57,8 +57,8 @@ __version__ = "0.1.0"
 __all__ = [
     "ARGENTINE",
     "CHILEAN",
-    "PERLA",
     "JOKER",
+    "PERLA",
     "PROFILES",
     "Action",
     "Card",

@@ -188,9 +188,9 @@ def start_deal(
         # CHILE-DEAL-7 (DISPUTE-51): in the Chilean profile only a wild upcard is buried.
         # In perla a wild upcard is a joker or a red ace (PERLA-WILD-1).
         for _ in range(len(stock)):
-            if not (upcard.is_joker or upcard.rank in profile.bury_ranks):
-                if upcard not in profile.wild_cards:
-                    break
+            buried = upcard.is_joker or upcard.rank in profile.bury_ranks
+            if not buried and upcard not in profile.wild_cards:
+                break
             upcard, stock = stock[0], (*stock[1:], upcard)
     return GameState(
         profile=profile,

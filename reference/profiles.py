@@ -408,7 +408,10 @@ _RESTATED: Mapping[str, Mapping[str, Mapping[str, str]]] = MappingProxyType(
 #: the Chilean ones.
 _PERLA_RESTATED: Mapping[str, Mapping[str, Mapping[str, str]]] = MappingProxyType(
     {
-        "DISPUTE-64": {"after_passes": {"DISPUTE-29": "steal"}, "forbidden": {"DISPUTE-29": "forbidden"}},
+        "DISPUTE-64": {
+            "after_passes": {"DISPUTE-29": "steal"},
+            "forbidden": {"DISPUTE-29": "forbidden"},
+        },
         "DISPUTE-66": {o: {"DISPUTE-31": o} for o in ("at_least", "exact")},
         "DISPUTE-71": {
             "melding": {"DISPUTE-07": "closes", "DISPUTE-13": "yes"},
@@ -627,7 +630,6 @@ CHILEAN = _derive(
     )
 )
 """Seed 001: Chilean Carioca, 8 rounds, 106 cards (160 for 5-6 players), jokers and 2s wild."""
-
 
 
 def _perla_point(point: str) -> bool:

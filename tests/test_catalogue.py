@@ -287,7 +287,9 @@ def test_every_rule_names_known_profiles_and_rules_md_lists_the_shared_ones() ->
         assert set(rule.get("profiles", ["argentine"])) <= set(PROFILES), rule["id"]
     lines = {m[1]: m[2] for line in _md_lines() if (m := ALSO_RE.match(line))}
     for profile, own in (("chilean", CHILE_ID_RE), ("perla", PERLA_ID_RE)):
-        shared = [r["id"] for r in rules if profile in r.get("profiles", []) and not own.match(r["id"])]
+        shared = [
+            r["id"] for r in rules if profile in r.get("profiles", []) and not own.match(r["id"])
+        ]
         assert all(r.get("profiles", [])[0] == "argentine" for r in rules if r["id"] in shared)
         assert lines[profile] == ", ".join(shared), profile
 

@@ -74,7 +74,10 @@ def test_the_handshake_reports_every_point_with_the_rulings_in_force() -> None:
     del own["DISPUTE-75"]
     assert CHILEAN.ruling("DISPUTE-75") != PERLA.ruling("DISPUTE-75")
     assert plain["rulings"] == {**ARGENTINE.rulings, **own}
-    assert plain["profile_rulings"] == {"chilean": dict(CHILEAN.rulings), "perla": dict(PERLA.rulings)}
+    assert plain["profile_rulings"] == {
+        "chilean": dict(CHILEAN.rulings),
+        "perla": dict(PERLA.rulings),
+    }
 
 
 def test_an_option_is_played_by_every_op() -> None:

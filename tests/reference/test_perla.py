@@ -340,7 +340,8 @@ def test_steal_points_stay_in_the_total_through_the_close() -> None:
         table=[(0, trio("10C 10D 10H")), (0, trio("JD JH JS"))], profile=PERLA,
     )  # fmt: skip
     closed = apply(closing, Discard(0, cards("QS")[0]))
-    assert closed.totals == tuple(t + s for t, s in zip((0, 2, 0, 0), closed.deal_scores or ()))
+    scores = closed.deal_scores or ()
+    assert closed.totals == tuple(t + s for t, s in zip((0, 2, 0, 0), scores, strict=True))
 
 
 # --- the cut (PERLA-CUT-1, PERLA-CUT-2; DISPUTE-67) -------------------------------------------
