@@ -24,10 +24,11 @@ from conformance.catalogue import load_catalogue  # noqa: E402
 from tests.mutants import harness  # noqa: E402
 from tests.mutants.chilean import CHILEAN, reference_plays_chilean  # noqa: E402
 from tests.mutants.mutants import MUTANTS  # noqa: E402
+from tests.mutants.perla import PERLA, reference_plays_perla  # noqa: E402
 
 # The Argentine mutants run against the Argentine corpus; the Chilean ones (issue 15) against
-# the Chilean slice, at the end of this file.
-ARGENTINE_MUTANTS = [name for name in MUTANTS if name not in CHILEAN]
+# the Chilean slice, and the Perla ones (issue 16) against the Perla slice, at the end of this file.
+ARGENTINE_MUTANTS = [name for name in MUTANTS if name not in CHILEAN | PERLA]
 
 # Mutants the brief requires, by the deviation they make (names as defined in mutants.py).
 REQUIRED = {
@@ -190,4 +191,50 @@ def test_the_chilean_slice_kills_the_chilean_mutant(
     assert len(killers) >= 2, (
         f"mutant {name} ({', '.join(mutant.rules)}: {mutant.description}) is killed by "
         f"{killers or 'no scenario'}: add a Chilean scenario so that at least two catch it"
+    )
+
+
+# --- Perla mutants (issue 16): the Perla slice of the corpus must kill each one ---------------
+
+
+def test_the_perla_mutant_set_cites_perla_rules() -> None:
+    assert len(PERLA) >= 10
+    rules = load_catalogue().rules
+    if not any(rule.startswith("PERLA-") for rule in rules):
+        pytest.skip("the catalogue has no Perla rules yet (issue 16, part qr)")
+    for name in sorted(PERLA):
+        mutant = MUTANTS[name]
+        assert mutant.rules and set(mutant.rules) <= set(rules), name
+        assert "\n" not in mutant.description and mutant.description, name
+
+
+@pytest.fixture(scope="module")
+def perla_corpus() -> harness.Corpus:
+    if not reference_plays_perla():
+        pytest.skip("the reference has no perla profile yet (issue 16, part qr)")
+    loaded = harness.load(profile="perla")
+    if not loaded.scenarios:
+        pytest.skip("the corpus has no perla scenarios under scenarios/ yet")
+    return loaded
+
+
+def test_the_unmutated_reference_passes_every_perla_case(perla_corpus: harness.Corpus) -> None:
+    result = harness.run(harness.reference_argv(), perla_corpus, profile="perla")
+    bad = [
+        (r.id, r.status, r.diff or r.error)
+        for r in result.results
+        if r.status not in ("pass", "unsupported")
+    ]
+    assert bad == []
+    assert result.counts["pass"] > 0
+
+
+@pytest.mark.parametrize("name", sorted(PERLA))
+def test_the_perla_slice_kills_the_perla_mutant(name: str, perla_corpus: harness.Corpus) -> None:
+    result = harness.run(harness.mutant_argv(name), perla_corpus, profile="perla")
+    mutant = MUTANTS[name]
+    killers = harness.killers(result)
+    assert len(killers) >= 2, (
+        f"mutant {name} ({', '.join(mutant.rules)}: {mutant.description}) is killed by "
+        f"{killers or 'no scenario'}: add a Perla scenario so that at least two catch it"
     )

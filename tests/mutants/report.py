@@ -23,6 +23,7 @@ from pathlib import Path
 from . import harness
 from .chilean import CHILEAN, reference_plays_chilean
 from .mutants import MUTANTS, Mutant
+from .perla import PERLA, reference_plays_perla
 
 
 @dataclass(frozen=True)
@@ -57,6 +58,7 @@ def render(
     reference_counts: dict[str, int],
     seconds: float,
     chilean: harness.Corpus | None = None,
+    perla: harness.Corpus | None = None,
 ) -> str:
     """The Markdown of docs/mutants.md."""
     weak = [o for o in outcomes if len(o.killers) == 1]
@@ -86,6 +88,14 @@ def render(
                 f"slice instead: {len(chilean.scenarios)} scenarios (profile `chilean`)."
             ]
             if chilean is not None
+            else []
+        ),
+        *(
+            [
+                f"- The `perla_*` mutants (tests/mutants/perla.py) run against the Perla "
+                f"slice instead: {len(perla.scenarios)} scenarios (profile `perla`)."
+            ]
+            if perla is not None
             else []
         ),
         f"- Mutants: {len(outcomes)}; killed: {len(outcomes) - len(survivors)}; "
@@ -153,16 +163,26 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"skipping {len(skipped)} Chilean mutants: no chilean reference or scenarios")
         names = [name for name in names if name not in CHILEAN]
         chilean = None
+    # Likewise the Perla mutants (issue 16) and the Perla slice.
+    perla = harness.load(profile="perla") if reference_plays_perla() else None
+    if perla is None or not perla.scenarios:
+        skipped = sorted(set(names) & PERLA)
+        if skipped:
+            print(f"skipping {len(skipped)} Perla mutants: no perla reference or scenarios")
+        names = [name for name in names if name not in PERLA]
+        perla = None
 
     def outcome(name: str) -> MutantOutcome:
         if name in CHILEAN and chilean is not None:
             return run_mutant(name, chilean, profile="chilean")
+        if name in PERLA and perla is not None:
+            return run_mutant(name, perla, profile="perla")
         return run_mutant(name, corpus)
 
     with ThreadPoolExecutor(max_workers=max(1, args.workers)) as pool:
         outcomes = list(pool.map(outcome, names))
     seconds = time.monotonic() - started
-    text = render(outcomes, corpus, dict(reference.counts), seconds, chilean)
+    text = render(outcomes, corpus, dict(reference.counts), seconds, chilean, perla)
     Path(args.output).write_text(text, encoding="utf-8")
     survivors = [o.mutant.name for o in outcomes if not o.killers]
     weak = [o.mutant.name for o in outcomes if len(o.killers) == 1]
