@@ -27,6 +27,7 @@ from reference.actions import (
 )
 from reference.cards import JOKER, Card, full_pack, sort_cards
 from reference.contracts import check_contract, find_openings
+from reference.deadwood import hand_score
 from reference.errors import IllegalActionError, InvalidActionError, InvalidStateError
 from reference.melds import (
     Meld,
@@ -526,7 +527,7 @@ def _scores(state: GameState, hands: Sequence[Sequence[Card]], closer: int) -> t
     profile = state.profile
     owed = state.owed or (0,) * state.players
     return tuple(
-        (profile.out_score if i == closer else profile.penalty(h)) + owed[i]
+        (profile.out_score if i == closer else hand_score(h, profile)) + owed[i]
         for i, h in enumerate(hands)
     )
 
@@ -561,7 +562,7 @@ def profile_rules(state: GameState, point: str, option: str) -> bool:
 def _end_without_closer(state: GameState) -> GameState:
     """DISPUTE-75 round_ends: the stock ran out; every hand scores, nobody went out."""
     profile = state.profile
-    scores = tuple(profile.penalty(h) for h in state.hands)
+    scores = tuple(hand_score(h, profile) for h in state.hands)
     totals = tuple(t + s for t, s in zip(state.totals, scores, strict=True))
     last = game_ends(profile, state.deal_number, totals)
     best = min(totals)
@@ -801,7 +802,7 @@ def _meld_action(state: GameState, action: LayOff | SwapJoker) -> GameState:
     player = action.player
     if isinstance(action, SwapJoker) and state.profile.wild_swap == "to_hand":
         return _swap_to_hand(state, action)
-    if not state.opened[player]:
+    if not state.opened[player] and not _pagat_anyone_swaps(state, action):
         raise _reject(action, Reason.NOT_OPENED)  # CONTRACT-10
     profile = state.profile
     if state.turn_opened and profile.ruling("DISPUTE-20") != "same_turn":
@@ -927,8 +928,33 @@ def legal_actions(state: GameState) -> tuple[Action, ...]:
                         found.append(SwapJoker(player, i, stands_for, to.value))
     if state.profile.wild_swap == "to_hand":
         found.extend(_chilean_swaps(state, player, distinct))
+    if not state.opened[player] and state.profile.rules_on("DISPUTE-59", "anyone"):
+        found.extend(_unopened_run_swaps(state, player))
     found.extend(Discard(player, card) for card in distinct)
     return tuple(found)
+
+
+def _pagat_anyone_swaps(state: GameState, action: LayOff | SwapJoker) -> bool:
+    """DISPUTE-59 anyone (seed 002 L24): a player who has not met the contract may still
+    replace a run's joker with the natural card it stands for (JOKER-4)."""
+    return isinstance(action, SwapJoker) and state.profile.rules_on("DISPUTE-59", "anyone")
+
+
+def _unopened_run_swaps(state: GameState, player: int) -> list[SwapJoker]:
+    """Every legal joker replacement of a player who has not opened (DISPUTE-59 anyone)."""
+    found = []
+    hand = state.hands[player]
+    for i, tm in enumerate(state.table):
+        run = tm.meld
+        if not isinstance(run, Run):
+            continue
+        for j, c in enumerate(run.cards):
+            if c.is_joker and run.represented(j) in hand:
+                for to in (End.LOW, End.HIGH):
+                    swap = SwapJoker(player, i, run.represented(j), to.value)
+                    if swap not in found and is_legal(state, swap):
+                        found.append(swap)
+    return found
 
 
 def _chilean_swaps(state: GameState, player: int, distinct: tuple[Card, ...]) -> list[SwapJoker]:

@@ -2,8 +2,8 @@
 
 The engine reads its numbers (hand sizes, contracts, meld sizes, joker limits, card values,
 ace handling...) from a :class:`Profile`, so another seed's rules can be added as a new
-profile plus small hooks. Two profiles exist: ``argentine`` (seed 000) and ``chilean``
-(seed 001, docs/rules.md's Chilean section). A profile rules on every disputed point it
+profile plus small hooks. Three profiles exist: ``argentine`` (seed 000), ``chilean``
+(seed 001, docs/rules.md's Chilean section) and ``pagat`` (seed 002, its Pagat section). A profile rules on every disputed point it
 plays; a Chilean point that restates an Argentine one (``DISPUTE-48`` for ``DISPUTE-25``...)
 sets the Argentine point's option, so the rules code reads one ruling per fact.
 """
@@ -325,6 +325,11 @@ OPTIONS: Mapping[str, tuple[str, ...]] = MappingProxyType(
         "DISPUTE-54": ("optional", "compulsory"),
         "DISPUTE-55": ("standard", "joker_30", "joker_20", "two_20"),
         "DISPUTE-56": ("fresh_deal", "keep_hands"),
+        # The Pagat points (seed 002); only the pagat profile rules on them.
+        "DISPUTE-57": ("forbidden", "allowed"),
+        "DISPUTE-58": ("discard", "melding"),
+        "DISPUTE-59": ("laid_down", "anyone"),
+        "DISPUTE-60": ("all_cards", "unmatched_only"),
         "DISPUTE-74": ("lot", "first_seat"),
         "DISPUTE-75": ("recycle", "round_ends"),
         "DISPUTE-76": ("forbidden", "allowed"),
@@ -358,6 +363,19 @@ _RESTATED: Mapping[str, Mapping[str, Mapping[str, str]]] = MappingProxyType(
     }
 )
 
+#: Pagat points that restate an Argentine point: the Pagat option sets the Argentine one's
+#: (as :data:`_RESTATED` for chilean). DISPUTE-47, -76 are the shared silences of seed 002.
+_PAGAT_RESTATED: Mapping[str, Mapping[str, Mapping[str, str]]] = MappingProxyType(
+    {
+        "DISPUTE-58": {
+            "discard": {"DISPUTE-07": "refused", "DISPUTE-13": "no"},
+            "melding": {"DISPUTE-07": "closes", "DISPUTE-13": "yes"},
+        },
+        "DISPUTE-47": {o: {"DISPUTE-15": o} for o in ("share", "tiebreak")},
+        "DISPUTE-76": {o: {"VARIANT-04": o} for o in ("forbidden", "allowed")},
+    }
+)
+
 #: Points a profile plays only one way, with what decides them instead; naming an option
 #: for them is an error (the profile *is* that choice, or a point of its own settles it).
 _FIXED: Mapping[str, Mapping[str, str]] = MappingProxyType(
@@ -377,7 +395,17 @@ _FIXED: Mapping[str, Mapping[str, str]] = MappingProxyType(
                 "DISPUTE-27": "fixed: 8 rounds (CHILE-GAME-1)",
                 "DISPUTE-32": "fixed: 2 to 6 players (CHILE-PLAYERS-1)",
             }
-        )
+        ),
+        "pagat": MappingProxyType(
+            {
+                **{
+                    old: f"set by {new}"
+                    for new, by in _PAGAT_RESTATED.items()
+                    for old in _first(by)
+                },
+                "DISPUTE-32": "fixed: 2 to 5 players (PAGAT-PLAYERS-1)",
+            }
+        ),
     }
 )
 
@@ -404,6 +432,8 @@ def _derive(profile: Profile) -> Profile:
     """Set the rule parameters that follow from the profile's rulings (see each rule ID)."""
     if profile.name == "chilean":
         return _derive_chilean(profile)
+    if profile.name == "pagat":
+        return _derive_pagat(profile)
     return _derive_argentine(profile)
 
 
@@ -530,8 +560,52 @@ CHILEAN = _derive(
 )
 """Seed 001: Chilean Carioca, 8 rounds, 106 cards (160 for 5-6 players), jokers and 2s wild."""
 
+
+def _derive_pagat(profile: Profile) -> Profile:
+    """The Pagat parameters that follow from its rulings (seed 002, PAGAT-* rules).
+
+    Seed 002 is seed 000's game: every Argentine point keeps its Argentine derivation, and the
+    Pagat points only add to it.
+    """
+    r = profile.ruling
+    rulings = dict(profile.rulings)
+    for point, by_option in _PAGAT_RESTATED.items():
+        rulings.update(by_option[r(point)])  # e.g. DISPUTE-58 melding sets DISPUTE-13 yes
+    derived = _derive_argentine(replace(profile, rulings=MappingProxyType(rulings)))
+    return replace(
+        derived,
+        # PAGAT-RUN-4, DISPUTE-57: "not both at the same time": no run holds a low and a
+        # high ace, so 13 cards at most; ``allowed``: 000's 14-card run (MELD-RUN-4).
+        max_run_length=13 if r("DISPUTE-57") == "forbidden" else 14,
+    )
+
+
+def _pagat_point(point: str) -> bool:
+    """True for the points seed 002 raises or leaves silent (DISPUTE-57..60, the shared
+    silences DISPUTE-47, -53, -54 and DISPUTE-74..76)."""
+    number = int(point.split("-")[1]) if point.startswith("DISPUTE-") else 0
+    return 57 <= number <= 60 or number in (47, 53, 54, 74, 75, 76)
+
+
+PAGAT = _derive(
+    Profile(
+        name="pagat",
+        max_players=5,  # PAGAT-PLAYERS-1; CARDS-1: one 108-card pack for every count (002 L7)
+        # Every Argentine point at its Argentine option (002 restates 000), then the Pagat
+        # points at their first option (docs/rules.md, "Pagat profile", gives each reason).
+        rulings=MappingProxyType(
+            {
+                **ARGENTINE.rulings,
+                **{point: options[0] for point, options in OPTIONS.items() if _pagat_point(point)},
+            }
+        ),
+    )
+)
+"""Seed 002: Pagat-style Argentine Carioca, 7 hands, 108 cards, 2 to 5 players, no run holding
+two aces."""
+
 PROFILES: Mapping[str, Profile] = MappingProxyType(
-    {ARGENTINE.name: ARGENTINE, CHILEAN.name: CHILEAN}
+    {ARGENTINE.name: ARGENTINE, CHILEAN.name: CHILEAN, PAGAT.name: PAGAT}
 )
 
 

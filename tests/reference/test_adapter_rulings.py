@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from reference.adapter import Adapter, main, parse_rulings
-from reference.profiles import ARGENTINE, CHILEAN, OPTIONS
+from reference.profiles import ARGENTINE, CHILEAN, OPTIONS, PAGAT
 
 
 def _ask(adapter: Adapter, **request: object) -> dict[str, object]:
@@ -62,15 +62,26 @@ def test_the_handshake_reports_every_point_with_the_rulings_in_force() -> None:
         **ARGENTINE.rulings,
         "DISPUTE-31": "at_least",
     }
-    # The Argentine profile rules on every point but the Chilean ones (DISPUTE-39..77);
-    # the Chilean profile on every point, its own in profile_rulings.
-    chilean_points = {p for p in OPTIONS if p.startswith("DISPUTE-") and int(p[8:]) >= 39}
-    assert set(OPTIONS) - set(ARGENTINE.rulings) == chilean_points
-    assert set(CHILEAN.rulings) == set(OPTIONS)
+    # The Argentine profile rules on every point but the other seeds' (DISPUTE-39..77);
+    # the Chilean profile on every point but the Pagat ones (DISPUTE-57..60), the Pagat
+    # profile on every Argentine point and its own; each profile's in profile_rulings.
+    later_points = {p for p in OPTIONS if p.startswith("DISPUTE-") and int(p[8:]) >= 39}
+    pagat_only = {f"DISPUTE-{n}" for n in range(57, 61)}
+    assert set(OPTIONS) - set(ARGENTINE.rulings) == later_points
+    assert set(CHILEAN.rulings) == set(OPTIONS) - pagat_only
+    assert set(PAGAT.rulings) - set(ARGENTINE.rulings) <= later_points
     plain = _ask(Adapter(), op="hello", protocol=1)
-    only_chilean = {p: o for p, o in CHILEAN.rulings.items() if p in chilean_points}
-    assert plain["rulings"] == {**ARGENTINE.rulings, **only_chilean}
-    assert plain["profile_rulings"] == {"chilean": dict(CHILEAN.rulings)}
+    only_later = {
+        p: o
+        for profile in (CHILEAN, PAGAT)
+        for p, o in profile.rulings.items()
+        if p in later_points
+    }
+    assert plain["rulings"] == {**ARGENTINE.rulings, **only_later}
+    assert plain["profile_rulings"] == {
+        "chilean": dict(CHILEAN.rulings),
+        "pagat": dict(PAGAT.rulings),
+    }
 
 
 def test_an_option_is_played_by_every_op() -> None:
