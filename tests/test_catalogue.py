@@ -37,19 +37,28 @@ SECTION_PREFIXES = (
 RULE_ID_RE = re.compile(r"^(" + "|".join(SECTION_PREFIXES) + r")-([1-9][0-9]*)$")
 # A Chilean rule (docs/rules.md, "Chilean profile"): numbered after the 000 rule it replaces.
 CHILE_ID_RE = re.compile(r"^CHILE-[A-Z][A-Z0-9]*-[0-9]+$")
-PROFILES = ("argentine", "chilean")
+# A Pagat rule (docs/rules.md, "Pagat profile"): numbered as the 000 rule it replaces.
+PAGAT_ID_RE = re.compile(r"^PAGAT-[A-Z][A-Z0-9]*-[0-9]+$")
+# A rule of one later profile only (CHILE-, PAGAT-).
+PROFILE_ID_RE = re.compile(r"^(?:CHILE|PAGAT)-[A-Z][A-Z0-9]*-[0-9]+$")
+PROFILES = ("argentine", "chilean", "pagat")
 # The Chilean points of rules-reading-profiles.md; 57..73 belong to seeds 002 and 003.
 CHILEAN_POINTS = [*range(39, 57), *range(74, 78)]
+# The Pagat points (seed 002's own), and the shared silences the pagat profile also rules on.
+PAGAT_POINTS = [*range(57, 61)]
+PAGAT_SHARED_POINTS = [47, 53, 54, 74, 75, 76]
 DISPUTE_ID_RE = re.compile(r"^DISPUTE-[0-9]{2}$")
 OPTION_KEY_RE = re.compile(r"^[a-z][a-z0-9_]*$")
 REASON_RE = re.compile(r"^[a-z][a-z_]*[a-z]$")
 # A rule row in rules.md: | ID | rule text | source |
-RULE_ROW_RE = re.compile(r"^\| ([A-Z][A-Z0-9-]*-[0-9]+) \| (.+) \| (000 §[^|]+|001 L[^|]+) \|$")
+RULE_ROW_RE = re.compile(r"^\| ([A-Z][A-Z0-9-]*-[0-9]+) \| (.+) \| (000 §[^|]+|001 L[^|]+|002 L[^|]+) \|$")
 DISPUTE_HEADING_RE = re.compile(r"^### ((?:DISPUTE|VARIANT)-[0-9]+) — (.+)$")
 OPTION_ROW_RE = re.compile(r"^\| `([^`]+)` \| (.+) \| (.+) \|$")
 ARGENTINE_RE = re.compile(r"^- \*\*Argentine profile:\*\* `([^`]+)`$")
 CHILEAN_RE = re.compile(r"^- \*\*Chilean profile:\*\* `([^`]+)` — .+$")
+PAGAT_RE = re.compile(r"^- \*\*Pagat profile:\*\* `([^`]+)` — .+$")
 ALSO_CHILEAN_RE = re.compile(r"^\*\*Also in chilean:\*\* (.+)\.$")
+ALSO_PAGAT_RE = re.compile(r"^\*\*Also in pagat:\*\* (.+)\.$")
 QUESTION_RE = re.compile(r"^\*\*Question\.\*\* (.+)$")
 DISPUTE_RULES_RE = re.compile(r"^- \*\*Rules:\*\* (.+)$")
 OBSERVABLE_RE = re.compile(r"^- \*\*Observable:\*\* (yes|no)\b")
@@ -84,7 +93,13 @@ def _md_disputes() -> dict[str, dict[str, Any]]:
         heading = DISPUTE_HEADING_RE.match(line)
         if heading:
             assert heading[1] not in disputes, f"{heading[1]} appears twice in rules.md"
-            current = {"title": heading[2], "options": {}, "argentine": None, "chilean": None}
+            current = {
+                "title": heading[2],
+                "options": {},
+                "argentine": None,
+                "chilean": None,
+                "pagat": None,
+            }
             disputes[heading[1]] = current
             continue
         if line.startswith("#"):
@@ -102,6 +117,8 @@ def _md_disputes() -> dict[str, dict[str, Any]]:
             current["argentine"] = match[1]
         elif match := CHILEAN_RE.match(line):
             current["chilean"] = match[1]
+        elif match := PAGAT_RE.match(line):
+            current["pagat"] = match[1]
         elif match := DISPUTE_RULES_RE.match(line):
             current["rules"] = [part.strip() for part in match[1].split(",")]
         elif match := OBSERVABLE_RE.match(line):
@@ -163,13 +180,13 @@ def test_rule_ids_are_well_formed_and_unique() -> None:
     ids = [r["id"] for r in _catalogue()["rules"]]
     assert len(ids) == len(set(ids))
     for rule_id in ids:
-        assert RULE_ID_RE.match(rule_id) or CHILE_ID_RE.match(rule_id), rule_id
+        assert RULE_ID_RE.match(rule_id) or PROFILE_ID_RE.match(rule_id), rule_id
 
 
 def test_each_rule_sits_in_the_section_of_its_id_prefix() -> None:
     for rule in _catalogue()["rules"]:
-        if CHILE_ID_RE.match(rule["id"]):
-            # A Chilean rule sits in the section of the topic it settles (CHILE-WILD-2: JOKER).
+        if PROFILE_ID_RE.match(rule["id"]):
+            # A Chilean or Pagat rule sits in the section of the topic it settles (CHILE-WILD-2: JOKER).
             assert rule["section"] in SECTION_PREFIXES, rule["id"]
             continue
         match = RULE_ID_RE.match(rule["id"])
@@ -218,7 +235,7 @@ def test_the_reading_ids_and_turn_10_are_all_present() -> None:
     }
     counts: dict[str, int] = {}
     for rule in _catalogue()["rules"]:
-        if not CHILE_ID_RE.match(rule["id"]):
+        if not PROFILE_ID_RE.match(rule["id"]):
             counts[rule["section"]] = counts.get(rule["section"], 0) + 1
     assert counts == expected
     assert sum(expected.values()) == 67
@@ -233,7 +250,7 @@ def test_turn_10_says_cards_come_from_the_players_own_hand() -> None:
 
 def test_every_source_cites_seed_000_sections() -> None:
     for rule in _catalogue()["rules"]:
-        if CHILE_ID_RE.match(rule["id"]):
+        if PROFILE_ID_RE.match(rule["id"]):
             continue
         assert re.match(r"^000 §(0[1-9]|10)(, §(0[1-9]|10))*( \(.+\))?$", rule["source"]), rule
 
@@ -250,13 +267,31 @@ def test_every_chilean_rule_cites_seed_001_lines_and_holds_in_chilean_only() -> 
         assert rule["profiles"] == ["chilean"], rule["id"]
 
 
+def test_every_pagat_rule_cites_seed_002_lines_and_holds_in_pagat_only() -> None:
+    pagat = [r for r in _catalogue()["rules"] if PAGAT_ID_RE.match(r["id"])]
+    # The PAGAT- rules of rules-reading-profiles.md §2.2.
+    assert [r["id"] for r in pagat] == ["PAGAT-PLAYERS-1", "PAGAT-RUN-4"]
+    # Seed 002 (002_f551f46bead22b82.txt) has 33 lines; the seeds are not in the repository.
+    for rule in pagat:
+        assert re.match(r"^002 L[0-9]+(, L[0-9]+)*( \(derived\))?$", rule["source"]), rule
+        assert all(1 <= int(n) <= 33 for n in re.findall(r"L([0-9]+)", rule["source"]))
+        assert rule["profiles"] == ["pagat"], rule["id"]
+
+
 def test_every_rule_names_known_profiles_and_rules_md_lists_the_shared_ones() -> None:
     rules = _catalogue()["rules"]
     for rule in rules:
         assert set(rule.get("profiles", ["argentine"])) <= set(PROFILES), rule["id"]
-    shared = [r["id"] for r in rules if r.get("profiles") == ["argentine", "chilean"]]
-    lines = [m[1] for line in _md_lines() if (m := ALSO_CHILEAN_RE.match(line))]
-    assert lines == [", ".join(shared)]
+    for profile, pattern in (("chilean", ALSO_CHILEAN_RE), ("pagat", ALSO_PAGAT_RE)):
+        shared = [
+            r["id"] for r in rules if {"argentine", profile} <= set(r.get("profiles", []))
+        ]
+        lines = [m[1] for line in _md_lines() if (m := pattern.match(line))]
+        assert lines == [", ".join(shared)], profile
+    # The Pagat profile keeps every Argentine rule but the three 002 replaces or lacks.
+    argentine = {r["id"] for r in rules if "argentine" in r.get("profiles", ["argentine"])}
+    pagat = {r["id"] for r in rules if "pagat" in r.get("profiles", [])}
+    assert argentine - pagat == {"PLAYERS-1", "MELD-RUN-4", "EXAMPLE-1"}
 
 
 def test_ids_mentioned_in_rule_texts_exist() -> None:
@@ -264,7 +299,7 @@ def test_ids_mentioned_in_rule_texts_exist() -> None:
     rule_ids = {r["id"] for r in data["rules"]}
     dispute_ids = {d["id"] for d in data["disputes"]}
     pattern = re.compile(
-        r"\b(?:DISPUTE|CHILE-[A-Z][A-Z0-9]*|" + "|".join(SECTION_PREFIXES) + r")-[0-9]+\b"
+        r"\b(?:DISPUTE|CHILE-[A-Z][A-Z0-9]*|PAGAT-[A-Z][A-Z0-9]*|" + "|".join(SECTION_PREFIXES) + r")-[0-9]+\b"
     )
     for rule in data["rules"]:
         for ref in pattern.findall(rule["summary"]):
@@ -278,8 +313,10 @@ def test_dispute_ids_are_two_digit_unique_and_consecutive() -> None:
     ids = [d["id"] for d in _catalogue()["disputes"]]
     for dispute_id in ids:
         assert DISPUTE_ID_RE.match(dispute_id), dispute_id
-    # 01..38 are seed 000's; the Chilean points keep the numbers of rules-reading-profiles.md.
-    assert ids == [f"DISPUTE-{n:02d}" for n in [*range(1, 39), *CHILEAN_POINTS]]
+    # 01..38 are seed 000's; the later seeds' points keep the numbers of
+    # rules-reading-profiles.md.
+    numbers = sorted({*range(1, 39), *CHILEAN_POINTS, *PAGAT_POINTS})
+    assert ids == [f"DISPUTE-{n:02d}" for n in numbers]
 
 
 def test_every_dispute_has_two_or_more_well_formed_options() -> None:
@@ -294,8 +331,13 @@ def test_every_dispute_has_two_or_more_well_formed_options() -> None:
 def test_every_argentine_ruling_is_one_of_the_disputes_options() -> None:
     for dispute in _catalogue()["disputes"]:
         number = int(dispute["id"][8:])
-        # Both profiles rule on 000's points; only chilean on its own.
-        want = {"chilean"} if number in CHILEAN_POINTS else {"argentine", "chilean"}
+        # Every profile rules on 000's points; chilean and pagat on their own, and pagat on
+        # the shared silences it leaves to 000's rule.
+        want = {"argentine", "chilean", "pagat"}
+        if number in CHILEAN_POINTS:
+            want = {"chilean", "pagat"} if number in PAGAT_SHARED_POINTS else {"chilean"}
+        elif number in PAGAT_POINTS:
+            want = {"pagat"}
         assert set(dispute["profiles"]) == want, dispute["id"]
         for option in dispute["profiles"].values():
             assert option in dispute["options"], dispute["id"]
@@ -340,6 +382,7 @@ def test_rules_md_and_json_agree_on_every_dispute() -> None:
         assert entry["options"] == expected["options"], where
         assert entry["argentine"] == expected["profiles"].get("argentine"), where
         assert entry["chilean"] == expected["profiles"].get("chilean"), where
+        assert entry["pagat"] == expected["profiles"].get("pagat"), where
         assert entry.get("rules") == expected["rules"], where
         assert entry.get("observable") == expected["observable"], where
 
@@ -354,6 +397,7 @@ def test_variant_ids_are_two_digit_and_consecutive_with_dispute_shaped_entries()
         assert all(OPTION_KEY_RE.match(key) for key in variant["options"]), variant["id"]
         assert variant["profiles"]["argentine"] in variant["options"], variant["id"]
         assert variant["profiles"]["chilean"] in variant["options"], variant["id"]
+        assert variant["profiles"]["pagat"] in variant["options"], variant["id"]
         assert variant["rules"] and set(variant["rules"]) <= rule_ids, variant["id"]
 
 
@@ -422,16 +466,17 @@ def test_profiles_md_sets_every_rule_and_point_side_by_side() -> None:
         row = by_id.get(rule["id"])
         assert row is not None, f"docs/profiles.md lacks {rule['id']}"
         profiles = rule.get("profiles", ["argentine"])
-        argentine, chilean = row[1], row[2].removesuffix(" |")
+        argentine, chilean, pagat = row[1], row[2], row[3].removesuffix(" |")
         # The rule text sits in the column of each profile it holds in, and only there.
         assert (rule["summary"] == argentine) is ("argentine" in profiles), rule["id"]
-        if "argentine" in profiles and "chilean" not in profiles:
-            assert chilean.startswith("does not hold"), rule["id"]
-        if profiles == ["chilean"]:
-            assert chilean == rule["summary"], rule["id"]
+        for name, cell in (("chilean", chilean), ("pagat", pagat)):
+            if "argentine" in profiles and name not in profiles:
+                assert cell.startswith("does not hold"), (rule["id"], name)
+            if profiles == [name]:
+                assert cell == rule["summary"], (rule["id"], name)
     for point in [*data["disputes"], *data["variants"]]:
         row = by_id[point["id"]]
-        for column, profile in ((2, "argentine"), (3, "chilean")):
+        for column, profile in ((2, "argentine"), (3, "chilean"), (4, "pagat")):
             option = point["profiles"].get(profile)
             cell = row[column]
             assert cell.startswith(f"`{option}`") if option else cell.startswith("—"), point["id"]
