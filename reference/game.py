@@ -853,6 +853,11 @@ def _meld_action(state: GameState, action: LayOff | SwapJoker) -> GameState:
             grown = Run((*target.meld.cards[:i], action.card, *target.meld.cards[i + 1 :]))
         else:
             grown = swap_joker(target.meld, action.card, action.to)
+            # The moved joker must leave a run the profile allows: in pagat no run holds a
+            # low and a high ace (PAGAT-RUN-4, DISPUTE-57), so a 13-card run has no free end.
+            moved = check_meld(grown, initial=False, profile=profile)
+            if moved is not None:
+                raise _reject(action, moved)
     hand = state.hands[player]
     closes = False
     if state.profile.discard_to_close and len(hand) == 1 and not to_hand:
