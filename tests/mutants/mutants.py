@@ -1007,5 +1007,6 @@ __all__ = ["MUTANTS", "Mutant", "apply_mutant", "mutant", "names"]
 
 # The corpus-strength mutants (issue 13) live in their own module and register on import, and
 # so do the Chilean rule mutants (issue 15), which tests/test_mutants.py runs against the
-# Chilean slice of the corpus (tests.mutants.chilean.CHILEAN).
-from . import chilean, strength  # noqa: E402, F401
+# Chilean slice of the corpus (tests.mutants.chilean.CHILEAN), and the Pagat ones (issue 16)
+# against the Pagat slice (tests.mutants.pagat.PAGAT).
+from . import chilean, pagat, strength  # noqa: E402, F401

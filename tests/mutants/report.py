@@ -22,6 +22,7 @@ from pathlib import Path
 
 from . import harness
 from .chilean import CHILEAN, reference_plays_chilean
+from .pagat import PAGAT, reference_plays_pagat
 from .mutants import MUTANTS, Mutant
 
 
@@ -57,6 +58,7 @@ def render(
     reference_counts: dict[str, int],
     seconds: float,
     chilean: harness.Corpus | None = None,
+    pagat: harness.Corpus | None = None,
 ) -> str:
     """The Markdown of docs/mutants.md."""
     weak = [o for o in outcomes if len(o.killers) == 1]
@@ -86,6 +88,14 @@ def render(
                 f"slice instead: {len(chilean.scenarios)} scenarios (profile `chilean`)."
             ]
             if chilean is not None
+            else []
+        ),
+        *(
+            [
+                f"- The `pagat_*` mutants (tests/mutants/pagat.py) run against the Pagat "
+                f"slice instead: {len(pagat.scenarios)} scenarios (profile `pagat`)."
+            ]
+            if pagat is not None
             else []
         ),
         f"- Mutants: {len(outcomes)}; killed: {len(outcomes) - len(survivors)}; "
@@ -154,15 +164,26 @@ def main(argv: Sequence[str] | None = None) -> int:
         names = [name for name in names if name not in CHILEAN]
         chilean = None
 
+    # The Pagat mutants likewise need the pagat profile and the Pagat slice.
+    pagat = harness.load(profile="pagat") if reference_plays_pagat() else None
+    if pagat is None or not pagat.scenarios:
+        skipped = sorted(set(names) & PAGAT)
+        if skipped:
+            print(f"skipping {len(skipped)} Pagat mutants: no pagat reference or scenarios")
+        names = [name for name in names if name not in PAGAT]
+        pagat = None
+
     def outcome(name: str) -> MutantOutcome:
         if name in CHILEAN and chilean is not None:
             return run_mutant(name, chilean, profile="chilean")
+        if name in PAGAT and pagat is not None:
+            return run_mutant(name, pagat, profile="pagat")
         return run_mutant(name, corpus)
 
     with ThreadPoolExecutor(max_workers=max(1, args.workers)) as pool:
         outcomes = list(pool.map(outcome, names))
     seconds = time.monotonic() - started
-    text = render(outcomes, corpus, dict(reference.counts), seconds, chilean)
+    text = render(outcomes, corpus, dict(reference.counts), seconds, chilean, pagat)
     Path(args.output).write_text(text, encoding="utf-8")
     survivors = [o.mutant.name for o in outcomes if not o.killers]
     weak = [o.mutant.name for o in outcomes if len(o.killers) == 1]
