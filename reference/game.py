@@ -930,7 +930,10 @@ def legal_actions(state: GameState) -> tuple[Action, ...]:
                     continue
                 for to in (End.LOW, End.HIGH):
                     if check_swap(run, stands_for, to.value) is None:
-                        found.append(SwapJoker(player, i, stands_for, to.value))
+                        swap = SwapJoker(player, i, stands_for, to.value)
+                        # The moved joker must leave a run the profile allows (PAGAT-RUN-4).
+                        if is_legal(state, swap):
+                            found.append(swap)
     if state.profile.wild_swap == "to_hand":
         found.extend(_chilean_swaps(state, player, distinct))
     if not state.opened[player] and state.profile.rules_on("DISPUTE-59", "anyone"):

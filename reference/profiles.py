@@ -596,6 +596,7 @@ PAGAT = _derive(
         rulings=MappingProxyType(
             {
                 **ARGENTINE.rulings,
+                "DISPUTE-32": "more_players",  # PAGAT-PLAYERS-1: a fifth player
                 **{point: options[0] for point, options in OPTIONS.items() if _pagat_point(point)},
             }
         ),
