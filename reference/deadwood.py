@@ -91,9 +91,9 @@ def _runs(
     profile: Profile,
 ) -> Iterator[tuple[Card, ...]]:
     """Runs starting with ``cards`` and going on at position ``p``, through ``pos``."""
-    if cards and p > pos and len(cards) >= profile.initial_run_size:
-        if _valid(Run(tuple(cards)), profile):
-            yield tuple(cards)
+    long_enough = cards and p > pos and len(cards) >= profile.initial_run_size
+    if long_enough and _valid(Run(tuple(cards)), profile):
+        yield tuple(cards)
     if p > HIGH_ACE or len(cards) >= profile.max_run_length:
         return
     assert first.suit is not None

@@ -3,9 +3,10 @@
 The engine reads its numbers (hand sizes, contracts, meld sizes, joker limits, card values,
 ace handling...) from a :class:`Profile`, so another seed's rules can be added as a new
 profile plus small hooks. Three profiles exist: ``argentine`` (seed 000), ``chilean``
-(seed 001, docs/rules.md's Chilean section) and ``pagat`` (seed 002, its Pagat section). A profile rules on every disputed point it
-plays; a Chilean point that restates an Argentine one (``DISPUTE-48`` for ``DISPUTE-25``...)
-sets the Argentine point's option, so the rules code reads one ruling per fact.
+(seed 001, docs/rules.md's Chilean section) and ``pagat`` (seed 002, its Pagat section).
+A profile rules on every disputed point it plays; a Chilean or Pagat point that restates an
+Argentine one (``DISPUTE-48`` for ``DISPUTE-25``, ``DISPUTE-58`` for ``DISPUTE-13``...) sets
+the Argentine point's option, so the rules code reads one ruling per fact.
 """
 
 from __future__ import annotations

@@ -51,7 +51,9 @@ DISPUTE_ID_RE = re.compile(r"^DISPUTE-[0-9]{2}$")
 OPTION_KEY_RE = re.compile(r"^[a-z][a-z0-9_]*$")
 REASON_RE = re.compile(r"^[a-z][a-z_]*[a-z]$")
 # A rule row in rules.md: | ID | rule text | source |
-RULE_ROW_RE = re.compile(r"^\| ([A-Z][A-Z0-9-]*-[0-9]+) \| (.+) \| (000 §[^|]+|001 L[^|]+|002 L[^|]+) \|$")
+RULE_ROW_RE = re.compile(
+    r"^\| ([A-Z][A-Z0-9-]*-[0-9]+) \| (.+) \| (000 §[^|]+|001 L[^|]+|002 L[^|]+) \|$"
+)
 DISPUTE_HEADING_RE = re.compile(r"^### ((?:DISPUTE|VARIANT)-[0-9]+) — (.+)$")
 OPTION_ROW_RE = re.compile(r"^\| `([^`]+)` \| (.+) \| (.+) \|$")
 ARGENTINE_RE = re.compile(r"^- \*\*Argentine profile:\*\* `([^`]+)`$")
@@ -186,7 +188,8 @@ def test_rule_ids_are_well_formed_and_unique() -> None:
 def test_each_rule_sits_in_the_section_of_its_id_prefix() -> None:
     for rule in _catalogue()["rules"]:
         if PROFILE_ID_RE.match(rule["id"]):
-            # A Chilean or Pagat rule sits in the section of the topic it settles (CHILE-WILD-2: JOKER).
+            # A Chilean or Pagat rule sits in the section of the topic it settles
+            # (CHILE-WILD-2: JOKER).
             assert rule["section"] in SECTION_PREFIXES, rule["id"]
             continue
         match = RULE_ID_RE.match(rule["id"])
@@ -283,9 +286,7 @@ def test_every_rule_names_known_profiles_and_rules_md_lists_the_shared_ones() ->
     for rule in rules:
         assert set(rule.get("profiles", ["argentine"])) <= set(PROFILES), rule["id"]
     for profile, pattern in (("chilean", ALSO_CHILEAN_RE), ("pagat", ALSO_PAGAT_RE)):
-        shared = [
-            r["id"] for r in rules if {"argentine", profile} <= set(r.get("profiles", []))
-        ]
+        shared = [r["id"] for r in rules if {"argentine", profile} <= set(r.get("profiles", []))]
         lines = [m[1] for line in _md_lines() if (m := pattern.match(line))]
         assert lines == [", ".join(shared)], profile
     # The Pagat profile keeps every Argentine rule but the three 002 replaces or lacks.
@@ -299,7 +300,9 @@ def test_ids_mentioned_in_rule_texts_exist() -> None:
     rule_ids = {r["id"] for r in data["rules"]}
     dispute_ids = {d["id"] for d in data["disputes"]}
     pattern = re.compile(
-        r"\b(?:DISPUTE|CHILE-[A-Z][A-Z0-9]*|PAGAT-[A-Z][A-Z0-9]*|" + "|".join(SECTION_PREFIXES) + r")-[0-9]+\b"
+        r"\b(?:DISPUTE|CHILE-[A-Z][A-Z0-9]*|PAGAT-[A-Z][A-Z0-9]*|"
+        + "|".join(SECTION_PREFIXES)
+        + r")-[0-9]+\b"
     )
     for rule in data["rules"]:
         for ref in pattern.findall(rule["summary"]):

@@ -124,7 +124,7 @@ def _fourteen_card_runs() -> None:
 @pagat_mutant(
     "pagat_twelve_card_runs",
     ["PAGAT-RUN-4", "MELD-RUN-2"],
-    "a Pagat run stops at 12 cards, so no run reaches from one ace to the K or from the 2 to the ace",
+    "a Pagat run stops at 12 cards: no run goes from the low ace to the K, or the 2 to the ace",
 )
 def _twelve_card_runs() -> None:
     _swap_pagat(max_run_length=12)

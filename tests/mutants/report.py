@@ -22,8 +22,8 @@ from pathlib import Path
 
 from . import harness
 from .chilean import CHILEAN, reference_plays_chilean
-from .pagat import PAGAT, reference_plays_pagat
 from .mutants import MUTANTS, Mutant
+from .pagat import PAGAT, reference_plays_pagat
 
 
 @dataclass(frozen=True)

@@ -196,8 +196,15 @@ def test_the_adapter_serves_pagat_with_its_rulings() -> None:
 def test_every_option_of_a_pagat_point_runs_from_the_command_line(point: str) -> None:
     for option in OPTIONS[point]:
         done = subprocess.run(
-            [sys.executable, "-m", "reference.adapter", "--profiles", "pagat", "--ruling",
-             f"{point}={option}"],
+            [
+                sys.executable,
+                "-m",
+                "reference.adapter",
+                "--profiles",
+                "pagat",
+                "--ruling",
+                f"{point}={option}",
+            ],
             input='{"id": 1, "op": "hello", "protocol": 1}\n',
             capture_output=True,
             text=True,
