@@ -13,7 +13,7 @@ import re
 from pathlib import Path
 
 from conformance.catalogue import load_catalogue
-from reference.profiles import ARGENTINE, CHILEAN, OPTIONS
+from reference.profiles import ARGENTINE, CHILEAN, OPTIONS, PAGAT
 
 ROOT = Path(__file__).resolve().parent.parent
 SCHEMAS = ROOT / "conformance" / "schemas"
@@ -23,8 +23,11 @@ def test_reference_options_are_the_catalogue_options_profile_option_first() -> N
     catalogue = load_catalogue()
     expected = {}
     for point in catalogue.disputes.values():
-        # The argentine option first; a Chilean point (DISPUTE-39..77) puts chilean's first.
-        first = point.profiles.get("argentine", point.profiles.get("chilean"))
+        # The argentine option first; a Chilean point (DISPUTE-39..77) puts chilean's first,
+        # a Pagat point (DISPUTE-57..60) pagat's.
+        first = point.profiles.get(
+            "argentine", point.profiles.get("chilean", point.profiles.get("pagat"))
+        )
         expected[point.id] = (first, *(o for o in point.options if o != first))
     assert dict(OPTIONS) == expected, (
         "reference/profiles.py OPTIONS must list every point and option of "
@@ -33,7 +36,7 @@ def test_reference_options_are_the_catalogue_options_profile_option_first() -> N
 
 
 def test_reference_rulings_name_every_point_of_the_catalogue() -> None:
-    for profile in (ARGENTINE, CHILEAN):
+    for profile in (ARGENTINE, CHILEAN, PAGAT):
         expected = {
             p.id: p.profiles[profile.name]
             for p in load_catalogue().disputes.values()
@@ -49,7 +52,7 @@ def test_every_option_builds_a_profile_that_reports_it() -> None:
     for point, options in OPTIONS.items():
         for option in options:
             built = []
-            for profile in (ARGENTINE, CHILEAN):
+            for profile in (ARGENTINE, CHILEAN, PAGAT):
                 try:
                     built.append(profile.with_rulings({point: option}))
                 except ValueError:
