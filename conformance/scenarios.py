@@ -978,7 +978,7 @@ class _DocChecker:
                     "dealer": raw_deal["dealer"],
                     "totals": list(totals),
                     "deck": deck,
-                    # perla's cut (docs/protocol.md §9), sent only when the case gives one.
+                    # perla's cut (docs/protocol.md §10), sent only when the case gives one.
                     **({"cut": raw_deal["cut"]} if "cut" in raw_deal else {}),
                 }
             )

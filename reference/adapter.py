@@ -98,7 +98,7 @@ def _cards(codes: Any, where: str) -> list[Card]:
 
 
 def _cut(request: dict[str, Any]) -> int | None:
-    """The optional ``cut`` of a ``start_deal`` or ``next_deal`` (perla, docs/protocol.md §9).
+    """The optional ``cut`` of a ``start_deal`` or ``next_deal`` (perla, docs/protocol.md §10).
 
     :raises BadRequest: when it is not a whole number of cards from 1 on.
     """

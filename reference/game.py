@@ -28,6 +28,7 @@ from reference.actions import (
 )
 from reference.cards import JOKER, Card, full_pack, sort_cards
 from reference.contracts import check_contract, find_openings
+from reference.deadwood import hand_score
 from reference.errors import IllegalActionError, InvalidActionError, InvalidStateError
 from reference.melds import (
     Meld,
@@ -157,7 +158,7 @@ def start_deal(
     is the stock (DEAL-4); the dealer's right-hand neighbour moves first (DEAL-5).
 
     ``cut`` is the number of cards the cutter left for the dealer (perla, docs/protocol.md
-    §9); it never changes the deal, but a perfect one scores for the cutter at once
+    §10); it never changes the deal, but a perfect one scores for the cutter at once
     (PERLA-CUT-1, PERLA-CUT-2).
 
     :raises InvalidStateError: for a player count, deal number, dealer, totals, deck or cut
@@ -560,7 +561,7 @@ def _scores(
     if lowering and profile.lowering_out_score is not None:
         out = profile.lowering_out_score
     return tuple(
-        (out if i == closer else profile.penalty(h)) + owed[i] for i, h in enumerate(hands)
+        (out if i == closer else hand_score(h, profile)) + owed[i] for i, h in enumerate(hands)
     )
 
 
@@ -601,7 +602,7 @@ def profile_rules(state: GameState, point: str, option: str) -> bool:
 
 def _end_without_closer(state: GameState) -> GameState:
     """DISPUTE-75 round_ends: the stock ran out; every hand scores, nobody went out."""
-    scores = tuple(state.profile.penalty(h) for h in state.hands)
+    scores = tuple(hand_score(h, state.profile) for h in state.hands)
     return _deal_over(state, scores, closer=None)
 
 
@@ -820,7 +821,7 @@ def _meld_action(state: GameState, action: LayOff | SwapJoker) -> GameState:
         raise _reject(action, Reason.NO_WILD_SWAPS)  # PERLA-WILD-4, DISPUTE-72 none
     if isinstance(action, SwapJoker) and state.profile.wild_swap == "to_hand":
         return _swap_to_hand(state, action)
-    if not state.opened[player]:
+    if not state.opened[player] and not _pagat_anyone_swaps(state, action):
         raise _reject(action, Reason.NOT_OPENED)  # CONTRACT-10
     profile = state.profile
     if state.turn_opened and profile.ruling("DISPUTE-20") != "same_turn":
@@ -871,6 +872,11 @@ def _meld_action(state: GameState, action: LayOff | SwapJoker) -> GameState:
             grown = Run((*target.meld.cards[:i], action.card, *target.meld.cards[i + 1 :]))
         else:
             grown = swap_joker(target.meld, action.card, action.to)
+            # The moved joker must leave a run the profile allows: in pagat no run holds a
+            # low and a high ace (PAGAT-RUN-4, DISPUTE-57), so a 13-card run has no free end.
+            moved = check_meld(grown, initial=False, profile=profile)
+            if moved is not None:
+                raise _reject(action, moved)
     hand = state.hands[player]
     closes = False
     if state.profile.discard_to_close and len(hand) == 1 and not to_hand:
@@ -943,9 +949,14 @@ def legal_actions(state: GameState) -> tuple[Action, ...]:
                     continue
                 for to in (End.LOW, End.HIGH):
                     if check_swap(run, stands_for, to.value) is None:
-                        found.append(SwapJoker(player, i, stands_for, to.value))
+                        swap = SwapJoker(player, i, stands_for, to.value)
+                        # The moved joker must leave a run the profile allows (PAGAT-RUN-4).
+                        if is_legal(state, swap):
+                            found.append(swap)
     if state.profile.wild_swap == "to_hand":
         found.extend(_chilean_swaps(state, player, distinct))
+    if not state.opened[player] and state.profile.rules_on("DISPUTE-59", "anyone"):
+        found.extend(_unopened_run_swaps(state, player))
     found.extend(Discard(player, card) for card in distinct)
     return tuple(found)
 
@@ -958,6 +969,29 @@ def _may_lay_off(state: GameState, held: int) -> bool:
     if state.turn_opened and profile.ruling("DISPUTE-20") != "same_turn":
         return False
     return held > 1 or profile.ruling("DISPUTE-13") == "yes"
+
+
+def _pagat_anyone_swaps(state: GameState, action: LayOff | SwapJoker) -> bool:
+    """DISPUTE-59 anyone (seed 002 L24): a player who has not met the contract may still
+    replace a run's joker with the natural card it stands for (JOKER-4)."""
+    return isinstance(action, SwapJoker) and state.profile.rules_on("DISPUTE-59", "anyone")
+
+
+def _unopened_run_swaps(state: GameState, player: int) -> list[SwapJoker]:
+    """Every legal joker replacement of a player who has not opened (DISPUTE-59 anyone)."""
+    found = []
+    hand = state.hands[player]
+    for i, tm in enumerate(state.table):
+        run = tm.meld
+        if not isinstance(run, Run):
+            continue
+        for j, c in enumerate(run.cards):
+            if c.is_joker and run.represented(j) in hand:
+                for to in (End.LOW, End.HIGH):
+                    swap = SwapJoker(player, i, run.represented(j), to.value)
+                    if swap not in found and is_legal(state, swap):
+                        found.append(swap)
+    return found
 
 
 def _chilean_swaps(state: GameState, player: int, distinct: tuple[Card, ...]) -> list[SwapJoker]:

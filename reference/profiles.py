@@ -2,11 +2,12 @@
 
 The engine reads its numbers (hand sizes, contracts, meld sizes, joker limits, card values,
 ace handling...) from a :class:`Profile`, so another seed's rules can be added as a new
-profile plus small hooks. Three profiles exist: ``argentine`` (seed 000), ``chilean``
-(seed 001, docs/rules.md's Chilean section) and ``perla`` (seed 003, its Perla section). A
-profile rules on every disputed point it plays; a profile's point that restates an Argentine
-one (``DISPUTE-48`` for ``DISPUTE-25``, ``DISPUTE-64`` for ``DISPUTE-29``...) sets the
-Argentine point's option, so the rules code reads one ruling per fact.
+profile plus small hooks. Four profiles exist: ``argentine`` (seed 000), ``chilean``
+(seed 001, docs/rules.md's Chilean section), ``pagat`` (seed 002, its Pagat section) and
+``perla`` (seed 003, its Perla section). A profile rules on every disputed point it plays; a
+profile's point that restates an Argentine one (``DISPUTE-48`` for ``DISPUTE-25``,
+``DISPUTE-58`` for ``DISPUTE-13``, ``DISPUTE-64`` for ``DISPUTE-29``...) sets the Argentine
+point's option, so the rules code reads one ruling per fact.
 """
 
 from __future__ import annotations
@@ -357,6 +358,11 @@ OPTIONS: Mapping[str, tuple[str, ...]] = MappingProxyType(
         "DISPUTE-54": ("optional", "compulsory"),
         "DISPUTE-55": ("standard", "joker_30", "joker_20", "two_20"),
         "DISPUTE-56": ("fresh_deal", "keep_hands"),
+        # The Pagat points (seed 002); only the pagat profile rules on them.
+        "DISPUTE-57": ("forbidden", "allowed"),
+        "DISPUTE-58": ("discard", "melding"),
+        "DISPUTE-59": ("laid_down", "anyone"),
+        "DISPUTE-60": ("all_cards", "unmatched_only"),
         "DISPUTE-74": ("lot", "first_seat"),
         "DISPUTE-75": ("recycle", "round_ends"),
         "DISPUTE-76": ("forbidden", "allowed"),
@@ -432,6 +438,19 @@ _PERLA_RESTATED: Mapping[str, Mapping[str, Mapping[str, str]]] = MappingProxyTyp
     }
 )
 
+#: Pagat points that restate an Argentine point: the Pagat option sets the Argentine one's
+#: (as :data:`_RESTATED` for chilean). DISPUTE-47, -76 are the shared silences of seed 002.
+_PAGAT_RESTATED: Mapping[str, Mapping[str, Mapping[str, str]]] = MappingProxyType(
+    {
+        "DISPUTE-58": {
+            "discard": {"DISPUTE-07": "refused", "DISPUTE-13": "no"},
+            "melding": {"DISPUTE-07": "closes", "DISPUTE-13": "yes"},
+        },
+        "DISPUTE-47": {o: {"DISPUTE-15": o} for o in ("share", "tiebreak")},
+        "DISPUTE-76": {o: {"VARIANT-04": o} for o in ("forbidden", "allowed")},
+    }
+)
+
 #: Points a profile plays only one way, with what decides them instead; naming an option
 #: for them is an error (the profile *is* that choice, or a point of its own settles it).
 _FIXED: Mapping[str, Mapping[str, str]] = MappingProxyType(
@@ -478,6 +497,16 @@ _FIXED: Mapping[str, Mapping[str, str]] = MappingProxyType(
                 "DISPUTE-14": "fixed by the hand sizes (PERLA-END-3)",
             }
         ),
+        "pagat": MappingProxyType(
+            {
+                **{
+                    old: f"set by {new}"
+                    for new, by in _PAGAT_RESTATED.items()
+                    for old in _first(by)
+                },
+                "DISPUTE-32": "fixed: 2 to 5 players (PAGAT-PLAYERS-1)",
+            }
+        ),
     }
 )
 
@@ -506,6 +535,8 @@ def _derive(profile: Profile) -> Profile:
         return _derive_chilean(profile)
     if profile.name == "perla":
         return _derive_perla(profile)
+    if profile.name == "pagat":
+        return _derive_pagat(profile)
     return _derive_argentine(profile)
 
 
@@ -641,6 +672,51 @@ CHILEAN = _derive(
 """Seed 001: Chilean Carioca, 8 rounds, 106 cards (160 for 5-6 players), jokers and 2s wild."""
 
 
+def _derive_pagat(profile: Profile) -> Profile:
+    """The Pagat parameters that follow from its rulings (seed 002, PAGAT-* rules).
+
+    Seed 002 is seed 000's game: every Argentine point keeps its Argentine derivation, and the
+    Pagat points only add to it.
+    """
+    r = profile.ruling
+    rulings = dict(profile.rulings)
+    for point, by_option in _PAGAT_RESTATED.items():
+        rulings.update(by_option[r(point)])  # e.g. DISPUTE-58 melding sets DISPUTE-13 yes
+    derived = _derive_argentine(replace(profile, rulings=MappingProxyType(rulings)))
+    return replace(
+        derived,
+        # PAGAT-RUN-4, DISPUTE-57: "not both at the same time": no run holds a low and a
+        # high ace, so 13 cards at most; ``allowed``: 000's 14-card run (MELD-RUN-4).
+        max_run_length=13 if r("DISPUTE-57") == "forbidden" else 14,
+    )
+
+
+def _pagat_point(point: str) -> bool:
+    """True for the points seed 002 raises or leaves silent (DISPUTE-57..60, the shared
+    silences DISPUTE-47, -53, -54 and DISPUTE-74..76)."""
+    number = int(point.split("-")[1]) if point.startswith("DISPUTE-") else 0
+    return 57 <= number <= 60 or number in (47, 53, 54, 74, 75, 76)
+
+
+PAGAT = _derive(
+    Profile(
+        name="pagat",
+        max_players=5,  # PAGAT-PLAYERS-1; CARDS-1: one 108-card pack for every count (002 L7)
+        # Every Argentine point at its Argentine option (002 restates 000), then the Pagat
+        # points at their first option (docs/rules.md, "Pagat profile", gives each reason).
+        rulings=MappingProxyType(
+            {
+                **ARGENTINE.rulings,
+                "DISPUTE-32": "more_players",  # PAGAT-PLAYERS-1: a fifth player
+                **{point: options[0] for point, options in OPTIONS.items() if _pagat_point(point)},
+            }
+        ),
+    )
+)
+"""Seed 002: Pagat-style Argentine Carioca, 7 hands, 108 cards, 2 to 5 players, no run holding
+two aces."""
+
+
 def _perla_point(point: str) -> bool:
     """True for the points seed 003 raises: DISPUTE-61..73, and the shared DISPUTE-47, -49,
     -50 and -74..77 (docs/rules.md, Perla points)."""
@@ -734,7 +810,12 @@ PERLA = _derive(
 going out on the lowering turn, -10 for a perfect cut."""
 
 PROFILES: Mapping[str, Profile] = MappingProxyType(
-    {ARGENTINE.name: ARGENTINE, CHILEAN.name: CHILEAN, PERLA.name: PERLA}
+    {
+        ARGENTINE.name: ARGENTINE,
+        CHILEAN.name: CHILEAN,
+        PAGAT.name: PAGAT,
+        PERLA.name: PERLA,
+    }
 )
 
 

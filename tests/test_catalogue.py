@@ -37,12 +37,19 @@ SECTION_PREFIXES = (
 RULE_ID_RE = re.compile(r"^(" + "|".join(SECTION_PREFIXES) + r")-([1-9][0-9]*)$")
 # A Chilean rule (docs/rules.md, "Chilean profile"): numbered after the 000 rule it replaces.
 CHILE_ID_RE = re.compile(r"^CHILE-[A-Z][A-Z0-9]*-[0-9]+$")
+# A Pagat rule (docs/rules.md, "Pagat profile"): numbered as the 000 rule it replaces.
+PAGAT_ID_RE = re.compile(r"^PAGAT-[A-Z][A-Z0-9]*-[0-9]+$")
 # A Perla rule (docs/rules.md, "Perla profile"), numbered the same way.
 PERLA_ID_RE = re.compile(r"^PERLA-[A-Z][A-Z0-9]*-[0-9]+$")
-PROFILES = ("argentine", "chilean", "perla")
-# The Chilean points of rules-reading-profiles.md; 57..60 belong to seed 002.
+# A rule of one later profile only (CHILE-, PAGAT-, PERLA-).
+PROFILE_ID_RE = re.compile(r"^(?:CHILE|PAGAT|PERLA)-[A-Z][A-Z0-9]*-[0-9]+$")
+PROFILES = ("argentine", "chilean", "pagat", "perla")
+# The Chilean points of rules-reading-profiles.md; 57..73 belong to seeds 002 and 003.
 CHILEAN_POINTS = [*range(39, 57), *range(74, 78)]
-# The Perla points (seed 003), after the Chilean ones in the catalogue; perla also rules on the
+# The Pagat points (seed 002's own), and the shared silences the pagat profile also rules on.
+PAGAT_POINTS = [*range(57, 61)]
+PAGAT_SHARED_POINTS = [47, 53, 54, 74, 75, 76]
+# The Perla points (seed 003), after the Pagat ones in the catalogue; perla also rules on the
 # shared points below.
 PERLA_POINTS = list(range(61, 74))
 SHARED_POINTS = [47, 49, 50, *range(74, 78)]
@@ -51,14 +58,15 @@ OPTION_KEY_RE = re.compile(r"^[a-z][a-z0-9_]*$")
 REASON_RE = re.compile(r"^[a-z][a-z_]*[a-z]$")
 # A rule row in rules.md: | ID | rule text | source |
 RULE_ROW_RE = re.compile(
-    r"^\| ([A-Z][A-Z0-9-]*-[0-9]+) \| (.+) \| (000 §[^|]+|001 L[^|]+|003 L[^|]+) \|$"
+    r"^\| ([A-Z][A-Z0-9-]*-[0-9]+) \| (.+) \| (000 §[^|]+|001 L[^|]+|002 L[^|]+|003 L[^|]+) \|$"
 )
 DISPUTE_HEADING_RE = re.compile(r"^### ((?:DISPUTE|VARIANT)-[0-9]+) — (.+)$")
 OPTION_ROW_RE = re.compile(r"^\| `([^`]+)` \| (.+) \| (.+) \|$")
 ARGENTINE_RE = re.compile(r"^- \*\*Argentine profile:\*\* `([^`]+)`$")
 CHILEAN_RE = re.compile(r"^- \*\*Chilean profile:\*\* `([^`]+)` — .+$")
+PAGAT_RE = re.compile(r"^- \*\*Pagat profile:\*\* `([^`]+)` — .+$")
 PERLA_RE = re.compile(r"^- \*\*Perla profile:\*\* `([^`]+)` — .+$")
-ALSO_RE = re.compile(r"^\*\*Also in (chilean|perla):\*\* (.+)\.$")
+ALSO_RE = re.compile(r"^\*\*Also in (chilean|pagat|perla):\*\* (.+)\.$")
 QUESTION_RE = re.compile(r"^\*\*Question\.\*\* (.+)$")
 DISPUTE_RULES_RE = re.compile(r"^- \*\*Rules:\*\* (.+)$")
 OBSERVABLE_RE = re.compile(r"^- \*\*Observable:\*\* (yes|no)\b")
@@ -98,6 +106,7 @@ def _md_disputes() -> dict[str, dict[str, Any]]:
                 "options": {},
                 "argentine": None,
                 "chilean": None,
+                "pagat": None,
                 "perla": None,
             }
             disputes[heading[1]] = current
@@ -117,6 +126,8 @@ def _md_disputes() -> dict[str, dict[str, Any]]:
             current["argentine"] = match[1]
         elif match := CHILEAN_RE.match(line):
             current["chilean"] = match[1]
+        elif match := PAGAT_RE.match(line):
+            current["pagat"] = match[1]
         elif match := PERLA_RE.match(line):
             current["perla"] = match[1]
         elif match := DISPUTE_RULES_RE.match(line):
@@ -184,15 +195,14 @@ def test_rule_ids_are_well_formed_and_unique() -> None:
     ids = [r["id"] for r in _catalogue()["rules"]]
     assert len(ids) == len(set(ids))
     for rule_id in ids:
-        assert (
-            RULE_ID_RE.match(rule_id) or CHILE_ID_RE.match(rule_id) or PERLA_ID_RE.match(rule_id)
-        ), rule_id
+        assert RULE_ID_RE.match(rule_id) or PROFILE_ID_RE.match(rule_id), rule_id
 
 
 def test_each_rule_sits_in_the_section_of_its_id_prefix() -> None:
     for rule in _catalogue()["rules"]:
-        if CHILE_ID_RE.match(rule["id"]) or PERLA_ID_RE.match(rule["id"]):
-            # A profile's rule sits in the section of the topic it settles (CHILE-WILD-2: JOKER).
+        if PROFILE_ID_RE.match(rule["id"]):
+            # A later profile's rule sits in the section of the topic it settles
+            # (CHILE-WILD-2: JOKER).
             assert rule["section"] in SECTION_PREFIXES, rule["id"]
             continue
         match = RULE_ID_RE.match(rule["id"])
@@ -241,7 +251,7 @@ def test_the_reading_ids_and_turn_10_are_all_present() -> None:
     }
     counts: dict[str, int] = {}
     for rule in _catalogue()["rules"]:
-        if not CHILE_ID_RE.match(rule["id"]) and not PERLA_ID_RE.match(rule["id"]):
+        if not PROFILE_ID_RE.match(rule["id"]):
             counts[rule["section"]] = counts.get(rule["section"], 0) + 1
     assert counts == expected
     assert sum(expected.values()) == 67
@@ -256,7 +266,7 @@ def test_turn_10_says_cards_come_from_the_players_own_hand() -> None:
 
 def test_every_source_cites_seed_000_sections() -> None:
     for rule in _catalogue()["rules"]:
-        if CHILE_ID_RE.match(rule["id"]) or PERLA_ID_RE.match(rule["id"]):
+        if PROFILE_ID_RE.match(rule["id"]):
             continue
         assert re.match(r"^000 §(0[1-9]|10)(, §(0[1-9]|10))*( \(.+\))?$", rule["source"]), rule
 
@@ -285,12 +295,23 @@ def test_every_perla_rule_cites_seed_003_lines_and_holds_in_perla_only() -> None
         assert rule["profiles"] == ["perla"], rule["id"]
 
 
+def test_every_pagat_rule_cites_seed_002_lines_and_holds_in_pagat_only() -> None:
+    pagat = [r for r in _catalogue()["rules"] if PAGAT_ID_RE.match(r["id"])]
+    # The PAGAT- rules of rules-reading-profiles.md §2.2.
+    assert [r["id"] for r in pagat] == ["PAGAT-PLAYERS-1", "PAGAT-RUN-4"]
+    # Seed 002 (002_f551f46bead22b82.txt) has 33 lines; the seeds are not in the repository.
+    for rule in pagat:
+        assert re.match(r"^002 L[0-9]+(, L[0-9]+)*( \(derived\))?$", rule["source"]), rule
+        assert all(1 <= int(n) <= 33 for n in re.findall(r"L([0-9]+)", rule["source"]))
+        assert rule["profiles"] == ["pagat"], rule["id"]
+
+
 def test_every_rule_names_known_profiles_and_rules_md_lists_the_shared_ones() -> None:
     rules = _catalogue()["rules"]
     for rule in rules:
         assert set(rule.get("profiles", ["argentine"])) <= set(PROFILES), rule["id"]
     lines = {m[1]: m[2] for line in _md_lines() if (m := ALSO_RE.match(line))}
-    for profile, own in (("chilean", CHILE_ID_RE), ("perla", PERLA_ID_RE)):
+    for profile, own in (("chilean", CHILE_ID_RE), ("pagat", PAGAT_ID_RE), ("perla", PERLA_ID_RE)):
         shared = [
             r["id"] for r in rules if profile in r.get("profiles", []) and not own.match(r["id"])
         ]
@@ -303,7 +324,7 @@ def test_ids_mentioned_in_rule_texts_exist() -> None:
     rule_ids = {r["id"] for r in data["rules"]}
     dispute_ids = {d["id"] for d in data["disputes"]}
     pattern = re.compile(
-        r"\b(?:DISPUTE|CHILE-[A-Z][A-Z0-9]*|PERLA-[A-Z][A-Z0-9]*|"
+        r"\b(?:DISPUTE|CHILE-[A-Z][A-Z0-9]*|PAGAT-[A-Z][A-Z0-9]*|PERLA-[A-Z][A-Z0-9]*|"
         + "|".join(SECTION_PREFIXES)
         + r")-[0-9]+\b"
     )
@@ -319,9 +340,12 @@ def test_dispute_ids_are_two_digit_unique_and_consecutive() -> None:
     ids = [d["id"] for d in _catalogue()["disputes"]]
     for dispute_id in ids:
         assert DISPUTE_ID_RE.match(dispute_id), dispute_id
-    # 01..38 are seed 000's; the Chilean and Perla points keep the numbers of
+    # 01..38 are seed 000's; the later seeds' points keep the numbers of
     # rules-reading-profiles.md.
-    assert ids == [f"DISPUTE-{n:02d}" for n in [*range(1, 39), *CHILEAN_POINTS, *PERLA_POINTS]]
+    # In docs/rules.md's order: the Chilean points, the Pagat ones, the silences every later
+    # seed shares, then the Perla points.
+    numbers = [*range(1, 57), *PAGAT_POINTS, *range(74, 78), *PERLA_POINTS]
+    assert ids == [f"DISPUTE-{n:02d}" for n in numbers]
 
 
 def test_every_dispute_has_two_or_more_well_formed_options() -> None:
@@ -336,14 +360,17 @@ def test_every_dispute_has_two_or_more_well_formed_options() -> None:
 def test_every_argentine_ruling_is_one_of_the_disputes_options() -> None:
     for dispute in _catalogue()["disputes"]:
         number = int(dispute["id"][8:])
-        # Every profile rules on 000's points; chilean and perla on their own and the shared ones.
+        # Every profile rules on 000's points; each later profile on its own points and the
+        # shared silences it leaves to one reading.
         want = set(PROFILES)
-        if number in SHARED_POINTS:
-            want = {"chilean", "perla"}
-        elif number in CHILEAN_POINTS:
-            want = {"chilean"}
-        elif number in PERLA_POINTS:
-            want = {"perla"}
+        if number > 38:
+            want = set()
+            if number in CHILEAN_POINTS:
+                want.add("chilean")
+            if number in PAGAT_POINTS or number in PAGAT_SHARED_POINTS:
+                want.add("pagat")
+            if number in PERLA_POINTS or number in SHARED_POINTS:
+                want.add("perla")
         assert set(dispute["profiles"]) == want, dispute["id"]
         for option in dispute["profiles"].values():
             assert option in dispute["options"], dispute["id"]
@@ -388,6 +415,7 @@ def test_rules_md_and_json_agree_on_every_dispute() -> None:
         assert entry["options"] == expected["options"], where
         assert entry["argentine"] == expected["profiles"].get("argentine"), where
         assert entry["chilean"] == expected["profiles"].get("chilean"), where
+        assert entry["pagat"] == expected["profiles"].get("pagat"), where
         assert entry["perla"] == expected["profiles"].get("perla"), where
         assert entry.get("rules") == expected["rules"], where
         assert entry.get("observable") == expected["observable"], where
@@ -403,6 +431,7 @@ def test_variant_ids_are_two_digit_and_consecutive_with_dispute_shaped_entries()
         assert all(OPTION_KEY_RE.match(key) for key in variant["options"]), variant["id"]
         assert variant["profiles"]["argentine"] in variant["options"], variant["id"]
         assert variant["profiles"]["chilean"] in variant["options"], variant["id"]
+        assert variant["profiles"]["pagat"] in variant["options"], variant["id"]
         assert variant["profiles"]["perla"] in variant["options"], variant["id"]
         assert variant["rules"] and set(variant["rules"]) <= rule_ids, variant["id"]
 
@@ -472,10 +501,11 @@ def test_profiles_md_sets_every_rule_and_point_side_by_side() -> None:
         row = by_id.get(rule["id"])
         assert row is not None, f"docs/profiles.md lacks {rule['id']}"
         profiles = rule.get("profiles", ["argentine"])
-        argentine, chilean, perla = row[1], row[2], row[3].removesuffix(" |")
+        argentine, chilean, pagat = row[1], row[2], row[3]
+        perla = row[4].removesuffix(" |")
         # The rule text sits in the column of each profile it holds in, and only there.
         assert (rule["summary"] == argentine) is ("argentine" in profiles), rule["id"]
-        for profile, cell in (("chilean", chilean), ("perla", perla)):
+        for profile, cell in (("chilean", chilean), ("pagat", pagat), ("perla", perla)):
             if "argentine" in profiles and profile not in profiles:
                 assert cell.startswith("does not hold"), (rule["id"], profile)
             if "argentine" in profiles and profile in profiles:
@@ -484,7 +514,7 @@ def test_profiles_md_sets_every_rule_and_point_side_by_side() -> None:
                 assert cell == rule["summary"], rule["id"]
     for point in [*data["disputes"], *data["variants"]]:
         row = by_id[point["id"]]
-        for column, profile in ((2, "argentine"), (3, "chilean"), (4, "perla")):
+        for column, profile in ((2, "argentine"), (3, "chilean"), (4, "pagat"), (5, "perla")):
             option = point["profiles"].get(profile)
             cell = row[column]
             assert cell.startswith(f"`{option}`") if option else cell.startswith("—"), point["id"]

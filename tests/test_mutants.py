@@ -24,11 +24,12 @@ from conformance.catalogue import load_catalogue  # noqa: E402
 from tests.mutants import harness  # noqa: E402
 from tests.mutants.chilean import CHILEAN, reference_plays_chilean  # noqa: E402
 from tests.mutants.mutants import MUTANTS  # noqa: E402
+from tests.mutants.pagat import PAGAT, reference_plays_pagat  # noqa: E402
 from tests.mutants.perla import PERLA, reference_plays_perla  # noqa: E402
 
-# The Argentine mutants run against the Argentine corpus; the Chilean ones (issue 15) against
-# the Chilean slice, and the Perla ones (issue 16) against the Perla slice, at the end of this file.
-ARGENTINE_MUTANTS = [name for name in MUTANTS if name not in CHILEAN | PERLA]
+# The Argentine mutants run against the Argentine corpus; the Chilean (issue 15), Pagat and
+# Perla (issue 16) ones against their profile's slice, at the end of this file.
+ARGENTINE_MUTANTS = [name for name in MUTANTS if name not in CHILEAN | PAGAT | PERLA]
 
 # Mutants the brief requires, by the deviation they make (names as defined in mutants.py).
 REQUIRED = {
@@ -237,4 +238,49 @@ def test_the_perla_slice_kills_the_perla_mutant(name: str, perla_corpus: harness
     assert len(killers) >= 2, (
         f"mutant {name} ({', '.join(mutant.rules)}: {mutant.description}) is killed by "
         f"{killers or 'no scenario'}: add a Perla scenario so that at least two catch it"
+    )
+
+
+# --- Pagat mutants (issue 16): the Pagat slice of the corpus must kill each one --------------
+
+
+def test_the_pagat_mutant_set_cites_pagat_rules() -> None:
+    assert len(PAGAT) >= 10
+    rules = load_catalogue().rules
+    for name in sorted(PAGAT):
+        mutant = MUTANTS[name]
+        assert mutant.rules and set(mutant.rules) <= set(rules), name
+        assert all("pagat" in rules[rule].profiles for rule in mutant.rules), name
+        assert "\n" not in mutant.description and mutant.description, name
+
+
+@pytest.fixture(scope="module")
+def pagat_corpus() -> harness.Corpus:
+    if not reference_plays_pagat():
+        pytest.skip("the reference has no pagat profile yet (issue 16)")
+    loaded = harness.load(profile="pagat")
+    if not loaded.scenarios:
+        pytest.skip("the corpus has no pagat scenarios under scenarios/ yet")
+    return loaded
+
+
+def test_the_unmutated_reference_passes_every_pagat_case(pagat_corpus: harness.Corpus) -> None:
+    result = harness.run(harness.reference_argv(), pagat_corpus, profile="pagat")
+    bad = [
+        (r.id, r.status, r.diff or r.error)
+        for r in result.results
+        if r.status not in ("pass", "unsupported")
+    ]
+    assert bad == []
+    assert result.counts["pass"] > 0
+
+
+@pytest.mark.parametrize("name", sorted(PAGAT))
+def test_the_pagat_slice_kills_the_pagat_mutant(name: str, pagat_corpus: harness.Corpus) -> None:
+    result = harness.run(harness.mutant_argv(name), pagat_corpus, profile="pagat")
+    mutant = MUTANTS[name]
+    killers = harness.killers(result)
+    assert len(killers) >= 2, (
+        f"mutant {name} ({', '.join(mutant.rules)}: {mutant.description}) is killed by "
+        f"{killers or 'no scenario'}: add a Pagat scenario so that at least two catch it"
     )

@@ -13,7 +13,7 @@ import re
 from pathlib import Path
 
 from conformance.catalogue import load_catalogue
-from reference.profiles import ARGENTINE, CHILEAN, OPTIONS, PERLA
+from reference.profiles import ARGENTINE, CHILEAN, OPTIONS, PAGAT, PERLA
 
 ROOT = Path(__file__).resolve().parent.parent
 SCHEMAS = ROOT / "conformance" / "schemas"
@@ -23,10 +23,11 @@ def test_reference_options_are_the_catalogue_options_profile_option_first() -> N
     catalogue = load_catalogue()
     expected = {}
     for point in catalogue.disputes.values():
-        # The argentine option first; a Chilean point (DISPUTE-39..77) puts chilean's first, a
-        # Perla point (DISPUTE-61..73) perla's.
+        # The argentine option first; a Chilean point (DISPUTE-39..77) puts chilean's first,
+        # a Pagat point (DISPUTE-57..60) pagat's, a Perla point (DISPUTE-61..73) perla's.
         first = point.profiles.get(
-            "argentine", point.profiles.get("chilean", point.profiles.get("perla"))
+            "argentine",
+            point.profiles.get("chilean", point.profiles.get("pagat", point.profiles.get("perla"))),
         )
         expected[point.id] = (first, *(o for o in point.options if o != first))
     assert dict(OPTIONS) == expected, (
@@ -36,7 +37,7 @@ def test_reference_options_are_the_catalogue_options_profile_option_first() -> N
 
 
 def test_reference_rulings_name_every_point_of_the_catalogue() -> None:
-    for profile in (ARGENTINE, CHILEAN, PERLA):
+    for profile in (ARGENTINE, CHILEAN, PAGAT, PERLA):
         expected = {
             p.id: p.profiles[profile.name]
             for p in load_catalogue().disputes.values()
@@ -52,7 +53,7 @@ def test_every_option_builds_a_profile_that_reports_it() -> None:
     for point, options in OPTIONS.items():
         for option in options:
             built = []
-            for profile in (ARGENTINE, CHILEAN, PERLA):
+            for profile in (ARGENTINE, CHILEAN, PAGAT, PERLA):
                 try:
                     built.append(profile.with_rulings({point: option}))
                 except ValueError:

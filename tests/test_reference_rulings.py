@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from conformance.catalogue import load_catalogue
 from reference import ARGENTINE, Reason
-from reference.profiles import CHILEAN
+from reference.profiles import CHILEAN, PAGAT
 
 
 def test_reference_rulings_are_the_catalogue_options_of_its_profile() -> None:
     catalogue = load_catalogue()
-    for profile in (ARGENTINE, CHILEAN):
+    for profile in (ARGENTINE, CHILEAN, PAGAT):
         expected = {
             d.id: d.profiles[profile.name]
             for d in catalogue.disputes.values()

@@ -1007,6 +1007,7 @@ __all__ = ["MUTANTS", "Mutant", "apply_mutant", "mutant", "names"]
 
 # The corpus-strength mutants (issue 13) live in their own module and register on import, and
 # so do the Chilean rule mutants (issue 15), which tests/test_mutants.py runs against the
-# Chilean slice of the corpus (tests.mutants.chilean.CHILEAN), and the Perla ones (issue 16),
-# run against the Perla slice (tests.mutants.perla.PERLA).
-from . import chilean, perla, strength  # noqa: E402, F401
+# Chilean slice of the corpus (tests.mutants.chilean.CHILEAN), the Pagat ones (issue 16)
+# against the Pagat slice (tests.mutants.pagat.PAGAT), and the Perla ones (issue 16)
+# against the Perla slice (tests.mutants.perla.PERLA).
+from . import chilean, pagat, perla, strength  # noqa: E402, F401

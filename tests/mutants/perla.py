@@ -36,7 +36,7 @@ from reference.profiles import Profile
 from .mutants import _patch, _replace_everywhere, mutant
 
 NAME = "perla"
-"""The profile these mutants deviate from (docs/protocol.md §9)."""
+"""The profile these mutants deviate from (docs/protocol.md §10)."""
 
 PERLA: set[str] = set()
 """Names of the mutants of this module, run against the Perla slice of the corpus."""

@@ -23,6 +23,7 @@ from pathlib import Path
 from . import harness
 from .chilean import CHILEAN, reference_plays_chilean
 from .mutants import MUTANTS, Mutant
+from .pagat import PAGAT, reference_plays_pagat
 from .perla import PERLA, reference_plays_perla
 
 
@@ -58,6 +59,7 @@ def render(
     reference_counts: dict[str, int],
     seconds: float,
     chilean: harness.Corpus | None = None,
+    pagat: harness.Corpus | None = None,
     perla: harness.Corpus | None = None,
 ) -> str:
     """The Markdown of docs/mutants.md."""
@@ -88,6 +90,14 @@ def render(
                 f"slice instead: {len(chilean.scenarios)} scenarios (profile `chilean`)."
             ]
             if chilean is not None
+            else []
+        ),
+        *(
+            [
+                f"- The `pagat_*` mutants (tests/mutants/pagat.py) run against the Pagat "
+                f"slice instead: {len(pagat.scenarios)} scenarios (profile `pagat`)."
+            ]
+            if pagat is not None
             else []
         ),
         *(
@@ -172,9 +182,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         names = [name for name in names if name not in PERLA]
         perla = None
 
+    # The Pagat mutants likewise need the pagat profile and the Pagat slice.
+    pagat = harness.load(profile="pagat") if reference_plays_pagat() else None
+    if pagat is None or not pagat.scenarios:
+        skipped = sorted(set(names) & PAGAT)
+        if skipped:
+            print(f"skipping {len(skipped)} Pagat mutants: no pagat reference or scenarios")
+        names = [name for name in names if name not in PAGAT]
+        pagat = None
+
     def outcome(name: str) -> MutantOutcome:
         if name in CHILEAN and chilean is not None:
             return run_mutant(name, chilean, profile="chilean")
+        if name in PAGAT and pagat is not None:
+            return run_mutant(name, pagat, profile="pagat")
         if name in PERLA and perla is not None:
             return run_mutant(name, perla, profile="perla")
         return run_mutant(name, corpus)
@@ -182,7 +203,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     with ThreadPoolExecutor(max_workers=max(1, args.workers)) as pool:
         outcomes = list(pool.map(outcome, names))
     seconds = time.monotonic() - started
-    text = render(outcomes, corpus, dict(reference.counts), seconds, chilean, perla)
+    text = render(outcomes, corpus, dict(reference.counts), seconds, chilean, pagat, perla)
     Path(args.output).write_text(text, encoding="utf-8")
     survivors = [o.mutant.name for o in outcomes if not o.killers]
     weak = [o.mutant.name for o in outcomes if len(o.killers) == 1]

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from reference.adapter import Adapter, main, parse_rulings
-from reference.profiles import ARGENTINE, CHILEAN, OPTIONS, PERLA
+from reference.profiles import ARGENTINE, CHILEAN, OPTIONS, PAGAT, PERLA
 
 
 def _ask(adapter: Adapter, **request: object) -> dict[str, object]:
@@ -63,19 +63,25 @@ def test_the_handshake_reports_every_point_with_the_rulings_in_force() -> None:
         "DISPUTE-31": "at_least",
     }
     # The Argentine profile rules on every point but the later seeds' (DISPUTE-39..77); the
-    # Chilean and Perla profiles on every Argentine point and their own, in profile_rulings.
+    # other profiles on every Argentine point and on some of their own, in profile_rulings.
     later_points = {p for p in OPTIONS if p.startswith("DISPUTE-") and int(p[8:]) >= 39}
+    others = (CHILEAN, PAGAT, PERLA)
     assert set(OPTIONS) - set(ARGENTINE.rulings) == later_points
-    assert set(ARGENTINE.rulings) <= set(CHILEAN.rulings) & set(PERLA.rulings)
-    assert set(CHILEAN.rulings) | set(PERLA.rulings) == set(OPTIONS)
+    for profile in others:
+        assert set(ARGENTINE.rulings) <= set(profile.rulings), profile.name
+    assert set().union(*(p.rulings for p in others)) == set(OPTIONS)
     plain = _ask(Adapter(), op="hello", protocol=1)
-    own = {p: o for f in (CHILEAN, PERLA) for p, o in f.rulings.items() if p in later_points}
-    # A point the two profiles play differently is only in profile_rulings.
-    del own["DISPUTE-75"]
-    assert CHILEAN.ruling("DISPUTE-75") != PERLA.ruling("DISPUTE-75")
-    assert plain["rulings"] == {**ARGENTINE.rulings, **own}
+    # A later point every profile that rules on it plays alike is in `rulings` too; one the
+    # profiles play differently (DISPUTE-75: recycle, or round_ends in perla) is not.
+    options = {
+        point: {p.rulings[point] for p in others if point in p.rulings} for point in later_points
+    }
+    alike = {point: next(iter(o)) for point, o in options.items() if len(o) == 1}
+    assert len(options["DISPUTE-75"]) > 1
+    assert plain["rulings"] == {**ARGENTINE.rulings, **alike}
     assert plain["profile_rulings"] == {
         "chilean": dict(CHILEAN.rulings),
+        "pagat": dict(PAGAT.rulings),
         "perla": dict(PERLA.rulings),
     }
 

@@ -1,5 +1,5 @@
 """The Perla profile (seed 003) in the reference: each PERLA- rule and each Perla disputed
-point, both ways (docs/rules.md, "Perla profile"; docs/protocol.md §9)."""
+point, both ways (docs/rules.md, "Perla profile"; docs/protocol.md §10)."""
 
 from __future__ import annotations
 

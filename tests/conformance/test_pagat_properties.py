@@ -1,0 +1,28 @@
+"""The property laws hold for the pagat profile against the reference (issue 16), as
+``run --profile pagat --properties`` plays them: 108 cards for 2 to 5 players, the same
+laws the Argentine profile keeps."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from conformance.engine import EngineSession
+from conformance.profiles import default_profiles
+from conformance.properties import run_properties
+
+ROOT = Path(__file__).resolve().parents[2]
+REFERENCE = [sys.executable, "-m", "reference.adapter"]
+
+
+@pytest.mark.parametrize("seed", [3, 11])
+def test_every_law_holds_for_pagat(seed: int) -> None:
+    with EngineSession(REFERENCE, cwd=str(ROOT), timeout=20) as session:
+        results = run_properties(session, seed=seed, deals=3, profile="pagat")
+    assert results, "the reference claims turns and deals"
+    failed = [(r.name, r.detail) for r in results if not r.passed]
+    assert failed == []
+    # PAGAT-PLAYERS-1: the laws deal to every player count the profile allows, five included.
+    assert default_profiles()["pagat"].players == (2, 3, 4, 5)

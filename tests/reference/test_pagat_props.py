@@ -1,0 +1,195 @@
+"""Game laws for the Pagat profile (seed 002): every reachable state holds the one 108-card
+pack for 2 to 5 players, a rejected action changes nothing, every action legal_actions lists
+is accepted (under the profile's options and the other options of its own points), no run
+ever holds more than 13 cards, and seeded games under both policies are deterministic, the
+greedy ones playing all seven hands to the end."""
+
+from __future__ import annotations
+
+import json
+import random
+from collections import Counter
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from reference import (
+    Action,
+    Discard,
+    DrawDiscard,
+    DrawStock,
+    GameState,
+    IllegalActionError,
+    InvalidActionError,
+    LayOff,
+    Open,
+    Phase,
+    Run,
+    SwapJoker,
+    Trio,
+    apply,
+    full_pack,
+    is_legal,
+    legal_actions,
+    start_deal,
+    state_to_json,
+)
+from reference.game import shuffled_pack, validate_state
+from reference.play import play_game
+from reference.profiles import PAGAT, Profile
+
+LAWS = settings(
+    max_examples=max(5, settings.default.max_examples // 4),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+STEPS = 60
+"""Actions per playout: enough to reach openings, lay-offs and joker replacements."""
+
+#: The profile, and the other option of each Pagat point the rules code branches on.
+VARIANTS: dict[str, Profile] = {
+    "pagat": PAGAT,
+    "DISPUTE-57=allowed": PAGAT.with_rulings({"DISPUTE-57": "allowed"}),
+    "DISPUTE-58=melding": PAGAT.with_rulings({"DISPUTE-58": "melding"}),
+    "DISPUTE-59=anyone": PAGAT.with_rulings({"DISPUTE-59": "anyone"}),
+    "DISPUTE-60=unmatched_only": PAGAT.with_rulings({"DISPUTE-60": "unmatched_only"}),
+}
+
+
+def snapshot(state: GameState) -> str:
+    """The state's protocol JSON, as text: what "unchanged" is judged on."""
+    return json.dumps(state_to_json(state), sort_keys=True)
+
+
+def all_cards(state: GameState) -> Counter[object]:
+    found: Counter[object] = Counter()
+    for hand in state.hands:
+        found.update(hand)
+    for tm in state.table:
+        found.update(tm.meld.cards)
+    found.update(state.stock)
+    found.update(state.discard)
+    return found
+
+
+def probes(state: GameState, rng: random.Random) -> list[Action]:
+    """A few actions that are often illegal: wrong player, cards not held, bad melds."""
+    pack = list(full_pack(*PAGAT.pack(state.players)))
+    player = state.turn if rng.random() < 0.7 else rng.randrange(state.players)
+    card = rng.choice(pack)
+    meld = rng.randrange(len(state.table) + 1)
+    some = tuple(rng.sample(pack, 4))
+    return [
+        DrawDiscard(player),
+        DrawStock(player),
+        Discard(player, card),
+        LayOff(player, card, meld, rng.choice(["low", "high"])),  # type: ignore[arg-type]
+        SwapJoker(player, meld, card, rng.choice(["low", "high", "hand"])),
+        Open(player, (Trio(some[:3]), Run(some))),
+    ]
+
+
+def check_step(state: GameState, action: Action) -> GameState:
+    """Apply ``action``: a rejection changes nothing; an acceptance keeps the whole pack."""
+    before = snapshot(state)
+    try:
+        after = apply(state, action)
+    except (IllegalActionError, InvalidActionError):
+        assert snapshot(state) == before, action
+        assert not is_legal(state, action)
+        return state
+    # CARDS-1, PAGAT-PLAYERS-1: 108 cards for every player count.
+    assert all_cards(after) == Counter(full_pack(*PAGAT.pack(state.players)))
+    assert sum(all_cards(after).values()) == 108
+    assert validate_state(after) == (), validate_state(after)
+    # PAGAT-RUN-4 (DISPUTE-57 forbidden): no run reaches 14 cards.
+    longest = max((len(tm.meld.cards) for tm in after.table), default=0)
+    assert longest <= after.profile.max_run_length
+    return after
+
+
+@LAWS
+@given(
+    st.sampled_from(sorted(VARIANTS)),
+    st.integers(2, 5),
+    st.integers(1, 7),
+    st.integers(0, 2**32 - 1),
+)
+def test_pagat_playouts_keep_the_pack_and_reject_without_effect(
+    variant: str, players: int, deal: int, seed: int
+) -> None:
+    profile = VARIANTS[variant]
+    rng = random.Random(seed)
+    deck = shuffled_pack(profile, rng, players)
+    state = start_deal(profile, players, deal, rng.randrange(players), (0,) * players, deck)
+    # DEAL-3: 11 cards, 12 in the seventh hand; DEAL-4: the rest, less the upcard, is stock.
+    size = 12 if deal == 7 else 11
+    assert [len(hand) for hand in state.hands] == [size] * players
+    assert len(state.stock) == 108 - players * size - 1
+    for _ in range(STEPS):
+        if state.phase not in (Phase.DRAW, Phase.PLAY):
+            break
+        for probe in probes(state, rng):
+            check_step(state, probe)  # probes are judged, never kept
+        legal = legal_actions(state)
+        assert legal, "a live deal always offers an action"
+        # Openings, lay-offs and replacements first, so that tables and swaps come up.
+        keen = [a for a in legal if isinstance(a, Open | SwapJoker | LayOff)]
+        action = keen[0] if keen and rng.random() < 0.8 else rng.choice(legal)
+        after = check_step(state, action)
+        assert after is not state, f"a listed action was refused: {action}"
+        state = after
+
+
+@LAWS
+@given(
+    st.sampled_from(sorted(VARIANTS)),
+    st.integers(2, 5),
+    st.integers(1, 7),
+    st.integers(0, 2**32 - 1),
+)
+def test_every_listed_pagat_action_is_accepted(
+    variant: str, players: int, deal: int, seed: int
+) -> None:
+    profile = VARIANTS[variant]
+    rng = random.Random(seed)
+    deck = shuffled_pack(profile, rng, players)
+    state = start_deal(profile, players, deal, 0, (0,) * players, deck)
+    for _ in range(rng.randrange(1, 30)):
+        if state.phase not in (Phase.DRAW, Phase.PLAY):
+            return
+        state = apply(state, rng.choice(legal_actions(state)))
+    for action in legal_actions(state):
+        assert is_legal(state, action), action
+
+
+@pytest.mark.parametrize(("seed", "players"), [(1, 2), (2, 5)])
+def test_greedy_pagat_games_play_all_seven_hands(seed: int, players: int) -> None:
+    record = play_game(seed, players, "greedy", profile=PAGAT, max_actions_per_deal=2000)
+    assert record.finished, (seed, players)
+    final = record.final
+    assert final.phase is Phase.GAME_OVER and final.deal_number == 7
+    closed = [d for d in record.deals if not d.cancelled]
+    assert [d.deal_number for d in closed] == list(range(1, 8))  # GAME-1
+    # SCORE-1: the closer of each hand scores 0; SCORE-4: totals are the sums.
+    for deal in closed:
+        assert deal.deal_scores is not None and 0 in deal.deal_scores
+    sums = [sum(d.deal_scores[i] for d in closed if d.deal_scores) for i in range(players)]
+    assert list(final.totals) == sums
+    # END-4, END-5: the lowest total wins, ties share.
+    assert final.winners == tuple(i for i, t in enumerate(sums) if t == min(sums))
+
+
+@pytest.mark.parametrize("variant", ["DISPUTE-58=melding", "DISPUTE-60=unmatched_only"])
+def test_greedy_pagat_games_finish_under_the_other_options(variant: str) -> None:
+    record = play_game(5, 3, "greedy", profile=VARIANTS[variant], max_actions_per_deal=2000)
+    assert record.finished and record.final.phase is Phase.GAME_OVER
+    assert record.final.deal_number == 7
+
+
+def test_random_pagat_games_are_deterministic_and_keep_the_pack() -> None:
+    first = play_game(3, 5, "random", profile=PAGAT, max_actions_per_deal=150)
+    assert first == play_game(3, 5, "random", profile=PAGAT, max_actions_per_deal=150)
+    assert all_cards(first.final) == Counter(full_pack(*PAGAT.pack(5)))
+    assert first != play_game(4, 5, "random", profile=PAGAT, max_actions_per_deal=150)
