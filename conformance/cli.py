@@ -51,6 +51,10 @@ class UsageError(Exception):
     """A user mistake: reported in one line, exit code 2."""
 
 
+class NoSelection(UsageError):
+    """The selection (--rule, --tag, --scenario, paths) matches no case of the profile."""
+
+
 def reference_argv() -> list[str]:
     """The default adapter: the reference engine, run with this interpreter."""
     return [sys.executable, "-m", "reference.adapter"]
@@ -220,8 +224,77 @@ def cmd_check(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+#: ``run --profile all``: every profile of the harness that the engine lists, in turn.
+ALL_PROFILES = "all"
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     """Run the selected scenarios against an adapter and report."""
+    if args.profile == ALL_PROFILES:
+        return _run_every_profile(args)
+    return _run_profile(args)
+
+
+def _run_every_profile(args: argparse.Namespace) -> int:
+    """``run --profile all``: each profile's slice in turn, as ``--profile NAME`` would run
+    it, for every profile the engine's handshake lists; the worst exit code wins."""
+    from conformance.engine import EngineSession
+    from conformance.errors import EngineError
+    from conformance.profiles import default_profiles
+
+    given = [
+        flag
+        for flag, value in (
+            ("--json", args.json),
+            ("--junit", args.junit),
+            ("--html", args.html),
+            ("--write-expectations", args.write_expectations),
+            ("--expectations", args.expectations),
+            ("--shard", args.shard),
+        )
+        if value
+    ]
+    if given:
+        raise UsageError(
+            f"--profile all writes no report and reads no expectations: drop "
+            f"{', '.join(given)}, or run one --profile at a time"
+        )
+    argv = parse_adapter(args.adapter)
+    # One handshake first: a profile the engine does not list is left out, not failed.
+    session = EngineSession(argv, timeout=args.timeout, start_timeout=args.start_timeout)
+    try:
+        listed = session.start().profiles
+    except EngineError as exc:
+        print(f"error: the adapter could not start: {exc}", file=sys.stderr)
+        return EXIT_ADAPTER
+    finally:
+        session.close()
+    names = [name for name in default_profiles() if name in listed]
+    codes: dict[str, int] = {}
+    for name in names:
+        print(f"== profile {name}", flush=True)
+        try:
+            codes[name] = _run_profile(argparse.Namespace(**{**vars(args), "profile": name}))
+        except NoSelection:
+            print(f"profile {name}: no case matches the selection")
+            continue
+        if codes[name] not in (EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_ADAPTER):
+            return codes[name]  # interrupted: stop at once, as a single run does
+    if not codes:
+        raise NoSelection("no scenario of any profile matches the selection")
+    unlisted = [name for name in default_profiles() if name not in listed]
+    print(
+        "profiles: "
+        + ", ".join(
+            f"{name} {'ok' if code == EXIT_OK else f'exit {code}'}" for name, code in codes.items()
+        )
+        + (f"; not listed by the engine: {', '.join(unlisted)}" if unlisted else "")
+    )
+    return max(codes.values())
+
+
+def _run_profile(args: argparse.Namespace) -> int:
+    """Run the selected scenarios of ``args.profile`` against an adapter and report."""
     from conformance.engine import kill_live_adapters
     from conformance.errors import EngineError
     from conformance.expectations import (
@@ -284,7 +357,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         profile=args.profile,
     )
     if not chosen:
-        raise UsageError("no scenario matches the selection")
+        raise NoSelection("no scenario matches the selection")
     whole = chosen
     if args.shard:
         chosen = shard_of(chosen, args.shard)
@@ -898,7 +971,11 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--rule", action="append", metavar="ID", help="rule ID or prefix")
     run.add_argument("--tag", action="append", metavar="TAG")
     run.add_argument("--scenario", action="append", metavar="ID")
-    run.add_argument("--profile", default=DEFAULT_PROFILE)
+    run.add_argument(
+        "--profile",
+        default=DEFAULT_PROFILE,
+        help="the profile graded; 'all': every profile the engine lists, one after another",
+    )
     run.add_argument("--skip-broken", action="store_true", help="run despite broken scenarios")
     run.add_argument("--workers", type=int, default=1, metavar="N")
     run.add_argument(

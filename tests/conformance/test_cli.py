@@ -141,3 +141,38 @@ def test_expectations_naming_unknown_ids_are_warned_about(
     assert run("run", GOOD, "--adapter", FAKE + " --wrong-penalty", "--expectations", str(exp)) == 0
     out = capsys.readouterr().out
     assert "names 1 id(s) that are not in the corpus: cc-9999" in out
+
+
+# --------------------------------------------------------------------------- run --profile all
+
+
+def test_run_every_profile_the_engine_lists(capsys: pytest.CaptureFixture[str]) -> None:
+    from conformance.profiles import default_profiles
+
+    assert main(["run", "--profile", "all", "--quiet"]) == 0
+    out = capsys.readouterr().out
+    names = list(default_profiles())
+    assert [
+        line[len("== profile ") :] for line in out.splitlines() if line.startswith("== ")
+    ] == names
+    assert out.rstrip().splitlines()[-1] == "profiles: " + ", ".join(f"{n} ok" for n in names)
+
+
+def test_run_every_profile_leaves_out_those_the_engine_does_not_list(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    adapter = f"{shlex.quote(sys.executable)} -m reference.adapter --profiles chilean"
+    code = main(
+        ["run", "--profile", "all", "--quiet", "--adapter", adapter, "--rule", "CHILE-WILD"]
+    )
+    assert code == 0
+    last = capsys.readouterr().out.rstrip().splitlines()[-1]
+    assert last.startswith("profiles: chilean ok; not listed by the engine: argentine")
+
+
+def test_run_every_profile_writes_no_report(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["run", "--profile", "all", "--json", str(tmp_path / "r.json")]) == 2
+    assert "--profile all writes no report" in capsys.readouterr().err
+    assert not (tmp_path / "r.json").exists()
