@@ -22,14 +22,14 @@ if str(ROOT) not in sys.path:
 
 from conformance.catalogue import load_catalogue  # noqa: E402
 from tests.mutants import harness  # noqa: E402
-from tests.mutants.chilean import CHILEAN, reference_plays_chilean  # noqa: E402
+from tests.mutants.later import BY_PROFILE  # noqa: E402
 from tests.mutants.mutants import MUTANTS  # noqa: E402
-from tests.mutants.pagat import PAGAT, reference_plays_pagat  # noqa: E402
-from tests.mutants.perla import PERLA, reference_plays_perla  # noqa: E402
 
 # The Argentine mutants run against the Argentine corpus; the Chilean (issue 15), Pagat and
 # Perla (issue 16) ones against their profile's slice, at the end of this file.
-ARGENTINE_MUTANTS = [name for name in MUTANTS if name not in CHILEAN | PAGAT | PERLA]
+ARGENTINE_MUTANTS = [
+    name for name in MUTANTS if not any(name in of.names for of in BY_PROFILE.values())
+]
 
 # Mutants the brief requires, by the deviation they make (names as defined in mutants.py).
 REQUIRED = {
@@ -145,34 +145,40 @@ def test_applying_a_second_mutant_in_one_process_is_refused() -> None:
     assert done.stdout.strip() == "refused", done.stderr
 
 
-# --- Chilean mutants (issue 15): the Chilean slice of the corpus must kill each one ----------
+# --- The later profiles' mutants: each profile's slice of the corpus must kill each one ------
+
+#: The fewest mutants each profile brings (issue 15: 15 Chilean; issue 16: 10 each).
+LEAST_MUTANTS = {"chilean": 15, "pagat": 10, "perla": 10}
 
 
-def test_the_chilean_mutant_set_cites_chilean_rules() -> None:
-    assert len(CHILEAN) >= 15
+@pytest.mark.parametrize("profile", sorted(BY_PROFILE))
+def test_a_profiles_mutants_cite_rules_that_hold_in_it(profile: str) -> None:
+    names = BY_PROFILE[profile].names
+    assert len(names) >= LEAST_MUTANTS[profile]
     rules = load_catalogue().rules
-    if not any(rule.startswith("CHILE-") for rule in rules):
-        pytest.skip("the catalogue has no Chilean rules yet (issue 15, part r)")
-    for name in sorted(CHILEAN):
+    for name in sorted(names):
         mutant = MUTANTS[name]
         assert mutant.rules and set(mutant.rules) <= set(rules), name
+        assert all(profile in rules[rule].profiles for rule in mutant.rules), (name, profile)
         assert "\n" not in mutant.description and mutant.description, name
 
 
-@pytest.fixture(scope="module")
-def chilean_corpus() -> harness.Corpus:
-    if not reference_plays_chilean():
-        pytest.skip("the reference has no chilean profile yet (issue 15, part r)")
-    loaded = harness.load(profile="chilean")
-    if not loaded.scenarios:
-        pytest.skip("the corpus has no chilean scenarios under scenarios/ yet")
-    return loaded
+_SLICES: dict[str, harness.Corpus] = {}
 
 
-def test_the_unmutated_reference_passes_every_chilean_case(
-    chilean_corpus: harness.Corpus,
-) -> None:
-    result = harness.run(harness.reference_argv(), chilean_corpus, profile="chilean")
+def _slice(profile: str) -> harness.Corpus:
+    """The profile's slice of the corpus, loaded once per test process."""
+    if profile not in _SLICES:
+        if not BY_PROFILE[profile].plays():
+            pytest.skip(f"the reference has no {profile} profile")
+        _SLICES[profile] = harness.load(profile=profile)
+    assert _SLICES[profile].scenarios, f"the corpus has no {profile} scenarios"
+    return _SLICES[profile]
+
+
+@pytest.mark.parametrize("profile", sorted(BY_PROFILE))
+def test_the_unmutated_reference_passes_every_case_of_a_profile(profile: str) -> None:
+    result = harness.run(harness.reference_argv(), _slice(profile), profile=profile)
     bad = [
         (r.id, r.status, r.diff or r.error)
         for r in result.results
@@ -182,105 +188,15 @@ def test_the_unmutated_reference_passes_every_chilean_case(
     assert result.counts["pass"] > 0
 
 
-@pytest.mark.parametrize("name", sorted(CHILEAN))
-def test_the_chilean_slice_kills_the_chilean_mutant(
-    name: str, chilean_corpus: harness.Corpus
-) -> None:
-    result = harness.run(harness.mutant_argv(name), chilean_corpus, profile="chilean")
+@pytest.mark.parametrize(
+    ("profile", "name"),
+    [(profile, name) for profile, of in sorted(BY_PROFILE.items()) for name in sorted(of.names)],
+)
+def test_a_profiles_slice_kills_its_mutant(profile: str, name: str) -> None:
+    result = harness.run(harness.mutant_argv(name), _slice(profile), profile=profile)
     mutant = MUTANTS[name]
     killers = harness.killers(result)
     assert len(killers) >= 2, (
         f"mutant {name} ({', '.join(mutant.rules)}: {mutant.description}) is killed by "
-        f"{killers or 'no scenario'}: add a Chilean scenario so that at least two catch it"
-    )
-
-
-# --- Perla mutants (issue 16): the Perla slice of the corpus must kill each one ---------------
-
-
-def test_the_perla_mutant_set_cites_perla_rules() -> None:
-    assert len(PERLA) >= 10
-    rules = load_catalogue().rules
-    if not any(rule.startswith("PERLA-") for rule in rules):
-        pytest.skip("the catalogue has no Perla rules yet (issue 16, part qr)")
-    for name in sorted(PERLA):
-        mutant = MUTANTS[name]
-        assert mutant.rules and set(mutant.rules) <= set(rules), name
-        assert "\n" not in mutant.description and mutant.description, name
-
-
-@pytest.fixture(scope="module")
-def perla_corpus() -> harness.Corpus:
-    if not reference_plays_perla():
-        pytest.skip("the reference has no perla profile yet (issue 16, part qr)")
-    loaded = harness.load(profile="perla")
-    if not loaded.scenarios:
-        pytest.skip("the corpus has no perla scenarios under scenarios/ yet")
-    return loaded
-
-
-def test_the_unmutated_reference_passes_every_perla_case(perla_corpus: harness.Corpus) -> None:
-    result = harness.run(harness.reference_argv(), perla_corpus, profile="perla")
-    bad = [
-        (r.id, r.status, r.diff or r.error)
-        for r in result.results
-        if r.status not in ("pass", "unsupported")
-    ]
-    assert bad == []
-    assert result.counts["pass"] > 0
-
-
-@pytest.mark.parametrize("name", sorted(PERLA))
-def test_the_perla_slice_kills_the_perla_mutant(name: str, perla_corpus: harness.Corpus) -> None:
-    result = harness.run(harness.mutant_argv(name), perla_corpus, profile="perla")
-    mutant = MUTANTS[name]
-    killers = harness.killers(result)
-    assert len(killers) >= 2, (
-        f"mutant {name} ({', '.join(mutant.rules)}: {mutant.description}) is killed by "
-        f"{killers or 'no scenario'}: add a Perla scenario so that at least two catch it"
-    )
-
-
-# --- Pagat mutants (issue 16): the Pagat slice of the corpus must kill each one --------------
-
-
-def test_the_pagat_mutant_set_cites_pagat_rules() -> None:
-    assert len(PAGAT) >= 10
-    rules = load_catalogue().rules
-    for name in sorted(PAGAT):
-        mutant = MUTANTS[name]
-        assert mutant.rules and set(mutant.rules) <= set(rules), name
-        assert all("pagat" in rules[rule].profiles for rule in mutant.rules), name
-        assert "\n" not in mutant.description and mutant.description, name
-
-
-@pytest.fixture(scope="module")
-def pagat_corpus() -> harness.Corpus:
-    if not reference_plays_pagat():
-        pytest.skip("the reference has no pagat profile yet (issue 16)")
-    loaded = harness.load(profile="pagat")
-    if not loaded.scenarios:
-        pytest.skip("the corpus has no pagat scenarios under scenarios/ yet")
-    return loaded
-
-
-def test_the_unmutated_reference_passes_every_pagat_case(pagat_corpus: harness.Corpus) -> None:
-    result = harness.run(harness.reference_argv(), pagat_corpus, profile="pagat")
-    bad = [
-        (r.id, r.status, r.diff or r.error)
-        for r in result.results
-        if r.status not in ("pass", "unsupported")
-    ]
-    assert bad == []
-    assert result.counts["pass"] > 0
-
-
-@pytest.mark.parametrize("name", sorted(PAGAT))
-def test_the_pagat_slice_kills_the_pagat_mutant(name: str, pagat_corpus: harness.Corpus) -> None:
-    result = harness.run(harness.mutant_argv(name), pagat_corpus, profile="pagat")
-    mutant = MUTANTS[name]
-    killers = harness.killers(result)
-    assert len(killers) >= 2, (
-        f"mutant {name} ({', '.join(mutant.rules)}: {mutant.description}) is killed by "
-        f"{killers or 'no scenario'}: add a Pagat scenario so that at least two catch it"
+        f"{killers or 'no scenario'}: add a {profile} scenario so that at least two catch it"
     )

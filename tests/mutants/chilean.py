@@ -23,9 +23,6 @@ Applying a mutant to a reference without the ``chilean`` profile raises ``Runtim
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import fields, replace
-from types import MappingProxyType
-from typing import Any
 
 import reference.adapter
 import reference.melds
@@ -35,39 +32,19 @@ from reference.melds import Meld
 from reference.profiles import Profile
 from reference.reasons import Reason
 
-from .mutants import _ARGENTINE, _patch, _replace_everywhere, mutant
+from .mutants import _ARGENTINE, _patch
+from .profiled import ProfileMutants
 
 NAME = "chilean"
 """The profile these mutants deviate from (docs/protocol.md §8)."""
 
-CHILEAN: set[str] = set()
+MUTANTS_OF = ProfileMutants(NAME)
+CHILEAN: set[str] = MUTANTS_OF.names
 """Names of the mutants of this module, run against the Chilean slice of the corpus."""
-
-
-def chilean_mutant(name: str, rules: Sequence[str], description: str) -> Callable[[Any], Any]:
-    """Register a Chilean mutant: :func:`~tests.mutants.mutants.mutant`, and note its name."""
-    CHILEAN.add(name)
-    return mutant(name, rules, description)
-
-
-def reference_plays_chilean() -> bool:
-    """True once the reference has a ``chilean`` profile to mutate."""
-    return NAME in reference.profiles.PROFILES
-
-
-def _chilean() -> Profile:
-    if not reference_plays_chilean():
-        raise RuntimeError("the reference has no chilean profile to mutate (issue 15, part r)")
-    return reference.profiles.PROFILES[NAME]
-
-
-def _swap_chilean(**changes: Any) -> None:
-    """Serve a copy of the Chilean profile with some rule parameters changed."""
-    old = _chilean()
-    new = replace(old, **changes)
-    mapping = MappingProxyType({**reference.profiles.PROFILES, NAME: new})
-    _replace_everywhere(old, new)
-    _replace_everywhere(reference.profiles.PROFILES, mapping)
+chilean_mutant = MUTANTS_OF.mutant
+reference_plays_chilean = MUTANTS_OF.plays
+_chilean = MUTANTS_OF.profile
+_swap_chilean = MUTANTS_OF.swap
 
 
 def _other_option(point: str, preferred: Sequence[str]) -> str:
@@ -81,32 +58,9 @@ def _other_option(point: str, preferred: Sequence[str]) -> str:
 
 
 def _play_option(point: str, *preferred: str) -> None:
-    """Play another option of ``point`` for the Chilean profile, announcing the profile's own.
-
-    :meth:`Profile.with_rulings` gives the profile playing the option: the parameters that
-    follow from it (values, sizes…) and the Argentine points it restates (DISPUTE-45 sets
-    DISPUTE-07 and -13…). That profile is served, while the handshake (``profile_rulings``,
-    and the Chilean points in ``rulings``) still reports the Chilean profile's own options.
-    """
-    base = _chilean()
-    option = _other_option(point, preferred)
-    derived = base.with_rulings({point: option})
-    _swap_chilean(**{f.name: getattr(derived, f.name) for f in fields(Profile)})
-    announced = dict(base.rulings)
-    original_hello = reference.adapter.Adapter.hello
-
-    def hello(self: reference.adapter.Adapter, request: dict[str, Any]) -> dict[str, Any]:
-        answer = original_hello(self, request)
-        if NAME in answer.get("profile_rulings", {}):
-            answer["profile_rulings"][NAME] = dict(announced)
-        # `rulings` also carries the points only the Chilean profile rules on.
-        rulings = answer.get("rulings", {})
-        for asked in rulings:
-            if asked in announced and asked not in reference.profiles.ARGENTINE.rulings:
-                rulings[asked] = announced[asked]
-        return answer
-
-    reference.adapter.Adapter.hello = hello  # type: ignore[method-assign]
+    """Play another option of ``point`` (the first of ``preferred`` the reference knows)
+    for the Chilean profile, announcing the profile's own (:meth:`ProfileMutants.play_option`)."""
+    MUTANTS_OF.play_option(point, _other_option(point, preferred))
 
 
 def _value_of(rank: Rank, points: int) -> None:

@@ -16,76 +16,21 @@ Applying a mutant to a reference without the ``pagat`` profile raises ``RuntimeE
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import fields, replace
-from types import MappingProxyType
-from typing import Any
-
-import reference.adapter
-import reference.profiles
 from reference.cards import Rank
-from reference.profiles import Profile
 
-from .mutants import _replace_everywhere, mutant
+from .profiled import ProfileMutants
 
 NAME = "pagat"
-"""The profile these mutants deviate from (docs/protocol.md §8)."""
+"""The profile these mutants deviate from (docs/protocol.md §9)."""
 
-PAGAT: set[str] = set()
+MUTANTS_OF = ProfileMutants(NAME)
+PAGAT: set[str] = MUTANTS_OF.names
 """Names of the mutants of this module, run against the Pagat slice of the corpus."""
-
-
-def pagat_mutant(name: str, rules: Sequence[str], description: str) -> Callable[[Any], Any]:
-    """Register a Pagat mutant: :func:`~tests.mutants.mutants.mutant`, and note its name."""
-    PAGAT.add(name)
-    return mutant(name, rules, description)
-
-
-def reference_plays_pagat() -> bool:
-    """True once the reference has a ``pagat`` profile to mutate."""
-    return NAME in reference.profiles.PROFILES
-
-
-def _pagat() -> Profile:
-    if not reference_plays_pagat():
-        raise RuntimeError("the reference has no pagat profile to mutate (issue 16)")
-    return reference.profiles.PROFILES[NAME]
-
-
-def _swap_pagat(**changes: Any) -> None:
-    """Serve a copy of the Pagat profile with some rule parameters changed."""
-    old = _pagat()
-    new = replace(old, **changes)
-    mapping = MappingProxyType({**reference.profiles.PROFILES, NAME: new})
-    _replace_everywhere(old, new)
-    _replace_everywhere(reference.profiles.PROFILES, mapping)
-
-
-def _play_option(point: str, option: str) -> None:
-    """Play ``option`` on ``point`` for the Pagat profile, announcing the profile's own.
-
-    :meth:`Profile.with_rulings` gives the profile playing the option (with what follows
-    from it: DISPUTE-58 sets DISPUTE-07 and -13...). That profile is served, while the
-    handshake (``profile_rulings``, and the points only other profiles rule on in
-    ``rulings``) still reports the Pagat profile's own options.
-    """
-    base = _pagat()
-    derived = base.with_rulings({point: option})
-    _swap_pagat(**{f.name: getattr(derived, f.name) for f in fields(Profile)})
-    announced = dict(base.rulings)
-    original_hello = reference.adapter.Adapter.hello
-
-    def hello(self: reference.adapter.Adapter, request: dict[str, Any]) -> dict[str, Any]:
-        answer = original_hello(self, request)
-        if NAME in answer.get("profile_rulings", {}):
-            answer["profile_rulings"][NAME] = dict(announced)
-        rulings = answer.get("rulings", {})
-        for asked in rulings:
-            if asked in announced and asked not in reference.profiles.ARGENTINE.rulings:
-                rulings[asked] = announced[asked]
-        return answer
-
-    reference.adapter.Adapter.hello = hello  # type: ignore[method-assign]
+pagat_mutant = MUTANTS_OF.mutant
+reference_plays_pagat = MUTANTS_OF.plays
+_pagat = MUTANTS_OF.profile
+_swap_pagat = MUTANTS_OF.swap
+_play_option = MUTANTS_OF.play_option
 
 
 # --- players and the pack ------------------------------------------------------------------

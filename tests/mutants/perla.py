@@ -22,80 +22,28 @@ Applying a mutant to a reference without the ``perla`` profile raises ``RuntimeE
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import fields, replace
-from types import MappingProxyType
+from collections.abc import Callable
 from typing import Any
 
 import reference.adapter
 import reference.game
 import reference.profiles
 from reference.cards import Rank
-from reference.profiles import Profile
 
-from .mutants import _patch, _replace_everywhere, mutant
+from .mutants import _patch
+from .profiled import ProfileMutants
 
 NAME = "perla"
 """The profile these mutants deviate from (docs/protocol.md §10)."""
 
-PERLA: set[str] = set()
+MUTANTS_OF = ProfileMutants(NAME)
+PERLA: set[str] = MUTANTS_OF.names
 """Names of the mutants of this module, run against the Perla slice of the corpus."""
-
-
-def perla_mutant(name: str, rules: Sequence[str], description: str) -> Callable[[Any], Any]:
-    """Register a Perla mutant: :func:`~tests.mutants.mutants.mutant`, and note its name."""
-    PERLA.add(name)
-    return mutant(name, rules, description)
-
-
-def reference_plays_perla() -> bool:
-    """True once the reference has a ``perla`` profile to mutate."""
-    return NAME in reference.profiles.PROFILES
-
-
-def _perla() -> Profile:
-    if not reference_plays_perla():
-        raise RuntimeError("the reference has no perla profile to mutate (issue 16, part qr)")
-    return reference.profiles.PROFILES[NAME]
-
-
-def _swap_perla(**changes: Any) -> None:
-    """Serve a copy of the Perla profile with some rule parameters changed."""
-    old = _perla()
-    new = replace(old, **changes)
-    mapping = MappingProxyType({**reference.profiles.PROFILES, NAME: new})
-    _replace_everywhere(old, new)
-    _replace_everywhere(reference.profiles.PROFILES, mapping)
-
-
-def _play_option(point: str, option: str) -> None:
-    """Play ``option`` of ``point`` for the Perla profile, announcing the profile's own.
-
-    :meth:`Profile.with_rulings` gives the profile playing the option, with the parameters
-    that follow from it and the Argentine points it restates (DISPUTE-64 sets DISPUTE-29...).
-    That profile is served, while the handshake (``profile_rulings``, and the Perla points in
-    ``rulings``) still reports the Perla profile's own options.
-    """
-    base = _perla()
-    if option == base.ruling(point) or option not in reference.profiles.OPTIONS[point]:
-        raise RuntimeError(f"{point} has no option {option!r} besides the profile's")
-    derived = base.with_rulings({point: option})
-    _swap_perla(**{f.name: getattr(derived, f.name) for f in fields(Profile)})
-    announced = dict(base.rulings)
-    original_hello = reference.adapter.Adapter.hello
-
-    def hello(self: reference.adapter.Adapter, request: dict[str, Any]) -> dict[str, Any]:
-        answer = original_hello(self, request)
-        if NAME in answer.get("profile_rulings", {}):
-            answer["profile_rulings"][NAME] = dict(announced)
-        # `rulings` also carries the points only the Perla profile rules on.
-        rulings = answer.get("rulings", {})
-        for asked in rulings:
-            if asked in announced and asked not in reference.profiles.ARGENTINE.rulings:
-                rulings[asked] = announced[asked]
-        return answer
-
-    reference.adapter.Adapter.hello = hello  # type: ignore[method-assign]
+perla_mutant = MUTANTS_OF.mutant
+reference_plays_perla = MUTANTS_OF.plays
+_perla = MUTANTS_OF.profile
+_swap_perla = MUTANTS_OF.swap
+_play_option = MUTANTS_OF.play_option
 
 
 def _value_of(rank: Rank, points: int) -> None:

@@ -15,16 +15,14 @@ from __future__ import annotations
 
 import argparse
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
 from . import harness
-from .chilean import CHILEAN, reference_plays_chilean
+from .later import BY_PROFILE
 from .mutants import MUTANTS, Mutant
-from .pagat import PAGAT, reference_plays_pagat
-from .perla import PERLA, reference_plays_perla
 
 
 @dataclass(frozen=True)
@@ -58,9 +56,7 @@ def render(
     corpus: harness.Corpus,
     reference_counts: dict[str, int],
     seconds: float,
-    chilean: harness.Corpus | None = None,
-    pagat: harness.Corpus | None = None,
-    perla: harness.Corpus | None = None,
+    slices: Mapping[str, harness.Corpus] | None = None,
 ) -> str:
     """The Markdown of docs/mutants.md."""
     weak = [o for o in outcomes if len(o.killers) == 1]
@@ -85,28 +81,10 @@ def render(
         f"- Corpus: {len(corpus.scenarios)} scenarios (profile `{harness.PROFILE}`).",
         f"- Unmutated reference: {counts}.",
         *(
-            [
-                f"- The `chilean_*` mutants (tests/mutants/chilean.py) run against the Chilean "
-                f"slice instead: {len(chilean.scenarios)} scenarios (profile `chilean`)."
-            ]
-            if chilean is not None
-            else []
-        ),
-        *(
-            [
-                f"- The `pagat_*` mutants (tests/mutants/pagat.py) run against the Pagat "
-                f"slice instead: {len(pagat.scenarios)} scenarios (profile `pagat`)."
-            ]
-            if pagat is not None
-            else []
-        ),
-        *(
-            [
-                f"- The `perla_*` mutants (tests/mutants/perla.py) run against the Perla "
-                f"slice instead: {len(perla.scenarios)} scenarios (profile `perla`)."
-            ]
-            if perla is not None
-            else []
+            f"- The `{profile}_*` mutants (tests/mutants/{profile}.py) run against the "
+            f"{profile.capitalize()} slice instead: {len(loaded.scenarios)} scenarios "
+            f"(profile `{profile}`)."
+            for profile, loaded in (slices or {}).items()
         ),
         f"- Mutants: {len(outcomes)}; killed: {len(outcomes) - len(survivors)}; "
         f"weakly covered (one killer): {len(weak)}; surviving: {len(survivors)}.",
@@ -165,45 +143,28 @@ def main(argv: Sequence[str] | None = None) -> int:
     corpus = harness.load()
     reference = harness.run(harness.reference_argv(), corpus)
     names = args.mutant or list(MUTANTS)
-    # The Chilean mutants need the reference's chilean profile and the Chilean slice.
-    chilean = harness.load(profile="chilean") if reference_plays_chilean() else None
-    if chilean is None or not chilean.scenarios:
-        skipped = sorted(set(names) & CHILEAN)
-        if skipped:
-            print(f"skipping {len(skipped)} Chilean mutants: no chilean reference or scenarios")
-        names = [name for name in names if name not in CHILEAN]
-        chilean = None
-    # Likewise the Perla mutants (issue 16) and the Perla slice.
-    perla = harness.load(profile="perla") if reference_plays_perla() else None
-    if perla is None or not perla.scenarios:
-        skipped = sorted(set(names) & PERLA)
-        if skipped:
-            print(f"skipping {len(skipped)} Perla mutants: no perla reference or scenarios")
-        names = [name for name in names if name not in PERLA]
-        perla = None
-
-    # The Pagat mutants likewise need the pagat profile and the Pagat slice.
-    pagat = harness.load(profile="pagat") if reference_plays_pagat() else None
-    if pagat is None or not pagat.scenarios:
-        skipped = sorted(set(names) & PAGAT)
-        if skipped:
-            print(f"skipping {len(skipped)} Pagat mutants: no pagat reference or scenarios")
-        names = [name for name in names if name not in PAGAT]
-        pagat = None
+    # A later profile's mutants need the reference's profile and that profile's slice.
+    slices: dict[str, harness.Corpus] = {}
+    for profile, of in BY_PROFILE.items():
+        loaded = harness.load(profile=profile) if of.plays() else None
+        if loaded is None or not loaded.scenarios:
+            skipped = sorted(set(names) & of.names)
+            if skipped:
+                print(f"skipping {len(skipped)} {profile} mutants: no {profile} reference or cases")
+            names = [name for name in names if name not in of.names]
+        else:
+            slices[profile] = loaded
 
     def outcome(name: str) -> MutantOutcome:
-        if name in CHILEAN and chilean is not None:
-            return run_mutant(name, chilean, profile="chilean")
-        if name in PAGAT and pagat is not None:
-            return run_mutant(name, pagat, profile="pagat")
-        if name in PERLA and perla is not None:
-            return run_mutant(name, perla, profile="perla")
+        for profile, loaded in slices.items():
+            if name in BY_PROFILE[profile].names:
+                return run_mutant(name, loaded, profile=profile)
         return run_mutant(name, corpus)
 
     with ThreadPoolExecutor(max_workers=max(1, args.workers)) as pool:
         outcomes = list(pool.map(outcome, names))
     seconds = time.monotonic() - started
-    text = render(outcomes, corpus, dict(reference.counts), seconds, chilean, pagat, perla)
+    text = render(outcomes, corpus, dict(reference.counts), seconds, slices)
     Path(args.output).write_text(text, encoding="utf-8")
     survivors = [o.mutant.name for o in outcomes if not o.killers]
     weak = [o.mutant.name for o in outcomes if len(o.killers) == 1]
