@@ -5,12 +5,12 @@ the greedy ones playing all eight rounds to the end."""
 
 from __future__ import annotations
 
-import json
 import random
 from collections import Counter
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
+from profile_laws import LAWS, all_cards, check_step
 
 from reference import (
     CHILEAN,
@@ -19,8 +19,6 @@ from reference import (
     DrawDiscard,
     DrawStock,
     GameState,
-    IllegalActionError,
-    InvalidActionError,
     LayOff,
     Open,
     Phase,
@@ -32,34 +30,12 @@ from reference import (
     is_legal,
     legal_actions,
     start_deal,
-    state_to_json,
 )
-from reference.game import shuffled_pack, validate_state
+from reference.game import shuffled_pack
 from reference.play import play_game
 
-LAWS = settings(
-    max_examples=max(5, settings.default.max_examples // 4),
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow],
-)
 STEPS = 60
 """Actions per playout: enough to reach laying down, swaps and lay-offs in early rounds."""
-
-
-def snapshot(state: GameState) -> str:
-    """The state's protocol JSON, as text: what "unchanged" is judged on."""
-    return json.dumps(state_to_json(state), sort_keys=True)
-
-
-def all_cards(state: GameState) -> Counter[object]:
-    found: Counter[object] = Counter()
-    for hand in state.hands:
-        found.update(hand)
-    for tm in state.table:
-        found.update(tm.meld.cards)
-    found.update(state.stock)
-    found.update(state.discard)
-    return found
 
 
 def probes(state: GameState, rng: random.Random) -> list[Action]:
@@ -77,21 +53,6 @@ def probes(state: GameState, rng: random.Random) -> list[Action]:
         SwapJoker(player, meld, card, rng.choice(["hand", "low"]), wild=rng.choice(pack)),
         Open(player, (Trio(some[:3]), Run(some))),
     ]
-
-
-def check_step(state: GameState, action: Action) -> GameState:
-    """Apply ``action``: a rejection changes nothing; an acceptance keeps the whole pack."""
-    before = snapshot(state)
-    try:
-        after = apply(state, action)
-    except (IllegalActionError, InvalidActionError):
-        assert snapshot(state) == before, action
-        assert not is_legal(state, action)
-        return state
-    # CHILE-CARDS-1, CHILE-CARDS-2: 106 cards, or 160 with 5 or 6 players.
-    assert all_cards(after) == Counter(full_pack(*CHILEAN.pack(state.players)))
-    assert validate_state(after) == (), validate_state(after)
-    return after
 
 
 @LAWS

@@ -6,13 +6,14 @@ greedy ones playing all seven hands to the end."""
 
 from __future__ import annotations
 
-import json
 import random
 from collections import Counter
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
+from profile_laws import LAWS, all_cards
+from profile_laws import check_step as shared_check_step
 
 from reference import (
     Action,
@@ -20,8 +21,6 @@ from reference import (
     DrawDiscard,
     DrawStock,
     GameState,
-    IllegalActionError,
-    InvalidActionError,
     LayOff,
     Open,
     Phase,
@@ -33,17 +32,11 @@ from reference import (
     is_legal,
     legal_actions,
     start_deal,
-    state_to_json,
 )
-from reference.game import shuffled_pack, validate_state
+from reference.game import shuffled_pack
 from reference.play import play_game
 from reference.profiles import PAGAT, Profile
 
-LAWS = settings(
-    max_examples=max(5, settings.default.max_examples // 4),
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow],
-)
 STEPS = 60
 """Actions per playout: enough to reach openings, lay-offs and joker replacements."""
 
@@ -55,22 +48,6 @@ VARIANTS: dict[str, Profile] = {
     "DISPUTE-59=anyone": PAGAT.with_rulings({"DISPUTE-59": "anyone"}),
     "DISPUTE-60=unmatched_only": PAGAT.with_rulings({"DISPUTE-60": "unmatched_only"}),
 }
-
-
-def snapshot(state: GameState) -> str:
-    """The state's protocol JSON, as text: what "unchanged" is judged on."""
-    return json.dumps(state_to_json(state), sort_keys=True)
-
-
-def all_cards(state: GameState) -> Counter[object]:
-    found: Counter[object] = Counter()
-    for hand in state.hands:
-        found.update(hand)
-    for tm in state.table:
-        found.update(tm.meld.cards)
-    found.update(state.stock)
-    found.update(state.discard)
-    return found
 
 
 def probes(state: GameState, rng: random.Random) -> list[Action]:
@@ -91,19 +68,10 @@ def probes(state: GameState, rng: random.Random) -> list[Action]:
 
 
 def check_step(state: GameState, action: Action) -> GameState:
-    """Apply ``action``: a rejection changes nothing; an acceptance keeps the whole pack."""
-    before = snapshot(state)
-    try:
-        after = apply(state, action)
-    except (IllegalActionError, InvalidActionError):
-        assert snapshot(state) == before, action
-        assert not is_legal(state, action)
-        return state
-    # CARDS-1, PAGAT-PLAYERS-1: 108 cards for every player count.
-    assert all_cards(after) == Counter(full_pack(*PAGAT.pack(state.players)))
+    """The shared step laws (profile_laws.check_step), and pagat's own: 108 cards for every
+    player count (CARDS-1, PAGAT-PLAYERS-1) and no run of 14 cards (PAGAT-RUN-4)."""
+    after = shared_check_step(state, action)
     assert sum(all_cards(after).values()) == 108
-    assert validate_state(after) == (), validate_state(after)
-    # PAGAT-RUN-4 (DISPUTE-57 forbidden): no run reaches 14 cards.
     longest = max((len(tm.meld.cards) for tm in after.table), default=0)
     assert longest <= after.profile.max_run_length
     return after
