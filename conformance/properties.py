@@ -31,12 +31,14 @@ so a run replays.
 from __future__ import annotations
 
 import random
+import re
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
 from .cards import CANONICAL_ORDER, JOKER, RANKS, SUITS
+from .catalogue import load_catalogue
 from .compare import compare_unchanged, format_mismatches, strip_private
 from .engine import EngineSession
 from .errors import EngineError, EngineReportedError, HarnessError
@@ -198,6 +200,25 @@ def contract_melds(
     return search(0, Counter(hand))
 
 
+#: A scoring rule of any profile: SCORE-2, CHILE-SCORE-2, PERLA-SCORE-1...
+_SCORING_RULE = re.compile(r"^(?:[A-Z]+-)?SCORE-[0-9]+$")
+
+
+def own_scoring(rulings: Mapping[str, str], profile: str) -> tuple[str, ...]:
+    """``POINT=option`` for each disputed point bearing on a scoring rule (by the catalogue)
+    on which ``rulings`` take another option than ``profile`` does; DISPUTE-35 ``penalty``
+    is played by the law itself (:data:`PENALTY_POINTS`)."""
+    catalogue = load_catalogue()
+    found = []
+    for point, option in sorted(rulings.items()):
+        dispute = catalogue.disputes.get(point)
+        if dispute is None or dispute.profiles.get(profile, option) == option:
+            continue
+        if any(_SCORING_RULE.match(rule) for rule in dispute.rules):
+            found.append(f"{point}={option}")
+    return tuple(found)
+
+
 def _lay_off_candidates(hand: Sequence[str], table: Sequence[dict[str, Any]]) -> Iterator[Any]:
     """Lay-offs that look right by the rules: a trio's rank, or the next card at a run end."""
     for index, meld in enumerate(table):
@@ -314,6 +335,10 @@ class _Run:
         handshake = session.handshake
         rulings = handshake.rulings_for(self.profile.name) if handshake is not None else {}
         self.refusal_cost = PENALTY_POINTS if rulings.get("DISPUTE-35") == "penalty" else 0
+        #: Scoring points the engine plays another way than the profile (VARIANT-01 thirty,
+        #: DISPUTE-60 unmatched_only...): the deal scores are then its own, and the law checks
+        #: only that the totals add them up, never a value the harness cannot know.
+        self.own_scoring = own_scoring(rulings, self.profile.name)
         self.rng = random.Random(seed)
         self.tallies = {name: _Tally() for name in RULES}
         self.where = "start"
@@ -420,8 +445,10 @@ class _Run:
             + self.refusal_cost * self.refusals[i]  # DISPUTE-35 penalty
             for i, hand in enumerate(hands)
         ]
-        totals = [t + s for t, s in zip(before["totals"], expected, strict=False)]
         tally = self.tallies["scoring-at-close"]
+        if self.own_scoring and isinstance(scores, list):
+            expected = scores  # the engine's own values (see own_scoring)
+        totals = [t + s for t, s in zip(before["totals"], expected, strict=False)]
         # A deal ends with the closer's empty hand, or (DISPUTE-75 round_ends) with nobody
         # closing when a stock draw meets an empty stock.
         stock_out = closer is None and not before["stock"]
@@ -637,6 +664,11 @@ class _Run:
                 passed, detail = True, f"held in {tally.checked} checks"
                 if name == "scoring-at-close" and tally.checked == 0:
                     detail = "no deal closed within the action cap; nothing to check"
+                elif name == "scoring-at-close" and self.own_scoring:
+                    detail += (
+                        f"; the deal scores themselves not judged: the engine rules "
+                        f"{', '.join(self.own_scoring)}"
+                    )
             if self.skipped and tally.checked:
                 detail += f" ({len(self.skipped)} deal(s) skipped: the engine answered unsupported)"
             rules = tuple(self.profile.rule_id(rule) for rule in RULES[name])

@@ -150,3 +150,33 @@ def test_scoring_at_close_charges_refusals_to_an_engine_ruling_dispute_35_penalt
     )
     undeclared = run([sys.executable, "-c", hide], seed=3, deals=2)
     assert not undeclared["scoring-at-close"].passed
+
+
+def test_scoring_at_close_leaves_the_values_of_a_declared_scoring_option_to_the_engine() -> None:
+    """An engine declaring VARIANT-01 thirty scores a joker 30: the law cannot know every
+    house's values, so it checks only that the totals add the deal scores up, and says so.
+    A false failure here would teach engine authors to ignore the laws."""
+    thirty = run([*REFERENCE, "--ruling", "VARIANT-01=thirty"], seed=2, deals=3)
+    assert all(r.passed for r in thirty.values()), thirty
+    detail = thirty["scoring-at-close"].detail
+    assert "held in" in detail and "not judged: the engine rules VARIANT-01=thirty" in detail
+    # The profile's own values stay judged for an engine that declares nothing else.
+    plain = run(REFERENCE, seed=2, deals=3)
+    assert "not judged" not in plain["scoring-at-close"].detail
+    # And an engine that plays 30 without declaring it is caught.
+    hide = (
+        "import sys; from reference.adapter import Adapter, main; hello = Adapter.hello; "
+        "Adapter.hello = lambda self, r: {**hello(self, r), 'rulings': {}}; "
+        "sys.exit(main(['--ruling', 'VARIANT-01=thirty']))"
+    )
+    undeclared = run([sys.executable, "-c", hide], seed=2, deals=3)
+    assert not undeclared["scoring-at-close"].passed
+
+
+def test_own_scoring_lists_only_scoring_points_the_engine_plays_its_own_way() -> None:
+    from conformance.properties import own_scoring
+
+    rulings = {"VARIANT-01": "thirty", "DISPUTE-31": "at_least", "DISPUTE-60": "unmatched_only"}
+    assert own_scoring(rulings, "argentine") == ("VARIANT-01=thirty",)  # 60 is pagat's
+    assert own_scoring(rulings, "pagat") == ("DISPUTE-60=unmatched_only", "VARIANT-01=thirty")
+    assert own_scoring({"VARIANT-01": "fifty"}, "argentine") == ()
