@@ -4,4 +4,6 @@ import sys
 
 from conformance.cli import main
 
-sys.exit(main())
+# Guarded: fuzz's worker processes (multiprocessing, spawn) import this module by name.
+if __name__ == "__main__":
+    sys.exit(main())

@@ -17,6 +17,8 @@ rule ID and de-duplicated. docs/fuzzing.md describes the campaign, the report
 from __future__ import annotations
 
 import json
+import multiprocessing
+import queue as queue_module
 import random
 import sys
 import threading
@@ -1787,68 +1789,47 @@ def fuzz(
     facts = find_profile(options.profile)
     workers = max(1, min(options.workers, len(games) or 1))
     stop = stop if stop is not None else threading.Event()
+    # One pair here: it plays when there is one worker, and shrinks and drafts the findings;
+    # more workers are processes with a pair each (_play_in_processes). Starting it first
+    # reports an engine or reference that cannot start before any worker is spawned.
     pairs: list[Pair] = []
     try:
-        for _ in range(workers):
-            pairs.append(Pair(engine_argv, options, catalogue, env=env))
+        pairs.append(Pair(engine_argv, options, catalogue, env=env))
     except BaseException:
         for p in pairs:
             p.close()
         raise
     per_game: dict[int, list[Occurrence]] = {}
-    steps = [0] * workers
-    lock = threading.Lock()
-    done = [0, 0]
-    queue = list(reversed(games))
     interrupted: str | None = None
-    threads: list[threading.Thread] = []
+    #: Every pair's counters: the in-process pairs', then each worker process's.
+    stats: list[PairStats] = []
 
-    def work(w: int) -> None:
-        pair = pairs[w]
-        while not stop.is_set():
-            with lock:
-                if not queue:
-                    return
-                game = queue.pop()
-            try:
-                found, played = _play_game(pair, game)
-            except EngineError as exc:
-                if stop.is_set():
-                    return  # the adapters were stopped: this game is not counted
-                div = Divergence(
-                    "TURN-1",
-                    "adapter",
-                    "error",
-                    f"the engine failed: {type(exc).__name__}",
-                    [str(exc)[:300]],
-                )
-                found, played = [Occurrence(game, div, Trace({"op": "none"}), {})], 0
-                try:
-                    pair.restart_engine()
-                except EngineError:
-                    stop.set()  # it cannot be restarted: keep what was played
-            steps[w] += played
-            # A profile that states a rule its own way cites its own ID (CHILE-CARDS-1).
-            found = [_in_profile(occ, facts) for occ in found]
-            with lock:
-                per_game[game] = found
-                done[0] += 1
-                done[1] += len(found)
-                if progress is not None:
-                    progress(done[0], len(games), sum(steps), done[1])
+    played = [0]
+
+    def record(game: int, found: list[Occurrence], steps: int) -> None:
+        per_game[game] = found
+        played[0] += steps
+        if progress is not None:
+            found_so_far = sum(len(v) for v in per_game.values())
+            progress(len(per_game), len(games), played[0], found_so_far)
 
     try:
         try:
             if workers == 1:
-                work(0)
+                for game in games:
+                    if stop.is_set():
+                        break
+                    outcome = _play_one(pairs[0], game, facts, stop)
+                    if outcome is None:
+                        break
+                    found, steps, can_go_on = outcome
+                    record(game, found, steps)
+                    if not can_go_on:
+                        stop.set()  # it cannot be restarted: keep what was played
             else:
-                threads = [
-                    threading.Thread(target=work, args=(w,), daemon=True) for w in range(workers)
-                ]
-                for t in threads:
-                    t.start()
-                for t in threads:
-                    t.join()
+                stats += _play_in_processes(
+                    engine_argv, options, catalogue, env, games, workers, stop, record
+                )
         except KeyboardInterrupt as exc:
             # Ctrl-C, SIGTERM, SIGHUP (conformance/interrupt.py): stop the workers, keep
             # the games already played; nothing is shrunk or drafted.
@@ -1856,9 +1837,6 @@ def fuzz(
             stop.set()
             for p in pairs:
                 p.close()
-            if workers > 1:
-                for t in threads:
-                    t.join(timeout=10)
         if interrupted is None and stop.is_set() and len(per_game) < len(games):
             interrupted = "stopped"  # the caller's stop event, or an adapter that died
         findings = _group([o for g in sorted(per_game) for o in per_game[g]])
@@ -1882,6 +1860,7 @@ def fuzz(
             except (EngineError, KeyError) as exc:
                 finding.scenario = None
                 pair.warnings.append(f"no draft for {finding.divergence.key}: {exc}")
+        every = [*stats, *(PairStats.of(p) for p in pairs)]
         result = FuzzResult(
             engine=pair.handshake.as_dict(),
             engine_argv=list(engine_argv),
@@ -1889,22 +1868,22 @@ def fuzz(
             rulings=dict(pair.rulings),
             options=options,
             games_played=len(per_game),
-            steps=sum(p.steps for p in pairs),
-            queries=sum(p.queries for p in pairs),
+            steps=sum(s.steps for s in every),
+            queries=sum(s.queries for s in every),
             divergences=sum(len(v) for v in per_game.values()),
             findings=findings,
             interrupted=interrupted,
-            warnings=sorted(set(w for p in pairs for w in p.warnings)),
-            unsupported_ops=sorted(set(o for p in pairs for o in p.unsupported_ops)),
+            warnings=sorted(set(w for s in every for w in s.warnings)),
+            unsupported_ops=sorted(set(o for s in every for o in s.unsupported_ops)),
             events=dict(
                 sorted(
                     (
-                        sum((p.events for p in pairs), Counter())
+                        sum((s.events for s in every), Counter())
                         + Counter(
                             {
                                 f"ended early: {k}": v
-                                for p in pairs
-                                for k, v in p.ended_early.items()
+                                for s in every
+                                for k, v in s.ended_early.items()
                             }
                         )
                     ).items()
@@ -1917,6 +1896,165 @@ def fuzz(
     result.seconds = time.monotonic() - started
     _number(result.findings)
     return result
+
+
+@dataclass
+class PairStats:
+    """What one pair of adapters counted over its games (summed into the report)."""
+
+    steps: int = 0
+    queries: int = 0
+    events: Counter[str] = field(default_factory=Counter)
+    ended_early: Counter[str] = field(default_factory=Counter)
+    warnings: list[str] = field(default_factory=list)
+    unsupported_ops: set[str] = field(default_factory=set)
+
+    @classmethod
+    def of(cls, pair: Pair) -> PairStats:
+        """A copy of ``pair``'s counters."""
+        return cls(
+            pair.steps,
+            pair.queries,
+            Counter(pair.events),
+            Counter(pair.ended_early),
+            list(pair.warnings),
+            set(pair.unsupported_ops),
+        )
+
+
+def _play_one(
+    pair: Pair, game: int, facts: ProfileData, stop: Any
+) -> tuple[list[Occurrence], int, bool] | None:
+    """Play ``game``: its occurrences (citing the profile's own rule IDs), its steps, and
+    whether the pair can go on. An engine that fails mid-game is one finding and is
+    restarted; None when the failure came from a stop (the adapters were closed)."""
+    try:
+        found, played = _play_game(pair, game)
+        can_go_on = True
+    except EngineError as exc:
+        if stop.is_set():
+            return None  # the adapters were stopped: this game is not counted
+        div = Divergence(
+            "TURN-1",
+            "adapter",
+            "error",
+            f"the engine failed: {type(exc).__name__}",
+            [str(exc)[:300]],
+        )
+        found, played = [Occurrence(game, div, Trace({"op": "none"}), {})], 0
+        try:
+            pair.restart_engine()
+            can_go_on = True
+        except EngineError:
+            can_go_on = False
+    # A profile that states a rule its own way cites its own ID (CHILE-CARDS-1).
+    return [_in_profile(occ, facts) for occ in found], played, can_go_on
+
+
+def _play_in_processes(
+    engine_argv: Sequence[str],
+    options: FuzzOptions,
+    catalogue: Catalogue,
+    env: Mapping[str, str] | None,
+    games: Sequence[int],
+    workers: int,
+    stop: threading.Event,
+    record: Callable[[int, list[Occurrence], int], None],
+) -> list[PairStats]:
+    """Play ``games`` in ``workers`` processes, each with its own pair of adapters.
+
+    Processes, not threads: the harness's own work per step (JSON, validation, comparing
+    two states) is about half of a step and would hold one interpreter's lock. Each game is
+    seeded by its index, so which process plays it does not change its findings.
+    ``record`` receives each game's occurrences and steps as they arrive; the processes'
+    counters are returned.
+    """
+    context = multiprocessing.get_context("spawn")  # no fork of a process with threads
+    todo = context.Queue()
+    results = context.Queue()
+    halt = context.Event()
+    for game in games:
+        todo.put(game)
+    for _ in range(workers):
+        todo.put(None)
+    args = (list(engine_argv), options, catalogue, dict(env) if env is not None else None)
+    procs = [
+        context.Process(target=_worker_process, args=(*args, todo, results, halt), daemon=True)
+        for _ in range(workers)
+    ]
+    for proc in procs:
+        proc.start()
+    stats: list[PairStats] = []
+    failures: list[str] = []
+    finished = 0
+    try:
+        while finished < workers:
+            if stop.is_set():
+                halt.set()
+            try:
+                message = results.get(timeout=0.5)
+            except queue_module.Empty:
+                if not any(proc.is_alive() for proc in procs):
+                    break  # every worker is gone: what they sent is all there is
+                continue
+            kind = message[0]
+            if kind == "game":
+                record(message[1], message[2], message[3])
+            elif kind == "done":
+                stats.append(message[1])
+                finished += 1
+            elif kind == "failed":
+                failures.append(message[1])
+                finished += 1
+            elif kind == "gave_up":
+                stop.set()  # the engine cannot be restarted: keep what was played
+                halt.set()
+    finally:
+        halt.set()
+        for proc in procs:
+            proc.join(timeout=10)
+            if proc.is_alive():
+                proc.kill()
+                proc.join()
+    if failures and not stats:
+        raise EngineError(failures[0])
+    return stats
+
+
+def _worker_process(
+    engine_argv: list[str],
+    options: FuzzOptions,
+    catalogue: Catalogue,
+    env: dict[str, str] | None,
+    todo: Any,
+    results: Any,
+    halt: Any,
+) -> None:
+    """One worker process of :func:`_play_in_processes`: a pair plays games from ``todo``
+    until it reads None or ``halt`` is set, sending each game's occurrences to ``results``
+    and, at the end, its counters."""
+    facts = find_profile(options.profile)
+    try:
+        pair = Pair(engine_argv, options, catalogue, env=env)
+    except EngineError as exc:
+        results.put(("failed", str(exc)))
+        return
+    try:
+        while not halt.is_set():
+            game = todo.get()
+            if game is None:
+                break
+            outcome = _play_one(pair, game, facts, halt)
+            if outcome is None:
+                break
+            found, steps, can_go_on = outcome
+            results.put(("game", game, found, steps))
+            if not can_go_on:
+                results.put(("gave_up",))
+                break
+    finally:
+        pair.close()
+        results.put(("done", PairStats.of(pair)))
 
 
 def _in_profile(occ: Occurrence, facts: ProfileData) -> Occurrence:
