@@ -694,6 +694,10 @@ class EndGame(Exception):
     """The game cannot go on comparably (an op unsupported, a state the reference refuses)."""
 
 
+class SetupRefused(EndGame):
+    """The reference refuses a built state (a table the profile's rules do not allow)."""
+
+
 class EngineFault(Exception):
     """The engine answered an error (not ``unsupported``) to a request the reference took."""
 
@@ -840,7 +844,7 @@ class Pair:
             try:
                 ref = self.reference.request("load_state", **fields)
             except EngineReportedError as exc:
-                raise EndGame(f"the reference refuses the setup: {exc}") from None
+                raise SetupRefused(f"the reference refuses the setup: {exc}") from None
             try:
                 eng = self.engine.request("load_state", **fields)
             except EngineReportedError as exc:
@@ -1089,7 +1093,14 @@ def _game_rng(seed: int, game: int, what: str = "game") -> random.Random:
 
 
 def _built_state(
-    rng: random.Random, players: int, deal: int, dealer: int, totals: list[int], profile: str
+    rng: random.Random,
+    players: int,
+    deal: int,
+    dealer: int,
+    totals: list[int],
+    profile: str,
+    *,
+    careful: bool = False,
 ) -> dict[str, Any]:
     """A reachable mid-deal state in the draw phase: some players opened, a small stock.
 
@@ -1132,6 +1143,9 @@ def _built_state(
             table.append({"owner": 0, "kind": "run", "cards": cards})
     for rank in RANKS if owners else ():
         naturals = [c for c in sorted(counts.elements()) if c != JOKER and c[:-1] == rank]
+        if careful:
+            # One card of each suit and no wild card: a trio every profile allows.
+            naturals = sorted({c for c in naturals if not facts.is_wild(c)})
         if len(naturals) >= 3 and rng.random() < 0.8:
             take = naturals[: rng.randint(3, min(4, len(naturals)))]
             counts -= Counter(take)
@@ -1150,8 +1164,9 @@ def _built_state(
     if table and rng.random() < 0.5:
         # Dense: the table takes what it can, the discard pile is one card and the stock
         # what is left, so the first draws cancel the deal or empty the stock (STOCK-2).
-        top, rest = rest[:1], _absorb(rest[1:], table)
-        upcard_and_discard, stock = top, _trade(rest, hands, table)
+        kept = facts if careful else None
+        top, rest = rest[:1], _absorb(rest[1:], table, kept)
+        upcard_and_discard, stock = top, _trade(rest, hands, table, kept)
     else:
         upcard_and_discard = rest[: max(1, len(rest) - rng.choice([0, 1, 2, 3, 6, 12]))]
         stock = rest[len(upcard_and_discard) :]
@@ -1221,14 +1236,28 @@ def _bait_swaps(
                 break
 
 
-def _absorb(cards: list[str], table: list[dict[str, Any]]) -> list[str]:
-    """Lay ``cards`` onto the table melds where they fit; return those that fit nowhere."""
+def _absorb(
+    cards: list[str], table: list[dict[str, Any]], careful: ProfileData | None = None
+) -> list[str]:
+    """Lay ``cards`` onto the table melds where they fit; return those that fit nowhere.
+
+    ``careful``: a trio takes only a natural card of its rank in a suit it lacks, up to four
+    cards, so that every profile allows it (see :func:`_built_state`)."""
     left = []
     for card in cards:
         for meld in table:
             naturals = [c for c in meld["cards"] if c != JOKER]
             if meld["kind"] == "trio":
-                if card == JOKER or card[:-1] == naturals[0][:-1]:
+                if careful is not None:
+                    fits = (
+                        len(meld["cards"]) < 4
+                        and not careful.is_wild(card)
+                        and card[:-1] == naturals[0][:-1]
+                        and card[-1] not in {c[-1] for c in naturals}
+                    )
+                else:
+                    fits = card == JOKER or card[:-1] == naturals[0][:-1]
+                if fits:
                     meld["cards"].append(card)
                     break
                 continue
@@ -1247,14 +1276,19 @@ def _absorb(cards: list[str], table: list[dict[str, Any]]) -> list[str]:
     return left
 
 
-def _trade(cards: list[str], hands: list[list[str]], table: list[dict[str, Any]]) -> list[str]:
+def _trade(
+    cards: list[str],
+    hands: list[list[str]],
+    table: list[dict[str, Any]],
+    careful: ProfileData | None = None,
+) -> list[str]:
     """Swap cards that fit no meld for hand cards that do (the hand keeps its size)."""
     left = []
     for card in cards:
         placed = False
         for hand in hands:
             for i, held in enumerate(hand):
-                if not _absorb([held], table):
+                if not _absorb([held], table, careful):
                     hand[i] = card
                     placed = True
                     break
@@ -1311,7 +1345,16 @@ def _play_game(pair: Pair, game: int) -> tuple[list[Occurrence], int]:
     steps_before = pair.steps
     try:
         try:
-            found = pair.setup(setup)
+            try:
+                found = pair.setup(setup)
+            except SetupRefused:
+                # The profile's rules refuse the built table (perla's trios of different
+                # suits, say): build once more with trios that every profile allows.
+                state = _built_state(
+                    rng, players, deal, dealer, totals, options.profile, careful=True
+                )
+                setup = {"op": "load_state", "state": state}
+                found = pair.setup(setup)
         except EndGame:
             if pair.can_load or not pair.can_deal or setup["op"] != "load_state":
                 raise

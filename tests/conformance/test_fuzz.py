@@ -358,12 +358,15 @@ CHILEAN_SUBSET: dict[str, int] = {
 }
 
 
-def test_the_chilean_reference_against_itself_finds_nothing() -> None:
-    result = _fuzz(REFERENCE, games=6, max_steps=120, profile="chilean")
+@pytest.mark.parametrize("profile", ["chilean", "pagat", "perla"])
+def test_each_profiles_reference_against_itself_finds_nothing(profile: str) -> None:
+    result = _fuzz(REFERENCE, games=6, max_steps=120, profile=profile)
     assert result.findings == []
     assert result.games_played == 6 and result.steps > 500
     for event in ("open", "discard", "draw_discard", "close"):
         assert result.events.get(event, 0) > 0, event
+    # Every built state is one the profile allows (perla's trios of different suits...).
+    assert not any("refuses the setup" in event for event in result.events), result.events
 
 
 @pytest.mark.parametrize("name", sorted(CHILEAN_SUBSET))
