@@ -8,7 +8,6 @@ SafeLoader only: a scenario file can never run code.
 from __future__ import annotations
 
 import contextlib
-import copy
 import hashlib
 import json
 from collections import Counter
@@ -230,13 +229,13 @@ class Scenario:
     setup: Setup | None = None
     steps: tuple[Step, ...] = ()
     final: Any = None
-    raw: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
     setups: Mapping[str, Setup] = field(default_factory=dict, repr=False, compare=False)
     """The setup expanded for each listed profile (its pack fills the stock and deck);
     ``setup`` is the first profile's."""
     canonical: str = field(default="", repr=False, compare=False)
-    """``raw`` as canonical JSON, made once at load (and cached with it): what
-    :func:`corpus_digest` hashes, so a run does not encode every case again."""
+    """The document as canonical JSON (:func:`canonical_json`), made once at load and
+    cached with it: what :func:`corpus_digest` hashes, so a run does not encode every case
+    again (the document itself is not kept: the cache stays small)."""
 
     def where(self) -> str:
         """``file:line`` of the scenario, for messages."""
@@ -910,7 +909,6 @@ class _DocChecker:
             setup=setup,
             steps=tuple(steps),
             final=data.get("final"),
-            raw=copy.deepcopy(data),
             setups=setups,
             canonical=canonical_json(data),
         )
@@ -1138,14 +1136,14 @@ def corpus_digest(scenarios: Sequence[Scenario]) -> str:
     """
     digest = hashlib.sha256()
     for scenario in sorted(scenarios, key=lambda s: s.id):
-        digest.update((scenario.canonical or canonical_json(scenario.raw)).encode("utf-8"))
+        digest.update(scenario.canonical.encode("utf-8"))
         digest.update(b"\n")
     return digest.hexdigest()[:16]
 
 
-def canonical_json(raw: Mapping[str, Any]) -> str:
+def canonical_json(document: Mapping[str, Any]) -> str:
     """A scenario document as the corpus digest reads it: JSON with sorted keys."""
-    return json.dumps(raw, sort_keys=True, default=str)
+    return json.dumps(document, sort_keys=True, default=str)
 
 
 RETIRED_FILE = "retired-ids.txt"
