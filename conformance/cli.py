@@ -22,7 +22,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from conformance import CORPUS_VERSION, __version__
 from conformance.catalogue import Catalogue, CatalogueError, load_catalogue
@@ -31,6 +31,11 @@ from conformance.outputs import OutputPathError, check_output_paths, emit, write
 from conformance.profiles import DEFAULT_PROFILE
 from conformance.reaper import become_subreaper, kill_escaped, subreaper_unavailable
 from conformance.scenarios import LoadResult, Scenario, load_corpus
+
+if TYPE_CHECKING:  # imported where used: the CLI starts faster without them
+    from conformance.engine import EngineSession
+    from conformance.expectations import Expectations
+    from conformance.runner import RunOptions
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -295,22 +300,9 @@ def _run_every_profile(args: argparse.Namespace) -> int:
 
 def _run_profile(args: argparse.Namespace) -> int:
     """Run the selected scenarios of ``args.profile`` against an adapter and report."""
-    from conformance.engine import kill_live_adapters
     from conformance.errors import EngineError
-    from conformance.expectations import (
-        ExpectationsError,
-        apply_expectations,
-        load_expectations,
-    )
-    from conformance.interrupt import Collector, exit_code, interruptible, signal_name
-    from conformance.report import Progress
-    from conformance.runner import (
-        RunOptions,
-        check_properties,
-        count_statuses,
-        profile_unsupported,
-        run_scenarios,
-    )
+    from conformance.expectations import ExpectationsError, load_expectations
+    from conformance.runner import RunOptions, new_session
 
     argv = parse_adapter(args.adapter)
     _profile_name(args)
@@ -337,6 +329,51 @@ def _run_profile(args: argparse.Namespace) -> int:
             expectations = load_expectations(args.expectations)
         except ExpectationsError as exc:
             raise UsageError(str(exc)) from None
+    options = RunOptions(
+        profile=args.profile,
+        timeout=args.timeout,
+        case_timeout=args.case_timeout,
+        max_response_bytes=args.max_response_bytes,
+        max_consecutive_errors=args.max_consecutive_errors,
+        workers=args.workers,
+        fresh_process=args.fresh_process,
+        start_timeout=args.start_timeout,
+    )
+    # The first adapter starts up while the corpus loads; the run shakes hands with it.
+    session = new_session(argv, options)
+    early: EngineSession | None = session
+    try:
+        session.spawn()
+    except EngineError:
+        early = None  # the run starts it again and reports why it cannot
+    try:
+        return _run_loaded(args, argv, options, expectations, early)
+    finally:
+        if early is not None:
+            early.close()  # a no-op once the run has closed it
+
+
+def _run_loaded(
+    args: argparse.Namespace,
+    argv: list[str],
+    options: RunOptions,
+    expectations: Expectations | None,
+    early: EngineSession | None,
+) -> int:
+    """The rest of :func:`_run_profile`: load the corpus, select, run (the first adapter
+    ``early`` already spawned), report."""
+    from conformance.engine import kill_live_adapters
+    from conformance.errors import EngineError
+    from conformance.expectations import apply_expectations
+    from conformance.interrupt import Collector, exit_code, interruptible, signal_name
+    from conformance.report import Progress
+    from conformance.runner import (
+        check_properties,
+        count_statuses,
+        profile_unsupported,
+        run_scenarios,
+    )
+
     catalogue = _catalogue(args)
     loaded = _load(args, catalogue)
     if loaded.errors:
@@ -361,23 +398,15 @@ def _run_profile(args: argparse.Namespace) -> int:
     whole = chosen
     if args.shard:
         chosen = shard_of(chosen, args.shard)
-    options = RunOptions(
-        profile=args.profile,
-        timeout=args.timeout,
-        case_timeout=args.case_timeout,
-        max_response_bytes=args.max_response_bytes,
-        max_consecutive_errors=args.max_consecutive_errors,
-        workers=args.workers,
-        fresh_process=args.fresh_process,
-        start_timeout=args.start_timeout,
-    )
     progress = Progress()
     collector = Collector(progress)
     started = time.time()
     interrupted: KeyboardInterrupt | None = None
     with interruptible(on_signal=collector.freeze) as signals:
         try:
-            run = run_scenarios(argv, chosen, options, catalogue=catalogue, progress=collector)
+            run = run_scenarios(
+                argv, chosen, options, catalogue=catalogue, progress=collector, spawned=early
+            )
         except KeyboardInterrupt as exc:
             # Ctrl-C, SIGTERM or SIGHUP: reap, then report what was graded.
             interrupted = exc

@@ -548,7 +548,8 @@ class EngineSession:
         return self._proc is not None and not self._broken and self._proc.poll() is None
 
     def start(self) -> Handshake:
-        """Spawn the adapter and shake hands; return the engine's handshake.
+        """Spawn the adapter (unless :meth:`spawn` did) and shake hands; return the engine's
+        handshake.
 
         Raises EngineStartError if it cannot be spawned, HandshakeError (or
         VersionMismatch) if ``hello`` fails. On failure nothing is left running.
@@ -556,9 +557,31 @@ class EngineSession:
         with self._in_use:
             return self._start()
 
+    def spawn(self) -> None:
+        """Start the adapter's process without the handshake, so that it starts up while
+        the harness does other work (loading the corpus); :meth:`start` then shakes hands.
+
+        :raises EngineStartError: if it cannot be spawned (nothing is left running).
+        """
+        with self._in_use:
+            if self._proc is None:
+                self._spawn()
+
     def _start(self) -> Handshake:
-        if self._proc is not None:
+        if self._proc is not None and (self.handshake is not None or self._broken):
             raise HarnessError("session already started; use restart()")
+        if self._proc is None:
+            self._spawn()
+        try:
+            answer = self._exchange("hello", {"protocol": PROTOCOL_VERSION}, self.start_timeout)
+            self.handshake = self._read_handshake(answer)
+        except EngineError as exc:
+            self._broken = True
+            self._shutdown()
+            raise self._as_handshake_error(exc) from exc
+        return self.handshake
+
+    def _spawn(self) -> None:
         if not self.argv:
             raise EngineStartError("adapter command is empty")
         self._next_id = 1
@@ -596,14 +619,6 @@ class EngineSession:
         self._drain = _StderrDrain(proc.stderr.fileno())
         self._stderr_mark = 0
         self._drain.start()
-        try:
-            answer = self._exchange("hello", {"protocol": PROTOCOL_VERSION}, self.start_timeout)
-            self.handshake = self._read_handshake(answer)
-        except EngineError as exc:
-            self._broken = True
-            self._shutdown()
-            raise self._as_handshake_error(exc) from exc
-        return self.handshake
 
     def restart(self) -> Handshake:
         """Close the current adapter (if any) and start a fresh one."""

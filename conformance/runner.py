@@ -526,17 +526,22 @@ def scenario_players(scenario: Scenario) -> int | None:
 ProgressFn = Callable[[int, int, CaseResult], None]
 
 
-def start_session(argv: Sequence[str], options: RunOptions) -> EngineSession:
-    """Start one adapter session with the run's limits.
-
-    :raises EngineError: (EngineStartError, HandshakeError, ...) when it cannot start.
-    """
-    session = EngineSession(
+def new_session(argv: Sequence[str], options: RunOptions) -> EngineSession:
+    """An adapter session with the run's limits, not started yet."""
+    return EngineSession(
         argv,
         timeout=options.timeout,
         start_timeout=options.start_timeout,
         max_line_bytes=options.max_response_bytes,
     )
+
+
+def start_session(argv: Sequence[str], options: RunOptions) -> EngineSession:
+    """Start one adapter session with the run's limits.
+
+    :raises EngineError: (EngineStartError, HandshakeError, ...) when it cannot start.
+    """
+    session = new_session(argv, options)
     session.start()
     return session
 
@@ -548,8 +553,12 @@ def run_scenarios(
     *,
     catalogue: Catalogue | None = None,
     progress: ProgressFn | None = None,
+    spawned: EngineSession | None = None,
 ) -> RunResult:
     """Run ``scenarios`` against the adapter ``argv``; results keep corpus order.
+
+    ``spawned``: the first session, already spawned (:meth:`EngineSession.spawn`) with the
+    run's limits while the caller loaded the corpus; the run starts and closes it.
 
     ``options.workers`` sessions run side by side, each its own adapter process.
 
@@ -561,7 +570,10 @@ def run_scenarios(
     workers = max(1, min(options.workers, len(scenarios) or 1))
     sessions: list[EngineSession] = []
     try:
-        for _ in range(workers):
+        if spawned is not None:
+            sessions.append(spawned)
+            spawned.start()
+        while len(sessions) < workers:
             sessions.append(start_session(argv, options))
     except EngineError:
         for session in sessions:

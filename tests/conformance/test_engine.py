@@ -481,3 +481,32 @@ def test_every_engine_error_carries_a_tail_attribute() -> None:
     ):
         assert isinstance(error, EngineError)
         assert error.stderr_tail == ""
+
+
+# --------------------------------------------------------------------------- spawn, then start
+
+
+def test_a_spawned_adapter_shakes_hands_at_start_and_leaves_nothing_when_closed_unstarted() -> None:
+    tag = uuid.uuid4().hex
+    session = EngineSession([sys.executable, str(FAKE), "--tag", tag], timeout=10)
+    session.spawn()
+    assert session.handshake is None and len(live_tagged(tag)) == 1
+    session.spawn()  # again: still the one process
+    assert len(live_tagged(tag)) == 1
+    assert session.start().name and session.alive
+    with pytest.raises(HarnessError, match="already started"):
+        session.start()
+    session.close()
+    assert live_tagged(tag) == []
+    # Spawned and never started: close kills it.
+    other = EngineSession([sys.executable, str(FAKE), "--tag", tag], timeout=10)
+    other.spawn()
+    other.close()
+    assert live_tagged(tag) == []
+
+
+def test_spawning_a_missing_program_is_a_start_error() -> None:
+    session = EngineSession(["/nonexistent/adapter"], timeout=5)
+    with pytest.raises(EngineStartError):
+        session.spawn()
+    session.close()
