@@ -4,10 +4,10 @@ point, both ways (docs/rules.md, "Perla profile"; docs/protocol.md §10)."""
 from __future__ import annotations
 
 import json
-from collections import Counter
 from typing import Any
 
 import pytest
+from profile_laws import all_cards
 from ref_helpers import cards, make_state, run, trio
 
 from reference import (
@@ -50,17 +50,6 @@ def rejected(state: GameState, action: object) -> Reason:
     return info.value.reason
 
 
-def held(state: GameState) -> Counter[object]:
-    found: Counter[object] = Counter()
-    for hand in state.hands:
-        found.update(hand)
-    for tm in state.table:
-        found.update(tm.meld.cards)
-    found.update(state.stock)
-    found.update(state.discard)
-    return found
-
-
 def ordered_deck(profile: Profile, players: int) -> tuple[Any, ...]:
     """The pack in canonical order: a deal from it is fully predictable."""
     return full_pack(*profile.pack(players))
@@ -72,7 +61,7 @@ def ordered_deck(profile: Profile, players: int) -> tuple[Any, ...]:
 @pytest.mark.parametrize("players", [2, 4, 5, 8])
 def test_the_108_cards_serve_two_to_eight_players(players: int) -> None:
     state = new_game(PERLA, players, 7)
-    counts = held(state)
+    counts = all_cards(state)
     assert sum(counts.values()) == 108  # CARDS-1, DISPUTE-61 four_jokers, DISPUTE-73
     assert counts[cards("JK")[0]] == 4
     assert validate_state(state) == ()
@@ -80,8 +69,8 @@ def test_the_108_cards_serve_two_to_eight_players(players: int) -> None:
 
 def test_dispute_61_two_jokers_makes_106_cards() -> None:
     state = new_game(perla(DISPUTE_61="two_jokers"), 3, 1)
-    assert sum(held(state).values()) == 106
-    assert held(state)[cards("JK")[0]] == 2
+    assert sum(all_cards(state).values()) == 106
+    assert all_cards(state)[cards("JK")[0]] == 2
 
 
 def test_dispute_73_two_to_four_refuses_a_fifth_player() -> None:
