@@ -2030,6 +2030,7 @@ def _play_in_processes(
     stats: list[PairStats] = []
     failures: list[str] = []
     finished = 0
+    gone = False
     try:
         while finished < workers:
             if stop.is_set():
@@ -2037,8 +2038,11 @@ def _play_in_processes(
             try:
                 message = results.get(timeout=0.5)
             except queue_module.Empty:
-                if not any(proc.is_alive() for proc in procs):
-                    break  # every worker is gone: what they sent is all there is
+                if gone:
+                    break  # every worker was gone and all they sent has been read
+                # A worker that exited has flushed its messages to the queue first: read
+                # once more after seeing them all gone, so that none is lost.
+                gone = not any(proc.is_alive() for proc in procs)
                 continue
             kind = message[0]
             if kind == "game":
