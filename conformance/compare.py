@@ -102,7 +102,8 @@ def _as_list(value: Any) -> list[Any]:
 
 def _compare_multiset(what: str, expected: Any, actual: Any, out: list[Mismatch]) -> None:
     exp, act = _as_list(expected), _as_list(actual)
-    if Counter(exp) != Counter(act):
+    # Equal lists are equal multisets: the common case needs no counting.
+    if exp != act and Counter(exp) != Counter(act):
         detail = _multiset_diff(exp, act)
         out.append(
             Mismatch(
@@ -353,6 +354,8 @@ def compare_unchanged(
     Fields in ``unmodelled`` (declared by the engine as not modelled) are not compared.
     """
     a, b = strip_private(before), strip_private(after)
+    if a == b:
+        return []  # the common case, whatever the engine models
     for field_name in unmodelled:
         a.pop(field_name, None)
         b.pop(field_name, None)

@@ -56,6 +56,7 @@ from .protocol import (
     decode_line,
     encode_request,
     normalise_dispute_id,
+    request_is_valid,
     validate_request,
     validate_response,
 )
@@ -273,6 +274,17 @@ class _StdoutLines:
                 return None
         return self._pending.popleft()
 
+    def quiet(self) -> bool:
+        """True when no further line or end-of-file is waiting (a poll that never blocks).
+
+        Whatever is found stays queued for :meth:`next`.
+        """
+        if self._pending or self._eof:
+            return False
+        if self._poller.poll(0):
+            self._fill()
+        return not self._pending and not self._eof
+
     def _fill(self) -> bool:
         """Read what is available; False when nothing was (the read would block)."""
         try:
@@ -483,6 +495,20 @@ def _signal_group(pgid: int, sig: signal.Signals) -> None:
         os.killpg(pgid, sig)
 
 
+#: A request as the caller builds it: its op and its fields (no id).
+Request = tuple[str, Mapping[str, Any]]
+
+
+@dataclass(frozen=True)
+class _Sent:
+    """A request written to the adapter whose answer has not been read yet."""
+
+    op: str
+    id: int
+    deadline: float
+    timeout: float
+
+
 class EngineSession:
     """One adapter process speaking protocol version 1; a context manager.
 
@@ -521,6 +547,8 @@ class EngineSession:
         self._next_id = 1
         self._broken = False
         self._token = ""
+        # A request sent ahead (exchange's ``then``), or the error its sending met.
+        self._ahead: _Sent | EngineError | None = None
 
     # -- life cycle ---------------------------------------------------------
 
@@ -586,6 +614,7 @@ class EngineSession:
             raise EngineStartError("adapter command is empty")
         self._next_id = 1
         self._broken = False
+        self._ahead = None
         self.handshake = None
         # Descendants inherit the token, which names their session to the reaper.
         self._token = uuid.uuid4().hex
@@ -639,7 +668,12 @@ class EngineSession:
             _signal_group(proc.pid, signal.SIGKILL)
             return
         try:
-            if not self._broken and self.handshake is not None and proc.poll() is None:
+            if (
+                not self._broken
+                and self._ahead is None
+                and self.handshake is not None
+                and proc.poll() is None
+            ):
                 # The adapter's answer to bye does not matter: it is killed anyway.
                 with contextlib.suppress(EngineError):
                     self._exchange("bye", {}, min(self.timeout, BYE_TIMEOUT))
@@ -678,21 +712,67 @@ class EngineSession:
         the schema (nothing sent), and other EngineErrors for misbehaviour, after
         which the adapter has been killed and the session needs restart().
         """
+        return self.exchange((op, fields))
+
+    @property
+    def in_flight(self) -> bool:
+        """True while a request sent ahead (``exchange``'s ``then``) awaits its answer."""
+        return self._ahead is not None
+
+    def exchange(self, request: Request | None, *, then: Request | None = None) -> dict[str, Any]:
+        """Like :meth:`request`, and able to send the next request ahead.
+
+        ``request`` None reads the answer to the request sent ahead by the previous call.
+        ``then`` is written as soon as this answer's line has been read, before that line
+        is decoded, validated and returned, so the adapter works on it while the caller
+        grades this answer: an adapter reading one line at a time sees the same requests
+        in the same order. It is sent only when the adapter has said nothing more and is
+        still running; otherwise it is left to the caller, whose next call meets whatever
+        is wrong exactly as a plain request would. A caller that no longer needs its
+        answer calls :meth:`discard`.
+        """
         if self._broken:
             raise HarnessError("session is broken by an earlier engine error; restart() it")
         if self._proc is None:
             raise HarnessError("session not started")
-        if self.validate_requests:
-            validate_request(op, {"id": self._next_id, "op": op, **fields})
+        if request is None:
+            if self._ahead is None:
+                raise HarnessError("no request was sent ahead")
+        elif self._ahead is not None:
+            raise HarnessError("a request sent ahead is still unanswered: read or discard it")
+        if request is not None and self.validate_requests:
+            validate_request(request[0], {"id": self._next_id, "op": request[0], **request[1]})
+        if then is not None and self.validate_requests:
+            message = {"id": self._next_id + 1, "op": then[0], **then[1]}
+            if not request_is_valid(then[0], message):
+                then = None  # sent in its own turn, where its InvalidRequest belongs
         with self._in_use:
-            return self._request(op, fields)
+            return self._request(request, then)
 
-    def _request(self, op: str, fields: Mapping[str, Any]) -> dict[str, Any]:
+    def discard(self) -> None:
+        """Read and drop the answer to the request sent ahead, if any.
+
+        An error answer is dropped too; misbehaviour breaks the session as usual.
+        """
+        if self._ahead is None:
+            return
+        with contextlib.suppress(EngineReportedError):
+            self.exchange(None)
+
+    def _request(self, request: Request | None, then: Request | None) -> dict[str, Any]:
         if self._proc is None:
             raise HarnessError("session closed")
         try:
-            self._check_between_requests()
-            return self._exchange(op, fields, self.timeout)
+            if request is None:
+                ahead, self._ahead = self._ahead, None
+                if isinstance(ahead, EngineError):
+                    raise ahead
+                assert ahead is not None
+                sent = ahead
+            else:
+                self._check_between_requests()
+                sent = self._send(request[0], request[1], self.timeout)
+            return self._collect(sent, then)
         except EngineReportedError as exc:
             exc.stderr_tail = self.stderr_tail()
             raise
@@ -723,12 +803,32 @@ class EngineSession:
 
     def _exchange(self, op: str, fields: Mapping[str, Any], timeout: float) -> dict[str, Any]:
         """Write one request, read its answer, check id and schema."""
-        assert self._proc is not None and self._stdout is not None
+        return self._collect(self._send(op, fields, timeout))
+
+    def _send(self, op: str, fields: Mapping[str, Any], timeout: float) -> _Sent:
+        assert self._proc is not None
         request_id = self._next_id
         self._next_id += 1
         message = {"id": request_id, "op": op, **fields}
         deadline = time.monotonic() + timeout
         self._write(encode_request(message), op, deadline, timeout)
+        return _Sent(op, request_id, deadline, timeout)
+
+    def _send_ahead(self, then: Request) -> None:
+        """Write ``then`` now if the adapter is quiet and running; keep a failure for later."""
+        assert self._proc is not None and self._stdout is not None
+        if not self._stdout.quiet() or self._proc.poll() is not None:
+            return
+        try:
+            self._ahead = self._send(then[0], then[1], self.timeout)
+        except EngineError as exc:
+            # Raised when the caller asks for this answer, not against the answer in hand.
+            self._ahead = exc
+
+    def _collect(self, sent: _Sent, then: Request | None = None) -> dict[str, Any]:
+        """Read the answer to ``sent``, send ``then`` ahead, check the answer's id and schema."""
+        assert self._proc is not None and self._stdout is not None
+        op, request_id, deadline, timeout = sent.op, sent.id, sent.deadline, sent.timeout
         exit_seen: float | None = None
         while True:
             remaining = deadline - time.monotonic()
@@ -758,6 +858,8 @@ class EngineSession:
                     f"answer to {op} (id {request_id}) is longer than the limit of "
                     f"{self.max_line_bytes} bytes (already {item.seen} bytes)"
                 )
+            if then is not None:
+                self._send_ahead(then)
             answer = decode_line(item)
             if "id" not in answer:
                 raise ProtocolError(
@@ -860,6 +962,7 @@ class EngineSession:
         proc = self._proc
         if proc is None:
             return
+        self._ahead = None
         assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
         with contextlib.suppress(OSError):
             proc.stdin.close()

@@ -121,6 +121,8 @@ def _check(validator_name: str, obj: object, what: str, error_type: type[Protoco
     validator = _validators().get(validator_name)
     if validator is None:
         raise error_type(f"{what}: unknown op", pointer="/op")
+    if validator.is_valid(obj):
+        return
     error = validator.best_error(obj)
     if error is None:
         return
@@ -138,6 +140,12 @@ def validate_request(op: str, obj: object) -> None:
     naming the JSON pointer of the first problem.
     """
     _check(f"{op}.request", obj, f"{op} request", InvalidRequest)
+
+
+def request_is_valid(op: str, obj: object) -> bool:
+    """Whether a complete request satisfies the schema of ``op`` (False for an unknown op)."""
+    validator = _validators().get(f"{op}.request")
+    return validator is not None and validator.is_valid(obj)
 
 
 def validate_response(op: str, obj: object) -> None:
@@ -216,6 +224,7 @@ __all__ = [
     "encode_request",
     "json_pointer",
     "normalise_dispute_id",
+    "request_is_valid",
     "schema",
     "validate_request",
     "validate_response",

@@ -18,7 +18,7 @@ import queue
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from conformance.catalogue import Catalogue
@@ -31,7 +31,7 @@ from conformance.compare import (
     engine_message,
     format_mismatches,
 )
-from conformance.engine import EngineSession, Handshake
+from conformance.engine import EngineSession, Handshake, Request
 from conformance.errors import (
     EngineError,
     EngineReportedError,
@@ -201,19 +201,36 @@ class CaseRunner:
     # -- requests -------------------------------------------------------------
 
     def _request(self, op: str, **fields: Any) -> dict[str, Any]:
+        return self._exchange((op, fields))
+
+    def _exchange(self, request: Request | None, then: Request | None = None) -> dict[str, Any]:
+        """The answer to ``request`` (None: to the one sent ahead); ``then`` is sent ahead.
+
+        Sending the case's next request before grading this answer lets the adapter work
+        while the harness compares (conformance/engine.py ``exchange``).
+        """
         remaining = self._deadline - time.monotonic()
         if remaining <= 0:
             raise _CaseTimeout()
         # The case's wall-clock limit also bounds each request of the case.
         self.session.timeout = min(self.options.timeout, remaining)
         try:
-            return self.session.request(op, **fields)
+            return self.session.exchange(request, then=then)
         except EngineTimeout:
             if time.monotonic() >= self._deadline:
                 raise _CaseTimeout() from None
             raise
         finally:
             self.session.timeout = self.options.timeout
+
+    def _settle(self) -> None:
+        """Drop the answer to a request sent ahead that the case, once decided, did not need.
+
+        Misbehaviour in that answer breaks the session; the next case restarts it.
+        """
+        if self.session.in_flight:
+            with contextlib.suppress(EngineError):
+                self.session.discard()
 
     def ensure_alive(self) -> None:
         """Restart the adapter if an earlier error left it dead, or for isolation.
@@ -230,21 +247,21 @@ class CaseRunner:
     def run(self, scenario: Scenario, section: str) -> CaseResult:
         """Run one scenario and return its result (never raises for engine trouble)."""
         started = time.monotonic()
-        base = CaseResult(
-            id=scenario.id,
-            title=scenario.title,
-            rules=scenario.rules,
-            section=section,
-            status="error",
-            dispute=scenario.disputed.id if scenario.disputed else None,
-        )
+        base: dict[str, Any] = {
+            "id": scenario.id,
+            "title": scenario.title,
+            "rules": scenario.rules,
+            "section": section,
+            "dispute": scenario.disputed.id if scenario.disputed else None,
+        }
         try:
             self.ensure_alive()
             # Error reports show the adapter's log of this case, not of the whole session.
             self.session.mark_stderr()
         except EngineError as exc:
-            return replace(
-                base,
+            return CaseResult(
+                **base,
+                status="error",
                 error=f"adapter could not be restarted: {exc}",
                 stderr_tail=exc.stderr_tail,
                 duration=time.monotonic() - started,
@@ -252,45 +269,50 @@ class CaseRunner:
         assert self.session.handshake is not None
         handshake = self.session.handshake.for_profile(self.options.profile)
         option = graded_option(scenario, handshake, self.options.profile, self.catalogue)
-        base = replace(base, option=option)
         self._deadline = started + self.options.case_timeout
+        outcome = self._outcome(scenario, handshake, option)
+        self._settle()
+        result = CaseResult(**base, **outcome, option=option, duration=time.monotonic() - started)
+        # Engine text is capped per string where it enters; this caps the case's total.
+        return cap_total(result, CASE_TEXT_FIELDS)
+
+    def _outcome(
+        self, scenario: Scenario, handshake: Handshake, option: str | None
+    ) -> dict[str, Any]:
+        """Grade the case: the CaseResult fields its outcome sets (status first)."""
         try:
             self._grade(scenario, handshake, option)
-            result = replace(base, status="pass")
+            return {"status": "pass"}
         except _Unsupported as exc:
-            result = replace(base, status="unsupported", note=str(exc))
+            return {"status": "unsupported", "note": str(exc)}
         except _Failed as exc:
-            result = replace(
-                base,
-                status="fail",
-                failing_step=exc.where,
-                diff=f"{exc.where}\n{format_mismatches(exc.mismatches)}",
-                engine_message=exc.message,
-            )
+            return {
+                "status": "fail",
+                "failing_step": exc.where,
+                "diff": f"{exc.where}\n{format_mismatches(exc.mismatches)}",
+                "engine_message": exc.message,
+            }
         except _CaseTimeout:
             tail = self.session.stderr_tail()
             self.session.close()
-            result = replace(
-                base,
-                error=f"case exceeded its {self.options.case_timeout:g} s limit",
-                stderr_tail=tail,
-            )
+            return {
+                "status": "error",
+                "error": f"case exceeded its {self.options.case_timeout:g} s limit",
+                "stderr_tail": tail,
+            }
         except EngineReportedError as exc:
             if exc.kind == "unsupported":
-                result = replace(base, status="unsupported", note=f"engine: {exc.message}")
-            else:
-                result = replace(base, error=str(exc), stderr_tail=exc.stderr_tail)
+                return {"status": "unsupported", "note": f"engine: {exc.message}"}
+            return {"status": "error", "error": str(exc), "stderr_tail": exc.stderr_tail}
         except InvalidRequest as exc:
             # The harness built a request outside the protocol: a scenario problem.
-            result = replace(base, error=f"harness could not build a valid request: {exc}")
+            return {"status": "error", "error": f"harness could not build a valid request: {exc}"}
         except EngineError as exc:
-            result = replace(base, error=str(exc), stderr_tail=exc.stderr_tail)
             self._restart_quietly()
+            return {"status": "error", "error": str(exc), "stderr_tail": exc.stderr_tail}
         except HarnessError as exc:
-            result = replace(base, error=str(exc))
             self._restart_quietly()
-        # Engine text is capped per string where it enters; this caps the case's total.
-        return cap_total(replace(result, duration=time.monotonic() - started), CASE_TEXT_FIELDS)
+            return {"status": "error", "error": str(exc)}
 
     def _restart_quietly(self) -> None:
         # A failed restart is reported by the next case's ensure_alive().
@@ -344,9 +366,12 @@ class CaseRunner:
         if scenario.level == "melds":
             self._grade_checks(scenario, profile, expected, reasons)
             return
-        state = self._setup(scenario, profile)
+        # Act steps' requests are known in advance and go out one answer ahead.
+        planned = [_planned(step) for step in scenario.steps]
+        planned.append(None)
+        state = self._setup(scenario, profile, then=planned[0])
         for step in scenario.steps:
-            state = self._step(scenario, step, state, expected, reasons)
+            state = self._step(scenario, step, state, expected, reasons, planned[step.index + 1])
         if scenario.final is not None:
             found = compare_state(expected(scenario.final), state, **self._state_options())
             if found:
@@ -374,10 +399,16 @@ class CaseRunner:
         """
         skipped: list[str] = []
         said: dict[str, str] = {}  # op -> the engine's words, once per op
+        requests: list[Request | None] = [
+            (check.op, {"profile": profile, **check.request}) for check in scenario.checks
+        ]
+        requests.append(None)
         for check in scenario.checks:
             where = f"check {check.index + 1} ({check.op}, line {check.line})"
+            # Every check's request is known: each goes out while the one before is graded.
+            request = None if self.session.in_flight else requests[check.index]
             try:
-                answer = self._request(check.op, profile=profile, **check.request)
+                answer = self._exchange(request, requests[check.index + 1])
             except EngineReportedError as exc:
                 if exc.kind != "unsupported":
                     raise
@@ -395,7 +426,7 @@ class CaseRunner:
                 f"{', '.join(skipped)} unsupported by the engine ({ops})"
             )
 
-    def _setup(self, scenario: Scenario, profile: str) -> dict[str, Any]:
+    def _setup(self, scenario: Scenario, profile: str, then: Request | None) -> dict[str, Any]:
         # Expanded with this profile's pack (a chilean state holds 106 or 160 cards).
         setup = scenario.setup_for(profile)
         assert setup is not None
@@ -403,12 +434,13 @@ class CaseRunner:
         given = setup.state or setup.deal
         self._dealer = int(given["dealer"]) if given is not None else None
         if setup.state is not None:
-            answer = self._request("load_state", state={**setup.state, "profile": profile})
+            request: Request = ("load_state", {"state": {**setup.state, "profile": profile}})
         elif setup.deal is not None:
-            answer = self._request("start_deal", **{**setup.deal, "profile": profile})
+            request = ("start_deal", {**setup.deal, "profile": profile})
         else:
             assert setup.new_game is not None
-            answer = self._request("new_game", **{**setup.new_game, "profile": profile})
+            request = ("new_game", {**setup.new_game, "profile": profile})
+        answer = self._exchange(request, then)
         state: dict[str, Any] = answer["state"]
         return state
 
@@ -419,13 +451,16 @@ class CaseRunner:
         before: dict[str, Any],
         expected: Callable[[Any], Any],
         reasons: bool,
+        then: Request | None = None,
     ) -> dict[str, Any]:
         where = f"step {step.index + 1} ({step.kind}, line {step.line})"
         check = expected(step.state) if step.state is not None else None
         if step.kind == "action":
             assert step.action is not None
             try:
-                answer = self._request("act", action=dict(step.action))
+                # Sent ahead with the answer before it, unless that was not possible.
+                request = None if self.session.in_flight else _planned(step)
+                answer = self._exchange(request, then)
             except EngineReportedError as exc:
                 if exc.kind != "unsupported":
                     raise
@@ -450,7 +485,7 @@ class CaseRunner:
             except ProfileError as exc:
                 raise _Unsupported(f"{where}: {exc}") from None
             deck = step.deck.compose(players, dealer, deal_number, pack)
-            answer = self._request(step.kind, deck=deck)
+            answer = self._exchange((step.kind, {"deck": deck}), then)
         after: dict[str, Any] = answer["state"]
         options = self._state_options()
         found = compare_outcome(expected(step.expect), answer, reasons=reasons)
@@ -493,6 +528,15 @@ class CaseRunner:
         if step.deck.deal_number is not None:
             deal_number = step.deck.deal_number
         return players, dealer, deal_number
+
+
+def _planned(step: Step) -> Request | None:
+    """The request of an action step, known before the case starts; None for a deal step,
+    whose deck is composed from the state the step before left."""
+    if step.kind != "action":
+        return None
+    assert step.action is not None
+    return ("act", {"action": dict(step.action)})
 
 
 def interface_mismatch(scenario: Scenario, handshake: Handshake) -> str | None:

@@ -510,3 +510,101 @@ def test_spawning_a_missing_program_is_a_start_error() -> None:
     with pytest.raises(EngineStartError):
         session.spawn()
     session.close()
+
+
+# -- requests sent ahead (exchange's ``then``) ------------------------------------
+
+TRIO = {"kind": "trio", "cards": ["8C", "8D", "JK"]}
+PENALTY = ("penalty", {"profile": "argentine", "cards": EXAMPLE_CARDS})
+CHECK_MELD = ("check_meld", {"profile": "argentine", "meld": TRIO, "initial": True})
+
+
+def test_a_request_sent_ahead_is_answered_in_its_turn(make_session: Factory) -> None:
+    session = make_session()
+    session.start()
+    first = session.exchange(PENALTY, then=CHECK_MELD)
+    assert (first["id"], first["points"]) == (2, EXAMPLE_POINTS)
+    assert session.in_flight
+    second = session.exchange(None, then=PENALTY)
+    assert (second["id"], second["valid"]) == (3, True)
+    third = session.exchange(None)
+    assert third["id"] == 4 and not session.in_flight
+    assert penalty(session)["id"] == 5
+
+
+def test_exchange_refuses_to_lose_track_of_a_request(make_session: Factory) -> None:
+    session = make_session()
+    session.start()
+    with pytest.raises(HarnessError, match="no request was sent ahead"):
+        session.exchange(None)
+    session.exchange(PENALTY, then=CHECK_MELD)
+    with pytest.raises(HarnessError, match="still unanswered"):
+        penalty(session)
+    # Neither refusal sent anything: the answer in flight is still the next one.
+    assert session.exchange(None)["valid"] is True
+
+
+def test_an_error_answer_leaves_the_request_sent_ahead_in_flight(make_session: Factory) -> None:
+    session = make_session("--error-on", "penalty")
+    session.start()
+    with pytest.raises(EngineReportedError):
+        session.exchange(PENALTY, then=CHECK_MELD)
+    assert session.in_flight and session.alive
+    assert session.exchange(None)["valid"] is True
+
+
+def test_discard_drops_the_answer_sent_ahead(make_session: Factory) -> None:
+    session = make_session()
+    session.start()
+    session.exchange(PENALTY, then=CHECK_MELD)
+    session.discard()
+    assert not session.in_flight
+    session.discard()  # nothing in flight: nothing to do
+    assert penalty(session)["id"] == 4
+
+
+def test_an_invalid_request_is_not_sent_ahead(make_session: Factory) -> None:
+    session = make_session()
+    session.start()
+    bad = ("penalty", {"profile": "argentine", "cards": ["1S"]})
+    assert session.exchange(PENALTY, then=bad)["points"] == EXAMPLE_POINTS
+    assert not session.in_flight
+    # It fails in its own turn, as a plain request does, and nothing was sent.
+    with pytest.raises(InvalidRequest):
+        session.exchange(bad)
+    assert penalty(session)["id"] == 3
+
+
+def test_an_unsolicited_line_is_caught_whether_or_not_the_next_request_went_ahead(
+    make_session: Factory, tag: str
+) -> None:
+    session = make_session("--two-lines-on", "penalty")
+    session.start()
+    assert session.exchange(PENALTY, then=CHECK_MELD)["points"] == EXAMPLE_POINTS
+    # The extra line may or may not have arrived when the answer was read: either way
+    # the next exchange meets it as the same fault.
+    with pytest.raises(ProtocolError, match="unsolicited"):
+        session.exchange(None if session.in_flight else CHECK_MELD)
+    assert not session.alive
+    assert wait_gone(tag) == []
+
+
+def test_a_hang_on_the_request_sent_ahead_times_out_when_it_is_read(
+    make_session: Factory, tag: str
+) -> None:
+    session = make_session("--hang-on", "check_meld", timeout=0.5)
+    session.start()
+    assert session.exchange(PENALTY, then=CHECK_MELD)["points"] == EXAMPLE_POINTS
+    with pytest.raises(EngineTimeout):
+        session.discard()
+    assert not session.alive and not session.in_flight
+    assert wait_gone(tag) == []
+
+
+def test_close_with_a_request_in_flight_leaves_nothing(make_session: Factory, tag: str) -> None:
+    session = make_session("--hang-on", "check_meld")
+    session.start()
+    session.exchange(PENALTY, then=CHECK_MELD)
+    session.close()
+    assert not session.in_flight
+    assert wait_gone(tag) == []

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -186,3 +187,37 @@ def test_assumes_names_must_be_known(tmp_path: Path) -> None:
     )
     errors = load_corpus([bad], catalogue=CATALOGUE).errors
     assert any("unknown option 'maybe' of DISPUTE-19" in e.message for e in errors)
+
+
+TEE = Path(__file__).resolve().parents[2] / "benchmarks" / "tee_adapter.py"
+
+
+def test_a_case_that_fails_early_drops_the_answer_sent_ahead(tmp_path: Path) -> None:
+    # The harness sends an action step's request while it grades the answer before it.
+    # A case that fails at its first step has its second step in flight: that answer is
+    # read and dropped, and the next case is graded as if nothing had happened.
+    catalogue = load_catalogue()
+    corpus = load_corpus([Path(__file__).resolve().parents[2] / "scenarios"], catalogue=catalogue)
+    case = next(
+        s
+        for s in corpus.scenarios
+        if "argentine" in s.profiles
+        and s.level == "turns"
+        and len(s.steps) >= 3
+        and all(step.kind == "action" for step in s.steps)
+        and s.steps[0].expect == "accepted"
+        and not s.disputed
+    )
+    wrong = replace(
+        case, steps=(replace(case.steps[0], expect={"rejected": None}), *case.steps[1:])
+    )
+    record = tmp_path / "requests.jsonl"
+    argv = [sys.executable, str(TEE), str(record), "--", *REFERENCE]
+    run = run_scenarios(argv, [wrong, case], RunOptions(), catalogue=catalogue)
+    assert [r.status for r in run.results] == ["fail", "pass"]
+    assert run.results[0].failing_step is not None
+    assert run.results[0].failing_step.startswith("step 1 ")
+    ops = [json.loads(line)["op"] for line in record.read_text().splitlines()]
+    steps = len(case.steps)
+    # hello; the failing case: setup, step 1, step 2 (sent ahead); the passing case whole.
+    assert ops == ["hello", ops[1], "act", "act", ops[1], *["act"] * steps, "bye"]
