@@ -15,6 +15,9 @@ shared machine affects them alike, and the table shows medians:
   with a fresh adapter process per case (``--fresh-process``);
 - **peak memory**: the largest resident set of a ``conformance run`` (harness or adapter).
 
+The harness and the reference are byte-compiled first (``--source`` skips it), so the
+start-up rows time what an installed copy runs rather than Python's compiler.
+
 ``--workers`` adds the cost of ``--workers N`` with the reference and with an engine
 slowed to 10 ms per answer. Run from the repository root::
 
@@ -24,6 +27,7 @@ slowed to 10 ms per answer. Run from the repository root::
 from __future__ import annotations
 
 import argparse
+import compileall
 import functools
 import os
 import platform
@@ -125,6 +129,19 @@ def record_requests(
     return record.read_bytes().splitlines(keepends=True)
 
 
+def byte_compile() -> bool:
+    """Byte-compile the harness and the reference as ``pip install`` does; True if it did.
+
+    A user's installed copy starts from byte code. A checkout on a machine that sets
+    PYTHONDONTWRITEBYTECODE (as this project's CI machines do) would otherwise compile
+    every module at every start, and the start-up rows would time the compiler.
+    """
+    done = True
+    for package in ("conformance", "reference"):
+        done &= bool(compileall.compile_dir(ROOT / package, quiet=1))
+    return done
+
+
 def main() -> int:
     """Measure every row ``--repeat`` times, interleaved, and print one Markdown table."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -138,7 +155,14 @@ def main() -> int:
     parser.add_argument(
         "--profile", default=DEFAULT_PROFILE, help="the profile whose slice is run (as `run`)"
     )
+    parser.add_argument(
+        "--source",
+        action="store_true",
+        help="do not byte-compile first: time start-up from source, as a checkout without "
+        "__pycache__ has it",
+    )
     args = parser.parse_args()
+    compiled = not args.source and byte_compile()
 
     loaded = load_corpus([default_corpus_dir()], catalogue=load_catalogue())
     if loaded.errors:
@@ -196,7 +220,8 @@ def main() -> int:
     print(
         f"{len(scenarios)} scenarios, {len(lines)} request lines; median of {args.repeat} "
         f"interleaved rounds; Python {platform.python_version()}, {os.cpu_count()} CPUs, "
-        f"load average {os.getloadavg()[0]:.1f} at the end\n"
+        f"load average {os.getloadavg()[0]:.1f} at the end; "
+        + ("modules byte-compiled, as installed\n" if compiled else "modules from source\n")
     )
     print("| measurement | median | target | |")
     print("|---|---|---|---|")

@@ -13,6 +13,7 @@ that leans on another option says so with ``disputed`` or ``assumes``.
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cache
@@ -57,7 +58,8 @@ class Pack:
     def canonical_order(self) -> tuple[str, ...]:
         """The pack in canonical order: AS..KS AH..KH AD..KD AC..KC, ``copies`` times, then
         the jokers (docs/scenario-format.md)."""
-        naturals = tuple(rank + suit for suit in SUITS for rank in RANKS)
+        # Interned, like the corpus's own card codes, so a cached state stores each once.
+        naturals = tuple(sys.intern(rank + suit) for suit in SUITS for rank in RANKS)
         return naturals * self.copies + (JOKER,) * self.jokers
 
 

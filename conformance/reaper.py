@@ -21,8 +21,6 @@ whichever session ends first.
 from __future__ import annotations
 
 import contextlib
-import ctypes
-import ctypes.util
 import os
 import signal
 import sys
@@ -54,8 +52,12 @@ def become_subreaper() -> bool:
         return True
     if not sys.platform.startswith("linux"):
         return False
+    import ctypes  # here: only `run` needs it, and `check` starts faster without it
+
     try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+        # The running program's own symbols include libc's prctl: no library search
+        # (find_library runs ldconfig in a subprocess).
+        libc = ctypes.CDLL(None, use_errno=True)
         done = bool(libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0)
     except (OSError, AttributeError):
         done = False
