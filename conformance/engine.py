@@ -124,16 +124,28 @@ class Handshake:
     profile_rulings: Mapping[str, Mapping[str, str]] = field(
         default_factory=lambda: MappingProxyType({}), hash=False
     )
+    #: Profile name -> the player counts the engine plays there, replacing ``players``.
+    profile_players: Mapping[str, tuple[int, ...]] = field(
+        default_factory=lambda: MappingProxyType({}), hash=False
+    )
 
     def rulings_for(self, profile: str) -> Mapping[str, str]:
         """The rulings the engine plays in ``profile``: its ``profile_rulings`` map for that
         profile when it gives one, else ``rulings`` (docs/protocol.md §2)."""
         return self.profile_rulings.get(profile, self.rulings)
 
+    def players_for(self, profile: str) -> tuple[int, ...]:
+        """The player counts the engine plays in ``profile``: its ``profile_players`` list
+        for that profile when it gives one, else ``players`` (docs/protocol.md §2)."""
+        return self.profile_players.get(profile, self.players)
+
     def for_profile(self, profile: str) -> Handshake:
-        """This handshake as graded in ``profile``: ``rulings`` are that profile's."""
-        chosen = self.rulings_for(profile)
-        return self if chosen is self.rulings else replace(self, rulings=chosen)
+        """This handshake as graded in ``profile``: ``rulings`` and ``players`` are that
+        profile's."""
+        rulings, players = self.rulings_for(profile), self.players_for(profile)
+        if rulings is self.rulings and players is self.players:
+            return self
+        return replace(self, rulings=rulings, players=players)
 
     def as_dict(self) -> dict[str, Any]:
         """Return a JSON-ready description (for report headers)."""
@@ -159,6 +171,15 @@ class Handshake:
                     }
                 }
                 if self.profile_rulings
+                else {}
+            ),
+            **(
+                {
+                    "profile_players": {
+                        name: list(counts) for name, counts in sorted(self.profile_players.items())
+                    }
+                }
+                if self.profile_players
                 else {}
             ),
         }
@@ -189,6 +210,12 @@ class Handshake:
             players=tuple(sorted(set(answer.get("players", default_players(answer["profiles"]))))),
             unmodelled=frozenset(answer.get("unmodelled", ())),
             profile_rulings=MappingProxyType(profile_rulings),
+            profile_players=MappingProxyType(
+                {
+                    name: tuple(sorted(set(counts)))
+                    for name, counts in answer.get("profile_players", {}).items()
+                }
+            ),
         )
 
 

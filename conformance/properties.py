@@ -695,7 +695,7 @@ def run_properties(
     if handshake is None or not {"turns", "deals"} <= handshake.capabilities:
         return []
     facts = default_profiles()[profile]
-    players = tuple(n for n in handshake.players if n in facts.players)
+    players = tuple(n for n in handshake.players_for(profile) if n in facts.players)
     if profile not in handshake.profiles or not players:
         return []
     run = _Run(session, seed, players, facts)

@@ -269,7 +269,7 @@ def smoke(
             checks.append(SmokeCheck("capabilities", False, "claims no capability with ops"))
         if "deals" in handshake.capabilities and "turns" not in handshake.capabilities:
             checks.append(SmokeCheck("capabilities", False, "'deals' needs 'turns' too"))
-        shared = [n for n in handshake.players if n in facts.players]
+        shared = [n for n in handshake.players_for(profile) if n in facts.players]
         if not shared:
             counts = ", ".join(map(str, facts.players))
             detail = f"the engine plays none of the {profile} player counts ({counts})"

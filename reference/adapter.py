@@ -222,6 +222,11 @@ class Adapter:
             "players": sorted(
                 {n for p in self.profiles.values() for n in range(p.min_players, p.max_players + 1)}
             ),
+            # ...and the counts of each profile (docs/protocol.md §2): 2-4 in argentine, not 2-8.
+            "profile_players": {
+                name: list(range(profile.min_players, profile.max_players + 1))
+                for name, profile in sorted(self.profiles.items())
+            },
             # docs/protocol.md §8: each other profile's options, replacing `rulings` for it.
             "profile_rulings": {
                 name: dict(profile.rulings)

@@ -493,3 +493,41 @@ def test_a_chilean_case_is_graded_by_the_engines_chilean_ruling(
     assert main(["run", "--profile", "chilean", str(case), "--json", str(out)]) == 0
     result = json.loads(out.read_text())["cases"][0]
     assert (result["status"], result.get("option")) == ("pass", "bury")
+
+
+# --------------------------------------------------------------------------- profile_players
+
+
+def test_a_profiles_own_player_counts_replace_the_general_ones_in_that_profile_only() -> None:
+    from conformance.engine import Handshake
+
+    hs = Handshake.from_hello(
+        _hello(players=[2, 3, 4, 5, 6], profile_players={"argentine": [4, 2, 3, 3]})
+    )
+    assert hs.for_profile("argentine").players == (2, 3, 4)
+    assert hs.players_for("chilean") == (2, 3, 4, 5, 6)  # not named: the general list
+    assert hs.for_profile("chilean").players == (2, 3, 4, 5, 6)
+    assert hs.as_dict()["profile_players"] == {"argentine": [2, 3, 4]}
+    assert "profile_players" not in Handshake.from_hello(_hello()).as_dict()
+
+
+def test_a_case_for_a_count_the_engine_plays_elsewhere_is_unsupported_in_this_profile() -> None:
+    # The engine plays 2 to 8 players overall, but 2 or 3 in argentine: an argentine
+    # 4-player case is not a failure of its rules but a count it does not deal there.
+    from conformance.runner import RunOptions, run_scenarios
+    from conformance.scenarios import load_corpus
+
+    root = Path(__file__).resolve().parents[2]
+    proxy = root / "tests" / "fake_adapters" / "real_engine_proxy.py"
+    argv = [sys.executable, str(proxy), "--profile-players", '{"argentine": [2, 3]}']
+    catalogue = load_catalogue()
+    scenarios = load_corpus([root / "scenarios" / "deal"], catalogue=catalogue).scenarios
+    chosen = [s for s in scenarios if "argentine" in s.profiles]
+    run = run_scenarios(argv, chosen, RunOptions(), catalogue=catalogue)
+    statuses = Counter(r.status for r in run.results)
+    set_aside = [
+        r for r in run.results if r.status == "unsupported" and "plays 4 players" in (r.note or "")
+    ]
+    assert set_aside, [(r.id, r.status, r.note) for r in run.results]
+    assert all("declares players 2, 3" in (r.note or "") for r in set_aside)
+    assert statuses["fail"] == statuses["error"] == 0, run.results

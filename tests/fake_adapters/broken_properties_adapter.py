@@ -40,6 +40,8 @@ def bend(mode: str, request: dict[str, Any], answer: dict[str, Any], acts: int) 
     op = request.get("op")
     if mode == "no-dealer-three-four":
         if op == "hello":
+            # An engine declaring one list of counts for every profile it plays.
+            answer = {k: v for k, v in answer.items() if k != "profile_players"}
             return {**answer, "players": [3, 4], "unmodelled": ["dealer"]}
         if op in ("new_game", "start_deal") and request.get("players") == 2:
             message = "this engine deals 3 or 4 players"

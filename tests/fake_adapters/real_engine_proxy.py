@@ -87,7 +87,11 @@ class Proxy:
             if args.own_ends:
                 answer["run_ends"] = "engine"
             if args.players:
+                # One list for every profile, as most engines declare it.
+                answer.pop("profile_players", None)
                 answer["players"] = [int(p) for p in args.players.split(",")]
+            if args.profile_players:
+                answer["profile_players"] = json.loads(args.profile_players)
             if args.no_dealer:
                 answer["unmodelled"] = ["dealer"]
             return answer
@@ -97,6 +101,12 @@ class Proxy:
             players = (request.get("state") or request)["players"]
             if str(players) not in args.players.split(","):
                 message = f"this engine does not deal {players} players"
+                return {"id": rid, "error": {"kind": "unsupported", "message": message}}
+        if args.profile_players and op in ("load_state", "start_deal", "new_game"):
+            given = request.get("state") or request
+            counts = json.loads(args.profile_players).get(given["profile"])
+            if counts is not None and given["players"] not in counts:
+                message = f"this engine deals {counts} players in {given['profile']}"
                 return {"id": rid, "error": {"kind": "unsupported", "message": message}}
         if args.declare_only:
             return self.finish(self.ask(request))  # claims the choices, reads like the reference
@@ -149,6 +159,9 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--own-order", action="store_true", help="arrange runs itself")
     parser.add_argument("--own-ends", action="store_true", help="pick lay-off/swap ends itself")
     parser.add_argument("--players", help="comma-separated player counts it deals")
+    parser.add_argument(
+        "--profile-players", help="JSON: profile -> the counts it deals there (and no other)"
+    )
     parser.add_argument("--no-dealer", action="store_true", help="keep no dealer")
     parser.add_argument(
         "--unsupported", action="append", default=[], help="an op or action type it lacks"
