@@ -116,6 +116,8 @@ class ProfileData:
     lowering_turn_closer_score: int | None = None
     """What the closer scores when the hand empties on their laying-down turn, when it is
     not ``closer_score`` (perla: -30, PERLA-SCORE-1)."""
+    cut: bool = False
+    """Whether a deal may be cut (docs/protocol.md §10; perla, PERLA-CUT-1)."""
 
     def rule_id(self, rule: str) -> str:
         """The ID under which this profile states ``rule`` (``CARDS-1`` -> ``CHILE-CARDS-1``)."""
@@ -259,6 +261,7 @@ def _parse(name: str, entry: Mapping[str, Any]) -> ProfileData:
         own_rules=MappingProxyType(dict(entry.get("own_rules", {}))),
         wild_cards=frozenset(entry.get("wild_cards", ())),
         lowering_turn_closer_score=entry.get("lowering_turn_closer_score"),
+        cut=entry.get("cut", False),
     )
 
 

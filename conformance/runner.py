@@ -485,7 +485,9 @@ class CaseRunner:
             except ProfileError as exc:
                 raise _Unsupported(f"{where}: {exc}") from None
             deck = step.deck.compose(players, dealer, deal_number, pack)
-            answer = self._exchange((step.kind, {"deck": deck}), then)
+            # perla's cut (docs/protocol.md §10), sent only when the step gives one.
+            cut = {} if step.deck.cut is None else {"cut": step.deck.cut}
+            answer = self._exchange((step.kind, {"deck": deck, **cut}), then)
         after: dict[str, Any] = answer["state"]
         options = self._state_options()
         found = compare_outcome(expected(step.expect), answer, reasons=reasons)

@@ -112,6 +112,8 @@ class DeckSpec:
     deck: tuple[str, ...] | None = None
     dealer: int | None = None
     deal_number: int | None = None
+    #: perla's cut (docs/protocol.md §10), sent with the deck when the case gives one.
+    cut: int | None = None
 
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any]) -> DeckSpec:
@@ -125,6 +127,7 @@ class DeckSpec:
             deck=tuple(data["deck"]) if "deck" in data else None,
             dealer=data.get("dealer"),
             deal_number=data.get("deal_number"),
+            cut=data.get("cut"),
         )
 
     def compose(
@@ -791,6 +794,12 @@ class _DocChecker:
         profile: ProfileData | None = None,
     ) -> None:
         profile = profile or _default_profile()
+        if spec.cut is not None and not profile.cut:
+            self.error(
+                f"profile {profile.name} deals without a cut: only a profile that cuts "
+                "(perla, docs/protocol.md §10) takes one",
+                [*path, "cut"],
+            )
         if deal_number is not None and not self.check_deal_number(
             deal_number, profile, [*path, "deal_number"]
         ):
@@ -893,6 +902,9 @@ class _DocChecker:
                 if level != "deals":
                     self.error(f"{kind} steps need level deals", [*path, kind])
                 spec = DeckSpec.from_mapping(item[kind])
+                if spec.cut is not None and kind == "redeal":
+                    # redeal is the same deal dealt again: the protocol gives it no cut.
+                    self.error("a redeal step takes no cut (only next_deal)", [*path, kind, "cut"])
                 for facts in known:
                     self.check_deck(spec, [*path, kind], players, spec.deal_number, facts)
                 steps.append(Step(i, kind, None, spec, item.get("expect"), item.get("state"), line))

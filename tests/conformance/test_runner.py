@@ -221,3 +221,27 @@ def test_a_case_that_fails_early_drops_the_answer_sent_ahead(tmp_path: Path) -> 
     steps = len(case.steps)
     # hello; the failing case: setup, step 1, step 2 (sent ahead); the passing case whole.
     assert ops == ["hello", ops[1], "act", "act", ops[1], *["act"] * steps, "bye"]
+
+
+PERLA_ROUNDS = Path(__file__).resolve().parents[2] / "scenarios" / "perla" / "rounds.yaml"
+
+
+@pytest.mark.parametrize(("cut", "totals"), [(40, [69, -30, 89]), (41, [79, -30, 89])])
+def test_a_next_deal_step_sends_its_cut(tmp_path: Path, cut: int, totals: list[int]) -> None:
+    # cc-1965 deals round 8 (13 cards each, 3 players) with player 1 dealing: the cutter is
+    # player 0, the dealer's left-hand neighbour. 3 x 13 + 1 = 40 cards left for the dealer
+    # is a perfect cut, -10 for the cutter (003 L31, DISPUTE-67 minus_ten); 41 is not.
+    text = PERLA_ROUNDS.read_text(encoding="utf-8").split("\n---\n")[0]
+    text = text.replace("id: cc-1965", "id: cc-1001", 1)
+    text = text.replace("next_deal: {deck_top: [KD]}", f"next_deal: {{deck_top: [KD], cut: {cut}}}")
+    text = text.replace("totals: [79, -30, 89], opened", f"totals: {totals}, opened", 1)
+    case = tmp_path / "cut.yaml"
+    case.write_text(text, encoding="utf-8")
+    loaded = load_corpus([case], catalogue=load_catalogue())
+    assert loaded.errors == ()
+    (scenario,) = loaded.scenarios
+    assert scenario.steps[-1].deck is not None and scenario.steps[-1].deck.cut == cut
+    run = run_scenarios(
+        REFERENCE, [scenario], RunOptions(profile="perla"), catalogue=load_catalogue()
+    )
+    assert run.results[0].status == "pass", run.results[0].diff

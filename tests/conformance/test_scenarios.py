@@ -294,3 +294,47 @@ def test_a_fuzz_draft_id_is_refused_unless_the_case_is_a_draft(tmp_path: Path) -
     assert (
         load_file(write(tmp_path, turns_doc("cc-7999"), "c.yaml"), catalogue=CATALOGUE).errors == ()
     )
+
+
+DEAL_CASE = """id: cc-0501
+title: a dealt case
+rules: [TURN-2]
+source: "000 §03"
+profiles: [{profile}]
+level: deals
+review: checked
+setup:
+  deal:
+    players: 2
+    deal_number: 1
+    dealer: 0
+    deck_top: [KD]
+{setup_cut}steps:
+  - action: {{type: draw_stock, player: 1}}
+    expect: accepted
+  - {kind}: {{deck_top: [KD]{step_cut}}}
+    expect: rejected
+"""
+
+
+@pytest.mark.parametrize(
+    ("profile", "kind", "setup_cut", "step_cut", "refused"),
+    [
+        ("perla", "next_deal", "    cut: 23\n", ", cut: 23", []),
+        ("argentine", "next_deal", "    cut: 23\n", "", ["    cut: 23"]),
+        ("argentine", "next_deal", "", ", cut: 23", ["  - next_deal"]),
+        ("perla", "redeal", "", ", cut: 23", ["  - redeal"]),
+    ],
+)
+def test_a_cut_is_taken_only_by_a_profile_that_cuts_and_only_where_a_deal_is_new(
+    tmp_path: Path, profile: str, kind: str, setup_cut: str, step_cut: str, refused: list[str]
+) -> None:
+    text = DEAL_CASE.format(profile=profile, kind=kind, setup_cut=setup_cut, step_cut=step_cut)
+    errors = load_file(write(tmp_path, text), catalogue=load_catalogue()).errors
+    lines = text.splitlines()
+    # Each refusal names the case and the line of the cut it refuses.
+    wanted = [next(n for n, line in enumerate(lines, 1) if line.startswith(s)) for s in refused]
+    assert [e.line for e in errors] == wanted, [str(e) for e in errors]
+    for error in errors:
+        assert error.scenario_id == "cc-0501"
+        assert "cut" in error.message
