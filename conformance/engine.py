@@ -128,6 +128,9 @@ class Handshake:
     profile_players: Mapping[str, tuple[int, ...]] = field(
         default_factory=lambda: MappingProxyType({}), hash=False
     )
+    _views: dict[str, Handshake] = field(
+        default_factory=dict, init=False, repr=False, compare=False, hash=False
+    )
 
     def rulings_for(self, profile: str) -> Mapping[str, str]:
         """The rulings the engine plays in ``profile``: its ``profile_rulings`` map for that
@@ -142,10 +145,14 @@ class Handshake:
     def for_profile(self, profile: str) -> Handshake:
         """This handshake as graded in ``profile``: ``rulings`` and ``players`` are that
         profile's."""
-        rulings, players = self.rulings_for(profile), self.players_for(profile)
-        if rulings is self.rulings and players is self.players:
-            return self
-        return replace(self, rulings=rulings, players=players)
+        view = self._views.get(profile)
+        if view is None:
+            rulings, players = self.rulings_for(profile), self.players_for(profile)
+            unchanged = rulings is self.rulings and players is self.players
+            # Made once per profile: the runner asks for it at every case.
+            view = self if unchanged else replace(self, rulings=rulings, players=players)
+            self._views[profile] = view
+        return view
 
     def as_dict(self) -> dict[str, Any]:
         """Return a JSON-ready description (for report headers)."""
@@ -864,6 +871,8 @@ class EngineSession:
                     f"no answer to {op} (id {request_id}) within {timeout:g} s", timeout=timeout
                 )
             item = self._stdout.next(min(remaining, _POLL))
+            if type(item) is bytes:
+                break  # a complete line: the usual case, tested first
             if item is None:
                 # An exited adapter whose stdout is held open by a grandchild
                 # never sends EOF: notice the exit itself, not the timeout.
@@ -885,30 +894,30 @@ class EngineSession:
                     f"answer to {op} (id {request_id}) is longer than the limit of "
                     f"{self.max_line_bytes} bytes (already {item.seen} bytes)"
                 )
-            if then is not None:
-                self._send_ahead(then)
-            answer = decode_line(item)
-            if "id" not in answer:
-                raise ProtocolError(
-                    f"answer to {op} has no id (expected {request_id})", pointer="/id"
-                )
-            earlier = answer["id"]
-            if isinstance(earlier, int) and not isinstance(earlier, bool) and earlier < request_id:
-                # A line left over from an earlier request (a second answer, chatter) that
-                # reached us only now: the same fault as one seen between requests.
-                raise ProtocolError(
-                    f"unsolicited line after the answer to request {request_id - 1}: {item[:200]!r}"
-                )
-            if answer["id"] != request_id or isinstance(answer["id"], bool):
-                raise ProtocolError(
-                    f"answer to {op} has id {answer['id']!r}, expected {request_id}", pointer="/id"
-                )
-            if op != "hello" or "error" in answer:
-                # hello is checked by the caller, which looks at the version first.
-                validate_response(op, answer)
-            if "error" in answer:
-                raise EngineReportedError(answer["error"]["kind"], answer["error"]["message"])
-            return answer
+        assert isinstance(item, bytes)
+        if then is not None:
+            self._send_ahead(then)
+        answer = decode_line(item)
+        if "id" not in answer:
+            raise ProtocolError(f"answer to {op} has no id (expected {request_id})", pointer="/id")
+        earlier = answer["id"]
+        # type() is: a bool is not an id, though it is an int.
+        if type(earlier) is int and earlier < request_id:
+            # A line left over from an earlier request (a second answer, chatter) that
+            # reached us only now: the same fault as one seen between requests.
+            raise ProtocolError(
+                f"unsolicited line after the answer to request {request_id - 1}: {item[:200]!r}"
+            )
+        if earlier != request_id or isinstance(earlier, bool):
+            raise ProtocolError(
+                f"answer to {op} has id {earlier!r}, expected {request_id}", pointer="/id"
+            )
+        if op != "hello" or "error" in answer:
+            # hello is checked by the caller, which looks at the version first.
+            validate_response(op, answer)
+        if "error" in answer:
+            raise EngineReportedError(answer["error"]["kind"], answer["error"]["message"])
+        return answer
 
     def _write(self, data: bytes, op: str, deadline: float, timeout: float) -> None:
         assert self._proc is not None and self._proc.stdin is not None
