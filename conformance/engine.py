@@ -33,7 +33,6 @@ import signal
 import subprocess
 import threading
 import time
-import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType, TracebackType
@@ -651,7 +650,7 @@ class EngineSession:
         self._ahead = None
         self.handshake = None
         # Descendants inherit the token, which names their session to the reaper.
-        self._token = uuid.uuid4().hex
+        self._token = os.urandom(16).hex()  # no uuid import: it pulls in platform
         env = {**(self.env if self.env is not None else os.environ), SESSION_VARIABLE: self._token}
         with _REGISTRY_LOCK:
             if _refusing:

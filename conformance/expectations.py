@@ -24,8 +24,6 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from conformance.report import atomic_write_text
 from conformance.runner import CaseResult
 from conformance.validation import SchemaValidator
@@ -79,6 +77,8 @@ def load_expectations(path: Path | str) -> Expectations:
         raise ExpectationsError(f"cannot read expectations file {target}: {exc.strerror}") from exc
     if isinstance(text, FileProblem):
         raise ExpectationsError(f"expectations file {target}:{text.line}: {text.message}")
+    import yaml  # here: a run without an expectations file never needs YAML
+
     try:
         if target.suffix == ".json":
             data: Any = json.loads(text)
@@ -206,6 +206,8 @@ def write_expectations(
     if target.suffix == ".json":
         text = json.dumps(document, indent=2) + "\n"
     else:
+        import yaml
+
         header = "# Known failures of this engine; fill in each reason.\n"
         text = header + yaml.safe_dump(document, sort_keys=True, default_flow_style=False)
     atomic_write_text(target, text)

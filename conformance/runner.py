@@ -19,7 +19,7 @@ import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from conformance.catalogue import Catalogue
 from conformance.compare import (
@@ -40,9 +40,11 @@ from conformance.errors import (
     InvalidRequest,
 )
 from conformance.profiles import DEFAULT_PROFILE, ProfileError, default_profiles
-from conformance.properties import PropertyResult, run_properties
 from conformance.scenarios import Scenario, Step, corpus_digest, resolve_option
 from conformance.textsafe import cap_total
+
+if TYPE_CHECKING:  # imported where used: only --properties needs the laws
+    from conformance.properties import PropertyResult
 
 STATUSES = ("pass", "fail", "error", "unsupported", "not_run", "xfail", "xpass")
 
@@ -760,6 +762,8 @@ def check_properties(
 
     Never raises for engine trouble: an adapter that cannot start is one failed result.
     """
+    from conformance.properties import PropertyResult, run_properties
+
     try:
         session = start_session(argv, options)
     except EngineError as exc:
