@@ -1169,17 +1169,21 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+#: Commands that never start an adapter, so never need to adopt its orphans.
+_NO_ADAPTERS = frozenset({"check", "coverage", "report"})
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``carioca-conformance``; returns the exit code."""
     parser = build_parser()
-    if argv is None:
-        # The command line (not a library caller such as pytest): adopt the orphans
-        # adapters leave behind, so they can be killed (conformance/reaper.py).
-        become_subreaper()
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # argparse exits 2 on usage errors, 0 on --help
         return int(exc.code) if isinstance(exc.code, int) else EXIT_USAGE
+    if argv is None and args.command not in _NO_ADAPTERS:
+        # The command line (not a library caller such as pytest): adopt the orphans
+        # adapters leave behind, so they can be killed (conformance/reaper.py).
+        become_subreaper()
     try:
         code: int = args.func(args)
     except UsageError as exc:
