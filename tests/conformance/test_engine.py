@@ -592,7 +592,7 @@ def test_an_unsolicited_line_is_caught_whether_or_not_the_next_request_went_ahea
 def test_a_hang_on_the_request_sent_ahead_times_out_when_it_is_read(
     make_session: Factory, tag: str
 ) -> None:
-    session = make_session("--hang-on", "check_meld", timeout=0.5)
+    session = make_session("--hang-on", "check_meld")
     session.start()
     assert session.exchange(PENALTY, then=CHECK_MELD)["points"] == EXAMPLE_POINTS
     with pytest.raises(EngineTimeout):
