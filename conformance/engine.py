@@ -423,14 +423,17 @@ class _StderrDrain(threading.Thread):
         with self._lock:
             self._read_available(budget)
 
-    def tail(self, limit: int, since: int = 0) -> str:
-        """The last ``limit`` characters, of what was written after byte ``since`` only.
+    def tail(self, limit: int, since: int = 0, until: int | None = None) -> str:
+        """The last ``limit`` characters, of what was written after byte ``since`` only
+        (and, given ``until``, before byte ``until``).
 
         Engine text: escaped by :func:`conformance.textsafe.safe_tail`.
         """
         with self._lock:
             data = bytes(self._buf)
             kept_from = self.total - len(data)
+        if until is not None:
+            data = data[: max(0, until - kept_from)]
         if since > kept_from:
             data = data[since - kept_from :]
         return safe_tail(data.decode("utf-8", errors="replace"), limit)
@@ -533,6 +536,18 @@ Request = tuple[str, Mapping[str, Any]]
 
 
 @dataclass(frozen=True)
+class Ahead:
+    """A request for :meth:`EngineSession.exchange`'s ``then`` with options of its own."""
+
+    request: Request
+    #: Its own time limit, from when it is sent (default: the session's ``timeout``).
+    timeout: float | None = None
+    #: The first request of the next case: what the adapter writes to stderr from now on
+    #: belongs to that case (:meth:`EngineSession.mark_stderr` takes this point).
+    opens_section: bool = False
+
+
+@dataclass(frozen=True)
 class _Sent:
     """A request written to the adapter whose answer has not been read yet."""
 
@@ -582,6 +597,8 @@ class EngineSession:
         self._token = ""
         # A request sent ahead (exchange's ``then``), or the error its sending met.
         self._ahead: _Sent | EngineError | None = None
+        # Where the stderr section of a case whose first request went ahead begins.
+        self._ahead_mark: int | None = None
 
     # -- life cycle ---------------------------------------------------------
 
@@ -648,6 +665,7 @@ class EngineSession:
         self._next_id = 1
         self._broken = False
         self._ahead = None
+        self._ahead_mark = None
         self.handshake = None
         # Descendants inherit the token, which names their session to the reaper.
         self._token = os.urandom(16).hex()  # no uuid import: it pulls in platform
@@ -715,7 +733,14 @@ class EngineSession:
             self._in_use.release()
 
     def mark_stderr(self) -> None:
-        """Start a new stderr section (a new case): tails then show what came after it."""
+        """Start a new stderr section (a new case): tails then show what came after it.
+
+        When the case's first request went ahead (``Ahead.opens_section``), the section
+        starts where that request was sent.
+        """
+        if self._ahead_mark is not None:
+            self._stderr_mark, self._ahead_mark = self._ahead_mark, None
+            return
         if self._drain is None:
             self._stderr_mark = 0
             return
@@ -732,8 +757,10 @@ class EngineSession:
         if self._drain is None:
             return ""
         self._drain.catch_up()
-        section = self._drain.tail(limit, since=self._stderr_mark)
-        return section or self._drain.tail(limit)
+        # Not what the next case's request, sent ahead, made the adapter write.
+        until = self._ahead_mark
+        section = self._drain.tail(limit, since=self._stderr_mark, until=until)
+        return section or self._drain.tail(limit, until=until)
 
     # -- requests -----------------------------------------------------------
 
@@ -752,7 +779,9 @@ class EngineSession:
         """True while a request sent ahead (``exchange``'s ``then``) awaits its answer."""
         return self._ahead is not None
 
-    def exchange(self, request: Request | None, *, then: Request | None = None) -> dict[str, Any]:
+    def exchange(
+        self, request: Request | None, *, then: Request | Ahead | None = None
+    ) -> dict[str, Any]:
         """Like :meth:`request`, and able to send the next request ahead.
 
         ``request`` None reads the answer to the request sent ahead by the previous call.
@@ -775,12 +804,13 @@ class EngineSession:
             raise HarnessError("a request sent ahead is still unanswered: read or discard it")
         if request is not None and self.validate_requests:
             validate_request(request[0], {"id": self._next_id, "op": request[0], **request[1]})
-        if then is not None and self.validate_requests:
-            message = {"id": self._next_id + 1, "op": then[0], **then[1]}
-            if not request_is_valid(then[0], message):
-                then = None  # sent in its own turn, where its InvalidRequest belongs
+        ahead = then if isinstance(then, Ahead) or then is None else Ahead(then)
+        if ahead is not None and self.validate_requests:
+            op, fields = ahead.request
+            if not request_is_valid(op, {"id": self._next_id + 1, "op": op, **fields}):
+                ahead = None  # sent in its own turn, where its InvalidRequest belongs
         with self._in_use:
-            return self._request(request, then)
+            return self._request(request, ahead)
 
     def discard(self) -> None:
         """Read and drop the answer to the request sent ahead, if any.
@@ -789,10 +819,11 @@ class EngineSession:
         """
         if self._ahead is None:
             return
+        self._ahead_mark = None  # the case it would have opened does not follow
         with contextlib.suppress(EngineReportedError):
             self.exchange(None)
 
-    def _request(self, request: Request | None, then: Request | None) -> dict[str, Any]:
+    def _request(self, request: Request | None, then: Ahead | None) -> dict[str, Any]:
         if self._proc is None:
             raise HarnessError("session closed")
         try:
@@ -847,18 +878,23 @@ class EngineSession:
         self._write(encode_request(message), op, deadline, timeout)
         return _Sent(op, request_id, deadline, timeout)
 
-    def _send_ahead(self, then: Request) -> None:
+    def _send_ahead(self, then: Ahead) -> None:
         """Write ``then`` now if the adapter is quiet and running; keep a failure for later."""
         assert self._proc is not None and self._stdout is not None
         if not self._stdout.quiet() or self._proc.poll() is not None:
             return
+        if then.opens_section and self._drain is not None:
+            # Everything the adapter wrote before this answer is in the pipe by now.
+            self._drain.catch_up()
+            self._ahead_mark = self._drain.total
+        timeout = self.timeout if then.timeout is None else then.timeout
         try:
-            self._ahead = self._send(then[0], then[1], self.timeout)
+            self._ahead = self._send(then.request[0], then.request[1], timeout)
         except EngineError as exc:
             # Raised when the caller asks for this answer, not against the answer in hand.
             self._ahead = exc
 
-    def _collect(self, sent: _Sent, then: Request | None = None) -> dict[str, Any]:
+    def _collect(self, sent: _Sent, then: Ahead | None = None) -> dict[str, Any]:
         """Read the answer to ``sent``, send ``then`` ahead, check the answer's id and schema."""
         assert self._proc is not None and self._stdout is not None
         op, request_id, deadline, timeout = sent.op, sent.id, sent.deadline, sent.timeout
@@ -998,6 +1034,7 @@ class EngineSession:
         if proc is None:
             return
         self._ahead = None
+        self._ahead_mark = None
         assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
         with contextlib.suppress(OSError):
             proc.stdin.close()

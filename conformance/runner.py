@@ -31,7 +31,7 @@ from conformance.compare import (
     engine_message,
     format_mismatches,
 )
-from conformance.engine import EngineSession, Handshake, Request
+from conformance.engine import Ahead, EngineSession, Handshake, Request
 from conformance.errors import (
     EngineError,
     EngineReportedError,
@@ -199,17 +199,25 @@ class CaseRunner:
         self._cases_on_session = 0
         self._deadline = 0.0
         self._dealer: int | None = None
+        # The next case's first request, sent with this case's last (cross-case ahead),
+        # and the case it was sent for once it went.
+        self._upcoming: Scenario | None = None
+        self._next_first: Ahead | None = None
+        self._sent_for: Scenario | None = None
 
     # -- requests -------------------------------------------------------------
 
     def _request(self, op: str, **fields: Any) -> dict[str, Any]:
         return self._exchange((op, fields))
 
-    def _exchange(self, request: Request | None, then: Request | None = None) -> dict[str, Any]:
+    def _exchange(
+        self, request: Request | None, then: Request | Ahead | None = None
+    ) -> dict[str, Any]:
         """The answer to ``request`` (None: to the one sent ahead); ``then`` is sent ahead.
 
-        Sending the case's next request before grading this answer lets the adapter work
-        while the harness compares (conformance/engine.py ``exchange``).
+        Sending the next request before grading this answer lets the adapter work while
+        the harness compares (conformance/engine.py ``exchange``): the case's next action
+        or check, or after its last request the next case's first.
         """
         remaining = self._deadline - time.monotonic()
         if remaining <= 0:
@@ -224,15 +232,37 @@ class CaseRunner:
             raise
         finally:
             self.session.timeout = self.options.timeout
+            if then is not None and then is self._next_first and self.session.in_flight:
+                self._sent_for = self._upcoming
 
     def _settle(self) -> None:
-        """Drop the answer to a request sent ahead that the case, once decided, did not need.
+        """Drop the answer to a request sent ahead that the case, once decided, did not need
+        (not the next case's first request: that case reads it).
 
         Misbehaviour in that answer breaks the session; the next case restarts it.
         """
-        if self.session.in_flight:
+        if self.session.in_flight and self._sent_for is None:
             with contextlib.suppress(EngineError):
                 self.session.discard()
+
+    def _first_request(self, upcoming: Scenario | None, handshake: Handshake) -> Ahead | None:
+        """The first request of ``upcoming``, to send ahead with this case's last; None when
+        that case sends none (it will be unsupported) or should not be sent early."""
+        if upcoming is None or self.options.fresh_process:
+            return None
+        profile = self.options.profile
+        option = graded_option(upcoming, handshake, profile, self.catalogue)
+        if self._unsupported(upcoming, handshake, option) is not None:
+            return None
+        if upcoming.level == "melds":
+            if not upcoming.checks:
+                return None
+            check = upcoming.checks[0]
+            request: Request = (check.op, {"profile": profile, **check.request})
+        else:
+            request = self._setup_request(upcoming, profile)
+        # Its own time limit: it belongs to the next case, not to what is left of this one.
+        return Ahead(request, timeout=self.options.timeout, opens_section=True)
 
     def ensure_alive(self) -> None:
         """Restart the adapter if an earlier error left it dead, or for isolation.
@@ -246,9 +276,18 @@ class CaseRunner:
 
     # -- grading ----------------------------------------------------------------
 
-    def run(self, scenario: Scenario, section: str) -> CaseResult:
-        """Run one scenario and return its result (never raises for engine trouble)."""
+    def run(self, scenario: Scenario, section: str, upcoming: Scenario | None = None) -> CaseResult:
+        """Run one scenario and return its result (never raises for engine trouble).
+
+        ``upcoming``: the case this runner runs next, whose first request may then go to
+        the adapter while this case's last answer is graded.
+        """
         started = time.monotonic()
+        sent_for, self._sent_for = self._sent_for, None
+        self._upcoming, self._next_first = upcoming, None
+        if self.session.in_flight and sent_for is not scenario:
+            with contextlib.suppress(EngineError):
+                self.session.discard()  # sent for a case that is not this one
         base: dict[str, Any] = {
             "id": scenario.id,
             "title": scenario.title,
@@ -271,6 +310,7 @@ class CaseRunner:
         assert self.session.handshake is not None
         handshake = self.session.handshake.for_profile(self.options.profile)
         option = graded_option(scenario, handshake, self.options.profile, self.catalogue)
+        self._next_first = self._first_request(upcoming, handshake)
         self._deadline = started + self.options.case_timeout
         outcome = self._outcome(scenario, handshake, option)
         self._settle()
@@ -321,14 +361,16 @@ class CaseRunner:
         with contextlib.suppress(EngineError):
             self.session.restart()
 
-    def _grade(self, scenario: Scenario, handshake: Handshake, option: str | None) -> None:
+    def _unsupported(
+        self, scenario: Scenario, handshake: Handshake, option: str | None
+    ) -> str | None:
+        """Why the engine cannot be graded on ``scenario`` before any request; None if it can."""
         missing = LEVEL_CAPABILITIES[scenario.level] - handshake.capabilities
         if missing:
-            raise _Unsupported(f"engine lacks capability {', '.join(sorted(missing))}")
+            return f"engine lacks capability {', '.join(sorted(missing))}"
         profile = self.options.profile
         if profile not in handshake.profiles:
-            raise _Unsupported(profile_unsupported(profile, handshake))
-        reasons = "reasons" in handshake.capabilities
+            return profile_unsupported(profile, handshake)
         for dispute_id, assumed in sorted(scenario.assumes.items()):
             ruling = declared_ruling(handshake, dispute_id, self.catalogue)
             if (
@@ -339,20 +381,28 @@ class CaseRunner:
                 # Undeclared: the engine follows its profile's option.
                 ruling = self.catalogue.disputes[dispute_id].profiles.get(profile)
             if ruling is not None and ruling != assumed:
-                raise _Unsupported(
+                return (
                     f"the case assumes {dispute_id} option {assumed!r}; the engine rules {ruling!r}"
                 )
         if scenario.disputed is not None and option is None:
-            raise _Unsupported(f"no option of {scenario.disputed.id} for profile {profile!r}")
+            return f"no option of {scenario.disputed.id} for profile {profile!r}"
         interface_gap = interface_mismatch(scenario, handshake)
         if interface_gap is not None:
-            raise _Unsupported(interface_gap)
+            return interface_gap
         players = scenario_players(scenario)
         if players is not None and players not in handshake.players:
-            raise _Unsupported(
+            return (
                 f"the case plays {players} players; the engine declares players "
                 f"{', '.join(map(str, handshake.players))}"
             )
+        return None
+
+    def _grade(self, scenario: Scenario, handshake: Handshake, option: str | None) -> None:
+        why = self._unsupported(scenario, handshake, option)
+        if why is not None:
+            raise _Unsupported(why)
+        profile = self.options.profile
+        reasons = "reasons" in handshake.capabilities
 
         def expected(value: Any) -> Any:
             if option is None:
@@ -368,9 +418,10 @@ class CaseRunner:
         if scenario.level == "melds":
             self._grade_checks(scenario, profile, expected, reasons)
             return
-        # Act steps' requests are known in advance and go out one answer ahead.
-        planned = [_planned(step) for step in scenario.steps]
-        planned.append(None)
+        # Act steps' requests are known in advance and go out one answer ahead; after the
+        # last, the next case's first.
+        planned: list[Request | Ahead | None] = [_planned(step) for step in scenario.steps]
+        planned.append(self._next_first)
         state = self._setup(scenario, profile, then=planned[0])
         for step in scenario.steps:
             state = self._step(scenario, step, state, expected, reasons, planned[step.index + 1])
@@ -401,16 +452,18 @@ class CaseRunner:
         """
         skipped: list[str] = []
         said: dict[str, str] = {}  # op -> the engine's words, once per op
-        requests: list[Request | None] = [
+        requests: list[Request] = [
             (check.op, {"profile": profile, **check.request}) for check in scenario.checks
         ]
-        requests.append(None)
         for check in scenario.checks:
             where = f"check {check.index + 1} ({check.op}, line {check.line})"
-            # Every check's request is known: each goes out while the one before is graded.
+            # Every check's request is known: each goes out while the one before is graded,
+            # and after the last, the next case's first.
             request = None if self.session.in_flight else requests[check.index]
+            following = check.index + 1
+            then = requests[following] if following < len(requests) else self._next_first
             try:
-                answer = self._exchange(request, requests[check.index + 1])
+                answer = self._exchange(request, then)
             except EngineReportedError as exc:
                 if exc.kind != "unsupported":
                     raise
@@ -428,20 +481,29 @@ class CaseRunner:
                 f"{', '.join(skipped)} unsupported by the engine ({ops})"
             )
 
-    def _setup(self, scenario: Scenario, profile: str, then: Request | None) -> dict[str, Any]:
+    @staticmethod
+    def _setup_request(scenario: Scenario, profile: str) -> Request:
+        """The case's first request: its state, deal or new game, in ``profile``."""
         # Expanded with this profile's pack (a chilean state holds 106 or 160 cards).
+        setup = scenario.setup_for(profile)
+        assert setup is not None
+        if setup.state is not None:
+            return ("load_state", {"state": {**setup.state, "profile": profile}})
+        if setup.deal is not None:
+            return ("start_deal", {**setup.deal, "profile": profile})
+        assert setup.new_game is not None
+        return ("new_game", {**setup.new_game, "profile": profile})
+
+    def _setup(
+        self, scenario: Scenario, profile: str, then: Request | Ahead | None
+    ) -> dict[str, Any]:
         setup = scenario.setup_for(profile)
         assert setup is not None
         # Who deals, as the setup says; kept for engines that do not model the dealer.
         given = setup.state or setup.deal
         self._dealer = int(given["dealer"]) if given is not None else None
-        if setup.state is not None:
-            request: Request = ("load_state", {"state": {**setup.state, "profile": profile}})
-        elif setup.deal is not None:
-            request = ("start_deal", {**setup.deal, "profile": profile})
-        else:
-            assert setup.new_game is not None
-            request = ("new_game", {**setup.new_game, "profile": profile})
+        # Sent ahead with the previous case's last request, unless that was not possible.
+        request = None if self.session.in_flight else self._setup_request(scenario, profile)
         answer = self._exchange(request, then)
         state: dict[str, Any] = answer["state"]
         return state
@@ -453,7 +515,7 @@ class CaseRunner:
         before: dict[str, Any],
         expected: Callable[[Any], Any],
         reasons: bool,
-        then: Request | None = None,
+        then: Request | Ahead | None = None,
     ) -> dict[str, Any]:
         where = f"step {step.index + 1} ({step.kind}, line {step.line})"
         check = expected(step.state) if step.state is not None else None
@@ -637,13 +699,19 @@ def run_scenarios(
     lock = threading.Lock()
     state = {"consecutive_errors": 0, "done": 0, "stopped": False}
 
+    def take() -> int | None:
+        try:
+            return todo.get_nowait()
+        except queue.Empty:
+            return None
+
     def work(session: EngineSession) -> None:
         runner = CaseRunner(session, options, catalogue)
-        while True:
-            try:
-                index = todo.get_nowait()
-            except queue.Empty:
-                return
+        # Each worker takes its next case before it runs this one, so that case's first
+        # request can go to the adapter with this one's last (CaseRunner.run).
+        following = take()
+        while following is not None:
+            index, following = following, take()
             scenario = scenarios[index]
             section = section_of(scenario, catalogue)
             with lock:
@@ -652,8 +720,9 @@ def run_scenarios(
                 why = f"not run: {options.max_consecutive_errors} consecutive errors"
                 result = not_run_result(scenario, catalogue, why)
             else:
+                upcoming = scenarios[following] if following is not None else None
                 try:
-                    result = runner.run(scenario, section)
+                    result = runner.run(scenario, section, upcoming)
                 except Exception as exc:  # a harness bug must not lose the case
                     result = CaseResult(
                         scenario.id,

@@ -608,3 +608,36 @@ def test_close_with_a_request_in_flight_leaves_nothing(make_session: Factory, ta
     session.close()
     assert not session.in_flight
     assert wait_gone(tag) == []
+
+
+def test_the_next_cases_request_sent_ahead_opens_its_own_stderr_section(
+    make_session: Factory,
+) -> None:
+    from conformance.engine import Ahead
+
+    session = make_session("--error-on", "penalty")
+    session.start()
+    session.mark_stderr()
+    with pytest.raises(EngineReportedError) as caught:
+        session.exchange(PENALTY, then=Ahead(CHECK_MELD, opens_section=True))
+    # The failing case's log stops where the next case's request went out, whatever the
+    # adapter has written for that request since.
+    assert "fake adapter got penalty" in caught.value.stderr_tail
+    assert "check_meld" not in caught.value.stderr_tail
+    session.mark_stderr()  # the next case begins: its section starts at its request
+    assert session.exchange(None)["valid"] is True
+    tail = session.stderr_tail()
+    assert "fake adapter got check_meld" in tail and "penalty" not in tail
+
+
+def test_a_request_sent_ahead_keeps_its_own_time_limit(make_session: Factory, tag: str) -> None:
+    from conformance.engine import Ahead
+
+    # The adapter sleeps 0.3 s before every answer: the session's 2 s limit lets the first
+    # through, the 0.1 s the request sent ahead carries cannot.
+    session = make_session("--slow", "0.3", timeout=2.0)
+    session.start()
+    assert session.exchange(PENALTY, then=Ahead(CHECK_MELD, timeout=0.1))["id"] == 2
+    with pytest.raises(EngineTimeout, match="check_meld"):
+        session.exchange(None)
+    assert wait_gone(tag) == []

@@ -245,3 +245,41 @@ def test_a_next_deal_step_sends_its_cut(tmp_path: Path, cut: int, totals: list[i
         REFERENCE, [scenario], RunOptions(profile="perla"), catalogue=load_catalogue()
     )
     assert run.results[0].status == "pass", run.results[0].diff
+
+
+def _recorded_ops(record: Path) -> list[str]:
+    return [json.loads(line)["op"] for line in record.read_text().splitlines()]
+
+
+def test_the_next_cases_first_request_goes_with_the_last_and_nothing_is_sent_twice(
+    tmp_path: Path,
+) -> None:
+    # After a case's last request, the next case's first goes out while the last answer
+    # is graded. A case failing on its last answer leaves that request to its case: the
+    # adapter gets exactly the requests of running the cases one by one.
+    catalogue = load_catalogue()
+    corpus = load_corpus([Path(__file__).resolve().parents[2] / "scenarios"], catalogue=catalogue)
+    argentine = [s for s in corpus.scenarios if "argentine" in s.profiles and not s.disputed]
+    turns = [s for s in argentine if s.level == "turns" and s.steps][:3]
+    melds = [s for s in argentine if s.level == "melds" and len(s.checks) >= 2][:2]
+    last = turns[0].steps[-1]
+    wrong_last = replace(
+        turns[0],
+        steps=(
+            *turns[0].steps[:-1],
+            replace(last, expect="accepted" if last.expect != "accepted" else {"rejected": None}),
+        ),
+    )
+    cases = [turns[1], melds[0], wrong_last, turns[2], melds[1]]
+    argv = [sys.executable, str(TEE), str(tmp_path / "together.jsonl"), "--", *REFERENCE]
+    run = run_scenarios(argv, cases, RunOptions(), catalogue=catalogue)
+    assert [r.status for r in run.results] == ["pass", "pass", "fail", "pass", "pass"]
+    assert run.results[2].failing_step is not None
+    assert run.results[2].failing_step.startswith(f"step {len(turns[0].steps)} ")
+    alone: list[str] = []
+    for index, case in enumerate(cases):
+        record = tmp_path / f"alone{index}.jsonl"
+        argv = [sys.executable, str(TEE), str(record), "--", *REFERENCE]
+        run_scenarios(argv, [case], RunOptions(), catalogue=catalogue)
+        alone += _recorded_ops(record)[1:-1]  # without hello and bye
+    assert _recorded_ops(tmp_path / "together.jsonl") == ["hello", *alone, "bye"]
