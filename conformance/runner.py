@@ -296,7 +296,12 @@ class CaseRunner:
             "dispute": scenario.disputed.id if scenario.disputed else None,
         }
         try:
-            self.ensure_alive()
+            if sent_for is scenario and self.session.in_flight:
+                # Its first request is already with the adapter: whatever became of it (an
+                # exit, a hang) is this case's to report, not a reason to restart first.
+                self._cases_on_session += 1
+            else:
+                self.ensure_alive()
             # Error reports show the adapter's log of this case, not of the whole session.
             self.session.mark_stderr()
         except EngineError as exc:

@@ -97,6 +97,11 @@ def reference_case_count(capsys: pytest.CaptureFixture[str]) -> int:
         ("penalty", "two-lines", ""),
         ("act", "close-stdout", "stdout"),
         ("load_state", "orphan", "no answer to load_state"),
+        # A case's first request goes out with the case before's last (the first penalty
+        # of the selection follows a turns case): a crash on it is still that case's
+        # error, never hidden by a restart.
+        ("load_state", "crash", "exited with code 7"),
+        ("penalty", "crash", "exited with code 7"),
     ],
 )
 def test_one_misbehaviour_costs_one_errored_case(
