@@ -548,6 +548,16 @@ class Ahead:
 
 
 @dataclass(frozen=True)
+class _Prepared:
+    """A request to send ahead, validated and encoded while the adapter was still busy."""
+
+    op: str
+    id: int
+    data: bytes
+    ahead: Ahead
+
+
+@dataclass(frozen=True)
 class _Sent:
     """A request written to the adapter whose answer has not been read yet."""
 
@@ -804,13 +814,20 @@ class EngineSession:
             raise HarnessError("a request sent ahead is still unanswered: read or discard it")
         if request is not None and self.validate_requests:
             validate_request(request[0], {"id": self._next_id, "op": request[0], **request[1]})
-        ahead = then if isinstance(then, Ahead) or then is None else Ahead(then)
-        if ahead is not None and self.validate_requests:
+        prepared = None
+        if then is not None:
+            # Checked and encoded now, while the adapter works: once the answer is in, only
+            # the write is left. Sent in its own turn instead when it breaks the schema, so
+            # its InvalidRequest comes where a plain request's would.
+            ahead = then if isinstance(then, Ahead) else Ahead(then)
             op, fields = ahead.request
-            if not request_is_valid(op, {"id": self._next_id + 1, "op": op, **fields}):
-                ahead = None  # sent in its own turn, where its InvalidRequest belongs
+            ahead_id = self._next_id + (1 if request is not None else 0)
+            message = {"id": ahead_id, "op": op, **fields}
+            if not self.validate_requests or request_is_valid(op, message):
+                with contextlib.suppress(ValueError, TypeError):  # not JSON: its own turn
+                    prepared = _Prepared(op, ahead_id, encode_request(message), ahead)
         with self._in_use:
-            return self._request(request, ahead)
+            return self._request(request, prepared)
 
     def discard(self) -> None:
         """Read and drop the answer to the request sent ahead, if any.
@@ -823,7 +840,7 @@ class EngineSession:
         with contextlib.suppress(EngineReportedError):
             self.exchange(None)
 
-    def _request(self, request: Request | None, then: Ahead | None) -> dict[str, Any]:
+    def _request(self, request: Request | None, then: _Prepared | None) -> dict[str, Any]:
         if self._proc is None:
             raise HarnessError("session closed")
         try:
@@ -878,23 +895,27 @@ class EngineSession:
         self._write(encode_request(message), op, deadline, timeout)
         return _Sent(op, request_id, deadline, timeout)
 
-    def _send_ahead(self, then: Ahead) -> None:
+    def _send_ahead(self, then: _Prepared) -> None:
         """Write ``then`` now if the adapter is quiet and running; keep a failure for later."""
         assert self._proc is not None and self._stdout is not None
         if not self._stdout.quiet() or self._proc.poll() is not None:
             return
-        if then.opens_section and self._drain is not None:
+        if then.ahead.opens_section and self._drain is not None:
             # Everything the adapter wrote before this answer is in the pipe by now.
             self._drain.catch_up()
             self._ahead_mark = self._drain.total
-        timeout = self.timeout if then.timeout is None else then.timeout
+        timeout = self.timeout if then.ahead.timeout is None else then.ahead.timeout
+        assert then.id == self._next_id
+        self._next_id += 1
+        deadline = time.monotonic() + timeout
         try:
-            self._ahead = self._send(then.request[0], then.request[1], timeout)
+            self._write(then.data, then.op, deadline, timeout)
+            self._ahead = _Sent(then.op, then.id, deadline, timeout)
         except EngineError as exc:
             # Raised when the caller asks for this answer, not against the answer in hand.
             self._ahead = exc
 
-    def _collect(self, sent: _Sent, then: Ahead | None = None) -> dict[str, Any]:
+    def _collect(self, sent: _Sent, then: _Prepared | None = None) -> dict[str, Any]:
         """Read the answer to ``sent``, send ``then`` ahead, check the answer's id and schema."""
         assert self._proc is not None and self._stdout is not None
         op, request_id, deadline, timeout = sent.op, sent.id, sent.deadline, sent.timeout
