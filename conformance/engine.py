@@ -1097,6 +1097,8 @@ __all__ = [
     "DEFAULT_MAX_LINE_BYTES",
     "DEFAULT_START_TIMEOUT",
     "DEFAULT_TIMEOUT",
+    "Ahead",
     "EngineSession",
     "Handshake",
+    "Request",
 ]
