@@ -207,9 +207,6 @@ class CaseRunner:
 
     # -- requests -------------------------------------------------------------
 
-    def _request(self, op: str, **fields: Any) -> dict[str, Any]:
-        return self._exchange((op, fields))
-
     def _exchange(
         self, request: Request | None, then: Request | Ahead | None = None
     ) -> dict[str, Any]:
