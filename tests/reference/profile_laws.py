@@ -4,21 +4,36 @@
 from __future__ import annotations
 
 import json
+import random
 from collections import Counter
+from collections.abc import Sequence
 
 from hypothesis import HealthCheck, settings
 
 from reference import (
     Action,
+    Discard,
+    DrawDiscard,
+    DrawStock,
     GameState,
     IllegalActionError,
     InvalidActionError,
+    LayOff,
+    Open,
+    Phase,
+    Run,
+    SwapJoker,
+    Trio,
     apply,
     full_pack,
     is_legal,
+    legal_actions,
+    start_deal,
     state_to_json,
 )
-from reference.game import validate_state
+from reference.game import shuffled_pack, validate_state
+from reference.play import play_game
+from reference.profiles import Profile
 
 #: Fewer examples than the default: each one plays a whole seeded playout.
 LAWS = settings(
@@ -59,3 +74,58 @@ def check_step(state: GameState, action: Action) -> GameState:
     assert all_cards(after) == Counter(full_pack(*state.profile.pack(state.players)))
     assert validate_state(after) == (), validate_state(after)
     return after
+
+
+def probes(
+    state: GameState,
+    rng: random.Random,
+    *,
+    swap_to: Sequence[str] = ("hand", "low"),
+    swap_wild: bool = False,
+) -> list[Action]:
+    """A few actions that are often illegal: wrong player, cards not held, bad melds, a
+    joker replacement to one of ``swap_to`` (naming the card it stands for: ``swap_wild``)."""
+    pack = list(full_pack(*state.profile.pack(state.players)))
+    player = state.turn if rng.random() < 0.7 else rng.randrange(state.players)
+    card = rng.choice(pack)
+    meld = rng.randrange(len(state.table) + 1)
+    some = tuple(rng.sample(pack, 4))
+    to = rng.choice(list(swap_to))
+    swap = (
+        SwapJoker(player, meld, card, to, wild=rng.choice(pack))  # type: ignore[arg-type]
+        if swap_wild
+        else SwapJoker(player, meld, card, to)  # type: ignore[arg-type]
+    )
+    return [
+        DrawDiscard(player),
+        DrawStock(player),
+        Discard(player, card),
+        LayOff(player, card, meld, rng.choice(["low", "high"])),  # type: ignore[arg-type]
+        swap,
+        Open(player, (Trio(some[:3]), Run(some))),
+    ]
+
+
+def listed_actions(profile: Profile, players: int, deal: int, seed: int) -> list[Action]:
+    """Play up to 29 random legal actions of a seeded deal; then every action legal_actions
+    lists must be legal (returned, for the profile's own checks)."""
+    rng = random.Random(seed)
+    state = start_deal(
+        profile, players, deal, 0, (0,) * players, shuffled_pack(profile, rng, players)
+    )
+    for _ in range(rng.randrange(1, 30)):
+        if state.phase not in (Phase.DRAW, Phase.PLAY):
+            return []
+        state = apply(state, rng.choice(legal_actions(state)))
+    listed = legal_actions(state)
+    for action in listed:
+        assert is_legal(state, action), action
+    return listed
+
+
+def check_random_games(profile: Profile, players: int) -> None:
+    """Seeded random games are deterministic, keep the pack and differ by seed."""
+    first = play_game(3, players, "random", profile=profile, max_actions_per_deal=150)
+    assert first == play_game(3, players, "random", profile=profile, max_actions_per_deal=150)
+    assert all_cards(first.final) == Counter(full_pack(*profile.pack(players)))
+    assert first != play_game(4, players, "random", profile=profile, max_actions_per_deal=150)

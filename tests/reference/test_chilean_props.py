@@ -6,28 +6,17 @@ the greedy ones playing all eight rounds to the end."""
 from __future__ import annotations
 
 import random
-from collections import Counter
 
 from hypothesis import given
 from hypothesis import strategies as st
-from profile_laws import LAWS, all_cards, check_step
+from profile_laws import LAWS, all_cards, check_random_games, check_step, listed_actions, probes
 
 from reference import (
     CHILEAN,
-    Action,
-    Discard,
-    DrawDiscard,
-    DrawStock,
-    GameState,
     LayOff,
     Open,
     Phase,
-    Run,
     SwapJoker,
-    Trio,
-    apply,
-    full_pack,
-    is_legal,
     legal_actions,
     start_deal,
 )
@@ -36,23 +25,6 @@ from reference.play import play_game
 
 STEPS = 60
 """Actions per playout: enough to reach laying down, swaps and lay-offs in early rounds."""
-
-
-def probes(state: GameState, rng: random.Random) -> list[Action]:
-    """A few actions that are often illegal: wrong player, cards not held, bad melds."""
-    pack = list(full_pack(*CHILEAN.pack(state.players)))
-    player = state.turn if rng.random() < 0.7 else rng.randrange(state.players)
-    card = rng.choice(pack)
-    meld = rng.randrange(len(state.table) + 1)
-    some = tuple(rng.sample(pack, 4))
-    return [
-        DrawDiscard(player),
-        DrawStock(player),
-        Discard(player, card),
-        LayOff(player, card, meld, rng.choice(["low", "high"])),  # type: ignore[arg-type]
-        SwapJoker(player, meld, card, rng.choice(["hand", "low"]), wild=rng.choice(pack)),
-        Open(player, (Trio(some[:3]), Run(some))),
-    ]
 
 
 @LAWS
@@ -71,7 +43,7 @@ def test_chilean_playouts_keep_the_pack_and_reject_without_effect(
     for _ in range(STEPS):
         if state.phase not in (Phase.DRAW, Phase.PLAY):
             break
-        for probe in probes(state, rng):
+        for probe in probes(state, rng, swap_wild=True):
             check_step(state, probe)  # probes are judged, never kept
         legal = legal_actions(state)
         assert legal, "a live deal always offers an action"
@@ -86,15 +58,7 @@ def test_chilean_playouts_keep_the_pack_and_reject_without_effect(
 @LAWS
 @given(st.integers(2, 6), st.integers(1, 8), st.integers(0, 2**32 - 1))
 def test_every_listed_action_is_accepted(players: int, deal: int, seed: int) -> None:
-    rng = random.Random(seed)
-    deck = shuffled_pack(CHILEAN, rng, players)
-    state = start_deal(CHILEAN, players, deal, 0, (0,) * players, deck)
-    for _ in range(rng.randrange(1, 30)):
-        if state.phase not in (Phase.DRAW, Phase.PLAY):
-            return
-        state = apply(state, rng.choice(legal_actions(state)))
-    for action in legal_actions(state):
-        assert is_legal(state, action), action
+    listed_actions(CHILEAN, players, deal, seed)
 
 
 def test_greedy_chilean_games_play_all_eight_rounds() -> None:
@@ -112,7 +76,4 @@ def test_greedy_chilean_games_play_all_eight_rounds() -> None:
 
 
 def test_random_chilean_games_are_deterministic_and_keep_the_pack() -> None:
-    first = play_game(3, 6, "random", profile=CHILEAN, max_actions_per_deal=150)
-    assert first == play_game(3, 6, "random", profile=CHILEAN, max_actions_per_deal=150)
-    assert all_cards(first.final) == Counter(full_pack(*CHILEAN.pack(6)))
-    assert first != play_game(4, 6, "random", profile=CHILEAN, max_actions_per_deal=150)
+    check_random_games(CHILEAN, 6)

@@ -7,29 +7,20 @@ greedy ones playing all seven hands to the end."""
 from __future__ import annotations
 
 import random
-from collections import Counter
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from profile_laws import LAWS, all_cards
+from profile_laws import LAWS, all_cards, check_random_games, listed_actions, probes
 from profile_laws import check_step as shared_check_step
 
 from reference import (
     Action,
-    Discard,
-    DrawDiscard,
-    DrawStock,
     GameState,
     LayOff,
     Open,
     Phase,
-    Run,
     SwapJoker,
-    Trio,
-    apply,
-    full_pack,
-    is_legal,
     legal_actions,
     start_deal,
 )
@@ -48,23 +39,6 @@ VARIANTS: dict[str, Profile] = {
     "DISPUTE-59=anyone": PAGAT.with_rulings({"DISPUTE-59": "anyone"}),
     "DISPUTE-60=unmatched_only": PAGAT.with_rulings({"DISPUTE-60": "unmatched_only"}),
 }
-
-
-def probes(state: GameState, rng: random.Random) -> list[Action]:
-    """A few actions that are often illegal: wrong player, cards not held, bad melds."""
-    pack = list(full_pack(*PAGAT.pack(state.players)))
-    player = state.turn if rng.random() < 0.7 else rng.randrange(state.players)
-    card = rng.choice(pack)
-    meld = rng.randrange(len(state.table) + 1)
-    some = tuple(rng.sample(pack, 4))
-    return [
-        DrawDiscard(player),
-        DrawStock(player),
-        Discard(player, card),
-        LayOff(player, card, meld, rng.choice(["low", "high"])),  # type: ignore[arg-type]
-        SwapJoker(player, meld, card, rng.choice(["low", "high", "hand"])),
-        Open(player, (Trio(some[:3]), Run(some))),
-    ]
 
 
 def check_step(state: GameState, action: Action) -> GameState:
@@ -98,7 +72,7 @@ def test_pagat_playouts_keep_the_pack_and_reject_without_effect(
     for _ in range(STEPS):
         if state.phase not in (Phase.DRAW, Phase.PLAY):
             break
-        for probe in probes(state, rng):
+        for probe in probes(state, rng, swap_to=("low", "high", "hand")):
             check_step(state, probe)  # probes are judged, never kept
         legal = legal_actions(state)
         assert legal, "a live deal always offers an action"
@@ -120,16 +94,7 @@ def test_pagat_playouts_keep_the_pack_and_reject_without_effect(
 def test_every_listed_pagat_action_is_accepted(
     variant: str, players: int, deal: int, seed: int
 ) -> None:
-    profile = VARIANTS[variant]
-    rng = random.Random(seed)
-    deck = shuffled_pack(profile, rng, players)
-    state = start_deal(profile, players, deal, 0, (0,) * players, deck)
-    for _ in range(rng.randrange(1, 30)):
-        if state.phase not in (Phase.DRAW, Phase.PLAY):
-            return
-        state = apply(state, rng.choice(legal_actions(state)))
-    for action in legal_actions(state):
-        assert is_legal(state, action), action
+    listed_actions(VARIANTS[variant], players, deal, seed)
 
 
 @pytest.mark.parametrize(("seed", "players"), [(1, 2), (2, 5)])
@@ -157,7 +122,4 @@ def test_greedy_pagat_games_finish_under_the_other_options(variant: str) -> None
 
 
 def test_random_pagat_games_are_deterministic_and_keep_the_pack() -> None:
-    first = play_game(3, 5, "random", profile=PAGAT, max_actions_per_deal=150)
-    assert first == play_game(3, 5, "random", profile=PAGAT, max_actions_per_deal=150)
-    assert all_cards(first.final) == Counter(full_pack(*PAGAT.pack(5)))
-    assert first != play_game(4, 5, "random", profile=PAGAT, max_actions_per_deal=150)
+    check_random_games(PAGAT, 5)
