@@ -255,6 +255,42 @@ def fair_reasons(reason: str) -> list[str]:
     return sorted(out)
 
 
+def lay_off_fair_reasons(
+    reason: str, action: Mapping[str, Any], state: Mapping[str, Any]
+) -> list[str]:
+    """The reasons fair with ``reason`` for ``action`` in ``state``, by the cards.
+
+    docs/reasons.md splits a lay-off past an ace in two families: a joker, or the 2 above
+    a high ace (the K below a low one), would continue the run round the corner
+    (``beyond_ace``, ``run_wraps``); any other card is past the ace and fits nowhere
+    either (``beyond_ace``, ``does_not_fit``). Elsewhere: :func:`fair_reasons`.
+    """
+    table = state.get("table") or []
+    index = action.get("meld")
+    if (
+        action.get("type") != "lay_off"
+        or reason not in ("beyond_ace", "does_not_fit", "run_wraps")
+        or not isinstance(index, int)
+        or not 0 <= index < len(table)
+        or table[index].get("kind") != "run"
+    ):
+        return fair_reasons(reason)
+    cards = list(table[index]["cards"])
+    low = _run_low(cards)
+    naturals = [c for c in cards if c != JOKER]
+    end = action.get("end")
+    if low is None or not naturals:
+        return fair_reasons(reason)
+    high = low + len(cards) - 1
+    if not ((end == "high" and high >= 14) or (end == "low" and low <= 1)):
+        return fair_reasons(reason)
+    suit = naturals[0][-1]
+    wrap = _run_card(2 if end == "high" else 13, suit)
+    if action.get("card") in (JOKER, wrap):
+        return ["beyond_ace", "run_wraps"]
+    return ["beyond_ace", "does_not_fit"]
+
+
 def same_fair_family(a: str | None, b: str | None) -> bool:
     """True when ``a`` and ``b`` are the same reason or in one fair family."""
     if a == b:
@@ -923,7 +959,9 @@ class Pair:
             summary = f"reference {_outcome(ref)}, engine {shown}"
             return Divergence(rule, label, "outcome", summary, [f"{label}: {summary}"])
         if not ref.get("accepted"):
-            if self.reasons and not same_fair_family(ref.get("reason"), eng.get("reason")):
+            if self.reasons and not self._same_reason(
+                ref.get("reason"), eng.get("reason"), action, before
+            ):
                 rule = self._reason_rule(ref.get("reason"), label)
                 summary = (
                     f"reference rejected ({ref.get('reason')}), "
@@ -997,6 +1035,24 @@ class Pair:
         )
         return ref, ref["state"]
 
+    def _same_reason(
+        self,
+        ref_reason: Any,
+        eng_reason: Any,
+        action: Mapping[str, Any] | None,
+        before: Mapping[str, Any],
+    ) -> bool:
+        """Whether the engine's rejection reason is fair beside the reference's: by the
+        cards for a lay-off at a named end (:func:`lay_off_fair_reasons`), else by family.
+        An engine that picks ends itself may judge another end: families only."""
+        if ref_reason == eng_reason:
+            return True
+        if not isinstance(ref_reason, str) or not isinstance(eng_reason, str):
+            return False
+        if action is not None and self.handshake.run_ends == "requested":
+            return eng_reason in lay_off_fair_reasons(ref_reason, action, before)
+        return same_fair_family(ref_reason, eng_reason)
+
     def _reason_rule(self, reason: str | None, label: str) -> str:
         if reason and reason in self.catalogue.reasons:
             return self.catalogue.reasons[reason].rule
@@ -1024,6 +1080,8 @@ class Pair:
     ) -> Divergence:
         fields = sorted({_field_of(m.what) for m in found})
         rule = next((FIELD_RULES[f] for f in fields if f in FIELD_RULES), None)
+        if "phase" in fields and "game_over" in (ref_state.get("phase"), eng_state.get("phase")):
+            rule = "END-4"  # whether the game ended comes before who won it (winners)
         if rule is None:
             if "phase" in fields and "cancelled" in (
                 ref_state.get("phase"),
@@ -1300,7 +1358,19 @@ def _trade(
 
 
 def _play_game(pair: Pair, game: int) -> tuple[list[Occurrence], int]:
-    """Play one seeded game (queries first); return its divergences and steps played."""
+    """Play one seeded game: queries, the main game, then one end-of-game or run-end scene
+    (:func:`_play_scene`, from a stream of its own, so the main games of a seed stay the
+    same); return its divergences and steps played."""
+    steps_before = pair.steps
+    occurrences = _play_main(pair, game)
+    if pair.can_load or pair.can_deal:
+        occurrences += _play_scene(pair, game)
+    return occurrences, pair.steps - steps_before
+
+
+def _play_main(pair: Pair, game: int) -> list[Occurrence]:
+    """The queries and the main game of ``game``: a shuffled deal or a built state, played
+    by a seeded policy up to ``--max-steps`` steps."""
     options = pair.options
     rng = _game_rng(options.seed, game)
     occurrences: list[Occurrence] = []
@@ -1318,7 +1388,7 @@ def _play_game(pair: Pair, game: int) -> tuple[list[Occurrence], int]:
             if found is not None:
                 occurrences.append(Occurrence(game, found, Trace({"op": "query", **setup}), ref))
     if not (pair.can_load or pair.can_deal):
-        return occurrences, 0
+        return occurrences
     facts = find_profile(options.profile)
     players_choices = [p for p in hs.players if p in facts.players] or [min(facts.players)]
     players = rng.choice(players_choices)
@@ -1342,7 +1412,6 @@ def _play_game(pair: Pair, game: int) -> tuple[list[Occurrence], int]:
             "deck": _shuffled_deck(rng, facts, players),
         }
     policy = Policy(rng, hs, facts)
-    steps_before = pair.steps
     try:
         try:
             try:
@@ -1370,45 +1439,456 @@ def _play_game(pair: Pair, game: int) -> tuple[list[Occurrence], int]:
         trace = Trace(setup)
         if found is not None:
             occurrences.append(Occurrence(game, found, trace, {"state": pair.ref_state}))
-            return occurrences, 0
-        deal_mode = not pair.can_load
-        drew = False
-        for _ in range(options.max_steps):
-            state = pair.ref_state
-            phase = state["phase"]
-            step: dict[str, Any]
-            if phase in ("deal_over", "cancelled", "game_over"):
-                if not pair.can_deal or "next_deal" in pair.unsupported_ops:
-                    break
-                step = {"op": "next_deal", "deck": _shuffled_deck(rng, facts, players)}
-                drew = False
-            elif pair.can_deal and rng.random() < 0.02:
-                step = {
-                    "op": rng.choice(["next_deal", "redeal"]),
-                    "deck": _shuffled_deck(rng, facts, players),
-                }
-            elif pair.can_deal and not drew and rng.random() < 0.1:
-                step = {"op": "redeal", "deck": _shuffled_deck(rng, facts, players)}
-            else:
-                step = {"op": "act", "action": policy.action(state)}
-                drew = True
-            trace.steps.append(step)
-            found = pair.step(step, deal_mode=deal_mode)
-            if found is not None:
-                occurrences.append(
-                    Occurrence(
-                        game,
-                        found,
-                        Trace(setup, list(trace.steps)),
-                        {"state": pair.ref_state, "before": state},
-                    )
-                )
-                break
-            if phase == "game_over":
-                break
+            return occurrences
+        found_step = _play_steps(
+            pair, game, setup, trace, rng, policy, facts, players, options.max_steps
+        )
+        if found_step is not None:
+            occurrences.append(found_step)
     except EndGame as exc:
         pair.ended_early[str(exc).split(":", 1)[0]] += 1
-    return occurrences, pair.steps - steps_before
+    return occurrences
+
+
+def _play_steps(
+    pair: Pair,
+    game: int,
+    setup: Mapping[str, Any],
+    trace: Trace,
+    rng: random.Random,
+    policy: Policy,
+    facts: ProfileData,
+    players: int,
+    limit: int,
+    script: Callable[[Mapping[str, Any]], dict[str, Any] | None] | None = None,
+) -> Occurrence | None:
+    """Play up to ``limit`` steps from the pair's state; the first divergence, if any.
+
+    ``script`` gives the next action while it has one (None: the policy's turn); it draws
+    nothing from ``rng``, so a game without a script consumes its stream as it always did.
+    """
+    deal_mode = not pair.can_load
+    drew = False
+    for _ in range(limit):
+        state = pair.ref_state
+        phase = state["phase"]
+        step: dict[str, Any]
+        scripted = script(state) if script is not None and phase not in ENDED_PHASES else None
+        if scripted is not None:
+            step = {"op": "act", "action": scripted}
+            drew = True
+        elif phase in ENDED_PHASES:
+            if not pair.can_deal or "next_deal" in pair.unsupported_ops:
+                break
+            step = {"op": "next_deal", "deck": _shuffled_deck(rng, facts, players)}
+            drew = False
+        elif pair.can_deal and rng.random() < 0.02:
+            step = {
+                "op": rng.choice(["next_deal", "redeal"]),
+                "deck": _shuffled_deck(rng, facts, players),
+            }
+        elif pair.can_deal and not drew and rng.random() < 0.1:
+            step = {"op": "redeal", "deck": _shuffled_deck(rng, facts, players)}
+        else:
+            step = {"op": "act", "action": policy.action(state)}
+            drew = True
+        trace.steps.append(step)
+        found = pair.step(step, deal_mode=deal_mode)
+        if found is not None:
+            return Occurrence(
+                game,
+                found,
+                Trace(setup, list(trace.steps)),
+                {"state": pair.ref_state, "before": state},
+            )
+        if phase == "game_over":
+            break
+    return None
+
+
+# --------------------------------------------------------------------------- scenes
+
+#: Steps a scene (the end-of-game or run-end material after the main game) may play.
+SCENE_STEPS: Final = 30
+#: Scripted lay-off and replacement attempts a run-end scene makes after its draw.
+SCENE_ATTEMPTS: Final = 20
+
+
+def _play_scene(pair: Pair, game: int) -> list[Occurrence]:
+    """One scene after the main game, from its own stream (``carioca-fuzz:S:G:scene``).
+
+    A scene is material that random play seldom reaches, put to both engines like any
+    game: a **closing** scene (the profile's last deal, or another, the player to move
+    holding a going-out hand whose melds are sometimes a card short or long, and totals
+    set so that the close ties for the lowest total) or a **run-end** scene (an opened
+    player facing runs that end at an ace, with a joker at an end or standing for an ace,
+    holding the cards that fit at each end, the cards the jokers stand for and the cards
+    past the aces, and trying each at both ends). Engines that only deal get the closing
+    scene's deal from a shuffled deck.
+    """
+    options = pair.options
+    rng = _game_rng(options.seed, game, "scene")
+    hs = pair.handshake
+    facts = find_profile(options.profile)
+    players_choices = [p for p in hs.players if p in facts.players] or [min(facts.players)]
+    players = rng.choice(players_choices)
+    dealer = rng.randrange(players)
+    closing = rng.random() < 0.5
+    script: Callable[[Mapping[str, Any]], dict[str, Any] | None] | None = None
+    setup: dict[str, Any] | None = None
+    kind = "last deal"
+    if pair.can_load:
+        built = (
+            _closing_state(rng, players, dealer, facts)
+            if closing
+            else _run_end_state(rng, players, dealer, facts)
+        )
+        if built is not None:
+            setup = {"op": "load_state", "state": built[0]}
+            script = built[1]
+            kind = "closing" if closing else "run ends"
+    if setup is None:
+        if not pair.can_deal:
+            return []
+        setup = {
+            "op": "start_deal",
+            "profile": options.profile,
+            "players": players,
+            "deal_number": facts.deal_count,
+            "dealer": dealer,
+            "totals": [rng.choice([0, 40, 40, 90]) for _ in range(players)],
+            "deck": _shuffled_deck(rng, facts, players),
+        }
+    policy = Policy(rng, hs, facts)
+    policy.greedy = True  # a scene's point is a close or a lay-off, not a random walk
+    occurrences: list[Occurrence] = []
+    try:
+        try:
+            found = pair.setup(setup)
+        except SetupRefused:
+            pair.events["scene: refused"] += 1
+            return []
+        trace = Trace(setup)
+        if found is not None:
+            return [Occurrence(game, found, trace, {"state": pair.ref_state})]
+        pair.events[f"scene: {kind}"] += 1
+        limit = min(options.max_steps, SCENE_STEPS)
+        found_step = _play_steps(
+            pair, game, setup, trace, rng, policy, facts, players, limit, script
+        )
+        if found_step is not None:
+            occurrences.append(found_step)
+    except EndGame as exc:
+        pair.ended_early[str(exc).split(":", 1)[0]] += 1
+    return occurrences
+
+
+def _take(counts: Counter[str], cards: Sequence[str]) -> bool:
+    """Take ``cards`` out of ``counts`` if all are there (else take nothing)."""
+    need = Counter(cards)
+    if any(counts[c] < n for c, n in need.items()):
+        return False
+    counts.subtract(need)
+    return True
+
+
+def _natural_meld(
+    rng: random.Random, counts: Counter[str], kind: str, size: int, facts: ProfileData
+) -> list[str] | None:
+    """A meld of ``size`` natural (never wild) cards from ``counts``, taken out of it: a
+    trio of one rank in as many suits as it can, or a run of one suit listed low to high."""
+    if kind == "trio":
+        ranks = list(RANKS)
+        rng.shuffle(ranks)
+        for rank in ranks:
+            pool = [c for c in CANONICAL_ORDER if c[:-1] == rank and not facts.is_wild(c)]
+            cards: list[str] = []
+            # One card of each suit first, then second copies (perla's legs differ in suit).
+            for _ in range(2):
+                for card in pool:
+                    if len(cards) < size and counts[card] - cards.count(card) > 0:
+                        cards.append(card)
+            if len(cards) == size and _take(counts, cards):
+                return cards
+        return None
+    suits = list(SUITS)
+    rng.shuffle(suits)
+    for suit in suits:
+        lows = list(range(1, 15 - size + 1))
+        rng.shuffle(lows)
+        for low in lows:
+            cards = [_run_card(low + k, suit) for k in range(size)]
+            if not any(facts.is_wild(c) for c in cards) and _take(counts, cards):
+                return cards
+    return None
+
+
+def _closing_state(
+    rng: random.Random, players: int, dealer: int, facts: ProfileData
+) -> tuple[dict[str, Any], Callable[[Mapping[str, Any]], dict[str, Any] | None]] | None:
+    """A fresh deal (most often the profile's last) whose first player can go out at once.
+
+    The player to move holds one of the deal's contracts as natural melds; the melds
+    together take the dealt cards (the drawn card is then discarded), or one card more
+    (the stock's top card completes them and the hand empties), or, now and then, one
+    card fewer, and their sizes are spread from the contract's (3-card runs, 4-card trios)
+    so that near misses are tried too. Totals are set so that this close ties two players
+    for the lowest total (or leaves a tie among the others) more often than not. The
+    script draws, lays the melds and discards what is left; the policy plays on.
+    """
+    deal = facts.deal_count if rng.random() < 0.75 else rng.randint(1, facts.deal_count)
+    dealt = facts.hand_size(deal)
+    contract = rng.choice(facts.deal(deal).contracts)
+    kinds = ["trio"] * contract.trios + ["run"] * contract.runs
+    sizes = [facts.trio_size if k == "trio" else facts.run_size for k in kinds]
+    target = dealt + rng.choice([0, 0, 0, 1, 1, -1])
+    while sum(sizes) != target:
+        i = rng.randrange(len(sizes))
+        if sum(sizes) < target:
+            sizes[i] += 1
+        elif sizes[i] > 3:
+            sizes[i] -= 1
+        elif all(n <= 3 for n in sizes):
+            return None
+    counts = Counter(facts.pack(players).canonical_order())
+    melds = []
+    for kind, size in zip(kinds, sizes, strict=True):
+        cards = _natural_meld(rng, counts, kind, size, facts)
+        if cards is None:
+            return None
+        melds.append({"kind": kind, "cards": cards})
+    laid = [c for m in melds for c in m["cards"]]
+    rest = list(counts.elements())
+    rng.shuffle(rest)
+    mover = (dealer + 1) % players
+    hand = list(laid)
+    stock_top: list[str] = []
+    if len(hand) > dealt:
+        # One meld card waits on the stock: drawing it completes the melds.
+        stock_top = [hand.pop(rng.randrange(len(hand)))]
+    while len(hand) < dealt:
+        hand.append(rest.pop())
+    hands = [hand if p == mover else [rest.pop() for _ in range(dealt)] for p in range(players)]
+    # The upcard is never wild, as a fresh deal's is (CHILE-DEAL-7 buries a wild upcard).
+    upcard = next(i for i, c in enumerate(rest) if c != JOKER and not facts.is_wild(c))
+    discard = [rest.pop(upcard)]
+    stock = stock_top + rest
+    totals = _tie_totals(rng, hands, mover, facts)
+    state = {
+        "profile": facts.name,
+        "players": players,
+        "deal_number": deal,
+        "dealer": dealer,
+        "turn": mover,
+        "phase": "draw",
+        "hands": hands,
+        "opened": [False] * players,
+        "turn_opened": False,
+        "table": [],
+        "stock": stock,
+        "discard": discard,
+        "totals": totals,
+        "deal_scores": None,
+        "closer": None,
+        "winners": None,
+    }
+    done: set[str] = set()
+
+    def script(now: Mapping[str, Any]) -> dict[str, Any] | None:
+        if now["turn"] != mover or "out" in done:
+            return None
+        if now["phase"] == "draw":
+            done.add("drew")
+            return {"type": "draw_stock", "player": mover}
+        held = list(now["hands"][mover])
+        if "open" not in done:
+            done.add("open")
+            return {"type": "open", "player": mover, "melds": melds}
+        done.add("out")
+        if len(held) == 1:
+            return {"type": "discard", "player": mover, "card": held[0]}
+        return None
+
+    return state, script
+
+
+def _tie_totals(
+    rng: random.Random, hands: Sequence[Sequence[str]], mover: int, facts: ProfileData
+) -> list[int]:
+    """Totals before a deal the player to move may close at once: often such that the
+    close leaves two players equal at the lowest total (END-5), counting each other hand
+    at its penalty and the closer at the profile's closer score."""
+    players = len(hands)
+    penalty = [sum(card_value(c, facts) for c in h) for h in hands]
+    base = rng.choice([40, 90, 150])
+    totals = [base + rng.choice([30, 60, 120]) for _ in range(players)]
+    others = [p for p in range(players) if p != mover]
+    roll = rng.random()
+    closer = (
+        facts.lowering_turn_closer_score
+        if facts.lowering_turn_closer_score is not None
+        else facts.closer_score
+    )
+    if roll < 0.5:
+        # The closer ties with one other player.
+        other = rng.choice(others)
+        totals[other] = base
+        totals[mover] = base + penalty[other] - closer
+    elif roll < 0.7 and len(others) >= 2:
+        # Two other players tie, the closer stays above them.
+        a, b = rng.sample(others, 2)
+        totals[a] = base + max(penalty[b] - penalty[a], 0)
+        totals[b] = base + max(penalty[a] - penalty[b], 0)
+        totals[mover] = base + max(penalty[a], penalty[b]) + 40
+    return [max(0, t) for t in totals]
+
+
+def _run_end_state(
+    rng: random.Random, players: int, dealer: int, facts: ProfileData
+) -> tuple[dict[str, Any], Callable[[Mapping[str, Any]], dict[str, Any] | None]] | None:
+    """A mid-deal state whose player to move has opened and faces runs with telling ends.
+
+    Runs (owned by the player to move, sometimes one by another opened player) end at a
+    low or a high ace, or carry a joker at an end, standing for an ace, or beside a
+    natural card. The hand holds probe cards: the card that fits at each end, the card an
+    end joker stands for (next to the last natural card), the K below a low ace and the 2
+    above a high one, a card two ranks off, and a joker. After the draw the script tries
+    each probe at each end of each run (lay-offs) and on each joker (replacements to both
+    ends and to the hand), then the policy discards and plays on.
+    """
+    deals = [
+        d.number
+        for d in facts.deals
+        if facts.hand_size(d.number) - facts.contract_cards(d.number) >= 3
+    ]
+    if not deals:
+        return None
+    deal = rng.choice(deals)
+    dealt = facts.hand_size(deal)
+    room = dealt - facts.contract_cards(deal)
+    counts = Counter(facts.pack(players).canonical_order())
+    mover = (dealer + 1) % players
+    table: list[dict[str, Any]] = []
+    probes: list[str] = []
+    shapes = ["low_ace", "high_ace", "joker_low", "joker_high", "joker_ace", "joker_inside"]
+    for shape in rng.sample(shapes, rng.randint(2, 4)):
+        suit = rng.choice(SUITS)
+        length = rng.randint(4, 6)
+        if shape == "low_ace" or (shape == "joker_ace" and rng.random() < 0.5):
+            low = 1
+        elif shape in ("high_ace", "joker_ace"):
+            low = 15 - length
+        else:
+            low = rng.randint(2, 13 - length)
+        positions = list(range(low, low + length))
+        cards = [_run_card(p, suit) for p in positions]
+        jokers = {
+            "low_ace": [],
+            "high_ace": [],
+            "joker_low": [0],
+            "joker_high": [length - 1],
+            "joker_ace": [0 if low == 1 else length - 1],
+            "joker_inside": [rng.randrange(1, length - 1)],
+        }[shape]
+        if rng.random() < 0.25 and shape in ("low_ace", "high_ace"):
+            jokers = [rng.randrange(1, length - 1)]
+        stood_for = [cards[i] for i in jokers]
+        for i in jokers:
+            cards[i] = JOKER
+        if any(facts.is_wild(c) for c in cards if c != JOKER) or not _take(counts, cards):
+            continue
+        table.append({"owner": mover, "kind": "run", "cards": cards})
+        high = low + length - 1
+        wanted = [*stood_for, _run_card(low + length + 1, suit) if high + 2 <= 14 else None]
+        wanted.append(_run_card(low - 1, suit) if low > 1 else _run_card(13, suit))
+        wanted.append(_run_card(high + 1, suit) if high < 14 else _run_card(2, suit))
+        probes += [c for c in wanted if c is not None]
+    if not table:
+        return None
+    probes.append(JOKER)
+    rng.shuffle(probes)
+    hand: list[str] = []
+    for card in probes:
+        if len(hand) < room and card not in hand and _take(counts, [card]):
+            hand.append(card)
+    if not hand:
+        return None
+    rest = list(counts.elements())
+    rng.shuffle(rest)
+    hands: list[list[str]] = []
+    opened = [False] * players
+    opened[mover] = True
+    for p in range(players):
+        if p == mover:
+            hands.append(hand)
+        elif rng.random() < 0.3 and len(table) > 1:
+            # Another opened player owns one of the runs.
+            opened[p] = True
+            table[rng.randrange(len(table))]["owner"] = p
+            hands.append([rest.pop() for _ in range(rng.randint(1, room))])
+        else:
+            hands.append([rest.pop() for _ in range(dealt)])
+    if not any(m["owner"] == mover for m in table):
+        table[0]["owner"] = mover
+    for p in range(players):
+        if opened[p] and not any(m["owner"] == p for m in table):
+            opened[p] = False
+            hands[p] += [rest.pop() for _ in range(dealt - len(hands[p]))]
+    discard = [rest.pop()]
+    state = {
+        "profile": facts.name,
+        "players": players,
+        "deal_number": deal,
+        "dealer": dealer,
+        "turn": mover,
+        "phase": "draw",
+        "hands": hands,
+        "opened": opened,
+        "turn_opened": False,
+        "table": table,
+        "stock": rest,
+        "discard": discard,
+        "totals": [rng.choice([0, 10, 35]) for _ in range(players)],
+        "deal_scores": None,
+        "closer": None,
+        "winners": None,
+    }
+    tried: set[str] = set()
+    pick = random.Random(rng.random())  # the script's own choices, seeded by the scene
+
+    def script(now: Mapping[str, Any]) -> dict[str, Any] | None:
+        if now["turn"] != mover or len(tried) >= SCENE_ATTEMPTS:
+            return None
+        if now["phase"] == "draw":
+            return {"type": "draw_stock", "player": mover}
+        held = sorted(set(now["hands"][mover]))
+        if len(now["hands"][mover]) < 2:
+            return None  # the last card is discarded (TURN-9)
+        moves: list[dict[str, Any]] = []
+        for index, meld in enumerate(now["table"]):
+            naturals = [c for c in meld["cards"] if c != JOKER]
+            if meld.get("kind") != "run" or not naturals:
+                continue
+            for card in held:
+                if card != JOKER and card[-1] != naturals[0][-1]:
+                    continue
+                moves += [
+                    {"type": "lay_off", "card": card, "meld": index, "end": end}
+                    for end in ("low", "high")
+                ]
+                if JOKER in meld["cards"] and card != JOKER:
+                    moves += [
+                        {"type": "swap_joker", "card": card, "meld": index, "to": to}
+                        for to in ("low", "high", "hand")
+                    ]
+        fresh = [m for m in moves if json.dumps(m, sort_keys=True) not in tried]
+        if not fresh:
+            return None
+        move = pick.choice(fresh)
+        tried.add(json.dumps(move, sort_keys=True))
+        return {**move, "player": mover}
+
+    return state, script
 
 
 # --------------------------------------------------------------------------- shrinking
@@ -1719,7 +2199,9 @@ def draft_scenario(
             }
         }
     steps = []
-    for step, answer in zip(trace.steps, pair_info["answers"], strict=True):
+    befores = pair_info.get("befores") or [None] * len(trace.steps)
+    by_cards = pair_info.get("run_ends", "requested") == "requested"
+    for step, answer, before in zip(trace.steps, pair_info["answers"], befores, strict=True):
         if step["op"] == "act":
             out: dict[str, Any] = {"action": step["action"]}
         else:
@@ -1727,7 +2209,11 @@ def draft_scenario(
         if answer.get("accepted"):
             out["expect"] = "accepted"
         elif answer.get("reason"):
-            fair = fair_reasons(answer["reason"])
+            fair = (
+                lay_off_fair_reasons(answer["reason"], step["action"], before)
+                if by_cards and before is not None and step["op"] == "act"
+                else fair_reasons(answer["reason"])
+            )
             out["expect"] = {"rejected": fair if len(fair) > 1 else fair[0]}
         else:
             out["expect"] = "rejected"
@@ -1759,22 +2245,30 @@ def _check_keys(div: Divergence) -> list[str]:
     return sorted(set(keys))
 
 
-def _reference_answers(pair: Pair, trace: Trace) -> list[dict[str, Any]]:
-    """The reference's answers along a trace (for the draft's expectations)."""
-    answers = []
+def _reference_answers(
+    pair: Pair, trace: Trace
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The reference's answers along a trace (for the draft's expectations), and its state
+    before each step (for the reasons fair there)."""
+    answers: list[dict[str, Any]] = []
+    befores: list[dict[str, Any]] = []
     ref = pair.reference
     if trace.setup["op"] == "load_state":
-        ref.request("load_state", state=trace.setup["state"])
+        state = ref.request("load_state", state=trace.setup["state"])["state"]
     elif trace.setup["op"] == "start_deal":
-        ref.request("start_deal", **{k: v for k, v in trace.setup.items() if k != "op"})
+        fields = {k: v for k, v in trace.setup.items() if k != "op"}
+        state = ref.request("start_deal", **fields)["state"]
     else:
-        return []
+        return [], []
     for step in trace.steps:
+        befores.append(state)
         if step["op"] == "act":
-            answers.append(ref.request("act", action=step["action"]))
+            answer = ref.request("act", action=step["action"])
         else:
-            answers.append(ref.request(step["op"], deck=step["deck"]))
-    return answers
+            answer = ref.request(step["op"], deck=step["deck"])
+        answers.append(answer)
+        state = answer.get("state", state)
+    return answers, befores
 
 
 # --------------------------------------------------------------------------- campaign
@@ -1888,6 +2382,7 @@ def fuzz(
             "profile": options.profile,
             "rulings": pair.rulings,
             "seed": options.seed,
+            "run_ends": pair.handshake.run_ends,
         }
         for finding in findings:
             if finding.divergence.op == "adapter" or interrupted is not None:
@@ -1896,9 +2391,12 @@ def fuzz(
                 finding.example = shrink(pair, finding.example)
                 finding.shrunk = True
             try:
-                answers = _reference_answers(pair, finding.example.trace)
+                answers, befores = _reference_answers(pair, finding.example.trace)
                 finding.scenario = draft_scenario(
-                    finding, "cc-8000", {**info, "answers": answers}, catalogue
+                    finding,
+                    "cc-8000",
+                    {**info, "answers": answers, "befores": befores},
+                    catalogue,
                 )
             except (EngineError, KeyError) as exc:
                 finding.scenario = None
