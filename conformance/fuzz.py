@@ -365,6 +365,25 @@ def _expected_state(state: Mapping[str, Any], recycled: bool) -> dict[str, Any]:
     return check
 
 
+def new_game_check(state: Mapping[str, Any]) -> dict[str, Any]:
+    """What a ``new_game`` state must show whatever the shuffle and the lot: the reference's
+    counts, totals and phase, a dealer among the players and the next player to move."""
+    players = int(state["players"])
+    return {
+        "players": players,
+        "deal_number": state["deal_number"],
+        "phase": state["phase"],
+        "hand_sizes": [len(h) for h in state["hands"]],
+        "stock_size": len(state["stock"]),
+        "discard_size": len(state["discard"]),
+        "opened": state["opened"],
+        "table": state["table"],
+        "totals": state["totals"],
+        "dealer_in": list(range(players)),
+        "turn_right_of_dealer": True,
+    }
+
+
 def _canonical(state: Mapping[str, Any], runs_as_sets: bool) -> dict[str, Any]:
     out = strip_private(state)
     out.pop("profile", None)
@@ -911,7 +930,14 @@ class Pair:
                     [str(exc)],
                 )
         self.ref_state, self.eng_state = ref["state"], eng["state"]
-        found = self._state_diff(ref["state"], eng["state"], recycled=False)
+        if op == "new_game":
+            # The shuffle and the dealer drawn by lot are each engine's own: compare what
+            # the rules fix (the counts, the dealer among the players, who moves first).
+            found = compare_state(
+                new_game_check(ref["state"]), eng["state"], unmodelled=self.handshake.unmodelled
+            )
+        else:
+            found = self._state_diff(ref["state"], eng["state"], recycled=False)
         if found:
             return self._classify_state(op, found, ref["state"], eng["state"], kind="setup")
         self._resync(allowed=op == "load_state" or self.can_load)
@@ -1080,6 +1106,10 @@ class Pair:
     ) -> Divergence:
         fields = sorted({_field_of(m.what) for m in found})
         rule = next((FIELD_RULES[f] for f in fields if f in FIELD_RULES), None)
+        if label == "new_game":
+            # The pack (its size shows in the stock), the deal, the lot, the first turn.
+            by_field = {"stock_size": "CARDS-1", "hand_sizes": "DEAL-3", "dealer": "DEAL-1"}
+            rule = next((by_field[f] for f in fields if f in by_field), rule or "DEAL-5")
         if "phase" in fields and "game_over" in (ref_state.get("phase"), eng_state.get("phase")):
             rule = "END-4"  # whether the game ended comes before who won it (winners)
         if rule is None:
@@ -1518,13 +1548,17 @@ def _play_scene(pair: Pair, game: int) -> list[Occurrence]:
     """One scene after the main game, from its own stream (``carioca-fuzz:S:G:scene``).
 
     A scene is material that random play seldom reaches, put to both engines like any
-    game: a **closing** scene (the profile's last deal, or another, the player to move
-    holding a going-out hand whose melds are sometimes a card short or long, and totals
-    set so that the close ties for the lowest total) or a **run-end** scene (an opened
-    player facing runs that end at an ace, with a joker at an end or standing for an ace,
-    holding the cards that fit at each end, the cards the jokers stand for and the cards
-    past the aces, and trying each at both ends). Engines that only deal get the closing
-    scene's deal from a shuffled deck.
+    game (docs/fuzzing.md, "Scenes"):
+
+    - **closing** (engines that load states): a fresh deal, most often the profile's last,
+      whose first player holds a going-out hand (:func:`_closing_state`), with totals set
+      so that the close often ties for the lowest total;
+    - **run ends** (engines that load states): an opened player facing runs that end at
+      an ace or in a joker, trying each held card at both ends (:func:`_run_end_state`);
+    - **deal**: ``start_deal`` of the last deal (or any), with a cut where the profile
+      scores one (a perfect cut, or one card off), then greedy play;
+    - **new game**: ``new_game``, compared by what the rules fix whatever the shuffle
+      (:func:`new_game_check`), then greedy play from the engine's deal.
     """
     options = pair.options
     rng = _game_rng(options.seed, game, "scene")
@@ -1533,11 +1567,14 @@ def _play_scene(pair: Pair, game: int) -> list[Occurrence]:
     players_choices = [p for p in hs.players if p in facts.players] or [min(facts.players)]
     players = rng.choice(players_choices)
     dealer = rng.randrange(players)
-    closing = rng.random() < 0.5
+    roll = rng.random()
+    if not pair.can_load:
+        roll = 0.75 + roll / 4  # an engine that only deals: the deal or new-game scenes
     script: Callable[[Mapping[str, Any]], dict[str, Any] | None] | None = None
     setup: dict[str, Any] | None = None
-    kind = "last deal"
-    if pair.can_load:
+    kind = "deal"
+    if roll < 0.75:
+        closing = roll < 0.4
         built = (
             _closing_state(rng, players, dealer, facts)
             if closing
@@ -1547,21 +1584,30 @@ def _play_scene(pair: Pair, game: int) -> list[Occurrence]:
             setup = {"op": "load_state", "state": built[0]}
             script = built[1]
             kind = "closing" if closing else "run ends"
+    elif roll >= 0.9 and pair.can_deal:
+        setup = {"op": "new_game", "profile": options.profile, "players": players}
+        setup["seed"] = rng.randrange(1, 10**6)
+        kind = "new game"
     if setup is None:
         if not pair.can_deal:
             return []
+        deal = facts.deal_count if rng.random() < 0.6 else rng.randint(1, facts.deal_count)
         setup = {
             "op": "start_deal",
             "profile": options.profile,
             "players": players,
-            "deal_number": facts.deal_count,
+            "deal_number": deal,
             "dealer": dealer,
             "totals": [rng.choice([0, 40, 40, 90]) for _ in range(players)],
             "deck": _shuffled_deck(rng, facts, players),
         }
+        if "DISPUTE-67" in pair.catalogue.disputes_for(options.profile):
+            # The profile scores a perfect cut (docs/protocol.md §10): cut exactly the
+            # hands and the upcard, or one card off either way.
+            perfect = players * facts.hand_size(deal) + 1
+            setup["cut"] = perfect + rng.choice([0, 0, -1, 1])
     policy = Policy(rng, hs, facts)
     policy.greedy = True  # a scene's point is a close or a lay-off, not a random walk
-    occurrences: list[Occurrence] = []
     try:
         try:
             found = pair.setup(setup)
@@ -1572,15 +1618,19 @@ def _play_scene(pair: Pair, game: int) -> list[Occurrence]:
         if found is not None:
             return [Occurrence(game, found, trace, {"state": pair.ref_state})]
         pair.events[f"scene: {kind}"] += 1
+        if setup["op"] == "new_game" and pair.can_load:
+            # The reference now holds the engine's deal: replay from that state.
+            state = {**strip_private(pair.ref_state), "profile": options.profile}
+            setup = {"op": "load_state", "state": state}
+            trace = Trace(setup)
         limit = min(options.max_steps, SCENE_STEPS)
         found_step = _play_steps(
             pair, game, setup, trace, rng, policy, facts, players, limit, script
         )
-        if found_step is not None:
-            occurrences.append(found_step)
+        return [found_step] if found_step is not None else []
     except EndGame as exc:
         pair.ended_early[str(exc).split(":", 1)[0]] += 1
-    return occurrences
+    return []
 
 
 def _take(counts: Counter[str], cards: Sequence[str]) -> bool:
@@ -2191,11 +2241,16 @@ def draft_scenario(
                 "drafted by fuzz from a state the reference reached or built: "
                 + "; ".join(problems)
             )
+    elif setup_op == "new_game":
+        doc["level"] = "deals"
+        doc["setup"] = {"new_game": {k: trace.setup[k] for k in ("players", "seed")}}
     else:
         doc["level"] = "deals"
         doc["setup"] = {
             "deal": {
-                k: trace.setup[k] for k in ("players", "deal_number", "dealer", "totals", "deck")
+                k: trace.setup[k]
+                for k in ("players", "deal_number", "dealer", "totals", "deck", "cut")
+                if k in trace.setup
             }
         }
     steps = []
@@ -2221,7 +2276,9 @@ def draft_scenario(
     doc["steps"] = steps
     ref_state = occ.reference["state"]
     check_keys = _check_keys(div)
-    if check_keys:
+    if setup_op == "new_game" and not trace.steps:
+        doc["final"] = new_game_check(ref_state)
+    elif check_keys:
         recycled = "stock_cards" in check_keys
         full = _expected_state(ref_state, recycled)
         final = {k: full[k] for k in check_keys if k in full}
@@ -2255,9 +2312,9 @@ def _reference_answers(
     ref = pair.reference
     if trace.setup["op"] == "load_state":
         state = ref.request("load_state", state=trace.setup["state"])["state"]
-    elif trace.setup["op"] == "start_deal":
+    elif trace.setup["op"] in ("start_deal", "new_game"):
         fields = {k: v for k, v in trace.setup.items() if k != "op"}
-        state = ref.request("start_deal", **fields)["state"]
+        state = ref.request(trace.setup["op"], **fields)["state"]
     else:
         return [], []
     for step in trace.steps:
