@@ -756,10 +756,14 @@ class SetupRefused(EndGame):
 class EngineFault(Exception):
     """The engine answered an error (not ``unsupported``) to a request the reference took."""
 
-    def __init__(self, op: str, error: EngineReportedError) -> None:
+    def __init__(
+        self, op: str, error: EngineReportedError, reference: Mapping[str, Any] | None = None
+    ) -> None:
         super().__init__(f"{op}: {error.kind}: {error.message}")
         self.op = op
         self.kind = error.kind
+        #: The reference's answer to the same request (a draft's expectations).
+        self.reference: dict[str, Any] = dict(reference or {})
 
 
 class Pair:
@@ -850,7 +854,7 @@ class Pair:
             if exc.kind == "unsupported":
                 self.unsupported_ops.add(op if op != "act" else f"act:{fields['action']['type']}")
                 raise EndGame(f"engine: {op} unsupported") from None
-            raise EngineFault(op, exc) from None
+            raise EngineFault(op, exc, ref) from None
         return ref, eng
 
     def _resync(self, allowed: bool) -> None:
@@ -1026,6 +1030,9 @@ class Pair:
                     after["phase"]
                 ]
             ] += 1
+            winners = after.get("winners")
+            if after["phase"] == "game_over" and isinstance(winners, list) and len(winners) > 1:
+                self.events["tied game end"] += 1  # END-5: equal lowest totals share the win
 
     def _other_end(
         self,
@@ -1148,7 +1155,7 @@ class Pair:
             ref, eng = self._both(op, **fields)
         except EngineFault as exc:
             summary = f"engine answered {exc.kind}"
-            return Divergence(OP_RULES[op], op, "error", summary, [str(exc)]), {}
+            return Divergence(OP_RULES[op], op, "error", summary, [str(exc)]), exc.reference
         if op == "penalty":
             if ref.get("points") != eng.get("points"):
                 summary = f"reference {ref.get('points')} points, engine {eng.get('points')}"
@@ -1676,7 +1683,8 @@ def _natural_meld(
 def _closing_state(
     rng: random.Random, players: int, dealer: int, facts: ProfileData
 ) -> tuple[dict[str, Any], Callable[[Mapping[str, Any]], dict[str, Any] | None]] | None:
-    """A fresh deal (most often the profile's last) whose first player can go out at once.
+    """A fresh deal (half the time the profile's last, a quarter the one before it) whose
+    first player can go out at once.
 
     The player to move holds one of the deal's contracts as natural melds; the melds
     together take the dealt cards (the drawn card is then discarded), or one card more
@@ -1686,7 +1694,16 @@ def _closing_state(
     for the lowest total (or leaves a tie among the others) more often than not. The
     script draws, lays the melds and discards what is left; the policy plays on.
     """
-    deal = facts.deal_count if rng.random() < 0.75 else rng.randint(1, facts.deal_count)
+    # The last deal (the game ends), the one before it (the game goes on to the last), or
+    # any.
+    roll = rng.random()
+    deal = (
+        facts.deal_count
+        if roll < 0.5
+        else facts.deal_count - 1
+        if roll < 0.75
+        else rng.randint(1, facts.deal_count)
+    )
     dealt = facts.hand_size(deal)
     contract = rng.choice(facts.deal(deal).contracts)
     kinds = ["trio"] * contract.trios + ["run"] * contract.runs
