@@ -67,6 +67,9 @@ DEFAULT_MAX_STEPS: Final = 120
 QUERIES_PER_GAME: Final = 12
 #: Replays the delta-debugging shrinker may spend on one finding.
 SHRINK_BUDGET: Final = 150
+#: The most steps before a divergence that the shrinker replays from a loaded state (when
+#: the state just before it does not show the divergence, docs/fuzzing.md).
+SHRINK_TAIL: Final = 4
 #: Reasons that docs/reasons.md ("Fair reasons by family") makes interchangeable.
 FAIR_FAMILIES: Final[tuple[frozenset[str], ...]] = (
     frozenset({"run_wraps", "beyond_ace"}),
@@ -1477,9 +1480,7 @@ def _play_main(pair: Pair, game: int) -> list[Occurrence]:
         if found is not None:
             occurrences.append(Occurrence(game, found, trace, {"state": pair.ref_state}))
             return occurrences
-        found_step = _play_steps(
-            pair, game, setup, trace, rng, policy, facts, players, options.max_steps
-        )
+        found_step = _play_steps(pair, game, trace, rng, policy, facts, players, options.max_steps)
         if found_step is not None:
             occurrences.append(found_step)
     except EndGame as exc:
@@ -1490,7 +1491,6 @@ def _play_main(pair: Pair, game: int) -> list[Occurrence]:
 def _play_steps(
     pair: Pair,
     game: int,
-    setup: Mapping[str, Any],
     trace: Trace,
     rng: random.Random,
     policy: Policy,
@@ -1506,8 +1506,10 @@ def _play_steps(
     """
     deal_mode = not pair.can_load
     drew = False
+    befores: list[dict[str, Any]] = []  # the reference's state before each step
     for _ in range(limit):
         state = pair.ref_state
+        befores.append(state)
         phase = state["phase"]
         step: dict[str, Any]
         scripted = script(state) if script is not None and phase not in ENDED_PHASES else None
@@ -1535,8 +1537,8 @@ def _play_steps(
             return Occurrence(
                 game,
                 found,
-                Trace(setup, list(trace.steps)),
-                {"state": pair.ref_state, "before": state},
+                Trace(trace.setup, list(trace.steps)),
+                {"state": pair.ref_state, "before": state, "befores": befores[-SHRINK_TAIL:]},
             )
         if phase == "game_over":
             break
@@ -1631,9 +1633,7 @@ def _play_scene(pair: Pair, game: int) -> list[Occurrence]:
             setup = {"op": "load_state", "state": state}
             trace = Trace(setup)
         limit = min(options.max_steps, SCENE_STEPS)
-        found_step = _play_steps(
-            pair, game, setup, trace, rng, policy, facts, players, limit, script
-        )
+        found_step = _play_steps(pair, game, trace, rng, policy, facts, players, limit, script)
         return [found_step] if found_step is not None else []
     except EndGame as exc:
         pair.ended_early[str(exc).split(":", 1)[0]] += 1
@@ -1965,19 +1965,25 @@ def _replay(pair: Pair, trace: Trace, key: str) -> int | None:
     """Replay ``trace``; the index of the step where divergence ``key`` shows, else None.
 
     ``-1`` means the setup itself diverges that way. Any other divergence first is None.
+    ``key`` cites the profile's own rule IDs, as findings do (:func:`_in_profile`).
     """
+    facts = find_profile(pair.options.profile)
+
+    def same(found: Divergence | None) -> bool:
+        return found is not None and replace(found, rule=facts.rule_id(found.rule)).key == key
+
     try:
         if trace.setup["op"] == "query":
             found, _ = pair.query({k: v for k, v in trace.setup.items() if k != "op"})
-            return -1 if found is not None and found.key == key else None
+            return -1 if same(found) else None
         found = pair.setup(trace.setup)
         if found is not None:
-            return -1 if found.key == key else None
+            return -1 if same(found) else None
         deal_mode = not pair.can_load
         for i, step in enumerate(trace.steps):
             found = pair.step(step, deal_mode=deal_mode)
             if found is not None:
-                return i if found.key == key else None
+                return i if same(found) else None
     except (EndGame, EngineReportedError):
         return None
     except EngineError:
@@ -2013,8 +2019,9 @@ def shrink(pair: Pair, occurrence: Occurrence) -> Occurrence:
     """A smaller reproduction of the same divergence (same key), or the original.
 
     Queries lose cards one at a time. With an engine that loads states, the reference's
-    state just before the divergent step becomes the setup (one step). Otherwise the steps
-    before it are delta-debugged (rejected ones first), as long as the divergence stays.
+    state just before the divergent step becomes the setup (one step), or else the state
+    before the last few steps (up to ``SHRINK_TAIL``). Otherwise the steps before it are
+    delta-debugged (rejected ones first), as long as the divergence stays.
     """
     key = occurrence.divergence.key
     trace = occurrence.trace
@@ -2025,16 +2032,18 @@ def shrink(pair: Pair, occurrence: Occurrence) -> Occurrence:
         return occurrence
     last = trace.steps[-1]
     before = occurrence.reference.get("before")
-    if pair.can_load and before is not None:
-        one = Trace(
-            {
-                "op": "load_state",
-                "state": {**strip_private(before), "profile": pair.options.profile},
-            },
-            [last],
-        )
-        if _replay(pair, one, key) == 0:
-            return _found_again(pair, occurrence, _shrink_state(pair, one, key, budget))
+    befores = occurrence.reference.get("befores") or ([before] if before is not None else [])
+    if pair.can_load:
+        # The state before the last step, else before the last few: what the protocol's
+        # state does not carry (perla's chance to steal after a draw) is then replayed.
+        for k in range(1, min(len(befores), len(trace.steps)) + 1):
+            start = {**strip_private(befores[-k]), "profile": pair.options.profile}
+            short = Trace({"op": "load_state", "state": start}, trace.steps[-k:])
+            if _replay(pair, short, key) != k - 1:
+                continue
+            if k == 1:
+                return _found_again(pair, occurrence, _shrink_state(pair, short, key, budget))
+            return _found_again(pair, occurrence, short)
     prefix = trace.steps[:-1]
 
     def holds(candidate: list[Any]) -> bool:

@@ -6,11 +6,11 @@ docs/fuzzing.md). Run from the repository root::
 
     PYTHONPATH=. python -m tests.mutants.fuzz_sweep --profile all --games 60 --jobs 2
 
-One line a mutant: ``found`` or ``MISSED``, the first game that shows the killing
-draft's divergence, the rule
-it cites, and how many findings and drafts the campaign made. ``--jobs`` campaigns run side
-by side (each one adapter pair, ``--workers 1``), so 2 keeps a 2-core machine busy and no
-more. ``tests/conformance/test_fuzz.py`` calls :func:`sweep_one` in its opt-in full sweep.
+One line a mutant: ``found`` or ``MISSED``, the first game that shows the killing draft's
+divergence, the rule it cites, and how many findings and drafts the campaign made. ``--jobs``
+campaigns run side by side (each one adapter pair, ``--workers 1``), so 2 keeps a 2-core
+machine busy and no more. ``tests/conformance/test_fuzz.py`` calls :func:`sweep_one` in its
+opt-in full sweep.
 """
 
 from __future__ import annotations
