@@ -21,6 +21,7 @@ import multiprocessing
 import queue as queue_module
 import random
 import sys
+import tempfile
 import threading
 import time
 from collections import Counter
@@ -53,7 +54,7 @@ from .properties import (
     find_opening,
 )
 from .reachability import unreachable_problems
-from .scenarios import DRAFT_IDS, fill_after
+from .scenarios import DRAFT_IDS, fill_after, load_file
 
 #: Version of the JSON report's layout (conformance/schemas/fuzz-report.schema.json).
 REPORT_VERSION: Final = 1
@@ -2316,6 +2317,26 @@ def draft_scenario(
     return doc
 
 
+def _draft(
+    pair: Pair, finding: Finding, info: Mapping[str, Any], catalogue: Catalogue
+) -> dict[str, Any]:
+    """The draft scenario of ``finding``'s example, from the reference's answers along it."""
+    answers, befores = _reference_answers(pair, finding.example.trace)
+    pair_info = {**info, "answers": answers, "befores": befores}
+    return draft_scenario(finding, "cc-8000", pair_info, catalogue)
+
+
+def _draft_problems(doc: Mapping[str, Any], catalogue: Catalogue) -> list[str]:
+    """What ``check`` says is wrong with a draft document (empty when it loads)."""
+    with tempfile.TemporaryDirectory(prefix="carioca-fuzz-") as tmp:
+        path = Path(tmp) / f"{doc['id']}.yaml"
+        path.write_text(yaml.safe_dump(dict(doc), sort_keys=False), encoding="utf-8")
+        # A label, not the temporary path: the messages and the load cache's key stay
+        # the same from run to run.
+        loaded = load_file(path, catalogue=catalogue, label=f"draft {doc['id']}")
+    return [str(e) for e in loaded.errors]
+
+
 def _check_keys(div: Divergence) -> list[str]:
     """The state-check keys a draft pins: the fields that differed."""
     if div.kind not in ("state", "setup"):
@@ -2470,17 +2491,22 @@ def fuzz(
         for finding in findings:
             if finding.divergence.op == "adapter" or interrupted is not None:
                 continue  # a crash or hang, or an interrupted run: no answers to draft from
+            as_found = finding.example
             if options.shrink:
-                finding.example = shrink(pair, finding.example)
-                finding.shrunk = True
+                finding.example = shrink(pair, as_found)
+                finding.shrunk = finding.example is not as_found
             try:
-                answers, befores = _reference_answers(pair, finding.example.trace)
-                finding.scenario = draft_scenario(
-                    finding,
-                    "cc-8000",
-                    {**info, "answers": answers, "befores": befores},
-                    catalogue,
-                )
+                finding.scenario = _draft(pair, finding, info, catalogue)
+                problems = _draft_problems(finding.scenario, catalogue)
+                if problems and finding.shrunk:
+                    # A shrunk state the harness's own check refuses (the check is not the
+                    # reference): draft the example as it was found instead.
+                    pair.warnings.append(
+                        f"the shrunk draft for {finding.divergence.key} fails check "
+                        f"({problems[0]}); the example as found is drafted"
+                    )
+                    finding.example, finding.shrunk = as_found, False
+                    finding.scenario = _draft(pair, finding, info, catalogue)
             except (EngineError, KeyError) as exc:
                 finding.scenario = None
                 pair.warnings.append(f"no draft for {finding.divergence.key}: {exc}")
