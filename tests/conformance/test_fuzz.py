@@ -427,7 +427,9 @@ def test_each_profiles_reference_against_itself_finds_nothing(profile: str) -> N
     result = _fuzz(REFERENCE, games=6, max_steps=120, profile=profile)
     assert result.findings == []
     assert result.games_played == 6 and result.steps > 500
-    for event in ("open", "discard", "draw_discard", "close", "scene: closing", "game_over"):
+    # (The scenes' game ends in these profiles show in the subsets below: chilean_tie_breaks,
+    # chilean_seven_rounds, perla_going_out_zero.)
+    for event in ("open", "discard", "draw_discard", "close", "scene: closing"):
         assert result.events.get(event, 0) > 0, event
     # Every built state is one the profile allows (perla's trios of different suits...).
     assert not any("refuses the setup" in event for event in result.events), result.events
