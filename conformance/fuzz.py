@@ -21,6 +21,7 @@ import multiprocessing
 import queue as queue_module
 import random
 import sys
+import tempfile
 import threading
 import time
 from collections import Counter
@@ -53,7 +54,7 @@ from .properties import (
     find_opening,
 )
 from .reachability import unreachable_problems
-from .scenarios import DRAFT_IDS, fill_after
+from .scenarios import DRAFT_IDS, fill_after, load_file
 
 #: Version of the JSON report's layout (conformance/schemas/fuzz-report.schema.json).
 REPORT_VERSION: Final = 1
@@ -67,6 +68,9 @@ DEFAULT_MAX_STEPS: Final = 120
 QUERIES_PER_GAME: Final = 12
 #: Replays the delta-debugging shrinker may spend on one finding.
 SHRINK_BUDGET: Final = 150
+#: The most steps before a divergence that the shrinker replays from a loaded state (when
+#: the state just before it does not show the divergence, docs/fuzzing.md).
+SHRINK_TAIL: Final = 4
 #: Reasons that docs/reasons.md ("Fair reasons by family") makes interchangeable.
 FAIR_FAMILIES: Final[tuple[frozenset[str], ...]] = (
     frozenset({"run_wraps", "beyond_ace"}),
@@ -255,6 +259,42 @@ def fair_reasons(reason: str) -> list[str]:
     return sorted(out)
 
 
+def lay_off_fair_reasons(
+    reason: str, action: Mapping[str, Any], state: Mapping[str, Any]
+) -> list[str]:
+    """The reasons fair with ``reason`` for ``action`` in ``state``, by the cards.
+
+    docs/reasons.md splits a lay-off past an ace in two families: a joker, or the 2 above
+    a high ace (the K below a low one), would continue the run round the corner
+    (``beyond_ace``, ``run_wraps``); any other card is past the ace and fits nowhere
+    either (``beyond_ace``, ``does_not_fit``). Elsewhere: :func:`fair_reasons`.
+    """
+    table = state.get("table") or []
+    index = action.get("meld")
+    if (
+        action.get("type") != "lay_off"
+        or reason not in ("beyond_ace", "does_not_fit", "run_wraps")
+        or not isinstance(index, int)
+        or not 0 <= index < len(table)
+        or table[index].get("kind") != "run"
+    ):
+        return fair_reasons(reason)
+    cards = list(table[index]["cards"])
+    low = _run_low(cards)
+    naturals = [c for c in cards if c != JOKER]
+    end = action.get("end")
+    if low is None or not naturals:
+        return fair_reasons(reason)
+    high = low + len(cards) - 1
+    if not ((end == "high" and high >= 14) or (end == "low" and low <= 1)):
+        return fair_reasons(reason)
+    suit = naturals[0][-1]
+    wrap = _run_card(2 if end == "high" else 13, suit)
+    if action.get("card") in (JOKER, wrap):
+        return ["beyond_ace", "run_wraps"]
+    return ["beyond_ace", "does_not_fit"]
+
+
 def same_fair_family(a: str | None, b: str | None) -> bool:
     """True when ``a`` and ``b`` are the same reason or in one fair family."""
     if a == b:
@@ -327,6 +367,25 @@ def _expected_state(state: Mapping[str, Any], recycled: bool) -> dict[str, Any]:
     else:
         check["stock"] = state["stock"]
     return check
+
+
+def new_game_check(state: Mapping[str, Any]) -> dict[str, Any]:
+    """What a ``new_game`` state must show whatever the shuffle and the lot: the reference's
+    counts, totals and phase, a dealer among the players and the next player to move."""
+    players = int(state["players"])
+    return {
+        "players": players,
+        "deal_number": state["deal_number"],
+        "phase": state["phase"],
+        "hand_sizes": [len(h) for h in state["hands"]],
+        "stock_size": len(state["stock"]),
+        "discard_size": len(state["discard"]),
+        "opened": state["opened"],
+        "table": state["table"],
+        "totals": state["totals"],
+        "dealer_in": list(range(players)),
+        "turn_right_of_dealer": True,
+    }
 
 
 def _canonical(state: Mapping[str, Any], runs_as_sets: bool) -> dict[str, Any]:
@@ -701,10 +760,14 @@ class SetupRefused(EndGame):
 class EngineFault(Exception):
     """The engine answered an error (not ``unsupported``) to a request the reference took."""
 
-    def __init__(self, op: str, error: EngineReportedError) -> None:
+    def __init__(
+        self, op: str, error: EngineReportedError, reference: Mapping[str, Any] | None = None
+    ) -> None:
         super().__init__(f"{op}: {error.kind}: {error.message}")
         self.op = op
         self.kind = error.kind
+        #: The reference's answer to the same request (a draft's expectations).
+        self.reference: dict[str, Any] = dict(reference or {})
 
 
 class Pair:
@@ -795,7 +858,7 @@ class Pair:
             if exc.kind == "unsupported":
                 self.unsupported_ops.add(op if op != "act" else f"act:{fields['action']['type']}")
                 raise EndGame(f"engine: {op} unsupported") from None
-            raise EngineFault(op, exc) from None
+            raise EngineFault(op, exc, ref) from None
         return ref, eng
 
     def _resync(self, allowed: bool) -> None:
@@ -875,7 +938,14 @@ class Pair:
                     [str(exc)],
                 )
         self.ref_state, self.eng_state = ref["state"], eng["state"]
-        found = self._state_diff(ref["state"], eng["state"], recycled=False)
+        if op == "new_game":
+            # The shuffle and the dealer drawn by lot are each engine's own: compare what
+            # the rules fix (the counts, the dealer among the players, who moves first).
+            found = compare_state(
+                new_game_check(ref["state"]), eng["state"], unmodelled=self.handshake.unmodelled
+            )
+        else:
+            found = self._state_diff(ref["state"], eng["state"], recycled=False)
         if found:
             return self._classify_state(op, found, ref["state"], eng["state"], kind="setup")
         self._resync(allowed=op == "load_state" or self.can_load)
@@ -923,7 +993,9 @@ class Pair:
             summary = f"reference {_outcome(ref)}, engine {shown}"
             return Divergence(rule, label, "outcome", summary, [f"{label}: {summary}"])
         if not ref.get("accepted"):
-            if self.reasons and not same_fair_family(ref.get("reason"), eng.get("reason")):
+            if self.reasons and not self._same_reason(
+                ref.get("reason"), eng.get("reason"), action, before
+            ):
                 rule = self._reason_rule(ref.get("reason"), label)
                 summary = (
                     f"reference rejected ({ref.get('reason')}), "
@@ -962,6 +1034,9 @@ class Pair:
                     after["phase"]
                 ]
             ] += 1
+            winners = after.get("winners")
+            if after["phase"] == "game_over" and isinstance(winners, list) and len(winners) > 1:
+                self.events["tied game end"] += 1  # END-5: equal lowest totals share the win
 
     def _other_end(
         self,
@@ -997,6 +1072,24 @@ class Pair:
         )
         return ref, ref["state"]
 
+    def _same_reason(
+        self,
+        ref_reason: Any,
+        eng_reason: Any,
+        action: Mapping[str, Any] | None,
+        before: Mapping[str, Any],
+    ) -> bool:
+        """Whether the engine's rejection reason is fair beside the reference's: by the
+        cards for a lay-off at a named end (:func:`lay_off_fair_reasons`), else by family.
+        An engine that picks ends itself may judge another end: families only."""
+        if ref_reason == eng_reason:
+            return True
+        if not isinstance(ref_reason, str) or not isinstance(eng_reason, str):
+            return False
+        if action is not None and self.handshake.run_ends == "requested":
+            return eng_reason in lay_off_fair_reasons(ref_reason, action, before)
+        return same_fair_family(ref_reason, eng_reason)
+
     def _reason_rule(self, reason: str | None, label: str) -> str:
         if reason and reason in self.catalogue.reasons:
             return self.catalogue.reasons[reason].rule
@@ -1024,6 +1117,12 @@ class Pair:
     ) -> Divergence:
         fields = sorted({_field_of(m.what) for m in found})
         rule = next((FIELD_RULES[f] for f in fields if f in FIELD_RULES), None)
+        if label == "new_game":
+            # The pack (its size shows in the stock), the deal, the lot, the first turn.
+            by_field = {"stock_size": "CARDS-1", "hand_sizes": "DEAL-3", "dealer": "DEAL-1"}
+            rule = next((by_field[f] for f in fields if f in by_field), rule or "DEAL-5")
+        if "phase" in fields and "game_over" in (ref_state.get("phase"), eng_state.get("phase")):
+            rule = "END-4"  # whether the game ended comes before who won it (winners)
         if rule is None:
             if "phase" in fields and "cancelled" in (
                 ref_state.get("phase"),
@@ -1060,7 +1159,7 @@ class Pair:
             ref, eng = self._both(op, **fields)
         except EngineFault as exc:
             summary = f"engine answered {exc.kind}"
-            return Divergence(OP_RULES[op], op, "error", summary, [str(exc)]), {}
+            return Divergence(OP_RULES[op], op, "error", summary, [str(exc)]), exc.reference
         if op == "penalty":
             if ref.get("points") != eng.get("points"):
                 summary = f"reference {ref.get('points')} points, engine {eng.get('points')}"
@@ -1300,7 +1399,19 @@ def _trade(
 
 
 def _play_game(pair: Pair, game: int) -> tuple[list[Occurrence], int]:
-    """Play one seeded game (queries first); return its divergences and steps played."""
+    """Play one seeded game: queries, the main game, then one end-of-game or run-end scene
+    (:func:`_play_scene`, from a stream of its own, so the main games of a seed stay the
+    same); return its divergences and steps played."""
+    steps_before = pair.steps
+    occurrences = _play_main(pair, game)
+    if pair.can_load or pair.can_deal:
+        occurrences += _play_scene(pair, game)
+    return occurrences, pair.steps - steps_before
+
+
+def _play_main(pair: Pair, game: int) -> list[Occurrence]:
+    """The queries and the main game of ``game``: a shuffled deal or a built state, played
+    by a seeded policy up to ``--max-steps`` steps."""
     options = pair.options
     rng = _game_rng(options.seed, game)
     occurrences: list[Occurrence] = []
@@ -1318,7 +1429,7 @@ def _play_game(pair: Pair, game: int) -> tuple[list[Occurrence], int]:
             if found is not None:
                 occurrences.append(Occurrence(game, found, Trace({"op": "query", **setup}), ref))
     if not (pair.can_load or pair.can_deal):
-        return occurrences, 0
+        return occurrences
     facts = find_profile(options.profile)
     players_choices = [p for p in hs.players if p in facts.players] or [min(facts.players)]
     players = rng.choice(players_choices)
@@ -1342,7 +1453,6 @@ def _play_game(pair: Pair, game: int) -> tuple[list[Occurrence], int]:
             "deck": _shuffled_deck(rng, facts, players),
         }
     policy = Policy(rng, hs, facts)
-    steps_before = pair.steps
     try:
         try:
             try:
@@ -1370,45 +1480,483 @@ def _play_game(pair: Pair, game: int) -> tuple[list[Occurrence], int]:
         trace = Trace(setup)
         if found is not None:
             occurrences.append(Occurrence(game, found, trace, {"state": pair.ref_state}))
-            return occurrences, 0
-        deal_mode = not pair.can_load
-        drew = False
-        for _ in range(options.max_steps):
-            state = pair.ref_state
-            phase = state["phase"]
-            step: dict[str, Any]
-            if phase in ("deal_over", "cancelled", "game_over"):
-                if not pair.can_deal or "next_deal" in pair.unsupported_ops:
-                    break
-                step = {"op": "next_deal", "deck": _shuffled_deck(rng, facts, players)}
-                drew = False
-            elif pair.can_deal and rng.random() < 0.02:
-                step = {
-                    "op": rng.choice(["next_deal", "redeal"]),
-                    "deck": _shuffled_deck(rng, facts, players),
-                }
-            elif pair.can_deal and not drew and rng.random() < 0.1:
-                step = {"op": "redeal", "deck": _shuffled_deck(rng, facts, players)}
-            else:
-                step = {"op": "act", "action": policy.action(state)}
-                drew = True
-            trace.steps.append(step)
-            found = pair.step(step, deal_mode=deal_mode)
-            if found is not None:
-                occurrences.append(
-                    Occurrence(
-                        game,
-                        found,
-                        Trace(setup, list(trace.steps)),
-                        {"state": pair.ref_state, "before": state},
-                    )
-                )
-                break
-            if phase == "game_over":
-                break
+            return occurrences
+        found_step = _play_steps(pair, game, trace, rng, policy, facts, players, options.max_steps)
+        if found_step is not None:
+            occurrences.append(found_step)
     except EndGame as exc:
         pair.ended_early[str(exc).split(":", 1)[0]] += 1
-    return occurrences, pair.steps - steps_before
+    return occurrences
+
+
+def _play_steps(
+    pair: Pair,
+    game: int,
+    trace: Trace,
+    rng: random.Random,
+    policy: Policy,
+    facts: ProfileData,
+    players: int,
+    limit: int,
+    script: Callable[[Mapping[str, Any]], dict[str, Any] | None] | None = None,
+) -> Occurrence | None:
+    """Play up to ``limit`` steps from the pair's state; the first divergence, if any.
+
+    ``script`` gives the next action while it has one (None: the policy's turn); it draws
+    nothing from ``rng``, so a game without a script consumes its stream as it always did.
+    """
+    deal_mode = not pair.can_load
+    drew = False
+    befores: list[dict[str, Any]] = []  # the reference's state before each step
+    for _ in range(limit):
+        state = pair.ref_state
+        befores.append(state)
+        phase = state["phase"]
+        step: dict[str, Any]
+        scripted = script(state) if script is not None and phase not in ENDED_PHASES else None
+        if scripted is not None:
+            step = {"op": "act", "action": scripted}
+            drew = True
+        elif phase in ENDED_PHASES:
+            if not pair.can_deal or "next_deal" in pair.unsupported_ops:
+                break
+            step = {"op": "next_deal", "deck": _shuffled_deck(rng, facts, players)}
+            drew = False
+        elif pair.can_deal and rng.random() < 0.02:
+            step = {
+                "op": rng.choice(["next_deal", "redeal"]),
+                "deck": _shuffled_deck(rng, facts, players),
+            }
+        elif pair.can_deal and not drew and rng.random() < 0.1:
+            step = {"op": "redeal", "deck": _shuffled_deck(rng, facts, players)}
+        else:
+            step = {"op": "act", "action": policy.action(state)}
+            drew = True
+        trace.steps.append(step)
+        found = pair.step(step, deal_mode=deal_mode)
+        if found is not None:
+            return Occurrence(
+                game,
+                found,
+                Trace(trace.setup, list(trace.steps)),
+                {"state": pair.ref_state, "before": state, "befores": befores[-SHRINK_TAIL:]},
+            )
+        if phase == "game_over":
+            break
+    return None
+
+
+# --------------------------------------------------------------------------- scenes
+
+#: Steps a scene (the end-of-game or run-end material after the main game) may play.
+SCENE_STEPS: Final = 30
+#: Scripted lay-off and replacement attempts a run-end scene makes after its draw.
+SCENE_ATTEMPTS: Final = 20
+
+
+def _play_scene(pair: Pair, game: int) -> list[Occurrence]:
+    """One scene after the main game, from its own stream (``carioca-fuzz:S:G:scene``).
+
+    A scene is material that random play seldom reaches, put to both engines like any
+    game (docs/fuzzing.md, "Scenes"):
+
+    - **closing** (engines that load states): a fresh deal, most often the profile's last,
+      whose first player holds a going-out hand (:func:`_closing_state`), with totals set
+      so that the close often ties for the lowest total;
+    - **run ends** (engines that load states): an opened player facing runs that end at
+      an ace or in a joker, trying each held card at both ends (:func:`_run_end_state`);
+    - **deal**: ``start_deal`` of the last deal (or any), with a cut where the profile
+      scores one (a perfect cut, or one card off), then greedy play;
+    - **new game**: ``new_game``, compared by what the rules fix whatever the shuffle
+      (:func:`new_game_check`), then greedy play from the engine's deal.
+    """
+    options = pair.options
+    rng = _game_rng(options.seed, game, "scene")
+    hs = pair.handshake
+    facts = find_profile(options.profile)
+    players_choices = [p for p in hs.players if p in facts.players] or [min(facts.players)]
+    players = rng.choice(players_choices)
+    dealer = rng.randrange(players)
+    roll = rng.random()
+    if not pair.can_load:
+        roll = 0.75 + roll / 4  # an engine that only deals: the deal or new-game scenes
+    script: Callable[[Mapping[str, Any]], dict[str, Any] | None] | None = None
+    setup: dict[str, Any] | None = None
+    kind = "deal"
+    if roll < 0.75:
+        closing = roll < 0.4
+        built = (
+            _closing_state(rng, players, dealer, facts)
+            if closing
+            else _run_end_state(rng, players, dealer, facts)
+        )
+        if built is not None:
+            setup = {"op": "load_state", "state": built[0]}
+            script = built[1]
+            kind = "closing" if closing else "run ends"
+    elif roll >= 0.9 and pair.can_deal:
+        setup = {"op": "new_game", "profile": options.profile, "players": players}
+        setup["seed"] = rng.randrange(1, 10**6)
+        kind = "new game"
+    if setup is None:
+        if not pair.can_deal:
+            return []
+        deal = facts.deal_count if rng.random() < 0.6 else rng.randint(1, facts.deal_count)
+        setup = {
+            "op": "start_deal",
+            "profile": options.profile,
+            "players": players,
+            "deal_number": deal,
+            "dealer": dealer,
+            "totals": [rng.choice([0, 40, 40, 90]) for _ in range(players)],
+            "deck": _shuffled_deck(rng, facts, players),
+        }
+        if "DISPUTE-67" in pair.catalogue.disputes_for(options.profile):
+            # The profile scores a perfect cut (docs/protocol.md §10): cut exactly the
+            # hands and the upcard, or one card off either way.
+            perfect = players * facts.hand_size(deal) + 1
+            setup["cut"] = perfect + rng.choice([0, 0, -1, 1])
+    policy = Policy(rng, hs, facts)
+    policy.greedy = True  # a scene's point is a close or a lay-off, not a random walk
+    try:
+        try:
+            found = pair.setup(setup)
+        except SetupRefused:
+            pair.events["scene: refused"] += 1
+            return []
+        trace = Trace(setup)
+        if found is not None:
+            return [Occurrence(game, found, trace, {"state": pair.ref_state})]
+        pair.events[f"scene: {kind}"] += 1
+        if setup["op"] == "new_game" and pair.can_load:
+            # The reference now holds the engine's deal: replay from that state.
+            state = {**strip_private(pair.ref_state), "profile": options.profile}
+            setup = {"op": "load_state", "state": state}
+            trace = Trace(setup)
+        limit = min(options.max_steps, SCENE_STEPS)
+        found_step = _play_steps(pair, game, trace, rng, policy, facts, players, limit, script)
+        return [found_step] if found_step is not None else []
+    except EndGame as exc:
+        pair.ended_early[str(exc).split(":", 1)[0]] += 1
+    return []
+
+
+def _take(counts: Counter[str], cards: Sequence[str]) -> bool:
+    """Take ``cards`` out of ``counts`` if all are there (else take nothing)."""
+    need = Counter(cards)
+    if any(counts[c] < n for c, n in need.items()):
+        return False
+    counts.subtract(need)
+    return True
+
+
+def _natural_meld(
+    rng: random.Random, counts: Counter[str], kind: str, size: int, facts: ProfileData
+) -> list[str] | None:
+    """A meld of ``size`` natural (never wild) cards from ``counts``, taken out of it: a
+    trio of one rank in as many suits as it can, or a run of one suit listed low to high."""
+    if kind == "trio":
+        ranks = list(RANKS)
+        rng.shuffle(ranks)
+        for rank in ranks:
+            pool = [c for c in CANONICAL_ORDER if c[:-1] == rank and not facts.is_wild(c)]
+            cards: list[str] = []
+            # One card of each suit first, then second copies (perla's legs differ in suit).
+            for _ in range(2):
+                for card in pool:
+                    if len(cards) < size and counts[card] - cards.count(card) > 0:
+                        cards.append(card)
+            if len(cards) == size and _take(counts, cards):
+                return cards
+        return None
+    suits = list(SUITS)
+    rng.shuffle(suits)
+    for suit in suits:
+        lows = list(range(1, 15 - size + 1))
+        rng.shuffle(lows)
+        for low in lows:
+            cards = [_run_card(low + k, suit) for k in range(size)]
+            if not any(facts.is_wild(c) for c in cards) and _take(counts, cards):
+                return cards
+    return None
+
+
+def _closing_state(
+    rng: random.Random, players: int, dealer: int, facts: ProfileData
+) -> tuple[dict[str, Any], Callable[[Mapping[str, Any]], dict[str, Any] | None]] | None:
+    """A fresh deal (half the time the profile's last, a quarter the one before it) whose
+    first player can go out at once.
+
+    The player to move holds one of the deal's contracts as natural melds; the melds
+    together take the dealt cards (the drawn card is then discarded), or one card more
+    (the stock's top card completes them and the hand empties), or, now and then, one
+    card fewer, and their sizes are spread from the contract's (3-card runs, 4-card trios)
+    so that near misses are tried too. Totals are set so that this close ties two players
+    for the lowest total (or leaves a tie among the others) more often than not. The
+    script draws, lays the melds and discards what is left; the policy plays on.
+    """
+    # The last deal (the game ends), the one before it (the game goes on to the last), or
+    # any.
+    roll = rng.random()
+    deal = (
+        facts.deal_count
+        if roll < 0.5
+        else facts.deal_count - 1
+        if roll < 0.75
+        else rng.randint(1, facts.deal_count)
+    )
+    dealt = facts.hand_size(deal)
+    contract = rng.choice(facts.deal(deal).contracts)
+    kinds = ["trio"] * contract.trios + ["run"] * contract.runs
+    sizes = [facts.trio_size if k == "trio" else facts.run_size for k in kinds]
+    target = dealt + rng.choice([0, 0, 0, 1, 1, -1])
+    while sum(sizes) != target:
+        i = rng.randrange(len(sizes))
+        if sum(sizes) < target:
+            sizes[i] += 1
+        elif sizes[i] > 3:
+            sizes[i] -= 1
+        elif all(n <= 3 for n in sizes):
+            return None
+    counts = Counter(facts.pack(players).canonical_order())
+    melds = []
+    for kind, size in zip(kinds, sizes, strict=True):
+        cards = _natural_meld(rng, counts, kind, size, facts)
+        if cards is None:
+            return None
+        melds.append({"kind": kind, "cards": cards})
+    laid = [c for m in melds for c in m["cards"]]
+    rest = list(counts.elements())
+    rng.shuffle(rest)
+    mover = (dealer + 1) % players
+    hand = list(laid)
+    stock_top: list[str] = []
+    if len(hand) > dealt:
+        # One meld card waits on the stock: drawing it completes the melds.
+        stock_top = [hand.pop(rng.randrange(len(hand)))]
+    while len(hand) < dealt:
+        hand.append(rest.pop())
+    hands = [hand if p == mover else [rest.pop() for _ in range(dealt)] for p in range(players)]
+    # The upcard is never wild, as a fresh deal's is (CHILE-DEAL-7 buries a wild upcard).
+    upcard = next(i for i, c in enumerate(rest) if c != JOKER and not facts.is_wild(c))
+    discard = [rest.pop(upcard)]
+    stock = stock_top + rest
+    totals = _tie_totals(rng, hands, mover, facts)
+    state = {
+        "profile": facts.name,
+        "players": players,
+        "deal_number": deal,
+        "dealer": dealer,
+        "turn": mover,
+        "phase": "draw",
+        "hands": hands,
+        "opened": [False] * players,
+        "turn_opened": False,
+        "table": [],
+        "stock": stock,
+        "discard": discard,
+        "totals": totals,
+        "deal_scores": None,
+        "closer": None,
+        "winners": None,
+    }
+    done: set[str] = set()
+
+    def script(now: Mapping[str, Any]) -> dict[str, Any] | None:
+        if now["turn"] != mover or "out" in done:
+            return None
+        if now["phase"] == "draw":
+            done.add("drew")
+            return {"type": "draw_stock", "player": mover}
+        held = list(now["hands"][mover])
+        if "open" not in done:
+            done.add("open")
+            return {"type": "open", "player": mover, "melds": melds}
+        done.add("out")
+        if len(held) == 1:
+            return {"type": "discard", "player": mover, "card": held[0]}
+        return None
+
+    return state, script
+
+
+def _tie_totals(
+    rng: random.Random, hands: Sequence[Sequence[str]], mover: int, facts: ProfileData
+) -> list[int]:
+    """Totals before a deal the player to move may close at once: often such that the
+    close leaves two players equal at the lowest total (END-5), counting each other hand
+    at its penalty and the closer at the profile's closer score."""
+    players = len(hands)
+    penalty = [sum(card_value(c, facts) for c in h) for h in hands]
+    base = rng.choice([40, 90, 150])
+    totals = [base + rng.choice([30, 60, 120]) for _ in range(players)]
+    others = [p for p in range(players) if p != mover]
+    roll = rng.random()
+    closer = (
+        facts.lowering_turn_closer_score
+        if facts.lowering_turn_closer_score is not None
+        else facts.closer_score
+    )
+    if roll < 0.5:
+        # The closer ties with one other player.
+        other = rng.choice(others)
+        totals[other] = base
+        totals[mover] = base + penalty[other] - closer
+    elif roll < 0.7 and len(others) >= 2:
+        # Two other players tie, the closer stays above them.
+        a, b = rng.sample(others, 2)
+        totals[a] = base + max(penalty[b] - penalty[a], 0)
+        totals[b] = base + max(penalty[a] - penalty[b], 0)
+        totals[mover] = base + max(penalty[a], penalty[b]) + 40
+    return [max(0, t) for t in totals]
+
+
+def _run_end_state(
+    rng: random.Random, players: int, dealer: int, facts: ProfileData
+) -> tuple[dict[str, Any], Callable[[Mapping[str, Any]], dict[str, Any] | None]] | None:
+    """A mid-deal state whose player to move has opened and faces runs with telling ends.
+
+    Runs (owned by the player to move, sometimes one by another opened player) end at a
+    low or a high ace, or carry a joker at an end, standing for an ace, or beside a
+    natural card. The hand holds probe cards: the card that fits at each end, the card an
+    end joker stands for (next to the last natural card), the K below a low ace and the 2
+    above a high one, a card two ranks off, and a joker. After the draw the script tries
+    each probe at each end of each run (lay-offs) and on each joker (replacements to both
+    ends and to the hand), then the policy discards and plays on.
+    """
+    deals = [
+        d.number
+        for d in facts.deals
+        if facts.hand_size(d.number) - facts.contract_cards(d.number) >= 3
+    ]
+    if not deals:
+        return None
+    deal = rng.choice(deals)
+    dealt = facts.hand_size(deal)
+    room = dealt - facts.contract_cards(deal)
+    counts = Counter(facts.pack(players).canonical_order())
+    mover = (dealer + 1) % players
+    table: list[dict[str, Any]] = []
+    probes: list[str] = []
+    shapes = ["low_ace", "high_ace", "joker_low", "joker_high", "joker_ace", "joker_inside"]
+    for shape in rng.sample(shapes, rng.randint(2, 4)):
+        suit = rng.choice(SUITS)
+        length = rng.randint(4, 6)
+        if shape == "low_ace" or (shape == "joker_ace" and rng.random() < 0.5):
+            low = 1
+        elif shape in ("high_ace", "joker_ace"):
+            low = 15 - length
+        else:
+            low = rng.randint(2, 13 - length)
+        positions = list(range(low, low + length))
+        cards = [_run_card(p, suit) for p in positions]
+        jokers = {
+            "low_ace": [],
+            "high_ace": [],
+            "joker_low": [0],
+            "joker_high": [length - 1],
+            "joker_ace": [0 if low == 1 else length - 1],
+            "joker_inside": [rng.randrange(1, length - 1)],
+        }[shape]
+        if rng.random() < 0.25 and shape in ("low_ace", "high_ace"):
+            jokers = [rng.randrange(1, length - 1)]
+        stood_for = [cards[i] for i in jokers]
+        for i in jokers:
+            cards[i] = JOKER
+        if any(facts.is_wild(c) for c in cards if c != JOKER) or not _take(counts, cards):
+            continue
+        table.append({"owner": mover, "kind": "run", "cards": cards})
+        high = low + length - 1
+        wanted = [*stood_for, _run_card(low + length + 1, suit) if high + 2 <= 14 else None]
+        wanted.append(_run_card(low - 1, suit) if low > 1 else _run_card(13, suit))
+        wanted.append(_run_card(high + 1, suit) if high < 14 else _run_card(2, suit))
+        probes += [c for c in wanted if c is not None]
+    if not table:
+        return None
+    probes.append(JOKER)
+    rng.shuffle(probes)
+    hand: list[str] = []
+    for card in probes:
+        if len(hand) < room and card not in hand and _take(counts, [card]):
+            hand.append(card)
+    if not hand:
+        return None
+    rest = list(counts.elements())
+    rng.shuffle(rest)
+    hands: list[list[str]] = []
+    opened = [False] * players
+    opened[mover] = True
+    for p in range(players):
+        if p == mover:
+            hands.append(hand)
+        elif rng.random() < 0.3 and len(table) > 1:
+            # Another opened player owns one of the runs.
+            opened[p] = True
+            table[rng.randrange(len(table))]["owner"] = p
+            hands.append([rest.pop() for _ in range(rng.randint(1, room))])
+        else:
+            hands.append([rest.pop() for _ in range(dealt)])
+    if not any(m["owner"] == mover for m in table):
+        table[0]["owner"] = mover
+    for p in range(players):
+        if opened[p] and not any(m["owner"] == p for m in table):
+            opened[p] = False
+            hands[p] += [rest.pop() for _ in range(dealt - len(hands[p]))]
+    discard = [rest.pop()]
+    state = {
+        "profile": facts.name,
+        "players": players,
+        "deal_number": deal,
+        "dealer": dealer,
+        "turn": mover,
+        "phase": "draw",
+        "hands": hands,
+        "opened": opened,
+        "turn_opened": False,
+        "table": table,
+        "stock": rest,
+        "discard": discard,
+        "totals": [rng.choice([0, 10, 35]) for _ in range(players)],
+        "deal_scores": None,
+        "closer": None,
+        "winners": None,
+    }
+    tried: set[str] = set()
+    pick = random.Random(rng.random())  # the script's own choices, seeded by the scene
+
+    def script(now: Mapping[str, Any]) -> dict[str, Any] | None:
+        if now["turn"] != mover or len(tried) >= SCENE_ATTEMPTS:
+            return None
+        if now["phase"] == "draw":
+            return {"type": "draw_stock", "player": mover}
+        held = sorted(set(now["hands"][mover]))
+        if len(now["hands"][mover]) < 2:
+            return None  # the last card is discarded (TURN-9)
+        moves: list[dict[str, Any]] = []
+        for index, meld in enumerate(now["table"]):
+            naturals = [c for c in meld["cards"] if c != JOKER]
+            if meld.get("kind") != "run" or not naturals:
+                continue
+            for card in held:
+                if card != JOKER and card[-1] != naturals[0][-1]:
+                    continue
+                moves += [
+                    {"type": "lay_off", "card": card, "meld": index, "end": end}
+                    for end in ("low", "high")
+                ]
+                if JOKER in meld["cards"] and card != JOKER:
+                    moves += [
+                        {"type": "swap_joker", "card": card, "meld": index, "to": to}
+                        for to in ("low", "high", "hand")
+                    ]
+        fresh = [m for m in moves if json.dumps(m, sort_keys=True) not in tried]
+        if not fresh:
+            return None
+        move = pick.choice(fresh)
+        tried.add(json.dumps(move, sort_keys=True))
+        return {**move, "player": mover}
+
+    return state, script
 
 
 # --------------------------------------------------------------------------- shrinking
@@ -1418,19 +1966,25 @@ def _replay(pair: Pair, trace: Trace, key: str) -> int | None:
     """Replay ``trace``; the index of the step where divergence ``key`` shows, else None.
 
     ``-1`` means the setup itself diverges that way. Any other divergence first is None.
+    ``key`` cites the profile's own rule IDs, as findings do (:func:`_in_profile`).
     """
+    facts = find_profile(pair.options.profile)
+
+    def same(found: Divergence | None) -> bool:
+        return found is not None and replace(found, rule=facts.rule_id(found.rule)).key == key
+
     try:
         if trace.setup["op"] == "query":
             found, _ = pair.query({k: v for k, v in trace.setup.items() if k != "op"})
-            return -1 if found is not None and found.key == key else None
+            return -1 if same(found) else None
         found = pair.setup(trace.setup)
         if found is not None:
-            return -1 if found.key == key else None
+            return -1 if same(found) else None
         deal_mode = not pair.can_load
         for i, step in enumerate(trace.steps):
             found = pair.step(step, deal_mode=deal_mode)
             if found is not None:
-                return i if found.key == key else None
+                return i if same(found) else None
     except (EndGame, EngineReportedError):
         return None
     except EngineError:
@@ -1466,8 +2020,9 @@ def shrink(pair: Pair, occurrence: Occurrence) -> Occurrence:
     """A smaller reproduction of the same divergence (same key), or the original.
 
     Queries lose cards one at a time. With an engine that loads states, the reference's
-    state just before the divergent step becomes the setup (one step). Otherwise the steps
-    before it are delta-debugged (rejected ones first), as long as the divergence stays.
+    state just before the divergent step becomes the setup (one step), or else the state
+    before the last few steps (up to ``SHRINK_TAIL``). Otherwise the steps before it are
+    delta-debugged (rejected ones first), as long as the divergence stays.
     """
     key = occurrence.divergence.key
     trace = occurrence.trace
@@ -1478,16 +2033,18 @@ def shrink(pair: Pair, occurrence: Occurrence) -> Occurrence:
         return occurrence
     last = trace.steps[-1]
     before = occurrence.reference.get("before")
-    if pair.can_load and before is not None:
-        one = Trace(
-            {
-                "op": "load_state",
-                "state": {**strip_private(before), "profile": pair.options.profile},
-            },
-            [last],
-        )
-        if _replay(pair, one, key) == 0:
-            return _found_again(pair, occurrence, _shrink_state(pair, one, key, budget))
+    befores = occurrence.reference.get("befores") or ([before] if before is not None else [])
+    if pair.can_load:
+        # The state before the last step, else before the last few: what the protocol's
+        # state does not carry (perla's chance to steal after a draw) is then replayed.
+        for k in range(1, min(len(befores), len(trace.steps)) + 1):
+            start = {**strip_private(befores[-k]), "profile": pair.options.profile}
+            short = Trace({"op": "load_state", "state": start}, trace.steps[-k:])
+            if _replay(pair, short, key) != k - 1:
+                continue
+            if k == 1:
+                return _found_again(pair, occurrence, _shrink_state(pair, short, key, budget))
+            return _found_again(pair, occurrence, short)
     prefix = trace.steps[:-1]
 
     def holds(candidate: list[Any]) -> bool:
@@ -1711,15 +2268,22 @@ def draft_scenario(
                 "drafted by fuzz from a state the reference reached or built: "
                 + "; ".join(problems)
             )
+    elif setup_op == "new_game":
+        doc["level"] = "deals"
+        doc["setup"] = {"new_game": {k: trace.setup[k] for k in ("players", "seed")}}
     else:
         doc["level"] = "deals"
         doc["setup"] = {
             "deal": {
-                k: trace.setup[k] for k in ("players", "deal_number", "dealer", "totals", "deck")
+                k: trace.setup[k]
+                for k in ("players", "deal_number", "dealer", "totals", "deck", "cut")
+                if k in trace.setup
             }
         }
     steps = []
-    for step, answer in zip(trace.steps, pair_info["answers"], strict=True):
+    befores = pair_info.get("befores") or [None] * len(trace.steps)
+    by_cards = pair_info.get("run_ends", "requested") == "requested"
+    for step, answer, before in zip(trace.steps, pair_info["answers"], befores, strict=True):
         if step["op"] == "act":
             out: dict[str, Any] = {"action": step["action"]}
         else:
@@ -1727,7 +2291,11 @@ def draft_scenario(
         if answer.get("accepted"):
             out["expect"] = "accepted"
         elif answer.get("reason"):
-            fair = fair_reasons(answer["reason"])
+            fair = (
+                lay_off_fair_reasons(answer["reason"], step["action"], before)
+                if by_cards and before is not None and step["op"] == "act"
+                else fair_reasons(answer["reason"])
+            )
             out["expect"] = {"rejected": fair if len(fair) > 1 else fair[0]}
         else:
             out["expect"] = "rejected"
@@ -1735,7 +2303,9 @@ def draft_scenario(
     doc["steps"] = steps
     ref_state = occ.reference["state"]
     check_keys = _check_keys(div)
-    if check_keys:
+    if setup_op == "new_game" and not trace.steps:
+        doc["final"] = new_game_check(ref_state)
+    elif check_keys:
         recycled = "stock_cards" in check_keys
         full = _expected_state(ref_state, recycled)
         final = {k: full[k] for k in check_keys if k in full}
@@ -1745,6 +2315,26 @@ def draft_scenario(
             else:
                 doc["final"] = final
     return doc
+
+
+def _draft(
+    pair: Pair, finding: Finding, info: Mapping[str, Any], catalogue: Catalogue
+) -> dict[str, Any]:
+    """The draft scenario of ``finding``'s example, from the reference's answers along it."""
+    answers, befores = _reference_answers(pair, finding.example.trace)
+    pair_info = {**info, "answers": answers, "befores": befores}
+    return draft_scenario(finding, "cc-8000", pair_info, catalogue)
+
+
+def _draft_problems(doc: Mapping[str, Any], catalogue: Catalogue) -> list[str]:
+    """What ``check`` says is wrong with a draft document (empty when it loads)."""
+    with tempfile.TemporaryDirectory(prefix="carioca-fuzz-") as tmp:
+        path = Path(tmp) / f"{doc['id']}.yaml"
+        path.write_text(yaml.safe_dump(dict(doc), sort_keys=False), encoding="utf-8")
+        # A label, not the temporary path: the messages and the load cache's key stay
+        # the same from run to run.
+        loaded = load_file(path, catalogue=catalogue, label=f"draft {doc['id']}")
+    return [str(e) for e in loaded.errors]
 
 
 def _check_keys(div: Divergence) -> list[str]:
@@ -1759,22 +2349,30 @@ def _check_keys(div: Divergence) -> list[str]:
     return sorted(set(keys))
 
 
-def _reference_answers(pair: Pair, trace: Trace) -> list[dict[str, Any]]:
-    """The reference's answers along a trace (for the draft's expectations)."""
-    answers = []
+def _reference_answers(
+    pair: Pair, trace: Trace
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The reference's answers along a trace (for the draft's expectations), and its state
+    before each step (for the reasons fair there)."""
+    answers: list[dict[str, Any]] = []
+    befores: list[dict[str, Any]] = []
     ref = pair.reference
     if trace.setup["op"] == "load_state":
-        ref.request("load_state", state=trace.setup["state"])
-    elif trace.setup["op"] == "start_deal":
-        ref.request("start_deal", **{k: v for k, v in trace.setup.items() if k != "op"})
+        state = ref.request("load_state", state=trace.setup["state"])["state"]
+    elif trace.setup["op"] in ("start_deal", "new_game"):
+        fields = {k: v for k, v in trace.setup.items() if k != "op"}
+        state = ref.request(trace.setup["op"], **fields)["state"]
     else:
-        return []
+        return [], []
     for step in trace.steps:
+        befores.append(state)
         if step["op"] == "act":
-            answers.append(ref.request("act", action=step["action"]))
+            answer = ref.request("act", action=step["action"])
         else:
-            answers.append(ref.request(step["op"], deck=step["deck"]))
-    return answers
+            answer = ref.request(step["op"], deck=step["deck"])
+        answers.append(answer)
+        state = answer.get("state", state)
+    return answers, befores
 
 
 # --------------------------------------------------------------------------- campaign
@@ -1888,18 +2486,27 @@ def fuzz(
             "profile": options.profile,
             "rulings": pair.rulings,
             "seed": options.seed,
+            "run_ends": pair.handshake.run_ends,
         }
         for finding in findings:
             if finding.divergence.op == "adapter" or interrupted is not None:
                 continue  # a crash or hang, or an interrupted run: no answers to draft from
+            as_found = finding.example
             if options.shrink:
-                finding.example = shrink(pair, finding.example)
-                finding.shrunk = True
+                finding.example = shrink(pair, as_found)
+                finding.shrunk = finding.example is not as_found
             try:
-                answers = _reference_answers(pair, finding.example.trace)
-                finding.scenario = draft_scenario(
-                    finding, "cc-8000", {**info, "answers": answers}, catalogue
-                )
+                finding.scenario = _draft(pair, finding, info, catalogue)
+                problems = _draft_problems(finding.scenario, catalogue)
+                if problems and finding.shrunk:
+                    # A shrunk state the harness's own check refuses (the check is not the
+                    # reference): draft the example as it was found instead.
+                    pair.warnings.append(
+                        f"the shrunk draft for {finding.divergence.key} fails check "
+                        f"({problems[0]}); the example as found is drafted"
+                    )
+                    finding.example, finding.shrunk = as_found, False
+                    finding.scenario = _draft(pair, finding, info, catalogue)
             except (EngineError, KeyError) as exc:
                 finding.scenario = None
                 pair.warnings.append(f"no draft for {finding.divergence.key}: {exc}")
