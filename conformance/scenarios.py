@@ -321,7 +321,10 @@ def _rank_value(rank: str) -> int:
 
 
 def table_meld_problem(
-    kind: str, cards: Sequence[str], wild_ranks: frozenset[str] = frozenset()
+    kind: str,
+    cards: Sequence[str],
+    wild_ranks: frozenset[str] = frozenset(),
+    wild_cards: frozenset[str] = frozenset(),
 ) -> str | None:
     """Say why ``cards`` cannot stand on the table as a ``kind`` meld, or ``None``.
 
@@ -330,11 +333,12 @@ def table_meld_problem(
     rank; a table run is 4–14 cards of one suit whose positions form one unbroken
     sequence within A..A, each joker standing for its position. Joker counts are not
     limited because melds may have grown after opening. A card of one of the profile's
-    ``wild_ranks`` (a 2 in chilean) may stand anywhere, like a joker, or in its own place;
-    a trio of only wild-rank cards and jokers is a trio of that rank.
+    ``wild_ranks`` (a 2 in chilean), or one of its ``wild_cards`` (a red ace in perla), may
+    stand anywhere, like a joker, or in its own place; a trio of only such cards and jokers
+    is a trio of their rank.
     """
     naturals = [c for c in cards if c != JOKER]
-    fixed = [c for c in naturals if card_rank(c) not in wild_ranks]
+    fixed = [c for c in naturals if card_rank(c) not in wild_ranks and c not in wild_cards]
     if kind == "trio":
         if len(cards) < 3:
             return f"a trio needs at least 3 cards, this one has {len(cards)}"
@@ -352,7 +356,10 @@ def table_meld_problem(
     if len(suits) > 1:
         return f"a run mixes suits {', '.join(sorted(str(s) for s in suits))}"
     for start in range(1, 16 - len(cards)):
-        if all(_fits(card, start + offset, wild_ranks) for offset, card in enumerate(cards)):
+        if all(
+            card in wild_cards or _fits(card, start + offset, wild_ranks)
+            for offset, card in enumerate(cards)
+        ):
             return None
     return "the cards are not one unbroken sequence from low to high within A..A"
 
@@ -714,7 +721,9 @@ class _DocChecker:
                 self.error(f"owner {meld['owner']} is out of range for {players} players", path)
             elif isinstance(opened, list) and len(opened) == players and not opened[meld["owner"]]:
                 self.error(f"table meld owned by player {meld['owner']}, who has not opened", path)
-            problem = table_meld_problem(meld["kind"], meld["cards"], profile.wild_ranks)
+            problem = table_meld_problem(
+                meld["kind"], meld["cards"], profile.wild_ranks, profile.wild_cards
+            )
             if problem is not None:
                 self.error(f"table meld {i} is not a valid {meld['kind']}: {problem}", path)
         cards = list(_state_cards(state))

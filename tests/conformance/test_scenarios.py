@@ -224,6 +224,29 @@ def test_table_meld_validity(kind: str, cards: list[str], ok: bool) -> None:
     assert (table_meld_problem(kind, cards) is None) is ok
 
 
+RED_ACES = frozenset({"AH", "AD"})
+
+
+@pytest.mark.parametrize(
+    ("kind", "cards", "ok", "ok_without"),
+    [
+        # perla: a red ace stands anywhere, like a joker (003: jokers and red aces wild).
+        ("run", ["AD", "7D", "8D", "JK", "10D", "JD"], True, False),
+        ("run", ["6S", "AH", "8S", "9S"], True, False),
+        ("run", ["AH", "2H", "3H", "4H"], True, True),  # or in its own place
+        ("trio", ["9C", "9D", "AD"], True, False),
+        ("run", ["6S", "AS", "8S", "9S"], False, False),  # a black ace is not wild
+        ("trio", ["9C", "8D", "AD"], False, False),
+    ],
+)
+def test_a_wild_card_stands_anywhere_in_a_table_meld(
+    kind: str, cards: list[str], ok: bool, ok_without: bool
+) -> None:
+    assert (table_meld_problem(kind, cards, wild_cards=RED_ACES) is None) is ok
+    # Without the profile's wild cards the same cards are judged as naturals.
+    assert (table_meld_problem(kind, cards) is None) is ok_without
+
+
 def test_resolve_option_replaces_nested_branches() -> None:
     value = {"a": {"by_option": {"x": 1, "y": 2}}, "b": [{"by_option": {"x": "p", "y": "q"}}]}
     assert resolve_option(value, "y") == {"a": 2, "b": ["q"]}
