@@ -24,7 +24,7 @@ if TYPE_CHECKING:  # imported where used: a load from the cache needs no YAML at
 from conformance.cards import CANONICAL_ORDER, JOKER, RANKS
 from conformance.catalogue import Catalogue
 from conformance.corpus import scenario_files
-from conformance.loadcache import cached, context_key
+from conformance.loadcache import cached, cached_group, context_key
 from conformance.profiles import (
     DEFAULT_PROFILE,
     Pack,
@@ -1082,8 +1082,14 @@ def load_corpus(paths: Sequence[Path | str], *, catalogue: Catalogue | None = No
     files = scenario_files([Path(p) for p in paths])
     scenarios: list[Scenario] = []
     errors: list[ScenarioError] = []
-    for file in files:
-        result = load_file(file, catalogue=catalogue)
+    loaded = cached_group(
+        files,
+        [str(f) for f in files],
+        context_key(catalogue),
+        lambda i: load_file(files[i], catalogue=catalogue),
+        lambda result: not result.errors,
+    )
+    for result in loaded:
         scenarios.extend(result.scenarios)
         errors.extend(result.errors)
     first: dict[str, Scenario] = {}

@@ -105,3 +105,31 @@ def test_the_cache_can_be_turned_off(
     assert cache_dir() is None
     load_file(tmp_path / "deal-1.yaml", catalogue=load_catalogue())
     assert not folder.exists() or not list(folder.glob("*.pickle"))
+
+
+def test_a_corpus_is_read_back_from_one_entry_and_an_edit_is_seen(
+    folder: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from conformance.scenarios import load_corpus
+
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    shutil.copy(SOURCE, corpus / "a.yaml")
+    shutil.copy(default_corpus_dir() / "contracts" / "deal-2.yaml", corpus / "b.yaml")
+    catalogue = load_catalogue()
+    first = load_corpus([corpus], catalogue=catalogue)
+    assert first.scenarios and not first.errors
+    assert len(list(folder.glob("*.group.pickle"))) == 1
+    # Read back whole: neither a file nor its own entry is loaded again.
+    monkeypatch.setattr(scenarios_module, "load_file", lambda *_, **__: 1 / 0)
+    assert load_corpus([corpus], catalogue=catalogue) == first
+    monkeypatch.undo()
+    monkeypatch.setenv("CARIOCA_CACHE_DIR", str(folder))
+    # An edit to one file misses the group: that file is loaded afresh, the other is not.
+    title = first.scenarios[-1].title
+    target = corpus / "b.yaml"
+    target.write_text(target.read_text(encoding="utf-8").replace(title, "edited", 1))
+    again = load_corpus([corpus], catalogue=catalogue)
+    assert [s.title for s in again.scenarios][-1] == "edited"
+    assert [s.title for s in again.scenarios][:-1] == [s.title for s in first.scenarios][:-1]
+    assert len(list(folder.glob("*.group.pickle"))) == 2
