@@ -1271,9 +1271,27 @@ def _built_state(
         stock = rest[len(upcard_and_discard) :]
     _bait_swaps(rng, hands, table, opened, (stock, upcard_and_discard))
     turn = (dealer + 1) % players
+    return _draw_state(
+        profile, deal, dealer, turn, hands, opened, table, stock, upcard_and_discard, totals
+    )
+
+
+def _draw_state(
+    profile: str,
+    deal: int,
+    dealer: int,
+    turn: int,
+    hands: list[list[str]],
+    opened: list[bool],
+    table: list[dict[str, Any]],
+    stock: list[str],
+    discard: list[str],
+    totals: list[int],
+) -> dict[str, Any]:
+    """A protocol state at the start of ``turn``'s turn (draw phase), as the fuzzer builds it."""
     return {
         "profile": profile,
-        "players": players,
+        "players": len(hands),
         "deal_number": deal,
         "dealer": dealer,
         "turn": turn,
@@ -1283,7 +1301,7 @@ def _built_state(
         "turn_opened": False,
         "table": table,
         "stock": stock,
-        "discard": upcard_and_discard,
+        "discard": discard,
         "totals": totals,
         "deal_scores": None,
         "closer": None,
@@ -1742,24 +1760,9 @@ def _closing_state(
     discard = [rest.pop(upcard)]
     stock = stock_top + rest
     totals = _tie_totals(rng, hands, mover, facts)
-    state = {
-        "profile": facts.name,
-        "players": players,
-        "deal_number": deal,
-        "dealer": dealer,
-        "turn": mover,
-        "phase": "draw",
-        "hands": hands,
-        "opened": [False] * players,
-        "turn_opened": False,
-        "table": [],
-        "stock": stock,
-        "discard": discard,
-        "totals": totals,
-        "deal_scores": None,
-        "closer": None,
-        "winners": None,
-    }
+    state = _draw_state(
+        facts.name, deal, dealer, mover, hands, [False] * players, [], stock, discard, totals
+    )
     done: set[str] = set()
 
     def script(now: Mapping[str, Any]) -> dict[str, Any] | None:
@@ -1903,24 +1906,10 @@ def _run_end_state(
             opened[p] = False
             hands[p] += [rest.pop() for _ in range(dealt - len(hands[p]))]
     discard = [rest.pop()]
-    state = {
-        "profile": facts.name,
-        "players": players,
-        "deal_number": deal,
-        "dealer": dealer,
-        "turn": mover,
-        "phase": "draw",
-        "hands": hands,
-        "opened": opened,
-        "turn_opened": False,
-        "table": table,
-        "stock": rest,
-        "discard": discard,
-        "totals": [rng.choice([0, 10, 35]) for _ in range(players)],
-        "deal_scores": None,
-        "closer": None,
-        "winners": None,
-    }
+    totals = [rng.choice([0, 10, 35]) for _ in range(players)]
+    state = _draw_state(
+        facts.name, deal, dealer, mover, hands, opened, table, rest, discard, totals
+    )
     tried: set[str] = set()
     pick = random.Random(rng.random())  # the script's own choices, seeded by the scene
 
