@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import random
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from hypothesis import HealthCheck, settings
 
@@ -129,3 +129,36 @@ def check_random_games(profile: Profile, players: int) -> None:
     assert first == play_game(3, players, "random", profile=profile, max_actions_per_deal=150)
     assert all_cards(first.final) == Counter(full_pack(*profile.pack(players)))
     assert first != play_game(4, players, "random", profile=profile, max_actions_per_deal=150)
+
+
+#: The playouts' step count: enough to reach laying down, lay-offs, swaps and steals early.
+STEPS = 60
+
+
+def playout(
+    state: GameState,
+    rng: random.Random,
+    probe: Callable[[GameState, random.Random], list[Action]],
+    keen: tuple[type, ...],
+    *,
+    step: Callable[[GameState, Action], GameState] = check_step,
+    between: Callable[[GameState, random.Random], GameState] | None = None,
+) -> GameState:
+    """Play up to STEPS listed actions from ``state``, judging ``probe``'s actions (never
+    kept) before each; actions of the ``keen`` kinds go first most of the time, so tables,
+    lay-offs and swaps come up. ``between`` may move the state on first (perla's steals)."""
+    for _ in range(STEPS):
+        if state.phase not in (Phase.DRAW, Phase.PLAY):
+            break
+        for action in probe(state, rng):
+            step(state, action)  # probes are judged, never kept
+        if between is not None:
+            state = between(state, rng)
+        legal = legal_actions(state)
+        assert legal, "a live deal always offers an action"
+        eager = [a for a in legal if isinstance(a, keen)]
+        action = eager[0] if eager and rng.random() < 0.8 else rng.choice(legal)
+        after = step(state, action)
+        assert after is not state, f"a listed action was refused: {action}"
+        state = after
+    return state

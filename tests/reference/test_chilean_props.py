@@ -9,7 +9,14 @@ import random
 
 from hypothesis import given
 from hypothesis import strategies as st
-from profile_laws import LAWS, all_cards, check_random_games, check_step, listed_actions, probes
+from profile_laws import (
+    LAWS,
+    all_cards,
+    check_random_games,
+    listed_actions,
+    playout,
+    probes,
+)
 
 from reference import (
     CHILEAN,
@@ -17,14 +24,10 @@ from reference import (
     Open,
     Phase,
     SwapJoker,
-    legal_actions,
     start_deal,
 )
 from reference.game import shuffled_pack
 from reference.play import play_game
-
-STEPS = 60
-"""Actions per playout: enough to reach laying down, swaps and lay-offs in early rounds."""
 
 
 @LAWS
@@ -40,19 +43,8 @@ def test_chilean_playouts_keep_the_pack_and_reject_without_effect(
     deck = shuffled_pack(CHILEAN, rng, players)
     state = start_deal(CHILEAN, players, deal, rng.randrange(players), (0,) * players, deck)
     assert sum(all_cards(state).values()) == (160 if players >= 5 else 106)
-    for _ in range(STEPS):
-        if state.phase not in (Phase.DRAW, Phase.PLAY):
-            break
-        for probe in probes(state, rng, swap_wild=True):
-            check_step(state, probe)  # probes are judged, never kept
-        legal = legal_actions(state)
-        assert legal, "a live deal always offers an action"
-        # Laying down and swaps first, so that tables and Chilean swaps come up.
-        keen = [a for a in legal if isinstance(a, Open | SwapJoker | LayOff)]
-        action = keen[0] if keen and rng.random() < 0.8 else rng.choice(legal)
-        after = check_step(state, action)
-        assert after is not state, f"a listed action was refused: {action}"
-        state = after
+    # Laying down and swaps first, so that tables and Chilean swaps come up.
+    playout(state, rng, lambda s, r: probes(s, r, swap_wild=True), (Open, SwapJoker, LayOff))
 
 
 @LAWS

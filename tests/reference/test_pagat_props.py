@@ -11,7 +11,7 @@ import random
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from profile_laws import LAWS, all_cards, check_random_games, listed_actions, probes
+from profile_laws import LAWS, all_cards, check_random_games, listed_actions, playout, probes
 from profile_laws import check_step as shared_check_step
 
 from reference import (
@@ -21,15 +21,11 @@ from reference import (
     Open,
     Phase,
     SwapJoker,
-    legal_actions,
     start_deal,
 )
 from reference.game import shuffled_pack
 from reference.play import play_game
 from reference.profiles import PAGAT, Profile
-
-STEPS = 60
-"""Actions per playout: enough to reach openings, lay-offs and joker replacements."""
 
 #: The profile, and the other option of each Pagat point the rules code branches on.
 VARIANTS: dict[str, Profile] = {
@@ -69,19 +65,10 @@ def test_pagat_playouts_keep_the_pack_and_reject_without_effect(
     size = 12 if deal == 7 else 11
     assert [len(hand) for hand in state.hands] == [size] * players
     assert len(state.stock) == 108 - players * size - 1
-    for _ in range(STEPS):
-        if state.phase not in (Phase.DRAW, Phase.PLAY):
-            break
-        for probe in probes(state, rng, swap_to=("low", "high", "hand")):
-            check_step(state, probe)  # probes are judged, never kept
-        legal = legal_actions(state)
-        assert legal, "a live deal always offers an action"
-        # Openings, lay-offs and replacements first, so that tables and swaps come up.
-        keen = [a for a in legal if isinstance(a, Open | SwapJoker | LayOff)]
-        action = keen[0] if keen and rng.random() < 0.8 else rng.choice(legal)
-        after = check_step(state, action)
-        assert after is not state, f"a listed action was refused: {action}"
-        state = after
+    # Openings, lay-offs and replacements first, so that tables and swaps come up.
+    ends = ("low", "high", "hand")
+    keen = (Open, SwapJoker, LayOff)
+    playout(state, rng, lambda s, r: probes(s, r, swap_to=ends), keen, step=check_step)
 
 
 @LAWS

@@ -10,7 +10,7 @@ from collections import Counter
 
 from hypothesis import given
 from hypothesis import strategies as st
-from profile_laws import LAWS, all_cards, check_step, listed_actions, probes
+from profile_laws import LAWS, all_cards, check_step, listed_actions, playout, probes
 
 from reference import (
     PERLA,
@@ -22,15 +22,11 @@ from reference import (
     Phase,
     SwapJoker,
     full_pack,
-    legal_actions,
     start_deal,
 )
 from reference.actions import Pass
 from reference.game import shuffled_pack
 from reference.play import play_game
-
-STEPS = 60
-"""Actions per playout: enough to reach laying down, lay-offs and steals in early rounds."""
 
 
 def perla_probes(state: GameState, rng: random.Random) -> list[Action]:
@@ -69,20 +65,8 @@ def test_perla_playouts_keep_the_pack_and_reject_without_effect(
     cut = rng.choice([None, players * PERLA.hand_size(deal) + 1, 30])
     state = start_deal(PERLA, players, deal, rng.randrange(players), (0,) * players, deck, cut=cut)
     assert sum(all_cards(state).values()) == 108
-    for _ in range(STEPS):
-        if state.phase not in (Phase.DRAW, Phase.PLAY):
-            break
-        for probe in perla_probes(state, rng):
-            check_step(state, probe)  # probes are judged, never kept
-        state = steal_or_pass(state, rng)
-        legal = legal_actions(state)
-        assert legal, "a live deal always offers an action"
-        # Laying down and lay-offs first, so that tables and going out come up.
-        keen = [a for a in legal if isinstance(a, Open | LayOff)]
-        action = keen[0] if keen and rng.random() < 0.8 else rng.choice(legal)
-        after = check_step(state, action)
-        assert after is not state, f"a listed action was refused: {action}"
-        state = after
+    # Laying down and lay-offs first, so that tables and going out come up.
+    playout(state, rng, perla_probes, (Open, LayOff), between=steal_or_pass)
 
 
 @LAWS
