@@ -117,15 +117,9 @@ def cached(
     ``keep`` says whether a fresh result may be stored (a result with problems is not).
     """
     folder = cache_dir()
-    if folder is None:
+    content = _content(path) if folder is not None else None
+    if folder is None or content is None:
         return load()
-    try:
-        with path.open("rb") as handle:
-            content = handle.read(MAX_FILE_BYTES + 1)
-    except OSError:
-        return load()
-    if len(content) > MAX_FILE_BYTES:
-        return load()  # refused by the loader, with its message
     entry = folder / f"{_key(label, context, content)}.pickle"
     found = _read(entry)
     if found is not None:
@@ -153,14 +147,9 @@ def cached_group(
     folder = cache_dir()
     keys: list[str] = []
     for path, label in zip(paths, labels, strict=True):
-        try:
-            with path.open("rb") as handle:
-                content = handle.read(MAX_FILE_BYTES + 1)
-        except OSError:
-            folder = None  # the per-file load reports it
-            break
-        if len(content) > MAX_FILE_BYTES:
-            folder = None  # refused by the loader, with its message
+        content = _content(path) if folder is not None else None
+        if content is None:
+            folder = None  # each file's own load reports what is wrong with it
             break
         keys.append(_key(label, context, content))
     if folder is None:
@@ -173,6 +162,17 @@ def cached_group(
     if all(keep(r) for r in results):
         _store(folder, entry, results)
     return results
+
+
+def _content(path: Path) -> bytes | None:
+    """The file's bytes, or None when it cannot be read or is too large to load (the
+    loader then refuses it with its own message, never from the cache)."""
+    try:
+        with path.open("rb") as handle:
+            content = handle.read(MAX_FILE_BYTES + 1)
+    except OSError:
+        return None
+    return content if len(content) <= MAX_FILE_BYTES else None
 
 
 def _key(label: str, context: str, content: bytes) -> str:
