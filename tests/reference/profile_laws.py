@@ -32,7 +32,7 @@ from reference import (
     state_to_json,
 )
 from reference.game import shuffled_pack, validate_state
-from reference.play import play_game
+from reference.play import DealRecord, play_game
 from reference.profiles import Profile
 
 #: Fewer examples than the default: each one plays a whole seeded playout.
@@ -162,3 +162,19 @@ def playout(
         assert after is not state, f"a listed action was refused: {action}"
         state = after
     return state
+
+
+def greedy_game(profile: Profile, seed: int, players: int) -> list[DealRecord]:
+    """Play a seeded greedy game: it ends (GAME_OVER) after the profile's last deal, every
+    deal closed once in order (GAME-1), the totals are the sums of the deal scores (SCORE-4)
+    and the lowest total wins, ties sharing (END-4, END-5). Returns the closed deals."""
+    record = play_game(seed, players, "greedy", profile=profile, max_actions_per_deal=2000)
+    assert record.finished, (seed, players)
+    final = record.final
+    assert final.phase is Phase.GAME_OVER and final.deal_number == profile.deals
+    closed = [d for d in record.deals if not d.cancelled]
+    assert [d.deal_number for d in closed] == list(range(1, profile.deals + 1))
+    sums = [sum(d.deal_scores[i] for d in closed if d.deal_scores) for i in range(players)]
+    assert list(final.totals) == sums
+    assert final.winners == tuple(i for i, t in enumerate(sums) if t == min(sums))
+    return closed

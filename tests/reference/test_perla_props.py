@@ -6,11 +6,19 @@ all eight rounds to the end."""
 from __future__ import annotations
 
 import random
-from collections import Counter
 
 from hypothesis import given
 from hypothesis import strategies as st
-from profile_laws import LAWS, all_cards, check_step, listed_actions, playout, probes
+from profile_laws import (
+    LAWS,
+    all_cards,
+    check_random_games,
+    check_step,
+    greedy_game,
+    listed_actions,
+    playout,
+    probes,
+)
 
 from reference import (
     PERLA,
@@ -21,12 +29,10 @@ from reference import (
     Open,
     Phase,
     SwapJoker,
-    full_pack,
     start_deal,
 )
 from reference.actions import Pass
 from reference.game import shuffled_pack
-from reference.play import play_game
 
 
 def perla_probes(state: GameState, rng: random.Random) -> list[Action]:
@@ -79,16 +85,8 @@ def test_every_listed_action_is_accepted(players: int, deal: int, seed: int) -> 
 def test_greedy_perla_games_play_all_eight_rounds() -> None:
     bonuses = 0
     for seed, players in ((1, 2), (2, 5), (3, 8)):
-        record = play_game(seed, players, "greedy", profile=PERLA, max_actions_per_deal=2000)
-        assert record.finished, (seed, players)
-        final = record.final
-        assert final.phase is Phase.GAME_OVER and final.deal_number == 8
-        closed = [d for d in record.deals if not d.cancelled]
-        assert [d.deal_number for d in closed] == list(range(1, 9))
         # SCORE-4: with no steal and no cut, the totals are the sums of the round scores.
-        sums = [sum(d.deal_scores[i] for d in closed if d.deal_scores) for i in range(players)]
-        assert list(final.totals) == sums
-        assert final.winners == tuple(i for i, t in enumerate(sums) if t == min(sums))
+        closed = greedy_game(PERLA, seed, players)
         # PERLA-SCORE-1: a closer scores -30 or 0; a round without a closer ended when the
         # stock ran out (PERLA-STOCK-1), every player scoring their hand.
         for d in closed:
@@ -102,7 +100,4 @@ def test_greedy_perla_games_play_all_eight_rounds() -> None:
 
 
 def test_random_perla_games_are_deterministic_and_keep_the_pack() -> None:
-    first = play_game(3, 7, "random", profile=PERLA, max_actions_per_deal=150)
-    assert first == play_game(3, 7, "random", profile=PERLA, max_actions_per_deal=150)
-    assert all_cards(first.final) == Counter(full_pack(*PERLA.pack(7)))
-    assert first != play_game(4, 7, "random", profile=PERLA, max_actions_per_deal=150)
+    check_random_games(PERLA, 7)
