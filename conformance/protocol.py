@@ -10,12 +10,12 @@ They are loaded through importlib.resources so they work from a wheel too.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Mapping
 from functools import cache
 from importlib import resources
 from typing import Any
 
+from .catalogue import normalise_dispute_id
 from .errors import InvalidRequest, ProtocolError
 from .textsafe import json_text_is_safe, safe_json
 from .validation import SchemaValidator
@@ -54,7 +54,6 @@ _SCHEMA_DIR = ("schemas", "protocol")
 # Messages quote parts of what the engine sent; a hostile engine must not be
 # able to blow up a report through them.
 _MAX_DETAIL = 300
-_DISPUTE_ID = re.compile(r"^DISPUTE-0*([0-9]+)$")
 
 
 def _schema_files() -> dict[str, dict[str, Any]]:
@@ -202,17 +201,6 @@ def decode_line(line: bytes) -> dict[str, Any]:
         return value
     safe: dict[str, Any] = safe_json(value)
     return safe
-
-
-def normalise_dispute_id(key: str) -> str:
-    """Return the two-digit form of a dispute id: ``DISPUTE-1`` → ``DISPUTE-01``.
-
-    Ids that do not look like a dispute id are returned unchanged.
-    """
-    match = _DISPUTE_ID.match(key.strip().upper())
-    if match is None:
-        return key
-    return f"DISPUTE-{int(match.group(1)):02d}"
 
 
 __all__ = [

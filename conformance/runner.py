@@ -18,7 +18,7 @@ import queue
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from conformance.catalogue import Catalogue
@@ -31,6 +31,7 @@ from conformance.compare import (
     engine_message,
     format_mismatches,
 )
+from conformance.declarations import Declarations, declarations
 from conformance.engine import Ahead, EngineSession, Handshake, Request
 from conformance.errors import (
     EngineError,
@@ -40,45 +41,34 @@ from conformance.errors import (
     InvalidRequest,
 )
 from conformance.profiles import DEFAULT_PROFILE, ProfileError, default_profiles
+from conformance.results import (
+    CASE_TEXT_FIELDS,
+    STATUSES,
+    CaseResult,
+    CheckResult,
+    RunResult,
+    count_statuses,
+)
 from conformance.scenarios import Scenario, Step, corpus_digest, resolve_option
 from conformance.textsafe import cap_total
 
 if TYPE_CHECKING:  # imported where used: only --properties needs the laws
     from conformance.properties import PropertyResult
 
-STATUSES = ("pass", "fail", "error", "unsupported", "not_run", "xfail", "xpass")
+__all__ = [  # the result types live in conformance.results; re-exported for callers
+    "CASE_TEXT_FIELDS",
+    "STATUSES",
+    "CaseResult",
+    "CheckResult",
+    "RunResult",
+    "count_statuses",
+]
 
 LEVEL_CAPABILITIES: Mapping[str, frozenset[str]] = {
     "melds": frozenset({"melds"}),
     "turns": frozenset({"turns"}),
     "deals": frozenset({"turns", "deals"}),
 }
-
-
-@dataclass(frozen=True)
-class CaseResult:
-    """The outcome of one scenario against one engine."""
-
-    id: str
-    title: str
-    rules: tuple[str, ...]
-    section: str
-    status: str
-    duration: float = 0.0
-    diff: str | None = None
-    error: str | None = None
-    stderr_tail: str = ""
-    failing_step: str | None = None
-    dispute: str | None = None
-    option: str | None = None
-    note: str | None = None
-    #: The engine's own words on the failing rejection (bounded; docs/protocol.md §6).
-    engine_message: str | None = None
-
-
-#: The CaseResult fields that can hold engine text, cut in this order when a case
-#: keeps more than conformance.textsafe.MAX_CASE_TEXT characters in all.
-CASE_TEXT_FIELDS = ("stderr_tail", "diff", "note", "error")
 
 
 @dataclass(frozen=True)
@@ -94,34 +84,6 @@ class RunOptions:
     start_timeout: float = 10.0
     #: Start a fresh adapter process for every case (isolation at the cost of speed).
     fresh_process: bool = False
-
-
-@dataclass(frozen=True)
-class RunResult:
-    """Everything a report needs: the engine's handshake and one result per case."""
-
-    argv: tuple[str, ...]
-    profile: str
-    handshake: Handshake | None
-    results: tuple[CaseResult, ...]
-    started: float = 0.0
-    duration: float = 0.0
-    counts: Mapping[str, int] = field(default_factory=dict)
-    #: Problems with the engine's handshake worth a reader's attention (unknown rulings).
-    warnings: tuple[str, ...] = ()
-    #: Why no case could run at all (the adapter did not start or failed its handshake).
-    run_error: str | None = None
-    #: The adapter's stderr tail for ``run_error``.
-    run_error_stderr: str = ""
-    #: Laws checked over seeded deals (``run --properties``), in the order checked.
-    properties: tuple[PropertyResult, ...] = ()
-    #: :func:`conformance.scenarios.corpus_digest` of the scenarios selected for the run.
-    corpus_digest: str = ""
-    #: Where the scenarios were read from (a checkout's ``scenarios/`` or the installed copy).
-    corpus_path: str = ""
-    #: ``K/N`` when the run graded shard K of N of the selection (``run --shard``); the
-    #: digest is then the whole selection's, so that the shards' reports merge.
-    shard: str = ""
 
 
 class _Unsupported(Exception):
@@ -160,31 +122,16 @@ def profile_unsupported(profile: str, handshake: Handshake) -> str:
     )
 
 
-def declared_ruling(
-    handshake: Handshake, dispute_id: str, catalogue: Catalogue | None = None
-) -> str | None:
-    """The engine's declared option on a disputed point, if it names a known one."""
-    ruling = handshake.rulings.get(dispute_id)
-    dispute = catalogue.disputes.get(dispute_id) if catalogue is not None else None
-    if ruling is not None and (dispute is None or ruling in dispute.options):
-        return ruling
-    return None
-
-
-def graded_option(
-    scenario: Scenario, handshake: Handshake, profile: str, catalogue: Catalogue | None = None
-) -> str | None:
-    """The DISPUTE option a case is graded against: the engine's ruling, else the profile's.
+def graded_option(scenario: Scenario, declared: Declarations) -> str | None:
+    """The option a case's own disputed point is graded against: the engine's declared
+    ruling, else the profile's (conformance/declarations.py).
 
     A ruling that names an option the catalogue does not know is ignored (the run's
     warnings say so), rather than making every case of that point unsupported.
     """
     if scenario.disputed is None:
         return None
-    ruling = declared_ruling(handshake, scenario.disputed.id, catalogue)
-    if ruling is not None:
-        return ruling
-    return scenario.disputed.profiles.get(profile)
+    return declared.ruling(scenario.disputed.id)
 
 
 class CaseRunner:
@@ -199,6 +146,7 @@ class CaseRunner:
         self._cases_on_session = 0
         self._deadline = 0.0
         self._dealer: int | None = None
+        self._declarations: tuple[Handshake, Declarations] | None = None
         # The next case's first request, sent with this case's last (cross-case ahead),
         # and the case it was sent for once it went.
         self._upcoming: Scenario | None = None
@@ -248,7 +196,7 @@ class CaseRunner:
         if upcoming is None or self.options.fresh_process:
             return None
         profile = self.options.profile
-        option = graded_option(upcoming, handshake, profile, self.catalogue)
+        option = graded_option(upcoming, self._declared(handshake))
         if self._unsupported(upcoming, handshake, option) is not None:
             return None
         if upcoming.level == "melds":
@@ -311,7 +259,7 @@ class CaseRunner:
             )
         assert self.session.handshake is not None
         handshake = self.session.handshake.for_profile(self.options.profile)
-        option = graded_option(scenario, handshake, self.options.profile, self.catalogue)
+        option = graded_option(scenario, self._declared(handshake))
         self._next_first = self._first_request(upcoming, handshake)
         self._deadline = started + self.options.case_timeout
         outcome = self._outcome(scenario, handshake, option)
@@ -363,40 +311,39 @@ class CaseRunner:
         with contextlib.suppress(EngineError):
             self.session.restart()
 
+    def _declared(self, handshake: Handshake) -> Declarations:
+        """The engine's declarations in the run's profile, read once per handshake."""
+        if self._declarations is None or self._declarations[0] is not handshake:
+            self._declarations = (
+                handshake,
+                declarations(handshake, self.options.profile, self.catalogue),
+            )
+        return self._declarations[1]
+
     def _unsupported(
         self, scenario: Scenario, handshake: Handshake, option: str | None
     ) -> str | None:
         """Why the engine cannot be graded on ``scenario`` before any request; None if it can."""
-        missing = LEVEL_CAPABILITIES[scenario.level] - handshake.capabilities
+        declared = self._declared(handshake)
+        missing = declared.lacks(LEVEL_CAPABILITIES[scenario.level])
         if missing:
-            return f"engine lacks capability {', '.join(sorted(missing))}"
+            return f"engine lacks capability {', '.join(missing)}"
         profile = self.options.profile
-        if profile not in handshake.profiles:
+        if not declared.plays_profile:
             return profile_unsupported(profile, handshake)
-        for dispute_id, assumed in sorted(scenario.assumes.items()):
-            ruling = declared_ruling(handshake, dispute_id, self.catalogue)
-            if (
-                ruling is None
-                and self.catalogue is not None
-                and dispute_id in self.catalogue.disputes
-            ):
-                # Undeclared: the engine follows its profile's option.
-                ruling = self.catalogue.disputes[dispute_id].profiles.get(profile)
-            if ruling is not None and ruling != assumed:
-                return (
-                    f"the case assumes {dispute_id} option {assumed!r}; the engine rules {ruling!r}"
-                )
+        gap = declared.assumption_gap(scenario.assumes)
+        if gap is not None:
+            return f"the case {gap}"
         if scenario.disputed is not None and option is None:
             return f"no option of {scenario.disputed.id} for profile {profile!r}"
-        interface_gap = interface_mismatch(scenario, handshake)
-        if interface_gap is not None:
-            return interface_gap
+        gap = declared.interface_gap(scenario.interface)
+        if gap is not None:
+            return f"the case is {gap}"
         players = scenario_players(scenario)
-        if players is not None and players not in handshake.players:
-            return (
-                f"the case plays {players} players; the engine declares players "
-                f"{', '.join(map(str, handshake.players))}"
-            )
+        if players is not None:
+            gap = declared.players_gap(players)
+            if gap is not None:
+                return f"the case {gap}"
         return None
 
     def _grade(self, scenario: Scenario, handshake: Handshake, option: str | None) -> None:
@@ -605,23 +552,6 @@ def _planned(step: Step) -> Request | None:
         return None
     assert step.action is not None
     return ("act", {"action": dict(step.action)})
-
-
-def interface_mismatch(scenario: Scenario, handshake: Handshake) -> str | None:
-    """Why a case written for other interface declarations cannot grade this engine.
-
-    A case whose outcome depends on how a run's listing order or a lay-off's ``end`` is
-    read says so in its ``interface`` block; an engine declaring the other reading
-    (docs/protocol.md §2) is not graded on it, rather than failed for an interface choice.
-    """
-    declared = {"run_order": handshake.run_order, "run_ends": handshake.run_ends}
-    for key, wanted in sorted(scenario.interface.items()):
-        if declared.get(key, wanted) != wanted:
-            return (
-                f"the case is written for engines with {key} {wanted!r}; "
-                f"the engine declares {key} {declared[key]!r}"
-            )
-    return None
 
 
 def scenario_players(scenario: Scenario) -> int | None:
@@ -844,12 +774,3 @@ def check_properties(
         return tuple(run_properties(session, seed=seed, deals=deals, profile=options.profile))
     finally:
         session.close()
-
-
-def count_statuses(results: Sequence[CaseResult]) -> dict[str, int]:
-    """Number of cases per status (every status present, zeros included)."""
-    counts = dict.fromkeys(STATUSES, 0)
-    for result in results:
-        counts[result.status] = counts.get(result.status, 0) + 1
-    counts["total"] = len(results)
-    return counts

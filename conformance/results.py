@@ -1,0 +1,146 @@
+"""What grading produces: one result per check, per case and per run.
+
+The unit of grading is the **check**: one assertion a case makes (an action's acceptance,
+its rejection reason, a state field after a step, a ``final`` field, a query's answer),
+with its own rule IDs. A case's status sums its checks up (docs/reports.md):
+
+``pass``         every check that could be graded held, and at least one was graded
+``fail``         some check did not hold (each failing check names its own rules)
+``error``        the engine misbehaved (crash, timeout, protocol breach, error answer)
+``unsupported``  no check of the case could be graded against this engine
+``not_run``      skipped after too many consecutive errors, or the run ended first
+``xfail``/``xpass``  a failure the engine's expectations file lists / a listed case that passed
+
+These types are shared by the runner, the reports and the expectations; they hold no logic
+beyond counting.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from conformance.engine import Handshake
+    from conformance.properties import PropertyResult
+
+STATUSES = ("pass", "fail", "error", "unsupported", "not_run", "xfail", "xpass")
+
+#: What a single check can come to.
+CHECK_STATUSES = ("pass", "fail", "not_graded")
+
+#: Why a check was not graded, shown grouped by cause so that a green says what it covers.
+NOT_GRADED_CAUSES: Mapping[str, str] = {
+    "capability": "a capability level the engine does not claim",
+    "profile": "a profile the engine does not list",
+    "op": "an op or action the engine answered unsupported",
+    "option": (
+        "a disputed point or variant the engine rules otherwise, with no value for its option"
+    ),
+    "interface": "an interface reading (run_order, run_ends) the engine declares otherwise",
+    "players": "a player count of the profile the engine does not play",
+    "unmodelled": "a state field the engine declares it does not model",
+    "divergence": (
+        "an earlier check failed and the engine could not be put back on the expected state"
+    ),
+    "error": "the engine misbehaved earlier in the case",
+    "not_run": "the case was not run",
+}
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """One assertion of a case, graded (or not) against one engine."""
+
+    #: Stable within its case, used by expectations files and report diffs:
+    #: ``check 2``, ``step 3 accepted``, ``step 3 reason``, ``step 3 unchanged``,
+    #: ``step 3 totals``, ``final turn``.
+    key: str
+    #: What the check looks at: ``answer`` (a melds query), ``accepted``, ``reason``,
+    #: ``unchanged`` (a refused action left the state alone) or a state key (``totals``).
+    what: str
+    #: The rule IDs a failure of this check is attributed to.
+    rules: tuple[str, ...]
+    #: ``pass``, ``fail`` or ``not_graded`` (CHECK_STATUSES).
+    status: str
+    #: The 1-based step (or melds check) the check belongs to; None for ``final``.
+    step: int | None = None
+    #: The scenario line of the assertion (0 when unknown).
+    line: int = 0
+    #: Not graded: one of NOT_GRADED_CAUSES.
+    cause: str | None = None
+    #: Not graded: why, in words. Failed: the engine's own words on a rejection, if any.
+    note: str | None = None
+    #: Failed: expected against got, cards as glyphs.
+    diff: str | None = None
+    #: Failed: a short form of what differed, the same across cases for one root cause
+    #: (for grouping a recurring divergence once in the summary).
+    signature: str | None = None
+
+
+@dataclass(frozen=True)
+class CaseResult:
+    """The outcome of one scenario against one engine."""
+
+    id: str
+    title: str
+    rules: tuple[str, ...]
+    section: str
+    status: str
+    duration: float = 0.0
+    diff: str | None = None
+    error: str | None = None
+    stderr_tail: str = ""
+    failing_step: str | None = None
+    dispute: str | None = None
+    option: str | None = None
+    note: str | None = None
+    #: The engine's own words on the failing rejection (bounded; docs/protocol.md §6).
+    engine_message: str | None = None
+    #: Every check of the case, in the order the case makes them.
+    checks: tuple[CheckResult, ...] = ()
+    #: The rules of the failing checks (not the case's topic ``rules``), sorted.
+    failed_rules: tuple[str, ...] = ()
+
+
+#: The CaseResult fields that can hold engine text, cut in this order when a case
+#: keeps more than conformance.textsafe.MAX_CASE_TEXT characters in all.
+CASE_TEXT_FIELDS = ("stderr_tail", "diff", "note", "error")
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """Everything a report needs: the engine's handshake and one result per case."""
+
+    argv: tuple[str, ...]
+    profile: str
+    handshake: Handshake | None
+    results: tuple[CaseResult, ...]
+    started: float = 0.0
+    duration: float = 0.0
+    counts: Mapping[str, int] = field(default_factory=dict)
+    #: Problems with the engine's handshake worth a reader's attention (unknown rulings).
+    warnings: tuple[str, ...] = ()
+    #: Why no case could run at all (the adapter did not start or failed its handshake).
+    run_error: str | None = None
+    #: The adapter's stderr tail for ``run_error``.
+    run_error_stderr: str = ""
+    #: Laws checked over seeded deals (``run --properties``), in the order checked.
+    properties: tuple[PropertyResult, ...] = ()
+    #: :func:`conformance.scenarios.corpus_digest` of the scenarios selected for the run.
+    corpus_digest: str = ""
+    #: Where the scenarios were read from (a checkout's ``scenarios/`` or the installed copy).
+    corpus_path: str = ""
+    #: ``K/N`` when the run graded shard K of N of the selection (``run --shard``); the
+    #: digest is then the whole selection's, so that the shards' reports merge.
+    shard: str = ""
+
+
+def count_statuses(results: Sequence[CaseResult]) -> dict[str, int]:
+    """Number of cases per status (every status present, zeros included)."""
+    counts = dict.fromkeys(STATUSES, 0)
+    for result in results:
+        counts[result.status] = counts.get(result.status, 0) + 1
+    counts["total"] = len(results)
+    return counts
