@@ -144,3 +144,82 @@ def count_statuses(results: Sequence[CaseResult]) -> dict[str, int]:
         counts[result.status] = counts.get(result.status, 0) + 1
     counts["total"] = len(results)
     return counts
+
+
+@dataclass(frozen=True)
+class Graded:
+    """How much of a run was graded, by checks: what a green is made of."""
+
+    #: Checks graded (passed or failed), and in all (graded or not).
+    graded: int
+    total: int
+    passed: int
+    failed: int
+    #: Checks not graded, by cause (NOT_GRADED_CAUSES), largest first.
+    not_graded: Mapping[str, int]
+
+    @property
+    def share(self) -> float:
+        """Graded checks as a share of all checks (0.0 when there are none)."""
+        return self.graded / self.total if self.total else 0.0
+
+
+def graded(results: Sequence[CaseResult]) -> Graded:
+    """Count the checks of ``results``: graded against total, and the rest by cause."""
+    passed = failed = total = 0
+    causes: dict[str, int] = {}
+    for result in results:
+        for check in result.checks:
+            total += 1
+            if check.status == "pass":
+                passed += 1
+            elif check.status == "fail":
+                failed += 1
+            else:
+                cause = check.cause or "not_run"
+                causes[cause] = causes.get(cause, 0) + 1
+    ordered = dict(sorted(causes.items(), key=lambda item: (-item[1], item[0])))
+    return Graded(passed + failed, total, passed, failed, ordered)
+
+
+@dataclass(frozen=True)
+class Divergence:
+    """One way an engine differs, however many checks and cases show it."""
+
+    #: What differs, the same text in every check that shows it (CheckResult.signature).
+    signature: str
+    #: The rules those checks are attributed to.
+    rules: tuple[str, ...]
+    checks: int
+    #: The cases it shows in, in run order.
+    cases: tuple[str, ...]
+
+
+def divergences(results: Sequence[CaseResult]) -> list[Divergence]:
+    """Failing checks grouped by what differs, most checks first: one root cause that
+    recurs across cases is one line ("joker left in hand: expected 50, got 30 — 14 checks
+    in 9 cases"). A failing check without a signature is grouped by its key and rules."""
+    groups: dict[tuple[str, tuple[str, ...]], list[str]] = {}
+    for result in results:
+        for check in result.checks:
+            if check.status != "fail":
+                continue
+            signature = check.signature or check.what
+            groups.setdefault((signature, check.rules), []).append(result.id)
+    found = [
+        Divergence(signature, rules, len(ids), tuple(dict.fromkeys(ids)))
+        for (signature, rules), ids in groups.items()
+    ]
+    found.sort(key=lambda d: (-d.checks, d.signature, d.rules))
+    return found
+
+
+def failing_rules(results: Sequence[CaseResult]) -> dict[str, int]:
+    """Failing checks per rule ID (a check counts once for each rule it names), most first."""
+    counts: dict[str, int] = {}
+    for result in results:
+        for check in result.checks:
+            if check.status == "fail":
+                for rule in check.rules:
+                    counts[rule] = counts.get(rule, 0) + 1
+    return dict(sorted(counts.items(), key=lambda item: (-item[1], item[0])))
