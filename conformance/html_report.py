@@ -709,6 +709,7 @@ def render_markdown(
     lines.append("| **all** | " + " | ".join(md(", ".join(r.badge_lines)) for r in reports) + " |")
     for label, report in zip(labels, reports, strict=True):
         failing = [c for c in report.cases if c["status"] in FAILING]
+        case_results = {r.id: r for r in report.results}
         found = report.declarations(catalogue) if catalogue is not None else None
         differs = list(found.other_rulings.items()) if found is not None else []
         lines.extend(["", f"## {md(label)}", ""])
@@ -741,9 +742,10 @@ def render_markdown(
                 lines.append(f"- and {len(shown) - _DIVERGENCES_SHOWN} more")
         if failing:
             lines.append("")
-            lines.extend(
-                f"- **{md(c['status'])}** {md_code(c['id'])} {md(c['title'])}" for c in failing
-            )
+            for c in failing:
+                keys = [ch.key for ch in case_results[c["id"]].checks if ch.status == "fail"]
+                checks = f" — failing checks: {md(', '.join(keys))}" if keys else ""
+                lines.append(f"- **{md(c['status'])}** {md_code(c['id'])} {md(c['title'])}{checks}")
     for report in fuzz:
         lines.extend(["", f"## Fuzz: {md(report.path)}: {len(report.doc['findings'])} finding(s)"])
     return "\n".join(lines) + "\n"

@@ -27,7 +27,7 @@ from typing import Any, Final
 
 #: Largest JSON report read, in bytes. A run report keeps at most 64 KiB of engine text
 #: per case (conformance/textsafe.py), so a corpus of 2,000 cases stays below it.
-MAX_JSON_BYTES: Final = 128 * 1024 * 1024
+MAX_JSON_BYTES = 128 * 1024 * 1024
 #: Deepest nesting of arrays and objects accepted (reports nest about 6 deep, fuzz
 #: findings about 9).
 MAX_JSON_DEPTH: Final = 64
@@ -115,14 +115,17 @@ def read_json_file(
     path: Path | str,
     what: str,
     *,
-    max_bytes: int = MAX_JSON_BYTES,
+    max_bytes: int | None = None,
     max_depth: int = MAX_JSON_DEPTH,
 ) -> Any:
-    """Read and decode the JSON file ``path`` (described as ``what`` in messages).
+    """Read and decode the JSON file ``path`` (described as ``what`` in messages), at most
+    ``max_bytes`` long (default :data:`MAX_JSON_BYTES`, read when called).
 
     :raises JSONFileError: naming the file: unreadable, too large, not UTF-8, not JSON
         (with line and column), too deep, a huge integer, a non-finite number.
     """
+    if max_bytes is None:
+        max_bytes = MAX_JSON_BYTES
     try:
         with Path(path).open("rb") as handle:
             data = handle.read(max_bytes + 1)
