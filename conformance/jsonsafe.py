@@ -147,12 +147,19 @@ def read_json_file(
         raise JSONFileError(f"{path}: {what}: {exc}") from None
 
 
+#: One compact encoder, reused: building one per call costs more than encoding a check.
+_COMPACT: Final = json.JSONEncoder(ensure_ascii=False, allow_nan=False)
+
+
 def dumps(value: Any, *, indent: int | None = 2) -> str:
-    """Standard JSON text for ``value``: never ``NaN`` or ``Infinity``, non-ASCII kept.
+    """Standard JSON text for ``value``: never ``NaN`` or ``Infinity``, non-ASCII kept;
+    ``indent=None`` for one line.
 
     :raises ValueError: when ``value`` holds a non-finite float (a bug in the writer:
         it must make its numbers finite first).
     """
+    if indent is None:
+        return _COMPACT.encode(value)
     return json.dumps(value, indent=indent, ensure_ascii=False, allow_nan=False)
 
 

@@ -444,3 +444,12 @@ def test_expected_failures_are_graded_but_not_counted_as_failures() -> None:
     tally = graded(marked)
     assert (tally.graded, tally.failed, tally.xfailed, tally.passed) == (2, 0, 1, 1)
     assert failing_rules(marked) == {}
+
+
+def test_the_written_report_reads_back_whole_with_one_check_per_line(doc: dict[str, Any]) -> None:
+    from conformance.report import report_text
+
+    text = report_text(doc)
+    assert json.loads(text) == doc
+    line = next(x for x in text.splitlines() if '"key": "step 3 totals"' in x)
+    assert json.loads(line.strip().rstrip(","))["key"] == "step 3 totals"
