@@ -453,3 +453,17 @@ def test_the_written_report_reads_back_whole_with_one_check_per_line(doc: dict[s
     assert json.loads(text) == doc
     line = next(x for x in text.splitlines() if '"key": "step 3 totals"' in x)
     assert json.loads(line.strip().rstrip(","))["key"] == "step 3 totals"
+
+
+def test_docs_list_every_cause_a_check_can_be_not_graded_for() -> None:
+    from conformance.results import NOT_GRADED_CAUSES
+
+    docs = (Path(__file__).parents[2] / "docs" / "reports.md").read_text(encoding="utf-8")
+    table = docs[docs.index("| cause | the check was not graded because of |") :]
+    rows: list[str] = []
+    for line in table.splitlines()[2:]:
+        if not line.startswith("|"):
+            break
+        rows.append(line)
+    causes = [row.split("`")[1] for row in rows]
+    assert causes == list(NOT_GRADED_CAUSES)
