@@ -35,7 +35,7 @@ import html
 import json
 import re
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from conformance import __version__
@@ -433,7 +433,9 @@ def _disputes(
     return out
 
 
-def _listing(values: Iterable[Any]) -> str:
+def _listing(values: Any) -> str:
+    if not isinstance(values, list | tuple):
+        values = [] if values is None else [values]
     shown = [esc(v) for v in values]
     return ", ".join(shown) if shown else '<span class="muted">none</span>'
 

@@ -82,6 +82,10 @@ def depth_exceeds(value: Any, max_depth: int = MAX_JSON_DEPTH) -> bool:
     return False
 
 
+def _too_deep(max_depth: int) -> str:
+    return f"nested too deeply: more than {max_depth} levels (a hostile or broken file?)"
+
+
 def loads(text: str, *, max_depth: int = MAX_JSON_DEPTH) -> Any:
     """Decode ``text`` within the limits above.
 
@@ -99,15 +103,13 @@ def loads(text: str, *, max_depth: int = MAX_JSON_DEPTH) -> Any:
     except _Refused as exc:
         raise JSONFileError(str(exc)) from None
     except RecursionError:
-        raise JSONFileError(
-            f"nested more than {max_depth} levels deep (a hostile or broken file?)"
-        ) from None
+        raise JSONFileError(_too_deep(max_depth)) from None
     except json.JSONDecodeError:
         raise
     except ValueError as exc:  # what the decoder refuses besides syntax
         raise JSONFileError(f"cannot be decoded: {str(exc)[:200]}") from None
     if depth_exceeds(value, max_depth):
-        raise JSONFileError(f"nested more than {max_depth} levels deep (a hostile or broken file?)")
+        raise JSONFileError(_too_deep(max_depth))
     return value
 
 

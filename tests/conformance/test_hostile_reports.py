@@ -62,8 +62,8 @@ def hostile(doc: dict[str, Any]) -> dict[str, str]:
 
 
 WHY = {
-    "deep.json": "nested more than 64 levels deep",
-    "deep-engine.json": "nested more than 64 levels deep",
+    "deep.json": "nested too deeply: more than 64 levels",
+    "deep-engine.json": "nested too deeply: more than 64 levels",
     "digits.json": "an integer of 5000 digits",
     "duration.json": "an integer of 4300 digits",
     "nan.json": "NaN is not JSON",
@@ -191,3 +191,37 @@ def test_a_report_whose_adapter_never_started_does_not_merge_into_an_engines(
         merge_reports(
             [load_report(none), load_report(write(tmp_path, "o.json", json.dumps(other)))]
         )
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [
+        {"players": 5},
+        {"players": [[2]]},
+        {"profile_rulings": {"pagat": "x"}},
+        {"players": "ab"},
+        {"unmodelled": 3},
+    ],
+)
+def test_a_handshake_of_the_wrong_shape_is_refused_not_a_traceback(
+    doc: dict[str, Any], tmp_path: Path, capsys: pytest.CaptureFixture[str], extra: dict[str, Any]
+) -> None:
+    # Before: "players": 5 in header.engine passed the schema and broke the page.
+    odd = copy.deepcopy(doc)
+    odd["header"]["engine"].update(extra)
+    path = write(tmp_path, "odd.json", json.dumps(odd))
+    page = tmp_path / "p.html"
+    assert main(["report", path, "--html", str(page)]) == 2
+    assert "odd.json: not a carioca-conformance run report" in capsys.readouterr().err
+    assert not page.exists()
+
+
+def test_a_handshake_read_back_wrong_shows_the_report_without_declarations(
+    doc: dict[str, Any],
+) -> None:
+    from conformance.report_tools import LoadedReport, engine_declarations
+
+    odd = copy.deepcopy(doc)
+    odd["header"]["engine"]["profile_rulings"] = {"pagat": {"DISPUTE-1": "a", "dispute-01": "b"}}
+    assert engine_declarations(odd["header"]["engine"], "pagat") is None
+    assert LoadedReport("odd.json", odd).badge_lines == ["pagat 1/3, checks 7/10 graded"]
