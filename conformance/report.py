@@ -350,7 +350,7 @@ def badges(
 
 def players_text(counts: Sequence[int]) -> str:
     """``5 players`` / ``5, 6 players``."""
-    return f"{', '.join(map(str, counts))} player{'s' if counts != (1,) else ''}"
+    return f"{', '.join(map(str, counts))} players"
 
 
 def not_graded_text(tally: Graded, missing: Sequence[int] = ()) -> str:
