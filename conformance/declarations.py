@@ -75,8 +75,17 @@ class Declarations:
 
     @property
     def other_rulings(self) -> Mapping[str, str]:
-        """The points on which the engine's option is not the profile's, sorted."""
-        return {p: o for p, o in sorted(self.rulings.items()) if self.differs(p)}
+        """The points of this profile on which the engine's option is not the profile's,
+        sorted. A declared point the profile does not rule on is left out: no case of the
+        profile grades it (an engine that plays several profiles declares their points too).
+        Without a catalogue the profile's points are unknown and every declared ruling is in.
+        """
+        known = self.profile_options
+        return {
+            p: o
+            for p, o in sorted(self.rulings.items())
+            if self.differs(p) and (not known or p in known)
+        }
 
     def assumption_gap(self, assumes: Mapping[str, str]) -> str | None:
         """Why assumptions ``{point: option}`` do not hold for this engine; None if they do.

@@ -1,17 +1,29 @@
 """An engine's expectations file: the failures it knows about and accepts for now.
 
-Shape (YAML or JSON)::
+Shape (YAML or JSON), an entry per case, naming the whole case or some of its checks::
 
     expected_failures:
       cc-0042: {reason: "we allow K-A-2 on purpose"}
+      cc-0302:
+        checks:
+          step 3 deal_scores: {reason: "our joker counts 30"}
+          step 3 totals: {reason: "our joker counts 30"}
 
-A listed case that fails is reported ``xfail``; a listed case that passes is ``xpass``,
-which fails the run under ``--strict`` so the stale entry gets removed.
+or the same as a list, each entry naming its case ``id`` and, for a check, its ``check``
+key (``- {id: cc-0302, check: step 3 totals, reason: …}``). Check keys are those of the
+reports (``step 3 totals``, ``final turn``, ``check 2``: docs/reports.md).
+
+A listed case that fails is reported ``xfail`` (its failing checks too); a listed case
+that passes is ``xpass``, which fails the run under ``--strict`` so the stale entry gets
+removed. A listed check that fails is ``xfail``; one that passes is ``xpass``. A case whose
+listed checks are its only failures is ``xfail``; any other failing check keeps it
+``fail``; a listed check that passed makes it ``xpass`` (unless another check fails).
 
 An expected failure never covers an error: a crash, a hang or a protocol breach is the
 adapter's fault, not a ruling, and stays ``error`` (failing the run) unless its entry says
-so explicitly with ``status: error``. Likewise ``status: not_run``. ``--write-expectations``
-lists failures only; an errored case is never written as an expected failure.
+so explicitly with ``status: error`` (whole-case entries only). Likewise ``status:
+not_run``. ``--write-expectations`` lists failures only (the failing checks of each failing
+case, or the case when it has no checks); an errored case is never written.
 """
 
 from __future__ import annotations
@@ -24,8 +36,10 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from conformance.jsonsafe import JSONFileError, dumps
+from conformance.jsonsafe import loads as json_loads
 from conformance.report import atomic_write_text
-from conformance.runner import CaseResult
+from conformance.results import CaseResult, CheckResult
 from conformance.validation import SchemaValidator
 from conformance.yamlsafe import FileProblem, load_yaml_limited, read_limited_text
 
@@ -42,18 +56,26 @@ EXPECTABLE = ("fail", "error", "not_run")
 
 @dataclass(frozen=True)
 class Expectations:
-    """Scenario id → the engine team's reason for accepting its failure.
+    """What an engine's expectations file lists.
 
-    ``statuses`` maps ids to the status expected (``fail``, ``error`` or ``not_run``);
-    ids it does not name expect ``fail``.
+    ``expected_failures`` maps the ids of whole-case entries to the engine team's reason;
+    ``statuses`` maps ids to the status expected (``fail``, ``error`` or ``not_run``; ids
+    it does not name expect ``fail``); ``expected_checks`` maps the ids of check entries to
+    {check key: reason}.
     """
 
     expected_failures: Mapping[str, str]
     statuses: Mapping[str, str] = field(default_factory=dict)
+    expected_checks: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
 
     def status_of(self, scenario_id: str) -> str:
         """The status the entry for ``scenario_id`` expects."""
         return self.statuses.get(scenario_id, "fail")
+
+    @property
+    def ids(self) -> frozenset[str]:
+        """Every case id the file names, whole or by check (for naming stale entries)."""
+        return frozenset(self.expected_failures) | frozenset(self.expected_checks)
 
 
 @cache
@@ -65,10 +87,12 @@ def load_expectations(path: Path | str) -> Expectations:
     """Read an expectations file (``.json`` as JSON, anything else as YAML).
 
     The limits of scenario files apply (conformance/yamlsafe.py): size, UTF-8,
-    nesting depth and alias expansion.
+    nesting depth and alias expansion; a JSON file is read as report files are
+    (conformance/jsonsafe.py: no huge integer, no NaN).
 
     :raises ExpectationsError: when it is unreadable, too large, not UTF-8, too
-        deeply nested, or does not match the schema; the message names the file.
+        deeply nested, does not match the schema, or names a case or check twice; the
+        message names the file.
     """
     target = Path(path)
     try:
@@ -81,7 +105,7 @@ def load_expectations(path: Path | str) -> Expectations:
 
     try:
         if target.suffix == ".json":
-            data: Any = json.loads(text)
+            data: Any = json_loads(text)
         else:
             loaded = load_yaml_limited(text)
             if isinstance(loaded, FileProblem):
@@ -91,6 +115,8 @@ def load_expectations(path: Path | str) -> Expectations:
             data = loaded
     except (json.JSONDecodeError, yaml.YAMLError) as exc:
         raise ExpectationsError(f"expectations file {target} does not parse: {exc}") from exc
+    except JSONFileError as exc:
+        raise ExpectationsError(f"expectations file {target}: {exc}") from None
     except RecursionError:
         raise ExpectationsError(
             f"expectations file {target}: nested too deeply to read (a hostile or broken file?)"
@@ -114,10 +140,61 @@ def load_expectations(path: Path | str) -> Expectations:
             f"expectations file {target}: at {pointer}: {_shorten(error.message)}"
         )
     failures = data.get("expected_failures") or {}
-    return Expectations(
-        {k: str((v or {}).get("reason") or "") for k, v in failures.items()},
-        {k: v["status"] for k, v in failures.items() if v and v.get("status")},
-    )
+    entries = _entries(failures)
+    whole: dict[str, str] = {}
+    statuses: dict[str, str] = {}
+    checks: dict[str, dict[str, str]] = {}
+    for where, case_id, check, reason, status in entries:
+        if check is None:
+            if case_id in whole or case_id in checks:
+                raise ExpectationsError(
+                    f"expectations file {target}: {where} names {case_id} a second time"
+                )
+            whole[case_id] = reason
+            if status:
+                statuses[case_id] = status
+            continue
+        if case_id in whole:
+            raise ExpectationsError(
+                f"expectations file {target}: {where} names check {check!r} of {case_id}, "
+                "which is also listed as a whole case: list the case or its checks"
+            )
+        listed = checks.setdefault(case_id, {})
+        if check in listed:
+            raise ExpectationsError(
+                f"expectations file {target}: {where} names check {check!r} of {case_id} "
+                "a second time"
+            )
+        listed[check] = reason
+    return Expectations(whole, statuses, checks)
+
+
+def _entries(failures: Any) -> list[tuple[str, str, str | None, str, str | None]]:
+    """(where, case id, check key or None, reason, status) per entry, in file order,
+    from the mapping form or the list form (both schema-valid here)."""
+    found: list[tuple[str, str, str | None, str, str | None]] = []
+    if isinstance(failures, list):
+        for index, entry in enumerate(failures):
+            found.append(
+                (
+                    f"entry {index + 1}",
+                    entry["id"],
+                    entry.get("check"),
+                    str(entry.get("reason") or ""),
+                    entry.get("status"),
+                )
+            )
+        return found
+    for case_id, entry in failures.items():
+        entry = entry or {}
+        reason = str(entry.get("reason") or "")
+        if "checks" not in entry:
+            found.append((f"entry {case_id}", case_id, None, reason, entry.get("status")))
+            continue
+        for key, sub in entry["checks"].items():
+            own = str((sub or {}).get("reason") or "") or reason
+            found.append((f"entry {case_id}", case_id, key, own, None))
+    return found
 
 
 _SCENARIO_ID = re.compile(r"^cc-[0-9]{4}$")
@@ -138,37 +215,122 @@ def _shorten(message: str, limit: int = 300) -> str:
     return message if len(message) <= limit else message[: limit - 1] + "…"
 
 
+def _join_note(*parts: str | None) -> str | None:
+    kept = [part for part in parts if part]
+    return "; ".join(kept) if kept else None
+
+
+def _mark_failing(checks: Sequence[CheckResult], reason: str) -> tuple[CheckResult, ...]:
+    """The checks with every failing one marked ``xfail`` (its case is expected to fail)."""
+    return tuple(
+        replace(c, status="xfail", note=_join_note(c.note, f"expected failure: {reason}"))
+        if c.status == "fail"
+        else c
+        for c in checks
+    )
+
+
+def _apply_whole(result: CaseResult, reason: str, wanted: str) -> CaseResult:
+    """A whole-case entry: the case's status decides."""
+    if result.status == wanted:
+        label = "expected failure" if wanted == "fail" else f"expected {wanted}"
+        return replace(
+            result,
+            status="xfail",
+            note=f"{label}: {reason}",
+            checks=_mark_failing(result.checks, reason),
+        )
+    if result.status in EXPECTABLE:
+        note = (
+            f"listed as expected {wanted} ({reason}), but the case ended {result.status}: "
+            f"an expectation covers only the status it names (add status: "
+            f"{result.status} to expect this one explicitly)"
+        )
+        return replace(result, note=_join_note(result.note, note))
+    if result.status == "pass":
+        note = f"listed as an expected failure ({reason}) but passed"
+        return replace(result, status="xpass", note=note)
+    return result
+
+
+def _apply_checks(result: CaseResult, listed: Mapping[str, str]) -> CaseResult:
+    """Check entries: each listed check that failed is ``xfail``, each that passed
+    ``xpass``; the case is ``fail`` while any other check fails, else ``xpass`` when a
+    listed check passed, else ``xfail`` when a listed check failed."""
+    if result.status not in ("fail", "pass"):
+        if result.status in ("error", "not_run"):
+            note = (
+                f"the expectations file lists check(s) of this case, but it ended "
+                f"{result.status}: a listed check covers only that check failing"
+            )
+            return replace(result, note=_join_note(result.note, note))
+        return result
+    checks: list[CheckResult] = []
+    unexpected: list[str] = []
+    expected: list[str] = []
+    passed: list[str] = []
+    seen: set[str] = set()
+    for check in result.checks:
+        reason = listed.get(check.key)
+        if reason is None:
+            if check.status == "fail":
+                unexpected.append(check.key)
+            checks.append(check)
+            continue
+        seen.add(check.key)
+        if check.status == "fail":
+            expected.append(check.key)
+            joined = _join_note(check.note, f"expected failure: {reason}")
+            checks.append(replace(check, status="xfail", note=joined))
+        elif check.status == "pass":
+            passed.append(check.key)
+            stale = f"listed as an expected failure ({reason}) but passed"
+            checks.append(replace(check, status="xpass", note=stale))
+        else:
+            checks.append(check)
+    notes: list[str] = []
+    if expected:
+        notes.append(f"expected failure of check(s) {', '.join(expected)}")
+    if passed:
+        notes.append(f"listed check(s) {', '.join(passed)} passed: remove them from the file")
+    absent = [key for key in listed if key not in seen]
+    if absent:
+        notes.append(
+            f"the expectations file lists check(s) the case did not make: {', '.join(absent)}"
+        )
+    status = result.status
+    if unexpected or (result.status == "fail" and not expected and not passed):
+        # Another check fails, or the case failed with no failing check to match (results
+        # without checks): an entry for some checks never hides that.
+        pass
+    elif passed:
+        status = "xpass"
+    elif expected:
+        status = "xfail"
+    return replace(
+        result, status=status, checks=tuple(checks), note=_join_note(result.note, *notes)
+    )
+
+
 def apply_expectations(
     results: Sequence[CaseResult], expectations: Expectations
 ) -> list[CaseResult]:
-    """Turn listed failures into ``xfail`` and listed passes into ``xpass``.
+    """Turn listed failures into ``xfail`` and listed passes into ``xpass``, for whole cases
+    and for single checks.
 
     A result becomes ``xfail`` only when its status is the one its entry expects: an
     expected failure does not cover an error (or a case not run), which keeps its status
-    and says why in its note.
+    and says why in its note. A case whose entry lists checks is ``xfail`` only when those
+    are its only failing checks.
     """
     out: list[CaseResult] = []
     for result in results:
         reason = expectations.expected_failures.get(result.id)
-        if reason is None:
-            out.append(result)
-            continue
-        wanted = expectations.status_of(result.id)
-        if result.status == wanted:
-            label = "expected failure" if wanted == "fail" else f"expected {wanted}"
-            out.append(replace(result, status="xfail", note=f"{label}: {reason}"))
-        elif result.status in EXPECTABLE:
-            note = (
-                f"listed as expected {wanted} ({reason}), but the case ended {result.status}: "
-                f"an expectation covers only the status it names (add status: "
-                f"{result.status} to expect this one explicitly)"
-            )
-            if result.note:
-                note = f"{result.note}; {note}"
-            out.append(replace(result, note=note))
-        elif result.status == "pass":
-            note = f"listed as an expected failure ({reason}) but passed"
-            out.append(replace(result, status="xpass", note=note))
+        listed = expectations.expected_checks.get(result.id)
+        if reason is not None:
+            out.append(_apply_whole(result, reason, expectations.status_of(result.id)))
+        elif listed:
+            out.append(_apply_checks(result, listed))
         else:
             out.append(result)
     return out
@@ -179,36 +341,54 @@ def expectations_from_results(
 ) -> dict[str, Any]:
     """Build an expectations document from a run: its failures, reason to fill in.
 
-    Failures (``fail``, and ``xfail`` entries still failing) are listed; errors and cases not
-    run never are, so a rerun with the file cannot turn a crash green. An ``xfail`` that an
-    explicit ``status: error``/``not_run`` entry of ``previous`` expected keeps that entry.
+    A failing case with failing checks is listed by those checks (and those still
+    expected to fail); a failing case without checks is listed whole. Errors and cases
+    not run never are, so a rerun with the file cannot turn a crash green. An ``xfail``
+    case that ``previous`` listed whole stays listed whole (with an explicit ``status:
+    error``/``not_run`` kept); reasons from ``previous`` are kept.
     """
     failures: dict[str, Any] = {}
     for r in results:
-        if r.status == "fail":
-            failures[r.id] = {"reason": ""}
-        elif r.status == "xfail":
-            entry: dict[str, Any] = {"reason": ""}
-            if previous is not None:
-                entry["reason"] = previous.expected_failures.get(r.id, "")
-                if previous.status_of(r.id) != "fail":
-                    entry["status"] = previous.status_of(r.id)
+        if r.status not in ("fail", "xfail", "xpass"):
+            continue
+        old_reason = previous.expected_failures.get(r.id) if previous is not None else None
+        if r.status == "xfail" and old_reason is not None:
+            assert previous is not None
+            entry: dict[str, Any] = {"reason": old_reason}
+            if previous.status_of(r.id) != "fail":
+                entry["status"] = previous.status_of(r.id)
             failures[r.id] = entry
+            continue
+        old_checks = previous.expected_checks.get(r.id, {}) if previous is not None else {}
+        failing = [c.key for c in r.checks if c.status in ("fail", "xfail")]
+        if failing:
+            failures[r.id] = {
+                "checks": {key: {"reason": old_checks.get(key, "")} for key in failing}
+            }
+        elif r.status != "xpass":
+            failures[r.id] = {"reason": old_reason or ""}
     return {"expected_failures": failures}
+
+
+def count_entries(document: Mapping[str, Any]) -> int:
+    """How many failures an expectations document lists: whole cases plus single checks."""
+    entries = document.get("expected_failures") or {}
+    return sum(len(entry.get("checks", {})) or 1 for entry in entries.values())
 
 
 def write_expectations(
     path: Path | str, results: Sequence[CaseResult], previous: Expectations | None = None
 ) -> int:
-    """Write an expectations file for the run's failures; return how many were listed."""
+    """Write an expectations file for the run's failures; return how many were listed
+    (whole cases plus single checks)."""
     document = expectations_from_results(results, previous)
     target = Path(path)
     if target.suffix == ".json":
-        text = json.dumps(document, indent=2) + "\n"
+        text = dumps(document) + "\n"
     else:
         import yaml
 
         header = "# Known failures of this engine; fill in each reason.\n"
         text = header + yaml.safe_dump(document, sort_keys=True, default_flow_style=False)
     atomic_write_text(target, text)
-    return len(document["expected_failures"])
+    return count_entries(document)

@@ -4,16 +4,24 @@
 fuzz reports) into a single page with no external asset and no network access, which
 works from a ``file://`` URL:
 
+- under the title, each run's badge line and its checks: how many were graded of all,
+  and what was not graded, by cause (and the profile's player counts the engine does not
+  play);
 - the conformance matrix: rule sections down, engines across, each cell the passed/graded
-  count coloured by result, a ``<details>`` that opens (mouse, Enter or Space) on the
-  section's cases with their diffs;
+  count of cases coloured by result, with its checks graded, a ``<details>`` that opens
+  (mouse, Enter or Space) on the section's cases with their failing checks and diffs and
+  the checks not graded and why;
+- failing checks by rule (each check counted under its own rules) and the recurring
+  divergences (one root cause, one line with its count);
 - the disputed points and house variants: each engine's declared option beside the
   profile's, and how each disputed case was graded;
 - each engine's handshake (capabilities, profiles, player counts, interface
   declarations), the harness, corpus (digest) and protocol versions of its run;
 - the laws over seeded deals, when a run checked them; fuzz findings, when given.
 
-Every string from a report is HTML-escaped here (the harness already made engine text
+Every count is made again from the reports' cases and checks, never read from their
+``summary`` or ``badges`` (conformance/report_tools.py). Every string from a report is
+HTML-escaped here (the harness already made engine text
 safe, conformance/textsafe.py, but safe text is not HTML). Cards are shown as glyphs
 (``10♥``, ``🃏``), red suits in red. The page is usable on a phone-sized screen (the
 wide tables scroll sideways, the section column stays in view) and by keyboard (every
@@ -27,12 +35,19 @@ import html
 import json
 import re
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from conformance import __version__
-from conformance.report import atomic_write_text, badges, build_report
+from conformance.report import (
+    atomic_write_text,
+    badges,
+    build_report,
+    check_text,
+    checks_line,
+)
 from conformance.report_tools import FAILING, LoadedReport, count_cases
+from conformance.results import CaseResult, divergences, failing_rules, graded
 
 if TYPE_CHECKING:
     from conformance.catalogue import Catalogue
@@ -64,7 +79,7 @@ th[scope=row] { position: sticky; left: 0; background: #fafafa; z-index: 1;
 .st-pass { background: #d6f0d6; }
 .st-fail, .st-error, .st-not_run { background: #f6cccc; }
 .st-partial, .st-xfail, .st-xpass { background: #fbeebb; }
-.st-unsupported, .st-none { background: #e9e9e9; color: #444; }
+.st-unsupported, .st-none, .st-not_graded { background: #e9e9e9; color: #444; }
 .cell summary { font-weight: 600; white-space: nowrap; }
 summary { cursor: pointer; padding: .1rem .2rem; }
 summary:focus-visible, a:focus-visible { outline: 3px solid #1a56db; outline-offset: 2px; }
@@ -74,6 +89,8 @@ ul.cases { list-style: none; margin: .4rem 0 0; padding: 0; min-width: 18rem;
   max-width: 40rem; }
 ul.cases li { margin: 0 0 .4rem; padding: .3rem; border-radius: .2rem; }
 .status { font-variant: small-caps; font-weight: 600; }
+ul.checks { list-style: none; margin: .2rem 0 0; padding: 0; }
+ul.checks li { margin: 0 0 .2rem; padding: .1rem .3rem; }
 code, pre { font-family: ui-monospace, "DejaVu Sans Mono", monospace; font-size: .9em; }
 pre { white-space: pre-wrap; word-break: break-word; margin: .2rem 0; padding: .3rem;
   background: rgba(255, 255, 255, .6); }
@@ -146,7 +163,43 @@ def _cell_text(counts: Mapping[str, int]) -> tuple[str, str]:
     return f"{badge['passed']}/{badge['graded']}", ", ".join(extras)
 
 
-def _case_item(case: Mapping[str, Any]) -> str:
+def _check_item(check: Any) -> str:
+    """One failing or not-graded check: key, rules, line, and its diff or why."""
+    item = f'<li class="st-{esc(check.status)}">{cards(check_text(check))}'
+    if check.status in ("fail", "xfail") and check.diff:
+        item += f'<pre class="diff">{cards(check.diff)}</pre>'
+    if check.status in ("fail", "xfail") and check.note:
+        item += f"<div>{cards(check.note)}</div>"
+    return item + "</li>"
+
+
+def _checks_block(result: CaseResult) -> str:
+    """A case's checks: the failing ones shown, the rest (passed, not graded) one click away."""
+    if not result.checks:
+        return ""
+    tally = graded([result])
+    failing = [c for c in result.checks if c.status in ("fail", "xfail")]
+    skipped = [c for c in result.checks if c.status == "not_graded"]
+    passed = [c for c in result.checks if c.status in ("pass", "xpass")]
+    out = []
+    if failing:
+        out.append(f'<ul class="checks">{"".join(_check_item(c) for c in failing)}</ul>')
+    rest = "".join(_check_item(c) for c in skipped)
+    if passed:
+        keys = ", ".join(esc(c.key) for c in passed)
+        rest += f'<li class="st-pass">passed: {keys}</li>'
+    head = (
+        f"checks: {tally.graded}/{tally.total} graded, {tally.passed} passed, "
+        f"{tally.failed + tally.xfailed} failed"
+    )
+    out.append(
+        f'<details class="checks"><summary>{esc(head)}</summary>'
+        f'<ul class="checks">{rest}</ul></details>'
+    )
+    return "".join(out)
+
+
+def _case_item(case: Mapping[str, Any], result: CaseResult | None = None) -> str:
     status = case["status"]
     parts = [
         f'<li class="case st-{esc(status)}"><span class="status">{esc(status)}</span> '
@@ -158,7 +211,7 @@ def _case_item(case: Mapping[str, Any]) -> str:
             f'<br><span class="muted">{esc(case["dispute"])} graded as '
             f"{esc(case.get('option') or '?')}</span>"
         )
-    if case.get("diff"):
+    if case.get("diff") and not (result is not None and result.checks):
         parts.append(f'<pre class="diff">{cards(case["diff"])}</pre>')
     if case.get("error"):
         parts.append(f'<pre class="error">{cards(case["error"])}</pre>')
@@ -171,21 +224,30 @@ def _case_item(case: Mapping[str, Any]) -> str:
             "<details><summary>engine stderr (tail)</summary>"
             f"<pre>{esc(case['stderr_tail'])}</pre></details>"
         )
+    if result is not None:
+        parts.append(_checks_block(result))
     parts.append("</li>")
     return "".join(parts)
+
+
+def _cell_checks(results: Sequence[CaseResult]) -> str:
+    """``checks 118/120 graded``, or empty for cases without checks (format 1)."""
+    tally = graded(results)
+    return f"checks {tally.graded}/{tally.total} graded" if tally.total else ""
 
 
 def _matrix(
     reports: Sequence[LoadedReport], labels: Sequence[str], catalogue: Catalogue | None
 ) -> list[str]:
-    by_cell: dict[tuple[str, int], list[Mapping[str, Any]]] = defaultdict(list)
+    by_cell: dict[tuple[str, int], list[tuple[Mapping[str, Any], CaseResult]]] = defaultdict(list)
     for column, report in enumerate(reports):
-        for case in report.cases:
-            by_cell[(case["section"], column)].append(case)
+        for case, result in zip(report.cases, report.results, strict=True):
+            by_cell[(case["section"], column)].append((case, result))
     out = ['<div class="scroll"><table class="matrix" id="matrix">']
     out.append(
-        '<caption class="muted">passed/graded cases per rule section; open a cell for '
-        "its cases</caption>"
+        '<caption class="muted">passed/graded cases per rule section (every case in its '
+        "own section, disputed ones too, as the terminal summary counts them) and the "
+        "checks graded; open a cell for its cases</caption>"
     )
     out.append('<thead><tr><th scope="col">rule section</th>')
     out.extend(f'<th scope="col">{esc(label)}</th>' for label in labels)
@@ -197,31 +259,103 @@ def _matrix(
             f'<span class="muted">{esc(title if title != section else "")}</span></th>'
         )
         for column, label in enumerate(labels):
-            cases = by_cell.get((section, column))
-            if not cases:
+            pairs = by_cell.get((section, column))
+            if not pairs:
                 out.append('<td class="cell st-none" title="no case of this section">—</td>')
                 continue
+            cases = [case for case, _result in pairs]
             counts = count_cases(cases)
             text, extra = _cell_text(counts)
-            note = f' <span class="note">{esc(extra)}</span>' if extra else ""
-            ordered = sorted(cases, key=lambda c: (_STATUS_ORDER.get(c["status"], 9), c["id"]))
+            notes = [n for n in (extra, _cell_checks([r for _c, r in pairs])) if n]
+            note = "".join(f'<br><span class="note">{esc(n)}</span>' for n in notes)
+            ordered = sorted(
+                pairs, key=lambda p: (_STATUS_ORDER.get(p[0]["status"], 9), p[0]["id"])
+            )
+            spoken = "".join(f", {n}" for n in notes)
             out.append(
                 f'<td class="cell st-{cell_class(counts)}" data-section="{esc(section)}">'
                 f'<details id="cell-{row}-{column}"><summary aria-label="{esc(section)}, '
-                f'{esc(label)}: {esc(text)} passed{esc(", " + extra if extra else "")}">'
+                f'{esc(label)}: {esc(text)} passed{esc(spoken)}">'
                 f"{esc(text)}{note}</summary>"
-                f'<ul class="cases">{"".join(_case_item(c) for c in ordered)}</ul>'
+                f'<ul class="cases">{"".join(_case_item(c, r) for c, r in ordered)}</ul>'
                 "</details></td>"
             )
         out.append("</tr>")
     out.append('<tr><th scope="row">all cases</th>')
     for report in reports:
-        counts = count_cases(report.cases)
         out.append(
-            f'<td class="st-{cell_class(counts)}"><strong>'
+            f'<td class="st-{cell_class(report.counts)}"><strong>'
             f"{esc(', '.join(report.badge_lines))}</strong></td>"
         )
     out.append("</tr></tbody></table></div>")
+    return out
+
+
+#: Cases named per rule or divergence before "and N more".
+_CASES_SHOWN = 6
+
+
+def _case_list(ids: Sequence[str]) -> str:
+    shown = ", ".join(f"<code>{esc(i)}</code>" for i in ids[:_CASES_SHOWN])
+    more = len(ids) - _CASES_SHOWN
+    return shown + (f" and {more} more" if more > 0 else "")
+
+
+def _by_rule(reports: Sequence[LoadedReport], labels: Sequence[str]) -> list[str]:
+    """Failing checks by rule and recurring divergences, per report (when any failed)."""
+    out: list[str] = []
+    for label, report in zip(labels, reports, strict=True):
+        rules = failing_rules(report.results)
+        found = divergences(report.results)
+        if not rules and not found:
+            continue
+        cases_of: dict[str, list[str]] = defaultdict(list)
+        for result in report.results:
+            for rule in sorted({r for c in result.checks if c.status == "fail" for r in c.rules}):
+                cases_of[rule].append(result.id)
+        out.append(f"<h3>{esc(label)}</h3>")
+        out.append('<div class="scroll"><table class="by-rule">')
+        out.append(
+            '<caption class="muted">failing checks counted under their own rules</caption>'
+            '<thead><tr><th scope="col">rule</th><th scope="col">failing checks</th>'
+            '<th scope="col">cases</th></tr></thead><tbody>'
+        )
+        for rule, count in rules.items():
+            out.append(
+                f'<tr><th scope="row"><code>{esc(rule)}</code></th><td>{count}</td>'
+                f"<td>{_case_list(cases_of[rule])}</td></tr>"
+            )
+        out.append("</tbody></table></div>")
+        out.append('<ul class="divergences">')
+        for item in found:
+            out.append(
+                f'<li>{cards(item.signature)} <span class="muted">'
+                f"({esc(', '.join(item.rules))})</span> — {item.checks} check"
+                f"{'' if item.checks == 1 else 's'} in {len(item.cases)} case"
+                f"{'' if len(item.cases) == 1 else 's'}: {_case_list(item.cases)}</li>"
+            )
+        out.append("</ul>")
+    if not out:
+        return []
+    return ['<h2 id="by-rule">Failing checks by rule, and recurring divergences</h2>', *out]
+
+
+def _graded_header(reports: Sequence[LoadedReport]) -> list[str]:
+    """Under the title: per run, its badge line, the checks graded and what was not."""
+    out = ['<ul class="graded">']
+    for report in reports:
+        line = checks_line(report.checks, report.missing_players)
+        out.append(
+            f"<li><strong>{esc(', '.join(report.badge_lines))}</strong>"
+            + (f"<br>{esc(line)}" if line else "")
+            + (
+                f'<br><span class="warning">{esc(report.recount_note)}</span>'
+                if report.recount_note
+                else ""
+            )
+            + "</li>"
+        )
+    out.append("</ul>")
     return out
 
 
@@ -299,7 +433,9 @@ def _disputes(
     return out
 
 
-def _listing(values: Iterable[Any]) -> str:
+def _listing(values: Any) -> str:
+    if not isinstance(values, list | tuple):
+        values = [] if values is None else [values]
     shown = [esc(v) for v in values]
     return ", ".join(shown) if shown else '<span class="muted">none</span>'
 
@@ -338,9 +474,13 @@ def _engines(reports: Sequence[LoadedReport], labels: Sequence[str]) -> list[str
         ("duration", [esc(f"{r.header.get('duration', 0)} s") for r in reports]),
         (
             "results",
-            [esc(", ".join(f"{v} {k}" for k, v in r.doc["summary"].items() if v)) for r in reports],
+            [esc(", ".join(f"{v} {k}" for k, v in r.counts.items() if v)) for r in reports],
         ),
         ("badge", [f"<strong>{esc(', '.join(r.badge_lines))}</strong>" for r in reports]),
+        (
+            "checks",
+            [esc(checks_line(r.checks, r.missing_players) or "none recorded") for r in reports],
+        ),
         ("report file", [f"<code>{esc(r.path)}</code>" for r in reports]),
     ]
     if any(r.header.get("warnings") for r in reports):
@@ -471,8 +611,10 @@ def render_html(
 ) -> str:
     """The whole self-contained page for these run reports (and fuzz reports)."""
     labels = _column_labels(reports)
+    by_rule = _by_rule(reports, labels)
     nav = [
         '<a href="#matrix-h">matrix</a>',
+        *(['<a href="#by-rule">failures by rule</a>'] if by_rule else []),
         '<a href="#disputes">disputed points</a>',
         '<a href="#engines">engines</a>',
     ]
@@ -491,12 +633,13 @@ def render_html(
         f"<style>{CSS}</style></head><body>",
         f"<header><h1>{esc(title)}</h1>",
         f'<p class="muted">carioca-conformance {esc(__version__)}: '
-        f"{len(reports)} engine run{'' if len(reports) == 1 else 's'}; "
-        f"{esc('; '.join(line for r in reports for line in r.badge_lines))}</p>",
+        f"{len(reports)} engine run{'' if len(reports) == 1 else 's'}</p>",
+        *_graded_header(reports),
         *_corpus_note(reports),
         f"<nav>{''.join(nav)}</nav></header><main>",
         '<h2 id="matrix-h">Conformance matrix</h2>',
         *_matrix(reports, labels, catalogue),
+        *by_rule,
         '<h2 id="disputes">Disputed points and house variants</h2>',
         "<p class=\"muted\">Each engine's declared option (≠: not the profile's), "
         "and how its disputed cases were graded.</p>",
@@ -510,25 +653,52 @@ def render_html(
     return "\n".join(lines) + "\n"
 
 
+#: Characters with a meaning in Markdown (CommonMark, GitHub's tables, strikethrough,
+#: autolinks and raw HTML) wherever they stand, escaped with a backslash in text from a
+#: report: any ASCII punctuation may be, and the text reads the same once rendered.
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()<>#!|~&:.])")
+#: What means something only at the start of a line (a list item, a setext heading).
+_MD_LEADING = re.compile(r"^([-+=])")
+_MD_CONTROLS = re.compile(r"[\r\n\t\x00-\x1f\x7f]+")
+
+
+def md(text: Any) -> str:
+    """Text from a report, safe in a Markdown digest (a table cell included): Markdown
+    syntax is escaped, not HTML entities (so ``'`` stays ``'``), so an engine named
+    ``![x](https://…)`` shows as that text and loads no image; newlines become spaces."""
+    escaped = _MD_SPECIAL.sub(r"\\\1", _MD_CONTROLS.sub(" ", str(text)))
+    return _MD_LEADING.sub(r"\\\1", escaped)
+
+
+def md_code(text: Any) -> str:
+    """Text from a report as an inline code span (nothing in it is Markdown, except a
+    table's ``|``, escaped): fenced with more backticks than it holds in a row."""
+    shown = _MD_CONTROLS.sub(" ", str(text)).replace("|", "\\|")
+    longest = max((len(run) for run in re.findall("`+", shown)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if longest else ""
+    return f"{fence}{pad}{shown}{pad}{fence}"
+
+
+#: Recurring divergences listed per engine in the digest.
+_DIVERGENCES_SHOWN = 10
+
+
 def render_markdown(
     reports: Sequence[LoadedReport],
     catalogue: Catalogue | None = None,
     *,
     fuzz: Sequence[LoadedReport] = (),
 ) -> str:
-    """The matrix, the rulings that differ from the profile and the failures, in Markdown."""
+    """The matrix, the checks graded, the rulings of the profile that differ, the recurring
+    divergences and the failures, in Markdown; every count made from the cases."""
     labels = _column_labels(reports)
-
-    def md(text: Any) -> str:
-        # Markdown tables break on pipes and newlines; HTML in engine text is neutralised.
-        return esc(text).replace("|", "\\|").replace("\n", " ")
-
     mark = {"pass": "✅", "fail": "❌", "partial": "⚠️", "unsupported": "➖"}
     lines = ["# Carioca conformance", ""]
     lines.append("| rule section | " + " | ".join(md(label) for label in labels) + " |")
     lines.append("|---" * (len(labels) + 1) + "|")
     for section in _sections(reports, catalogue):
-        row = [f"`{md(section)}`"]
+        row = [md_code(section)]
         for report in reports:
             cases = [c for c in report.cases if c["section"] == section]
             if not cases:
@@ -541,30 +711,43 @@ def render_markdown(
     lines.append("| **all** | " + " | ".join(md(", ".join(r.badge_lines)) for r in reports) + " |")
     for label, report in zip(labels, reports, strict=True):
         failing = [c for c in report.cases if c["status"] in FAILING]
-        differs = [
-            (point, option)
-            for point, option in sorted((report.engine or {}).get("rulings", {}).items())
-            if catalogue is not None
-            and point in catalogue.disputes
-            and catalogue.disputes[point].profiles.get(report.header["profile"]) != option
-        ]
+        case_results = {r.id: r for r in report.results}
+        found = report.declarations(catalogue) if catalogue is not None else None
+        differs = list(found.other_rulings.items()) if found is not None else []
         lines.extend(["", f"## {md(label)}", ""])
         header = report.header
         lines.append(
             f"harness {md(header['harness_version'])}, protocol {md(header['protocol_version'])}, "
-            f"corpus {md(header['corpus_version'])} digest `{md(header.get('corpus_digest', '-'))}`"
+            f"corpus {md(header['corpus_version'])} digest "
+            f"{md_code(header.get('corpus_digest', '-'))}"
         )
+        line = checks_line(report.checks, report.missing_players)
+        if line:
+            lines.extend(["", md(line)])
+        if report.recount_note:
+            lines.extend(["", md(report.recount_note)])
         if differs:
             lines.append("")
             lines.append(
-                "Rulings other than the profile's: "
+                f"Rulings other than profile {md(header['profile'])}'s: "
                 + ", ".join(f"{md(p)}={md(o)}" for p, o in differs)
             )
+        shown = divergences(report.results)
+        if shown:
+            lines.extend(["", "Recurring divergences:", ""])
+            for item in shown[:_DIVERGENCES_SHOWN]:
+                lines.append(
+                    f"- {md(item.signature)} ({md(', '.join(item.rules))}): {item.checks} "
+                    f"check(s) in {len(item.cases)} case(s)"
+                )
+            if len(shown) > _DIVERGENCES_SHOWN:
+                lines.append(f"- and {len(shown) - _DIVERGENCES_SHOWN} more")
         if failing:
             lines.append("")
-            lines.extend(
-                f"- **{md(c['status'])}** `{md(c['id'])}` {md(c['title'])}" for c in failing
-            )
+            for c in failing:
+                keys = [ch.key for ch in case_results[c["id"]].checks if ch.status == "fail"]
+                checks = f" — failing checks: {md(', '.join(keys))}" if keys else ""
+                lines.append(f"- **{md(c['status'])}** {md_code(c['id'])} {md(c['title'])}{checks}")
     for report in fuzz:
         lines.extend(["", f"## Fuzz: {md(report.path)}: {len(report.doc['findings'])} finding(s)"])
     return "\n".join(lines) + "\n"
@@ -580,6 +763,8 @@ __all__ = [
     "cards",
     "cell_class",
     "esc",
+    "md",
+    "md_code",
     "render_html",
     "render_markdown",
     "write_html_report",

@@ -1,15 +1,23 @@
 """Reports of a run: text summary, JSON (report.schema.json) and JUnit XML.
 
+Every case carries its checks (conformance/results.py): the JSON report writes them with
+the case, JUnit lists a case's failing checks in its failure and the checks not graded in
+its ``system-out``, and every report counts checks with the same functions
+(:func:`conformance.results.graded`, ``failing_rules``, ``divergences``), so the terminal,
+the JSON, JUnit and the HTML page can never count differently. docs/reports.md.
+
 Report files are written atomically (a temporary file in the same directory, then
-``os.replace``) so that a CI job never picks up half a report.
+``os.replace``) so that a CI job never picks up half a report, and as standard JSON
+(no ``NaN`` or ``Infinity``: conformance/jsonsafe.py).
 """
 
 from __future__ import annotations
 
 import contextlib
 import glob
-import json
 import os
+import re
+import secrets
 import sys
 import tempfile
 import time
@@ -21,13 +29,27 @@ from typing import IO, TYPE_CHECKING, Any
 
 from conformance import CORPUS_VERSION, __version__
 from conformance.catalogue import Catalogue
+from conformance.jsonsafe import dumps, finite
+from conformance.results import (
+    NOT_GRADED_CAUSES,
+    CaseResult,
+    CheckResult,
+    Graded,
+    divergences,
+    failing_rules,
+    graded,
+)
 from conformance.textsafe import escape
 
 if TYPE_CHECKING:
-    from conformance.runner import CaseResult, RunResult
+    from conformance.engine import Handshake
+    from conformance.runner import RunResult
 
 PROTOCOL_VERSION = 1
-REPORT_FORMAT = 1
+#: The layout written: 2 since cases carry their checks. Readers accept every format of
+#: READABLE_FORMATS (a format-1 report simply has no checks).
+REPORT_FORMAT = 2
+READABLE_FORMATS = (1, 2)
 SCHEMA_PATH = Path(__file__).resolve().parent / "schemas" / "report.schema.json"
 DISPUTED_SECTION = "DISPUTED"
 
@@ -109,6 +131,23 @@ def reference_option(catalogue: Catalogue | None, dispute: str, profile: str) ->
     return known.profiles.get(profile) if known is not None else None
 
 
+def check_record(check: CheckResult) -> dict[str, Any]:
+    """One check as the JSON report writes it (fields without a value left out)."""
+    record: dict[str, Any] = {
+        "key": check.key,
+        "what": check.what,
+        "step": check.step,
+        "line": check.line,
+        "rules": list(check.rules),
+        "status": check.status,
+    }
+    for key in ("cause", "note", "diff", "signature"):
+        value = getattr(check, key)
+        if value is not None:
+            record[key] = value
+    return record
+
+
 def _case_record(result: CaseResult) -> dict[str, Any]:
     record: dict[str, Any] = {
         "id": result.id,
@@ -116,7 +155,7 @@ def _case_record(result: CaseResult) -> dict[str, Any]:
         "rules": list(result.rules),
         "section": result.section,
         "status": result.status,
-        "duration": round(result.duration, 6),
+        "duration": round(finite(result.duration), 6),
     }
     for key in ("diff", "error", "failing_step", "dispute", "option", "note", "engine_message"):
         value = getattr(result, key)
@@ -124,7 +163,95 @@ def _case_record(result: CaseResult) -> dict[str, Any]:
             record[key] = value
     if result.stderr_tail:
         record["stderr_tail"] = result.stderr_tail
+    record["checks"] = [check_record(check) for check in result.checks]
+    record["failed_rules"] = list(result.failed_rules)
     return record
+
+
+def case_from_record(record: Mapping[str, Any]) -> CaseResult:
+    """The CaseResult a (schema-valid) JSON case record describes, checks included, so
+    that a report read back is counted by the same functions as a run."""
+    checks = tuple(
+        CheckResult(
+            key=c["key"],
+            what=c["what"],
+            rules=tuple(c["rules"]),
+            status=c["status"],
+            step=c.get("step"),
+            line=c.get("line", 0),
+            cause=c.get("cause"),
+            note=c.get("note"),
+            diff=c.get("diff"),
+            signature=c.get("signature"),
+        )
+        for c in record.get("checks", ())
+    )
+    return CaseResult(
+        id=record["id"],
+        title=record["title"],
+        rules=tuple(record["rules"]),
+        section=record["section"],
+        status=record["status"],
+        duration=record.get("duration", 0.0),
+        diff=record.get("diff"),
+        error=record.get("error"),
+        stderr_tail=record.get("stderr_tail", ""),
+        failing_step=record.get("failing_step"),
+        dispute=record.get("dispute"),
+        option=record.get("option"),
+        note=record.get("note"),
+        engine_message=record.get("engine_message"),
+        checks=checks,
+        failed_rules=tuple(record.get("failed_rules", ())),
+    )
+
+
+def missing_players(handshake: Handshake | None, profile: str) -> tuple[int, ...]:
+    """The player counts of ``profile`` the engine does not play (nothing without an engine)."""
+    if handshake is None:
+        return ()
+    from conformance.declarations import declarations
+
+    return declarations(handshake, profile).missing_players
+
+
+def graded_record(tally: Graded, missing: Sequence[int]) -> dict[str, Any]:
+    """The report's ``graded`` block: checks graded against total, the rest by cause."""
+    return {
+        "graded": tally.graded,
+        "total": tally.total,
+        "passed": tally.passed,
+        "failed": tally.failed,
+        "xfailed": tally.xfailed,
+        "not_graded": dict(tally.not_graded),
+        "missing_players": list(missing),
+    }
+
+
+def counted(
+    profile: str,
+    results: Sequence[CaseResult],
+    counts: Mapping[str, int],
+    missing: Sequence[int],
+) -> dict[str, Any]:
+    """Everything a report counts from its cases: ``summary``, ``graded``, ``badges``,
+    ``failing_rules`` and ``divergences``. The writer and ``report merge`` both call it."""
+    tally = graded(results)
+    return {
+        "summary": dict(counts),
+        "graded": graded_record(tally, missing),
+        "failing_rules": failing_rules(results),
+        "divergences": [
+            {
+                "signature": found.signature,
+                "rules": list(found.rules),
+                "checks": found.checks,
+                "cases": list(found.cases),
+            }
+            for found in divergences(results)
+        ],
+        "badges": badges(profile, counts, tally, missing),
+    }
 
 
 def build_report(run: RunResult, catalogue: Catalogue | None = None) -> dict[str, Any]:
@@ -157,8 +284,8 @@ def build_report(run: RunResult, catalogue: Catalogue | None = None) -> dict[str
             "profile": run.profile,
             "adapter": list(run.argv),
             "engine": handshake,
-            "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(run.started)),
-            "duration": round(run.duration, 3),
+            "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(finite(run.started))),
+            "duration": round(finite(run.duration), 3),
             "warnings": list(run.warnings),
             "run_error": (
                 {"message": run.run_error, "stderr_tail": run.run_error_stderr}
@@ -178,37 +305,122 @@ def build_report(run: RunResult, catalogue: Catalogue | None = None) -> dict[str
             for law in run.properties
         ],
         "disputes": disputes,
-        "summary": dict(run.counts),
-        "badges": badges(run.profile, run.counts),
+        **counted(
+            run.profile, run.results, run.counts, missing_players(run.handshake, run.profile)
+        ),
     }
 
 
-def badges(profile: str, counts: Mapping[str, int]) -> list[dict[str, Any]]:
+def badges(
+    profile: str,
+    counts: Mapping[str, int],
+    checks: Graded | None = None,
+    missing: Sequence[int] = (),
+) -> list[dict[str, Any]]:
     """The badge-ready summary, one entry per profile (a run has one profile today).
 
-    ``passed`` counts ``pass`` and ``xpass``; ``graded`` is every case but the
+    ``passed`` counts ``pass`` and ``xpass`` cases; ``graded`` is every case but the
     ``unsupported`` ones (a capability or interface reading the engine does not claim is
-    not a failure: README, "Interface choices"). ``line`` is what a badge shows:
-    ``argentine 212/244``.
+    not a failure: README, "Interface choices"). With ``checks`` (a report whose cases
+    carry checks) the entry also says how many checks were graded of all, the rest by
+    cause, and ``missing``: the profile's player counts the engine does not play. ``line``
+    is what a badge shows: ``argentine 212/244`` and, with checks, ``, checks 1800/2000
+    graded`` and ``, not played: 5 players``.
     """
     total = counts.get("total", sum(v for k, v in counts.items() if k != "total"))
     passed = counts.get("pass", 0) + counts.get("xpass", 0)
-    graded = total - counts.get("unsupported", 0)
-    return [
-        {
-            "profile": profile,
-            "passed": passed,
-            "graded": graded,
-            "total": total,
-            "line": f"{profile} {passed}/{graded}",
-        }
+    cases_graded = total - counts.get("unsupported", 0)
+    entry: dict[str, Any] = {
+        "profile": profile,
+        "passed": passed,
+        "graded": cases_graded,
+        "total": total,
+        "line": f"{profile} {passed}/{cases_graded}",
+    }
+    if checks is not None and checks.total:
+        entry["checks_graded"] = checks.graded
+        entry["checks_total"] = checks.total
+        entry["not_graded"] = dict(checks.not_graded)
+        entry["line"] += f", checks {checks.graded}/{checks.total} graded"
+    if missing:
+        entry["missing_players"] = list(missing)
+        entry["line"] += f", not played: {players_text(missing)}"
+    return [entry]
+
+
+def players_text(counts: Sequence[int]) -> str:
+    """``5 players`` / ``5, 6 players``."""
+    return f"{', '.join(map(str, counts))} players"
+
+
+def not_graded_text(tally: Graded, missing: Sequence[int] = ()) -> str:
+    """What was not graded, by cause, in words: ``120 checks: a disputed point … (option);
+    the engine does not play 5 players of the profile``; empty when everything was."""
+    parts = [
+        f"{count} {NOT_GRADED_CAUSES.get(cause, cause)} ({cause})"
+        for cause, count in tally.not_graded.items()
     ]
+    if missing:
+        parts.append(f"the engine does not play {players_text(missing)} of the profile")
+    return "; ".join(parts)
+
+
+def _checks_head(tally: Graded) -> str:
+    return (
+        f"checks: {tally.graded}/{tally.total} graded, {tally.passed} passed, {tally.failed} failed"
+    )
+
+
+def checks_line(tally: Graded, missing: Sequence[int] = ()) -> str:
+    """One line: checks graded of all, passed and failed, and what was not graded by cause
+    (empty when the results carry no checks and every player count is played)."""
+    if not tally.total and not missing:
+        return ""
+    line = (
+        f"checks: {tally.graded}/{tally.total} graded, {tally.passed} passed, {tally.failed} failed"
+    )
+    if tally.xfailed:
+        line += f", {tally.xfailed} expected failure(s)"
+    rest = not_graded_text(tally, missing)
+    return f"{line}; not graded: {rest}" if rest else line
 
 
 def write_json_report(path: Path | str, run: RunResult, catalogue: Catalogue | None) -> None:
-    """Write the JSON report atomically."""
-    text = json.dumps(build_report(run, catalogue), indent=2, ensure_ascii=False) + "\n"
-    atomic_write_text(path, text)
+    """Write the JSON report atomically, as standard JSON."""
+    atomic_write_text(path, report_text(build_report(run, catalogue)))
+
+
+def report_text(document: Mapping[str, Any]) -> str:
+    """A report document as the file's text: standard JSON (never NaN or Infinity),
+    indented, with each check on one line.
+
+    Python's indenting encoder is pure Python and about six times slower than the compact
+    one; a corpus run has thousands of checks. So each check is encoded compactly (by the
+    C encoder) and put in place of a token after the rest is indented: a report with
+    checks costs about what one without them did, and still reads one check per line.
+    """
+    cases = document.get("cases")
+    if not isinstance(cases, list) or not any(
+        isinstance(c, dict) and c.get("checks") for c in cases
+    ):
+        return dumps(document) + "\n"
+    token = f"check-{secrets.token_hex(8)}-"
+    encoded: list[str] = []
+    shallow = dict(document)
+    shallow["cases"] = []
+    for case in cases:
+        checks = case.get("checks") if isinstance(case, dict) else None
+        if not checks:
+            shallow["cases"].append(case)
+            continue
+        placeholders = []
+        for check in checks:
+            placeholders.append(f"{token}{len(encoded)}")
+            encoded.append(dumps(check, indent=None))
+        shallow["cases"].append({**case, "checks": placeholders})
+    text = dumps(shallow)
+    found = re.compile(f'"{re.escape(token)}([0-9]+)"')
+    return found.sub(lambda m: encoded[int(m.group(1))], text) + "\n"
 
 
 def _clean(text: str) -> str:
@@ -217,8 +429,74 @@ def _clean(text: str) -> str:
     return escape(text)
 
 
+def check_text(check: CheckResult) -> str:
+    """A check in one line: key, rules, scenario line, and why it failed or was not graded."""
+    where = f" line {check.line}" if check.line else ""
+    head = f"{check.key} ({', '.join(check.rules) or 'no rule'}){where}"
+    if check.status == "not_graded":
+        cause = check.cause or "not_run"
+        return f"{head}: not graded ({cause}){': ' + check.note if check.note else ''}"
+    if check.status in ("fail", "xfail"):
+        first = (check.diff or "").splitlines()[:1]
+        shown = check.signature or (first[0] if first else check.what)
+        return f"{head}: {check.status} — {shown}"
+    return f"{head}: {check.status}"
+
+
+def _failing_checks_text(result: CaseResult) -> str:
+    failing = [c for c in result.checks if c.status == "fail"]
+    lines = [f"{len(failing)} failing check(s):"]
+    for check in failing:
+        lines.append(f"  {check_text(check)}")
+        if check.diff:
+            lines.extend("      " + line for line in check.diff.splitlines())
+    return "\n".join(lines)
+
+
+def _not_graded_text(result: CaseResult) -> str:
+    checks = result.checks
+    if not checks:
+        return ""
+    tally = graded([result])
+    lines = [
+        f"checks: {tally.graded}/{tally.total} graded, {tally.passed} passed, {tally.failed} failed"
+    ]
+    skipped = [c for c in checks if c.status == "not_graded"]
+    if skipped:
+        lines.append("not graded:")
+        lines.extend(f"  {check_text(c)}" for c in skipped)
+    return "\n".join(lines)
+
+
+def _junit_suite_checks(properties: ET.Element, run: RunResult) -> None:
+    """Suite properties for what was graded: checks graded of all, the rest by cause."""
+    tally = graded(run.results)
+    missing = missing_players(run.handshake, run.profile)
+    if not tally.total and not missing:
+        return
+    for name, value in (
+        ("checks_graded", tally.graded),
+        ("checks_total", tally.total),
+        ("checks_failed", tally.failed),
+        *((f"not_graded.{cause}", count) for cause, count in tally.not_graded.items()),
+    ):
+        ET.SubElement(properties, "property", {"name": name, "value": str(value)})
+    if missing:
+        ET.SubElement(
+            properties,
+            "property",
+            {"name": "players_not_played", "value": ", ".join(map(str, missing))},
+        )
+
+
 def junit_xml(run: RunResult, catalogue: Catalogue | None = None, *, strict: bool = False) -> str:
-    """One ``testcase`` per scenario, ``classname`` = rule section."""
+    """One ``testcase`` per scenario, ``classname`` = rule section.
+
+    A failing case's ``failure`` lists its failing checks (key, rules, line and diff); the
+    checks not graded and why go to the case's ``system-out``, which CI tools show beside
+    the test; the suite's ``properties`` say how many checks were graded of all, the rest
+    by cause, and the player counts the engine does not play.
+    """
     counts = run.counts
     failures = counts.get("fail", 0) + (counts.get("xpass", 0) if strict else 0)
     skipped = counts.get("unsupported", 0) + counts.get("not_run", 0) + counts.get("xfail", 0)
@@ -230,12 +508,13 @@ def junit_xml(run: RunResult, catalogue: Catalogue | None = None, *, strict: boo
             "failures": str(failures),
             "errors": str(counts.get("error", 0)),
             "skipped": str(skipped),
-            "time": f"{run.duration:.3f}",
+            "time": f"{finite(run.duration):.3f}",
         },
     )
     # Which profile was tested, where JUnit readers keep run facts (before the testcases).
     properties = ET.SubElement(suite, "properties")
     ET.SubElement(properties, "property", {"name": "profile", "value": run.profile})
+    _junit_suite_checks(properties, run)
     if run.run_error is not None:
         # The adapter never started: one errored pseudo-case says why; the rest are skipped.
         suite.set("errors", str(int(suite.get("errors", "0")) + 1))
@@ -256,12 +535,22 @@ def junit_xml(run: RunResult, catalogue: Catalogue | None = None, *, strict: boo
             {
                 "classname": result.section,
                 "name": _clean(f"{result.id} {result.title}"),
-                "time": f"{result.duration:.3f}",
+                "time": f"{finite(result.duration):.3f}",
             },
         )
+        failing = [c for c in result.checks if c.status == "fail"]
         if result.status == "fail":
-            node = ET.SubElement(case, "failure", {"message": _clean(result.failing_step or "")})
-            node.text = _clean(result.diff or "")
+            if failing:
+                message = "failing check(s): " + ", ".join(
+                    f"{c.key} ({', '.join(c.rules)})" for c in failing
+                )
+                node = ET.SubElement(case, "failure", {"message": _clean(message)})
+                node.text = _clean(_failing_checks_text(result))
+            else:
+                node = ET.SubElement(
+                    case, "failure", {"message": _clean(result.failing_step or "")}
+                )
+                node.text = _clean(result.diff or "")
         elif result.status == "error":
             node = ET.SubElement(case, "error", {"message": _clean(result.error or "")})
             node.text = _clean(result.stderr_tail)
@@ -269,6 +558,9 @@ def junit_xml(run: RunResult, catalogue: Catalogue | None = None, *, strict: boo
             ET.SubElement(case, "skipped", {"message": _clean(f"{result.status}: {result.note}")})
         elif result.status == "xpass" and strict:
             ET.SubElement(case, "failure", {"message": _clean(result.note or "xpass")})
+        out = _not_graded_text(result)
+        if out:
+            ET.SubElement(case, "system-out").text = _clean(out)
     tree = ET.ElementTree(suite)
     ET.indent(tree)
     return ET.tostring(suite, encoding="unicode", xml_declaration=True) + "\n"
@@ -323,35 +615,32 @@ def text_summary(run: RunResult, catalogue: Catalogue | None = None, *, quiet: b
     if run.corpus_path:
         lines.append(f"corpus: {run.corpus_path}")
     lines.extend(f"warning: {problem}" for problem in run.warnings)
+    # Every case counts in its own rule section, disputed ones too: the HTML matrix
+    # counts the same cases the same way (passed/graded, conformance/html_report.py).
     by_section: dict[str, list[CaseResult]] = defaultdict(list)
-    disputed: list[CaseResult] = []
     for result in run.results:
-        (disputed if result.dispute else by_section[result.section]).append(result)
+        by_section[result.section].append(result)
+    disputed = [result for result in run.results if result.dispute]
 
     def rank(section: str) -> tuple[int, str]:
         return (catalogue.section_rank(section) if catalogue else 0, section)
 
     for section in sorted(by_section, key=rank):
         results = by_section[section]
-        title = catalogue.section_title(section) if catalogue else section
-        counts: dict[str, int] = defaultdict(int)
-        for r in results:
-            counts[r.status] += 1
-        if quiet:
-            loud = [r for r in results if r.status in LOUD_STATUSES]
-            if loud:
-                lines.append("")
-                lines.append(f"{section} — {title}: {_counts_line(counts)}")
-                lines.extend(_case_lines(r) for r in loud)
+        shown = [r for r in results if r.status in LOUD_STATUSES] if quiet else results
+        if quiet and not shown:
             continue
         lines.append("")
-        lines.append(f"{section} — {title}: {_counts_line(counts)}")
-        lines.extend(_case_lines(r) for r in results if r.status != "pass")
+        lines.append(section_line(section, results, catalogue))
+        lines.extend(_case_lines(r) for r in shown if r.status != "pass")
     if quiet:
         disputed = [r for r in disputed if r.status in LOUD_STATUSES]
     if disputed:
         lines.append("")
-        lines.append("Disputed points (engine ruling / reference ruling):")
+        lines.append(
+            "Disputed points (engine ruling / reference ruling; each case is also counted "
+            "and detailed in its section above):"
+        )
         for r in disputed:
             assert r.dispute is not None
             engine_ruling = (hs.rulings.get(r.dispute) if hs else None) or "not declared"
@@ -360,8 +649,6 @@ def text_summary(run: RunResult, catalogue: Catalogue | None = None, *, quiet: b
                 f"  {r.id} {r.dispute}: engine {engine_ruling}, reference {ref}, "
                 f"graded as {r.option or '?'}: {r.status}"
             )
-            if r.status != "pass":
-                lines.append(_case_lines(r))
     lines.extend(ruling_lines(run, catalogue))
     if run.properties and not (quiet and all(law.passed for law in run.properties)):
         lines.append("")
@@ -377,14 +664,30 @@ def text_summary(run: RunResult, catalogue: Catalogue | None = None, *, quiet: b
         lines.append("")
         lines.append("Failures and errors by rule (cases citing it):")
         for rule, ids in grouped:
-            shown = " ".join(ids[:IDS_PER_RULE])
+            listed = " ".join(ids[:IDS_PER_RULE])
             more = f" and {len(ids) - IDS_PER_RULE} more" if len(ids) > IDS_PER_RULE else ""
-            lines.append(f"  {rule:<16} {len(ids):>4}  {shown}{more}")
+            lines.append(f"  {rule:<16} {len(ids):>4}  {listed}{more}")
     lines.append("")
     lines.append(
         f"{len(run.results)} cases: {_counts_line(run.counts) or 'none'} in {run.duration:.1f} s"
     )
     return "\n".join(lines) + "\n"
+
+
+def section_line(
+    section: str, results: Sequence[CaseResult], catalogue: Catalogue | None = None
+) -> str:
+    """``SCORE — Scoring: 4/5 passed (4 pass, 1 fail)``: passed/graded counted as the
+    HTML matrix's cell counts them (badges()), then the cases by status."""
+    title = catalogue.section_title(section) if catalogue else section
+    counts: dict[str, int] = defaultdict(int)
+    for r in results:
+        counts[r.status] += 1
+    counts["total"] = len(results)
+    badge = badges(section, counts)[0]
+    return (
+        f"{section} — {title}: {badge['passed']}/{badge['graded']} passed ({_counts_line(counts)})"
+    )
 
 
 def ruling_lines(run: RunResult, catalogue: Catalogue | None) -> list[str]:

@@ -1,7 +1,11 @@
 """Reading, merging and comparing JSON run reports (``carioca-conformance report``).
 
 A run report (schemas/report.schema.json, written by :mod:`conformance.report`) is read
-with :func:`load_report`, which validates it and says which file is wrong and where.
+with :func:`load_report`, which reads it within bounds (conformance/jsonsafe.py: size,
+depth, integer digits, finite numbers), validates it and says which file is wrong and
+where. Every count a reader shows is made again from the report's cases (and their
+checks), never taken from its ``summary`` or ``badges``, which a hand-edited file could
+make say anything. Reports of format 1 (cases without checks) and 2 are both read.
 :func:`merge_reports` joins the reports of one engine's shards or workers into one
 report; :func:`diff_reports` says what changed between two runs of one engine. Fuzz
 reports (``carioca-conformance fuzz``) are read with :func:`load_fuzz_report` and
@@ -14,13 +18,24 @@ import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, cached_property
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from conformance.report import REPORT_FORMAT, SCHEMA_PATH, badges
-from conformance.runner import STATUSES
+from conformance.jsonsafe import JSONFileError, finite, read_json_file
+from conformance.report import (
+    REPORT_FORMAT,
+    SCHEMA_PATH,
+    badges,
+    case_from_record,
+    counted,
+)
+from conformance.results import STATUSES, CaseResult, Graded, graded
 from conformance.validation import SchemaValidator
+
+if TYPE_CHECKING:
+    from conformance.catalogue import Catalogue
+    from conformance.declarations import Declarations
 
 #: The fuzz report schema, once ``carioca-conformance fuzz`` ships it (issue 14).
 FUZZ_SCHEMA_PATH = SCHEMA_PATH.parent / "fuzz-report.schema.json"
@@ -66,12 +81,79 @@ class LoadedReport:
         return list(self.doc["cases"])
 
     @property
+    def format(self) -> int:
+        """The report's layout: 1 (cases only) or 2 (cases with their checks)."""
+        return int(self.doc.get("format", 1))
+
+    @cached_property
+    def results(self) -> tuple[CaseResult, ...]:
+        """The cases as CaseResults, checks included: what every count is made from."""
+        return tuple(case_from_record(case) for case in self.doc["cases"])
+
+    @cached_property
+    def counts(self) -> dict[str, int]:
+        """Cases per status, counted from the cases (never read from ``summary``)."""
+        return count_cases(self.doc["cases"])
+
+    @cached_property
+    def checks(self) -> Graded:
+        """The checks of the cases: graded against total, the rest by cause."""
+        return graded(self.results)
+
+    def declarations(self, catalogue: Catalogue | None = None) -> Declarations | None:
+        """The engine's declarations in the report's profile, read from the handshake the
+        report recorded (None: no engine, or a handshake the harness cannot read back)."""
+        return engine_declarations(self.engine, self.header["profile"], catalogue)
+
+    @cached_property
+    def missing_players(self) -> tuple[int, ...]:
+        """The profile's player counts the recorded engine does not play."""
+        found = self.declarations()
+        return found.missing_players if found is not None else ()
+
+    @cached_property
+    def badge(self) -> Mapping[str, Any]:
+        """The badge entry, counted again from the cases and their checks."""
+        tally = self.checks if self.format >= 2 else None
+        return badges(self.header["profile"], self.counts, tally, self.missing_players)[0]
+
+    @property
     def badge_lines(self) -> list[str]:
-        """The badge lines; computed from the summary for reports older than the field."""
-        found = self.doc.get("badges")
-        if found is None:
-            found = badges(self.header["profile"], self.doc["summary"])
-        return [str(entry["line"]) for entry in found]
+        """The badge line, counted from the cases (a report's own ``badges`` and
+        ``summary`` are not trusted: a hand-edited file could claim anything)."""
+        return [str(self.badge["line"])]
+
+    @cached_property
+    def recount_note(self) -> str | None:
+        """Why the report's own ``summary`` is not what its cases say, if it is not."""
+        stated = {k: v for k, v in self.doc["summary"].items() if k in self.counts}
+        counted_here = {k: self.counts[k] for k in stated}
+        if stated == counted_here:
+            return None
+        return (
+            f"{self.path}: its summary does not match its cases; the counts shown are "
+            "counted from the cases"
+        )
+
+
+def engine_declarations(
+    engine: Mapping[str, Any] | None, profile: str, catalogue: Catalogue | None = None
+) -> Declarations | None:
+    """The :class:`~conformance.declarations.Declarations` of a handshake recorded in a
+    report (``header.engine``), or None when there is none or it cannot be read back."""
+    if engine is None:
+        return None
+    from conformance.declarations import declarations
+    from conformance.engine import Handshake
+    from conformance.errors import HandshakeError
+
+    try:
+        handshake = Handshake.from_hello(engine)
+        return declarations(handshake, profile, catalogue)
+    except (HandshakeError, KeyError, TypeError, ValueError, AttributeError):
+        # A hand-edited header (a rulings map of lists, players as text): show the report
+        # without what would be read from the declarations.
+        return None
 
 
 @cache
@@ -81,17 +163,9 @@ def _validator(path: Path) -> SchemaValidator:
 
 def _read_json(path: str, what: str) -> Any:
     try:
-        text = Path(path).read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ReportError(f"{path}: cannot read {what}: {exc.strerror or exc}") from None
-    except UnicodeDecodeError as exc:
-        raise ReportError(f"{path}: {what} is not UTF-8 text: {exc.reason}") from None
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ReportError(
-            f"{path}: {what} is not JSON: line {exc.lineno} column {exc.colno}: {exc.msg}"
-        ) from None
+        return read_json_file(path, what)
+    except JSONFileError as exc:
+        raise ReportError(str(exc)) from None
 
 
 def _pointer(path: Sequence[Any]) -> str:
@@ -108,10 +182,11 @@ def _short(message: str) -> str:
 
 
 def load_report(path: str) -> LoadedReport:
-    """Read and validate a JSON run report.
+    """Read and validate a JSON run report (format 1 or 2).
 
     :raises ReportError: naming the file and, for an invalid document, the JSON pointer
-        of the first problem.
+        of the first problem; or why it was not read at all (too large, too deep, a huge
+        integer, NaN).
     """
     doc = _read_json(path, "the report")
     if isinstance(doc, dict) and "findings" in doc and "cases" not in doc:
@@ -119,14 +194,15 @@ def load_report(path: str) -> LoadedReport:
     error = _validator(SCHEMA_PATH).best_error(doc)
     if error is not None:
         raise ReportError(
-            f"{path}: not a carioca-conformance run report (format {REPORT_FORMAT}): "
-            f"at {_pointer(error.absolute_path)}: {_short(error.message)}"
+            f"{path}: not a carioca-conformance run report (format {REPORT_FORMAT} or "
+            f"older): at {_pointer(error.absolute_path)}: {_short(error.message)}"
         )
     return LoadedReport(path, doc)
 
 
 def load_fuzz_report(path: str) -> LoadedReport:
-    """Read a fuzz report, validated by schemas/fuzz-report.schema.json.
+    """Read a fuzz report within the same bounds, validated by
+    schemas/fuzz-report.schema.json.
 
     :raises ReportError: naming the file and what is wrong.
     """
@@ -180,39 +256,62 @@ def count_cases(cases: Sequence[Mapping[str, Any]]) -> dict[str, int]:
     return counts
 
 
+def _check_same_run(first: LoadedReport, report: LoadedReport) -> None:
+    """Refuse to merge ``report`` into a merge started from ``first`` unless both are of
+    one engine, profile and corpus selection.
+
+    A report whose adapter never started (``engine: null``) names no engine: merged with
+    another engine's report, its cases (all ``not_run``) would be passed off as that
+    engine's, so it is refused, naming both files; two such reports merge only when they
+    ran the same adapter command.
+    """
+    want, have = _identity(first), _identity(report)
+    a, b = want["engine"], have["engine"]
+    if (a is None) != (b is None):
+        dead, live = (first, report) if a is None else (report, first)
+        raise ReportError(
+            f"cannot merge {first.path} and {report.path}: the adapter of {dead.path} never "
+            f"started (it names no engine) while {live.path} is of {live.engine_label}; "
+            f"rerun {dead.path}'s part of the run and merge that"
+        )
+    if a is None and first.header.get("adapter") != report.header.get("adapter"):
+        raise ReportError(
+            f"cannot merge {first.path} and {report.path}: neither adapter started and they "
+            "ran different adapter commands"
+        )
+    for key in ("engine", "profile", "corpus_digest"):
+        a, b = want[key], have[key]
+        if a != b:
+            if key == "engine" and a["implementation"] == b["implementation"]:
+                why = "the same engine with different capabilities or rulings"
+            else:
+                why = f"{_describe(key, a)} against {_describe(key, b)}"
+            raise ReportError(
+                f"cannot merge {first.path} and {report.path}: {why}; only reports of "
+                "one engine, profile and corpus selection merge"
+            )
+
+
 def merge_reports(reports: Sequence[LoadedReport]) -> dict[str, Any]:
     """One report from the reports of one engine's shards or workers.
 
     The reports must name the same engine (implementation, capabilities and rulings; a
-    shard whose adapter never started has no engine and merges with any), the same
-    profile and the same corpus digest. A case in several reports keeps its graded
-    result over ``not_run``; graded differently (pass in one, fail in another) it is
-    refused, since one of the runs is then wrong. The summary and the badge line are
-    counted again from the merged cases; durations add up; ``started`` is the earliest.
+    report whose adapter never started merges only with others like it, of the same
+    adapter command), the same profile and the same corpus digest. A case in several
+    reports keeps its graded result over ``not_run``; graded differently (pass in one,
+    fail in another) it is refused, since one of the runs is then wrong. Cases keep their
+    checks. Everything counted (summary, checks graded, badge, failing rules,
+    divergences) is counted again from the merged cases; durations add up; ``started`` is
+    the earliest. Reports of format 1 and 2 merge; the result is written in the newest
+    format among them.
 
     :raises ReportError: naming the two files and what differs.
     """
     if not reports:
         raise ReportError("nothing to merge")
     first = reports[0]
-    want = _identity(first)
     for report in reports[1:]:
-        have = _identity(report)
-        for key in ("engine", "profile", "corpus_digest"):
-            a, b = want[key], have[key]
-            if key == "engine" and (a is None or b is None):
-                if a is None:
-                    want["engine"] = b
-                continue
-            if a != b:
-                if key == "engine" and a["implementation"] == b["implementation"]:
-                    why = "the same engine with different capabilities or rulings"
-                else:
-                    why = f"{_describe(key, a)} against {_describe(key, b)}"
-                raise ReportError(
-                    f"cannot merge {first.path} and {report.path}: {why}; only reports of "
-                    "one engine, profile and corpus selection merge"
-                )
+        _check_same_run(first, report)
     cases: dict[str, Mapping[str, Any]] = {}
     source: dict[str, str] = {}
     for report in reports:
@@ -227,8 +326,7 @@ def merge_reports(reports: Sequence[LoadedReport]) -> dict[str, Any]:
                     f"but {case['status']} in {report.path}"
                 )
     merged_cases = list(cases.values())
-    engine_report = next((r for r in reports if r.engine is not None), first)
-    header = dict(engine_report.header)
+    header = dict(first.header)
     warnings: list[str] = []
     for report in reports:
         for warning in report.header.get("warnings", []):
@@ -242,7 +340,9 @@ def merge_reports(reports: Sequence[LoadedReport]) -> dict[str, Any]:
     warnings.append(f"merged from {len(reports)} reports: {', '.join(r.path for r in reports)}")
     header.pop("shard", None)
     header["warnings"] = warnings
-    header["duration"] = round(sum(r.header.get("duration", 0) for r in reports), 3)
+    # Each duration is at most the schema's maximum, so the sum is finite; finite() keeps
+    # the written file standard JSON whatever happens.
+    header["duration"] = round(finite(sum(r.header.get("duration", 0) for r in reports)), 3)
     starts = [r.header["started"] for r in reports if "started" in r.header]
     if starts:
         header["started"] = min(starts)
@@ -256,34 +356,73 @@ def merge_reports(reports: Sequence[LoadedReport]) -> dict[str, Any]:
         for law in report.doc.get("properties", []):
             if law not in laws:
                 laws.append(law)
-    counts = count_cases(merged_cases)
-    merged: dict[str, Any] = {
-        "format": REPORT_FORMAT,
+    fmt = max(r.format for r in reports)
+    results = [case_from_record(case) for case in merged_cases]
+    figures = counted(header["profile"], results, count_cases(merged_cases), first.missing_players)
+    if fmt < 2:
+        # Format 1: no checks to count, and no field format 1 does not have.
+        figures = {
+            "summary": figures["summary"],
+            "badges": badges(header["profile"], figures["summary"]),
+        }
+    return {
+        "format": fmt,
         "header": header,
         "cases": merged_cases,
         "properties": laws,
         "disputes": list(disputes.values()),
-        "summary": counts,
-        "badges": badges(header["profile"], counts),
+        **figures,
     }
-    return merged
+
+
+#: The most missing shards a merged report names one by one.
+_MISSING_SHOWN = 10
+_SHARD_TOTAL = re.compile(r"shard [0-9]+/[0-9]+: [0-9]+ of ([0-9]+) selected case")
 
 
 def _shard_warnings(reports: Sequence[LoadedReport]) -> list[str]:
-    """Refuse shards of different splits; say which shards of the split are missing."""
-    shards = {r.path: r.header["shard"] for r in reports if r.header.get("shard")}
+    """Refuse shards of different or impossible splits; say which shards are missing.
+
+    A split K/N is impossible when K exceeds N, or when N exceeds the number of cases the
+    shard says its whole selection had (``run --shard`` refuses an empty shard). The work
+    stays bounded by the input: missing shards are counted, and at most a few named,
+    without walking 1..N.
+    """
+    shards: dict[str, tuple[int, int]] = {}
+    for report in reports:
+        shard = report.header.get("shard")
+        if not shard:
+            continue
+        k, n = (int(part) for part in str(shard).split("/"))
+        if k > n:
+            raise ReportError(f"{report.path}: shard {shard} is impossible: {k} is more than {n}")
+        for warning in report.header.get("warnings", []):
+            found = _SHARD_TOTAL.match(warning)
+            if found and n > int(found.group(1)):
+                raise ReportError(
+                    f"{report.path}: shard {shard} is impossible: its selection had "
+                    f"{found.group(1)} case(s), fewer than {n} shards"
+                )
+        shards[report.path] = (k, n)
     if not shards:
         return []
-    counts = {shard.split("/")[1] for shard in shards.values()}
-    if len(counts) > 1:
-        listed = ", ".join(f"{path} is {shard}" for path, shard in shards.items())
+    splits = {n for _k, n in shards.values()}
+    if len(splits) > 1:
+        listed = ", ".join(f"{path} is {k}/{n}" for path, (k, n) in shards.items())
         raise ReportError(f"cannot merge shards of different splits: {listed}")
-    n = int(counts.pop())
-    have = {int(shard.split("/")[0]) for shard in shards.values()}
-    missing = [f"{k}/{n}" for k in range(1, n + 1) if k not in have]
-    if missing:
-        return [f"shard(s) {', '.join(missing)} missing: this report covers part of the run"]
-    return []
+    n = splits.pop()
+    have = {k for k, _n in shards.values()}
+    if len(have) == n:
+        return []
+    named: list[str] = []
+    k = 1
+    while len(named) < _MISSING_SHOWN and k <= n:
+        if k not in have:
+            named.append(f"{k}/{n}")
+        k += 1
+    more = n - len(have) - len(named)
+    listing = ", ".join(named) + (f" and {more} more" if more else "")
+    return [f"shard(s) {listing} missing: this report covers part of the run"]
 
 
 def merge_fuzz_reports(reports: Sequence[LoadedReport]) -> dict[str, Any]:
@@ -322,6 +461,19 @@ class Change:
 
 
 @dataclass(frozen=True)
+class CheckChange:
+    """One check whose result differs between two runs: named by case and check key."""
+
+    case: str
+    key: str
+    rules: tuple[str, ...]
+    old: str
+    """The old status (``pass``, ``not_graded``, ``xfail``…), or ``absent``."""
+    new: str
+    diff: str = ""
+
+
+@dataclass(frozen=True)
 class ReportDiff:
     """What changed between an old and a new run of one engine."""
 
@@ -332,11 +484,16 @@ class ReportDiff:
     laws_broken: list[str] = field(default_factory=list)
     laws_fixed: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    #: Checks that fail now and did not before (a new failure, even in a case that was
+    #: already failing for another reason).
+    newly_failing_checks: list[CheckChange] = field(default_factory=list)
+    #: Checks that failed before and pass now.
+    newly_passing_checks: list[CheckChange] = field(default_factory=list)
 
     @property
     def regressed(self) -> bool:
-        """A case or a law fails now that did not fail before."""
-        return bool(self.newly_failing or self.laws_broken)
+        """A case, a check or a law fails now that did not fail before."""
+        return bool(self.newly_failing or self.newly_failing_checks or self.laws_broken)
 
 
 def _failure_text(case: Mapping[str, Any] | None) -> str:
@@ -347,12 +504,49 @@ def _failure_text(case: Mapping[str, Any] | None) -> str:
     )
 
 
+def _check_changes(
+    case_id: str, was: Mapping[str, Any] | None, now: Mapping[str, Any] | None, diff: ReportDiff
+) -> None:
+    """Compare the checks of one case, when the new run's case carries checks.
+
+    A check of the old run's case that is not in the new one is not a change (a case
+    rewritten with other checks); an old report without checks for the case makes each
+    failing check of the new one new, unless the case failed as a whole before (then
+    there is nothing to compare it with and the case-level comparison speaks).
+    """
+    if now is None or not now.get("checks"):
+        return
+    before = {c["key"]: c for c in (was or {}).get("checks", ())}
+    compare = bool(before) or was is None or was["status"] not in FAILING | {"xfail"}
+    for check in now["checks"]:
+        old = before.get(check["key"])
+        old_status = old["status"] if old is not None else "absent"
+        if check["status"] == "fail" and old_status != "fail" and compare:
+            diff.newly_failing_checks.append(
+                CheckChange(
+                    case_id,
+                    check["key"],
+                    tuple(check["rules"]),
+                    old_status,
+                    "fail",
+                    check.get("diff") or check.get("signature") or "",
+                )
+            )
+        elif check["status"] in ("pass", "xpass") and old_status in ("fail", "xfail"):
+            diff.newly_passing_checks.append(
+                CheckChange(case_id, check["key"], tuple(check["rules"]), old_status, "pass")
+            )
+
+
 def diff_reports(old: LoadedReport, new: LoadedReport) -> ReportDiff:
-    """Compare two runs of one engine case by case, and law by law.
+    """Compare two runs of one engine case by case, check by check, and law by law.
 
     Newly failing: a case that fails, errors or did not run now and did not before
-    (including a case new to the corpus). Newly passing: a case that passes now and
-    failed or errored before. Changed diffs: failing in both, but failing differently.
+    (including a case new to the corpus). Newly failing checks: a check (by case and
+    check key) that fails now and did not before, even in a case that already failed.
+    Newly passing: a case that passes now and failed or errored before. Changed diffs:
+    failing in both, but failing differently. Reports of format 1 have no checks: their
+    cases are compared as cases.
     """
     result = ReportDiff()
     if old.engine_label != new.engine_label:
@@ -379,6 +573,7 @@ def diff_reports(old: LoadedReport, new: LoadedReport) -> ReportDiff:
             result.changed_diffs.append(change)
         elif status_was != status_now:
             result.other.append(change)
+        _check_changes(case_id, was, now, result)
     laws_before = {law["name"]: law["passed"] for law in old.doc.get("properties", [])}
     for law in new.doc.get("properties", []):
         if not law["passed"] and laws_before.get(law["name"], True):
@@ -392,17 +587,24 @@ def _indent(text: str, prefix: str = "      ") -> list[str]:
     return [prefix + line for line in text.splitlines()]
 
 
+def _check_change_line(change: CheckChange) -> str:
+    rules = ", ".join(change.rules) or "no rule"
+    return f"  {change.case} {change.key} ({rules}): {change.old} → {change.new}"
+
+
 def diff_text(old: LoadedReport, new: LoadedReport, diff: ReportDiff) -> str:
     """The ``report diff`` output: what changed, newly failing first."""
     lines = [f"old {old.path}: {old.engine_label}, {', '.join(old.badge_lines)}"]
     lines.append(f"new {new.path}: {new.engine_label}, {', '.join(new.badge_lines)}")
     lines.extend(f"note: {note}" for note in diff.notes)
+    lines.extend(f"note: {r.recount_note}" for r in (old, new) if r.recount_note)
     blocks = (
         ("newly failing", diff.newly_failing),
         ("newly passing", diff.newly_passing),
         ("failing differently", diff.changed_diffs),
         ("other changes", diff.other),
     )
+    with_checks = {c.case for c in diff.newly_failing_checks}
     for heading, changes in blocks:
         if not changes:
             continue
@@ -415,8 +617,18 @@ def diff_text(old: LoadedReport, new: LoadedReport, diff: ReportDiff) -> str:
                 lines.extend(_indent(change.old_diff))
                 lines.append("    now:")
                 lines.extend(_indent(change.new_diff))
-            elif heading == "newly failing" and change.new_diff:
+            elif heading == "newly failing" and change.new_diff and change.id not in with_checks:
                 lines.extend(_indent(change.new_diff))
+    if diff.newly_failing_checks:
+        lines.append("")
+        lines.append(f"newly failing checks ({len(diff.newly_failing_checks)}):")
+        for check in diff.newly_failing_checks:
+            lines.append(_check_change_line(check))
+            lines.extend(_indent(check.diff))
+    if diff.newly_passing_checks:
+        lines.append("")
+        lines.append(f"newly passing checks ({len(diff.newly_passing_checks)}):")
+        lines.extend(_check_change_line(check) for check in diff.newly_passing_checks)
     if diff.laws_broken:
         lines.append("")
         lines.append(f"laws broken now: {', '.join(diff.laws_broken)}")
@@ -426,19 +638,23 @@ def diff_text(old: LoadedReport, new: LoadedReport, diff: ReportDiff) -> str:
     lines.append("")
     lines.append(
         f"{len(diff.newly_failing)} newly failing, {len(diff.newly_passing)} newly passing, "
-        f"{len(diff.changed_diffs)} failing differently, {len(diff.other)} other change(s)"
+        f"{len(diff.changed_diffs)} failing differently, {len(diff.other)} other change(s); "
+        f"checks: {len(diff.newly_failing_checks)} newly failing, "
+        f"{len(diff.newly_passing_checks)} newly passing"
     )
     return "\n".join(lines) + "\n"
 
 
 __all__ = [
     "Change",
+    "CheckChange",
     "LoadedReport",
     "ReportDiff",
     "ReportError",
     "count_cases",
     "diff_reports",
     "diff_text",
+    "engine_declarations",
     "load_fuzz_report",
     "load_report",
     "merge_fuzz_reports",

@@ -27,8 +27,9 @@ if TYPE_CHECKING:
 
 STATUSES = ("pass", "fail", "error", "unsupported", "not_run", "xfail", "xpass")
 
-#: What a single check can come to.
-CHECK_STATUSES = ("pass", "fail", "not_graded")
+#: What a single check can come to. ``xfail``/``xpass``: a check the engine's expectations
+#: file lists (or whose whole case it lists) that failed / passed (conformance/expectations.py).
+CHECK_STATUSES = ("pass", "fail", "not_graded", "xfail", "xpass")
 
 #: Why a check was not graded, shown grouped by cause so that a green says what it covers.
 NOT_GRADED_CAUSES: Mapping[str, str] = {
@@ -62,7 +63,8 @@ class CheckResult:
     what: str
     #: The rule IDs a failure of this check is attributed to.
     rules: tuple[str, ...]
-    #: ``pass``, ``fail`` or ``not_graded`` (CHECK_STATUSES).
+    #: ``pass``, ``fail`` or ``not_graded``; ``xfail``/``xpass`` after expectations
+    #: (CHECK_STATUSES).
     status: str
     #: The 1-based step (or melds check) the check belongs to; None for ``final``.
     step: int | None = None
@@ -150,13 +152,17 @@ def count_statuses(results: Sequence[CaseResult]) -> dict[str, int]:
 class Graded:
     """How much of a run was graded, by checks: what a green is made of."""
 
-    #: Checks graded (passed or failed), and in all (graded or not).
+    #: Checks graded (passed, failed or expected to fail), and in all (graded or not).
     graded: int
     total: int
+    #: ``pass`` and ``xpass`` checks.
     passed: int
+    #: ``fail`` checks (an expected failure is counted apart, in ``xfailed``).
     failed: int
     #: Checks not graded, by cause (NOT_GRADED_CAUSES), largest first.
     not_graded: Mapping[str, int]
+    #: ``xfail`` checks: failures the engine's expectations file lists.
+    xfailed: int = 0
 
     @property
     def share(self) -> float:
@@ -166,20 +172,22 @@ class Graded:
 
 def graded(results: Sequence[CaseResult]) -> Graded:
     """Count the checks of ``results``: graded against total, and the rest by cause."""
-    passed = failed = total = 0
+    passed = failed = xfailed = total = 0
     causes: dict[str, int] = {}
     for result in results:
         for check in result.checks:
             total += 1
-            if check.status == "pass":
+            if check.status in ("pass", "xpass"):
                 passed += 1
             elif check.status == "fail":
                 failed += 1
+            elif check.status == "xfail":
+                xfailed += 1
             else:
                 cause = check.cause or "not_run"
                 causes[cause] = causes.get(cause, 0) + 1
     ordered = dict(sorted(causes.items(), key=lambda item: (-item[1], item[0])))
-    return Graded(passed + failed, total, passed, failed, ordered)
+    return Graded(passed + failed + xfailed, total, passed, failed, ordered, xfailed)
 
 
 @dataclass(frozen=True)
@@ -198,7 +206,8 @@ class Divergence:
 def divergences(results: Sequence[CaseResult]) -> list[Divergence]:
     """Failing checks grouped by what differs, most checks first: one root cause that
     recurs across cases is one line ("joker left in hand: expected 50, got 30 — 14 checks
-    in 9 cases"). A failing check without a signature is grouped by its key and rules."""
+    in 9 cases"). A failing check without a signature is grouped by its key and rules;
+    an expected failure (``xfail``) is not counted."""
     groups: dict[tuple[str, tuple[str, ...]], list[str]] = {}
     for result in results:
         for check in result.checks:
@@ -215,7 +224,8 @@ def divergences(results: Sequence[CaseResult]) -> list[Divergence]:
 
 
 def failing_rules(results: Sequence[CaseResult]) -> dict[str, int]:
-    """Failing checks per rule ID (a check counts once for each rule it names), most first."""
+    """Failing checks per rule ID (a check counts once for each rule it names), most first;
+    an expected failure (``xfail``) is not counted."""
     counts: dict[str, int] = {}
     for result in results:
         for check in result.checks:

@@ -70,8 +70,8 @@ def test_junit_is_well_formed(run: RunResult) -> None:
 
 def test_text_summary_groups_by_section_and_lists_rulings(run: RunResult) -> None:
     text = text_summary(run, CATALOGUE)
-    assert "SCORE — Scoring: 1 fail" in text
-    assert "MELD-TRIO — Trios: 1 pass" in text
+    assert "SCORE — Scoring: 0/1 passed (1 fail)" in text
+    assert "MELD-TRIO — Trios: 1/1 passed (1 pass)" in text
     assert "DISPUTE-19: engine forbidden, reference allowed" in text
     # catalogue order: trios before turns before scoring
     assert text.index("MELD-TRIO —") < text.index("TURN —") < text.index("SCORE —")

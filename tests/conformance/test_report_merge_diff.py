@@ -249,5 +249,5 @@ def test_a_file_that_is_not_a_report_is_named_in_one_short_line(
     out = str(tmp_path / "p.html")
     assert main(["report", str(path), "--html", out]) == 2
     err = capsys.readouterr().err
-    assert "list.json: not a carioca-conformance run report (format 1): at /:" in err
+    assert "list.json: not a carioca-conformance run report (format 2 or older): at /:" in err
     assert len(err) < 500
