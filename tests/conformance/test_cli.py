@@ -146,16 +146,34 @@ def test_expectations_naming_unknown_ids_are_warned_about(
 # --------------------------------------------------------------------------- run --profile all
 
 
-def test_run_every_profile_the_engine_lists(capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_main_job_speaks_briefly_when_nothing_is_unexpected(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     from conformance.profiles import default_profiles
 
-    assert main(["run", "--profile", "all", "--quiet"]) == 0
-    out = capsys.readouterr().out
     names = list(default_profiles())
-    assert [
-        line[len("== profile ") :] for line in out.splitlines() if line.startswith("== ")
-    ] == names
-    assert out.rstrip().splitlines()[-1] == "profiles: " + ", ".join(f"{n} ok" for n in names)
+    assert main(["run", "--profile", "all"]) == 0
+    out = capsys.readouterr().out.rstrip().splitlines()
+    # The header, a line per profile and its summary, the profiles line: no rulings table.
+    assert len(out) <= 60, "\n".join(out)
+    assert out[0].startswith("carioca-conformance ") and out[1].startswith("corpus: ")
+    assert [line.split(":")[0][len("== profile ") :] for line in out if line.startswith("== ")] == (
+        names
+    )
+    assert not any(line.lstrip().startswith(("DISPUTE-", "VARIANT-", "*")) for line in out)
+    assert out[-1] == "profiles: " + ", ".join(f"{n} ok" for n in names)
+
+
+def test_the_main_job_quiet_is_a_line_per_profile(capsys: pytest.CaptureFixture[str]) -> None:
+    from conformance.profiles import default_profiles
+
+    names = list(default_profiles())
+    assert main(["run", "--profile", "all", "--quiet"]) == 0
+    out = capsys.readouterr().out.rstrip().splitlines()
+    assert len(out) <= 6, "\n".join(out)
+    assert [line.split(":")[0] for line in out[1:-1]] == names
+    assert all(" graded " in line for line in out[1:-1])
+    assert out[-1] == "profiles: " + ", ".join(f"{n} ok" for n in names)
 
 
 def test_run_every_profile_leaves_out_those_the_engine_does_not_list(
