@@ -4,22 +4,11 @@ Each command parses its options, calls the module that does the work, prints wha
 returns and picks the exit code; nothing a library user would need lives here. Which cases
 a run grades is :mod:`conformance.selection`; running one profile or every profile the
 engine lists, :mod:`conformance.jobs` (and :mod:`conformance.runner`); what a run comes to,
-:mod:`conformance.verdict`; what it prints, :mod:`conformance.console`; the coverage
-table, :mod:`conformance.coverage`. Only the signal handling of a run (Ctrl-C, SIGTERM,
-SIGHUP: reap, then report what was graded) is choreographed here, with
-:mod:`conformance.interrupt`.
-
-Exit codes (documented in ``--help``):
-
-0  nothing unexpected, and something was graded
-1  failures, errors, cases not run, broken laws, or an xpass under --strict (coverage: an
-   uncovered rule/dispute)
-2  usage error, or a broken corpus / catalogue / expectations file
-3  the adapter could not start, its handshake failed, or it lacks the --profile run
-4  nothing was graded (every check not graded), or a --min-graded / --all-players gate
-   was not met
-129, 130, 143  interrupted by SIGHUP, Ctrl-C (SIGINT) or SIGTERM: adapters reaped,
-   the cases graded so far reported (the rest not_run)
+:mod:`conformance.verdict`; what it prints, :mod:`conformance.console`; its files,
+:mod:`conformance.outputs`; the coverage table, :mod:`conformance.coverage`; the
+``--adapter`` string, :mod:`conformance.adapter_command`. Only a run's signal handling
+(Ctrl-C, SIGTERM, SIGHUP: reap, then report what was graded) is choreographed here, with
+:mod:`conformance.interrupt`. The exit codes are :data:`EPILOG` (``--help`` prints it).
 """
 
 from __future__ import annotations
@@ -35,20 +24,24 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from conformance import CORPUS_VERSION, __version__, selection
+from conformance.adapter_command import AdapterCommandError, adapter_argv
+from conformance.adapter_command import reference_argv as reference_argv  # re-exported
+from conformance.adapter_command import shell_operators as shell_operators  # re-exported
 from conformance.catalogue import Catalogue, CatalogueError, load_catalogue
 from conformance.corpus import default_catalogue_path
-from conformance.outputs import OutputPathError, check_output_paths, emit, write_all
+from conformance.outputs import (
+    OutputPathError,
+    RunFiles,
+    check_output_paths,
+    emit,
+    write_all,
+    write_run_reports,
+)
 from conformance.profiles import DEFAULT_PROFILE
 from conformance.reaper import become_subreaper, kill_escaped, subreaper_unavailable
 from conformance.scenarios import LoadResult, Scenario
-from conformance.selection import (
-    NoSelection,
-    SelectionError,
-    load_scenarios,
-    rule_matches,
-    select,
-    shard_of,
-)
+from conformance.selection import NoSelection, SelectionError, load_scenarios, select, shard_of
+from conformance.selection import rule_matches as rule_matches  # re-exported
 from conformance.verdict import (
     EXIT_ADAPTER,
     EXIT_FAILED,
@@ -75,87 +68,21 @@ EPILOG = """exit codes:
      written with the cases graded so far (the rest not_run)
 """
 
-#: Names other code imports from here (they live in the library modules named above).
-__all__ = [
-    "EXIT_ADAPTER",
-    "EXIT_FAILED",
-    "EXIT_OK",
-    "EXIT_UNGRADED",
-    "EXIT_USAGE",
-    "NoSelection",
-    "UsageError",
-    "build_parser",
-    "main",
-    "parse_adapter",
-    "rule_matches",
-    "select",
-    "shard_of",
-    "shell_operators",
-]
-
 
 class UsageError(Exception):
     """A user mistake: reported in one line, exit code 2."""
 
 
-def reference_argv() -> list[str]:
-    """The default adapter: the reference engine, run with this interpreter."""
-    return [sys.executable, "-m", "reference.adapter"]
-
-
 def parse_adapter(command: str | None) -> list[str]:
-    """Split an ``--adapter`` string like a POSIX shell would, without running a shell."""
-    if command is None:
-        return reference_argv()
+    """The argv of an ``--adapter`` string (:func:`conformance.adapter_command.adapter_argv`);
+    a warning about shell operators goes to stderr, a bad string is a usage error."""
     try:
-        argv = shlex.split(command)
-    except ValueError as exc:
-        raise UsageError(f"cannot parse --adapter {command!r}: {exc}") from None
-    if not argv:
-        raise UsageError("--adapter is empty")
-    operators = shell_operators(command)
-    if operators:
-        print(f"warning: {shell_warning(command, operators)}", file=sys.stderr)
+        argv, warning = adapter_argv(command)
+    except AdapterCommandError as exc:
+        raise UsageError(str(exc)) from None
+    if warning:
+        print(f"warning: {warning}", file=sys.stderr)
     return argv
-
-
-#: Tokens a shell would act on but an argv passes on verbatim as arguments.
-SHELL_OPERATORS = frozenset({"|", "||", "&", "&&", ";", ";;", ">", ">>", "<", "<<", ">&", "<&"})
-
-
-def shell_operators(command: str) -> list[str]:
-    """The shell operators (``|``, ``>``, ``&&``, ``;``…) written unquoted in ``command``.
-
-    ``--adapter`` is never run through a shell, so ``node adapter.js | tee log`` would
-    start ``node`` with the arguments ``adapter.js``, ``|``, ``tee`` and ``log``.
-    """
-    # Non-POSIX mode keeps quotes on quoted words, so a quoted "|" is not taken for a pipe.
-    lexer = shlex.shlex(command, posix=False, punctuation_chars=True)
-    lexer.whitespace_split = True
-    try:
-        tokens = list(lexer)
-    except ValueError:
-        return []
-    found: list[str] = []
-    for token in tokens:
-        # "2>" and "&>" arrive as a word then an operator; the operator alone is enough.
-        if token in SHELL_OPERATORS and token not in found:
-            found.append(token)
-    return found
-
-
-def shell_warning(command: str, operators: Sequence[str]) -> str:
-    """How to say that ``command`` holds shell operators and how to wrap a pipeline."""
-    shown = " ".join(f"'{op}'" for op in operators)
-    if "'" in command or '"' in command:
-        wrapped = shlex.quote("sh -c " + shlex.quote(command))
-    else:
-        wrapped = f"\"sh -c '{command}'\""  # the readable form, when no quote is in the way
-    return (
-        f"--adapter contains the shell operator(s) {shown}, but no shell runs the adapter: "
-        "they are passed to it as plain arguments. To run a pipeline or a redirection, "
-        f"wrap it in a shell: --adapter {wrapped}"
-    )
 
 
 def _catalogue(args: argparse.Namespace) -> Catalogue:
@@ -275,18 +202,8 @@ def _run_every_profile(args: argparse.Namespace) -> int:
     from conformance.runner import RunOptions
     from conformance.verdict import worst
 
-    given = [
-        flag
-        for flag, value in (
-            ("--json", args.json),
-            ("--junit", args.junit),
-            ("--html", args.html),
-            ("--write-expectations", args.write_expectations),
-            ("--expectations", args.expectations),
-            ("--shard", args.shard),
-        )
-        if value
-    ]
+    others = [("--expectations", args.expectations), ("--shard", args.shard)]
+    given = [flag for flag, value in [*_files(args).options(), *others] if value]
     if given:
         raise UsageError(
             f"--profile all writes no report and reads no expectations: drop "
@@ -332,14 +249,8 @@ def _run_profile(args: argparse.Namespace, *, part_of_all: bool = False) -> int:
     argv = parse_adapter(args.adapter)
     _profile_name(args)
     # Before the first case: a long run must not end in a report it cannot write.
-    outputs = [
-        ("--json", args.json),
-        ("--junit", args.junit),
-        ("--write-expectations", args.write_expectations),
-        ("--html", args.html),
-    ]
     try:
-        check_output_paths(outputs)
+        check_output_paths(_files(args).options())
     except OutputPathError as exc:
         raise UsageError(str(exc)) from None
     expectations = None
@@ -482,6 +393,10 @@ def _run_loaded(
     return verdict.code
 
 
+def _files(args: argparse.Namespace) -> RunFiles:
+    return RunFiles(args.json, args.junit, args.html, args.write_expectations)
+
+
 def _adapter_did_not_start(
     args: argparse.Namespace,
     argv: Sequence[str],
@@ -494,31 +409,16 @@ def _adapter_did_not_start(
 ) -> int:
     """Report a run whose adapter never got through its handshake; exit 3."""
     from conformance.jobs import as_shard
-    from conformance.report import write_json_report, write_junit_report
     from conformance.runner import unstarted_run
 
     print(f"error: adapter {shlex.join(argv)!r} could not start: {exc}", file=sys.stderr)
     if exc.stderr_tail:
         print(exc.stderr_tail.rstrip(), file=sys.stderr)
     # Reports are still written, complete: CI systems read them even on a dead adapter.
-    dead = as_shard(
-        replace(
-            unstarted_run(argv, chosen, options, exc, catalogue), corpus_path=corpus_label(args)
-        ),
-        args.shard,
-        whole,
-        chosen,
-    )
-    jobs = [
-        ("--json", args.json, lambda: write_json_report(args.json, dead, catalogue)),
-        (
-            "--junit",
-            args.junit,
-            lambda: write_junit_report(args.junit, dead, catalogue, strict=args.strict),
-        ),
-        ("--html", args.html, lambda: _write_html(args.html, dead, catalogue)),
-    ]
-    for failure in write_all([(option, path, job) for option, path, job in jobs if path]):
+    dead = unstarted_run(argv, chosen, options, exc, catalogue)
+    dead = as_shard(replace(dead, corpus_path=corpus_label(args)), args.shard, whole, chosen)
+    written = write_run_reports(dead, catalogue, _files(args), strict=args.strict)
+    for failure in written.failures:
         print(f"error: {failure}", file=sys.stderr)
     return EXIT_ADAPTER
 
@@ -537,30 +437,15 @@ def _report_run(
     files are safe, and printing never raises on text the terminal cannot encode.
     """
     from conformance.console import run_text
-    from conformance.expectations import write_expectations
-    from conformance.report import write_json_report, write_junit_report
 
-    listed: list[int] = []
-    jobs = [
-        ("--json", args.json, lambda: write_json_report(args.json, run, catalogue)),
-        (
-            "--junit",
-            args.junit,
-            lambda: write_junit_report(args.junit, run, catalogue, strict=args.strict),
-        ),
-        ("--html", args.html, lambda: _write_html(args.html, run, catalogue)),
-        (
-            "--write-expectations",
-            args.write_expectations,
-            lambda: listed.append(
-                write_expectations(args.write_expectations, run.results, expectations)
-            ),
-        ),
-    ]
-    failures = write_all([(option, path, job) for option, path, job in jobs if path])
+    written = write_run_reports(
+        run, catalogue, _files(args), strict=args.strict, expectations=expectations
+    )
     emit(run_text(run, catalogue, verdict, verbosity=_verbosity(args), part_of_all=part_of_all))
-    if listed:
-        emit(f"wrote {listed[0]} expected failure(s) to {args.write_expectations}\n")
+    if written.expected_failures is not None:
+        emit(
+            f"wrote {written.expected_failures} expected failure(s) to {args.write_expectations}\n"
+        )
         unlisted = int(run.counts.get("error", 0)) + int(run.counts.get("not_run", 0))
         if unlisted:
             print(
@@ -569,21 +454,14 @@ def _report_run(
                 "status: error by hand)",
                 file=sys.stderr,
             )
-    for failure in failures:
+    for failure in written.failures:
         print(f"error: {failure}", file=sys.stderr)
-    return not failures
-
-
-def _write_html(path: str, run: Any, catalogue: Catalogue) -> None:
-    """``run --html``; the page's module is imported only when a page is asked for."""
-    from conformance.html_report import write_html_report
-
-    write_html_report(path, run, catalogue)
+    return not written.failures
 
 
 def cmd_coverage(args: argparse.Namespace) -> int:
     """Print rule and dispute coverage; exit 1 when something is uncovered."""
-    from conformance.coverage import coverage_text, profile_coverage
+    from conformance import coverage
 
     try:
         check_output_paths([("--json", args.json)])
@@ -593,16 +471,21 @@ def cmd_coverage(args: argparse.Namespace) -> int:
     loaded = _load(args, catalogue)
     for error in loaded.errors:
         print(error, file=sys.stderr)
-    profile = _profile_name(args)
-    coverage = profile_coverage(loaded.scenarios, catalogue, profile)
-    emit(coverage_text(coverage, catalogue, corpus_label(args)))
+    if args.profile == ALL_PROFILES:
+        found = coverage.every_profile_coverage(loaded.scenarios, catalogue)
+        emit(coverage.brief_text(found, catalogue, corpus_label(args)))
+        data: dict[str, Any] = {"profiles": {n: c.as_json() for n, c in found.items()}}
+    else:
+        one = coverage.profile_coverage(loaded.scenarios, catalogue, _profile_name(args))
+        emit(coverage.coverage_text(one, catalogue, corpus_label(args)))
+        found, data = {one.profile: one}, one.as_json()
     if args.json:
         from conformance.report import atomic_write_text
 
-        atomic_write_text(args.json, json.dumps(coverage.as_json(), indent=2) + "\n")
+        atomic_write_text(args.json, json.dumps(data, indent=2) + "\n")
     if loaded.errors:
         return EXIT_USAGE
-    return EXIT_OK if coverage.complete else EXIT_FAILED
+    return EXIT_OK if all(c.complete for c in found.values()) else EXIT_FAILED
 
 
 def cmd_smoke(args: argparse.Namespace) -> int:
@@ -969,7 +852,10 @@ def build_parser() -> argparse.ArgumentParser:
     common_corpus(cov)
     cov.add_argument("--json", metavar="FILE")
     cov.add_argument(
-        "--profile", default=DEFAULT_PROFILE, help="count this profile's rules and cases"
+        "--profile",
+        default=DEFAULT_PROFILE,
+        help="count this profile's rules and cases; 'all': every profile, one line each "
+        "and what is uncovered",
     )
     cov.set_defaults(func=cmd_coverage)
 
