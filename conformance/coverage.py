@@ -151,4 +151,36 @@ def coverage_text(coverage: Coverage, catalogue: Catalogue, corpus: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-__all__ = ["Coverage", "coverage_table", "coverage_text", "outcome_kinds", "profile_coverage"]
+def every_profile_coverage(
+    scenarios: Sequence[Scenario], catalogue: Catalogue
+) -> dict[str, Coverage]:
+    """:func:`profile_coverage` of every profile of the harness, in its order."""
+    from conformance.profiles import default_profiles
+
+    return {name: profile_coverage(scenarios, catalogue, name) for name in default_profiles()}
+
+
+def brief_text(coverages: Mapping[str, Coverage], catalogue: Catalogue, corpus: str) -> str:
+    """``coverage --profile all``: one line per profile, and a line for each rule or point
+    left uncovered (the whole tables are each profile's ``coverage --profile NAME``)."""
+    lines = [f"corpus {corpus}"]
+    for name, coverage in coverages.items():
+        rules = len(catalogue.rules_for(name))
+        lines.append(
+            f"{name}: {rules - len(coverage.uncovered_rules)}/{rules} rules covered; "
+            f"{len(coverage.uncovered_disputes)} observable dispute(s) uncovered"
+        )
+        lines.extend(f"  UNCOVERED {rid}" for rid in coverage.uncovered_rules)
+        lines.extend(f"  UNCOVERED {pid}" for pid in coverage.uncovered_disputes)
+    return "\n".join(lines) + "\n"
+
+
+__all__ = [
+    "Coverage",
+    "brief_text",
+    "coverage_table",
+    "coverage_text",
+    "every_profile_coverage",
+    "outcome_kinds",
+    "profile_coverage",
+]

@@ -194,3 +194,38 @@ def test_run_every_profile_writes_no_report(
     assert main(["run", "--profile", "all", "--json", str(tmp_path / "r.json")]) == 2
     assert "--profile all writes no report" in capsys.readouterr().err
     assert not (tmp_path / "r.json").exists()
+
+
+# --------------------------------------------------------------------------- coverage --profile all
+
+
+def test_coverage_of_every_profile_is_a_line_each(capsys: pytest.CaptureFixture[str]) -> None:
+    from conformance.profiles import default_profiles
+
+    assert main(["coverage", "--profile", "all"]) == 0
+    out = capsys.readouterr().out.rstrip().splitlines()
+    assert out[0].startswith("corpus ")
+    assert [line.split(":")[0] for line in out[1:]] == list(default_profiles())
+
+
+def test_coverage_of_every_profile_names_what_is_uncovered(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    report = tmp_path / "cov.json"
+    melds = str(DATA / "good" / "melds.yaml")
+    assert run("coverage", melds, "--profile", "all", "--json", str(report)) == 1
+    out = capsys.readouterr().out
+    assert "argentine: 3/6 rules covered; 1 observable dispute(s) uncovered" in out
+    assert "  UNCOVERED TURN-2\n" in out and "  UNCOVERED DISPUTE-19\n" in out
+    tables = json.loads(report.read_text())["profiles"]
+    assert tables["argentine"]["rules"]["SCORE-2"]["scenarios"] == 1
+
+
+def test_the_package_says_it_covers_every_profile() -> None:
+    import tomllib
+
+    from conformance.profiles import default_profiles
+
+    root = Path(__file__).resolve().parents[2]
+    project = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    assert all(name.capitalize() in project["description"] for name in default_profiles())
