@@ -1,14 +1,14 @@
-"""The ``carioca-conformance`` command line.
+"""The ``carioca-conformance`` command line: argument parsing, and calls into the library.
 
-Exit codes (documented in ``--help``):
-
-0  nothing unexpected
-1  failures, errors, cases not run, or an xpass under --strict (coverage: an uncovered
-   rule/dispute)
-2  usage error, or a broken corpus / catalogue / expectations file
-3  the adapter could not start, its handshake failed, or it lacks the --profile run
-129, 130, 143  interrupted by SIGHUP, Ctrl-C (SIGINT) or SIGTERM: adapters reaped,
-   the cases graded so far reported (the rest not_run)
+Each command parses its options, calls the module that does the work, prints what it
+returns and picks the exit code; nothing a library user would need lives here. Which cases
+a run grades is :mod:`conformance.selection`; running one profile or every profile the
+engine lists, :mod:`conformance.jobs` (and :mod:`conformance.runner`); what a run comes to,
+:mod:`conformance.verdict`; what it prints, :mod:`conformance.console`; its files,
+:mod:`conformance.outputs`; the coverage table, :mod:`conformance.coverage`; the
+``--adapter`` string, :mod:`conformance.adapter_command`. Only a run's signal handling
+(Ctrl-C, SIGTERM, SIGHUP: reap, then report what was graded) is choreographed here, with
+:mod:`conformance.interrupt`. The exit codes are :data:`EPILOG` (``--help`` prints it).
 """
 
 from __future__ import annotations
@@ -18,35 +18,52 @@ import json
 import shlex
 import sys
 import time
-from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from conformance import CORPUS_VERSION, __version__
+from conformance import CORPUS_VERSION, __version__, selection
+from conformance.adapter_command import AdapterCommandError, adapter_argv
+from conformance.adapter_command import reference_argv as reference_argv  # re-exported
+from conformance.adapter_command import shell_operators as shell_operators  # re-exported
 from conformance.catalogue import Catalogue, CatalogueError, load_catalogue
-from conformance.corpus import default_catalogue_path, default_corpus_dir
-from conformance.outputs import OutputPathError, check_output_paths, emit, write_all
+from conformance.corpus import default_catalogue_path
+from conformance.outputs import (
+    OutputPathError,
+    RunFiles,
+    check_output_paths,
+    emit,
+    write_all,
+    write_run_reports,
+)
 from conformance.profiles import DEFAULT_PROFILE
 from conformance.reaper import become_subreaper, kill_escaped, subreaper_unavailable
-from conformance.scenarios import LoadResult, Scenario, load_corpus
+from conformance.scenarios import LoadResult, Scenario
+from conformance.selection import NoSelection, SelectionError, load_scenarios, select, shard_of
+from conformance.selection import rule_matches as rule_matches  # re-exported
+from conformance.verdict import (
+    EXIT_ADAPTER,
+    EXIT_FAILED,
+    EXIT_OK,
+    EXIT_UNGRADED,
+    EXIT_USAGE,
+)
 
 if TYPE_CHECKING:  # imported where used: the CLI starts faster without them
     from conformance.engine import EngineSession
     from conformance.expectations import Expectations
     from conformance.runner import RunOptions
-
-EXIT_OK = 0
-EXIT_FAILED = 1
-EXIT_USAGE = 2
-EXIT_ADAPTER = 3
+    from conformance.verdict import Verdict
 
 EPILOG = """exit codes:
-  0  nothing unexpected
-  1  failures, errors, cases not run, or xpass under --strict (coverage: something uncovered)
+  0  nothing unexpected, and something was graded
+  1  failures, errors, cases not run, broken laws, or xpass under --strict
+     (coverage: something uncovered)
   2  usage error, or a broken corpus, catalogue or expectations file
   3  the adapter could not start, its handshake failed, or it lacks the --profile
+  4  nothing was graded (no check could be graded against the engine), or a
+     --min-graded / --all-players gate was not met
   129/130/143  interrupted by SIGHUP / Ctrl-C / SIGTERM: adapters reaped, reports
      written with the cases graded so far (the rest not_run)
 """
@@ -56,68 +73,16 @@ class UsageError(Exception):
     """A user mistake: reported in one line, exit code 2."""
 
 
-class NoSelection(UsageError):
-    """The selection (--rule, --tag, --scenario, paths) matches no case of the profile."""
-
-
-def reference_argv() -> list[str]:
-    """The default adapter: the reference engine, run with this interpreter."""
-    return [sys.executable, "-m", "reference.adapter"]
-
-
 def parse_adapter(command: str | None) -> list[str]:
-    """Split an ``--adapter`` string like a POSIX shell would, without running a shell."""
-    if command is None:
-        return reference_argv()
+    """The argv of an ``--adapter`` string (:func:`conformance.adapter_command.adapter_argv`);
+    a warning about shell operators goes to stderr, a bad string is a usage error."""
     try:
-        argv = shlex.split(command)
-    except ValueError as exc:
-        raise UsageError(f"cannot parse --adapter {command!r}: {exc}") from None
-    if not argv:
-        raise UsageError("--adapter is empty")
-    operators = shell_operators(command)
-    if operators:
-        print(f"warning: {shell_warning(command, operators)}", file=sys.stderr)
+        argv, warning = adapter_argv(command)
+    except AdapterCommandError as exc:
+        raise UsageError(str(exc)) from None
+    if warning:
+        print(f"warning: {warning}", file=sys.stderr)
     return argv
-
-
-#: Tokens a shell would act on but an argv passes on verbatim as arguments.
-SHELL_OPERATORS = frozenset({"|", "||", "&", "&&", ";", ";;", ">", ">>", "<", "<<", ">&", "<&"})
-
-
-def shell_operators(command: str) -> list[str]:
-    """The shell operators (``|``, ``>``, ``&&``, ``;``…) written unquoted in ``command``.
-
-    ``--adapter`` is never run through a shell, so ``node adapter.js | tee log`` would
-    start ``node`` with the arguments ``adapter.js``, ``|``, ``tee`` and ``log``.
-    """
-    # Non-POSIX mode keeps quotes on quoted words, so a quoted "|" is not taken for a pipe.
-    lexer = shlex.shlex(command, posix=False, punctuation_chars=True)
-    lexer.whitespace_split = True
-    try:
-        tokens = list(lexer)
-    except ValueError:
-        return []
-    found: list[str] = []
-    for token in tokens:
-        # "2>" and "&>" arrive as a word then an operator; the operator alone is enough.
-        if token in SHELL_OPERATORS and token not in found:
-            found.append(token)
-    return found
-
-
-def shell_warning(command: str, operators: Sequence[str]) -> str:
-    """How to say that ``command`` holds shell operators and how to wrap a pipeline."""
-    shown = " ".join(f"'{op}'" for op in operators)
-    if "'" in command or '"' in command:
-        wrapped = shlex.quote("sh -c " + shlex.quote(command))
-    else:
-        wrapped = f"\"sh -c '{command}'\""  # the readable form, when no quote is in the way
-    return (
-        f"--adapter contains the shell operator(s) {shown}, but no shell runs the adapter: "
-        "they are passed to it as plain arguments. To run a pipeline or a redirection, "
-        f"wrap it in a shell: --adapter {wrapped}"
-    )
 
 
 def _catalogue(args: argparse.Namespace) -> Catalogue:
@@ -128,58 +93,20 @@ def _catalogue(args: argparse.Namespace) -> Catalogue:
         raise UsageError(str(exc)) from None
 
 
+def _given(args: argparse.Namespace) -> tuple[list[str], str | None]:
+    """The corpus paths and ``--corpus`` of a command."""
+    return list(getattr(args, "paths", None) or []), getattr(args, "corpus", None)
+
+
 def _load(args: argparse.Namespace, catalogue: Catalogue) -> LoadResult:
-    paths: list[Path] = [Path(p) for p in getattr(args, "paths", None) or []]
-    if getattr(args, "corpus", None):
-        paths.append(Path(args.corpus))
-    if not paths:
-        try:
-            paths = [default_corpus_dir()]
-        except FileNotFoundError as exc:
-            raise UsageError(str(exc)) from None
-    try:
-        return load_corpus(paths, catalogue=catalogue)
-    except FileNotFoundError as exc:
-        raise UsageError(str(exc)) from None
+    paths, corpus = _given(args)
+    return load_scenarios(paths, corpus, catalogue=catalogue)
 
 
 def corpus_label(args: argparse.Namespace) -> str:
     """Which corpus a command reads, for its header: the paths given, else the default."""
-    given = [*(getattr(args, "paths", None) or []), *([args.corpus] if args.corpus else [])]
-    if given:
-        return ", ".join(str(Path(p).resolve()) for p in given)
-    try:
-        return str(default_corpus_dir())
-    except FileNotFoundError:
-        return "(none)"
-
-
-def rule_matches(rule: str, prefix: str) -> bool:
-    """``--rule`` matching: the id itself or any id under it (MELD-RUN matches MELD-RUN-3)."""
-    return rule == prefix or rule.startswith(prefix + "-")
-
-
-def select(
-    scenarios: Sequence[Scenario],
-    *,
-    rules: Sequence[str] = (),
-    tags: Sequence[str] = (),
-    ids: Sequence[str] = (),
-    profile: str = DEFAULT_PROFILE,
-) -> list[Scenario]:
-    """Filter scenarios the way ``run`` selects them (every given criterion must hold)."""
-    chosen = []
-    for scenario in scenarios:
-        if profile not in scenario.profiles:
-            continue
-        if ids and scenario.id not in ids:
-            continue
-        if tags and not set(tags) & set(scenario.tags):
-            continue
-        if rules and not any(rule_matches(r, p) for r in scenario.rules for p in rules):
-            continue
-        chosen.append(scenario)
-    return chosen
+    paths, corpus = _given(args)
+    return selection.corpus_label(paths, corpus)
 
 
 def _profile_name(args: argparse.Namespace) -> str:
@@ -235,70 +162,85 @@ ALL_PROFILES = "all"
 
 def cmd_run(args: argparse.Namespace) -> int:
     """Run the selected scenarios against an adapter and report."""
+    _check_run_options(args)
     if args.profile == ALL_PROFILES:
         return _run_every_profile(args)
     return _run_profile(args)
 
 
+def _check_run_options(args: argparse.Namespace) -> None:
+    """Refuse bad numbers and gates before anything starts."""
+    from conformance.verdict import parse_share
+
+    for name in ("workers", "max_consecutive_errors", "max_response_bytes"):
+        if getattr(args, name) < 1:
+            raise UsageError(f"--{name.replace('_', '-')} must be at least 1")
+    for name in ("timeout", "case_timeout", "start_timeout"):
+        if getattr(args, name) <= 0:
+            raise UsageError(f"--{name.replace('_', '-')} must be positive")
+    if args.quiet and args.verbose:
+        raise UsageError("-q/--quiet and -v/--verbose cannot be given together")
+    if isinstance(args.min_graded, str):
+        try:
+            args.min_graded = parse_share(args.min_graded)
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+
+
+def _verbosity(args: argparse.Namespace) -> str:
+    from conformance.console import NORMAL, QUIET, VERBOSE
+
+    return QUIET if args.quiet else VERBOSE if args.verbose else NORMAL
+
+
 def _run_every_profile(args: argparse.Namespace) -> int:
     """``run --profile all``: each profile's slice in turn, as ``--profile NAME`` would run
     it, for every profile the engine's handshake lists; the worst exit code wins."""
-    from conformance.engine import EngineSession
+    from conformance.console import QUIET, all_header, profiles_line
     from conformance.errors import EngineError
-    from conformance.profiles import default_profiles
+    from conformance.jobs import engine_handshake, profiles_to_run
+    from conformance.runner import RunOptions
+    from conformance.verdict import worst
 
-    given = [
-        flag
-        for flag, value in (
-            ("--json", args.json),
-            ("--junit", args.junit),
-            ("--html", args.html),
-            ("--write-expectations", args.write_expectations),
-            ("--expectations", args.expectations),
-            ("--shard", args.shard),
-        )
-        if value
-    ]
+    others = [("--expectations", args.expectations), ("--shard", args.shard)]
+    given = [flag for flag, value in [*_files(args).options(), *others] if value]
     if given:
         raise UsageError(
             f"--profile all writes no report and reads no expectations: drop "
             f"{', '.join(given)}, or run one --profile at a time"
         )
     argv = parse_adapter(args.adapter)
+    options = RunOptions(
+        timeout=args.timeout,
+        start_timeout=args.start_timeout,
+        max_response_bytes=args.max_response_bytes,
+    )
     # One handshake first: a profile the engine does not list is left out, not failed.
-    session = EngineSession(argv, timeout=args.timeout, start_timeout=args.start_timeout)
     try:
-        listed = session.start().profiles
+        handshake = engine_handshake(argv, options)
     except EngineError as exc:
         print(f"error: the adapter could not start: {exc}", file=sys.stderr)
         return EXIT_ADAPTER
-    finally:
-        session.close()
-    names = [name for name in default_profiles() if name in listed]
+    names, unlisted = profiles_to_run(handshake)
+    emit(all_header(handshake, corpus_label(args), quiet=_verbosity(args) == QUIET))
     codes: dict[str, int] = {}
     for name in names:
-        print(f"== profile {name}", flush=True)
         try:
-            codes[name] = _run_profile(argparse.Namespace(**{**vars(args), "profile": name}))
+            codes[name] = _run_profile(
+                argparse.Namespace(**{**vars(args), "profile": name}), part_of_all=True
+            )
         except NoSelection:
-            print(f"profile {name}: no case matches the selection")
+            emit(f"profile {name}: no case matches the selection\n")
             continue
-        if codes[name] not in (EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_ADAPTER):
+        if codes[name] not in (EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_ADAPTER, EXIT_UNGRADED):
             return codes[name]  # interrupted: stop at once, as a single run does
     if not codes:
         raise NoSelection("no scenario of any profile matches the selection")
-    unlisted = [name for name in default_profiles() if name not in listed]
-    print(
-        "profiles: "
-        + ", ".join(
-            f"{name} {'ok' if code == EXIT_OK else f'exit {code}'}" for name, code in codes.items()
-        )
-        + (f"; not listed by the engine: {', '.join(unlisted)}" if unlisted else "")
-    )
-    return max(codes.values())
+    emit(profiles_line(codes, unlisted))
+    return worst(list(codes.values()))
 
 
-def _run_profile(args: argparse.Namespace) -> int:
+def _run_profile(args: argparse.Namespace, *, part_of_all: bool = False) -> int:
     """Run the selected scenarios of ``args.profile`` against an adapter and report."""
     from conformance.errors import EngineError
     from conformance.expectations import ExpectationsError, load_expectations
@@ -306,21 +248,9 @@ def _run_profile(args: argparse.Namespace) -> int:
 
     argv = parse_adapter(args.adapter)
     _profile_name(args)
-    for name in ("workers", "max_consecutive_errors", "max_response_bytes"):
-        if getattr(args, name) < 1:
-            raise UsageError(f"--{name.replace('_', '-')} must be at least 1")
-    for name in ("timeout", "case_timeout", "start_timeout"):
-        if getattr(args, name) <= 0:
-            raise UsageError(f"--{name.replace('_', '-')} must be positive")
     # Before the first case: a long run must not end in a report it cannot write.
-    outputs = [
-        ("--json", args.json),
-        ("--junit", args.junit),
-        ("--write-expectations", args.write_expectations),
-        ("--html", args.html),
-    ]
     try:
-        check_output_paths(outputs)
+        check_output_paths(_files(args).options())
     except OutputPathError as exc:
         raise UsageError(str(exc)) from None
     expectations = None
@@ -347,7 +277,7 @@ def _run_profile(args: argparse.Namespace) -> int:
     except EngineError:
         early = None  # the run starts it again and reports why it cannot
     try:
-        return _run_loaded(args, argv, options, expectations, early)
+        return _run_loaded(args, argv, options, expectations, early, part_of_all)
     finally:
         if early is not None:
             early.close()  # a no-op once the run has closed it
@@ -359,20 +289,17 @@ def _run_loaded(
     options: RunOptions,
     expectations: Expectations | None,
     early: EngineSession | None,
+    part_of_all: bool,
 ) -> int:
     """The rest of :func:`_run_profile`: load the corpus, select, run (the first adapter
-    ``early`` already spawned), report."""
+    ``early`` already spawned), report. Signals stop the run and still report."""
     from conformance.engine import kill_live_adapters
     from conformance.errors import EngineError
-    from conformance.expectations import apply_expectations
     from conformance.interrupt import Collector, exit_code, interruptible, signal_name
+    from conformance.jobs import as_shard, with_expectations
     from conformance.report import Progress
-    from conformance.runner import (
-        check_properties,
-        count_statuses,
-        profile_unsupported,
-        run_scenarios,
-    )
+    from conformance.runner import check_properties, run_scenarios
+    from conformance.verdict import Gates, judge, profile_missing
 
     catalogue = _catalogue(args)
     loaded = _load(args, catalogue)
@@ -386,18 +313,16 @@ def _run_loaded(
             )
             return EXIT_USAGE
         print(f"skipping broken scenarios ({len(loaded.errors)} problem(s))", file=sys.stderr)
-    chosen = select(
+    whole = select(
         loaded.scenarios,
         rules=args.rule or (),
         tags=args.tag or (),
         ids=args.scenario or (),
         profile=args.profile,
     )
-    if not chosen:
+    if not whole:
         raise NoSelection("no scenario matches the selection")
-    whole = chosen
-    if args.shard:
-        chosen = shard_of(chosen, args.shard)
+    chosen = shard_of(whole, args.shard) if args.shard else whole
     progress = Progress()
     collector = Collector(progress)
     started = time.time()
@@ -421,15 +346,12 @@ def _run_loaded(
             # Escaped processes of every session (the harness is their subreaper).
             kill_escaped(None)
         progress.finish()
-        run = _as_shard(args, replace(run, corpus_path=corpus_label(args)), whole, chosen)
-        why = ""
-        lacking = run.handshake is not None and args.profile not in run.handshake.profiles
-        if lacking:
+        run = as_shard(replace(run, corpus_path=corpus_label(args)), args.shard, whole, chosen)
+        lacking = profile_missing(run)
+        if lacking is not None:
             # Every case is unsupported; say it once, plainly, and exit 3 (README).
-            assert run.handshake is not None
-            why = profile_unsupported(args.profile, run.handshake)
-            run = replace(run, warnings=(*run.warnings, f"{why}; no case was graded"))
-        if args.properties and interrupted is None and not lacking:
+            run = replace(run, warnings=(*run.warnings, f"{lacking}; no case was graded"))
+        if args.properties and interrupted is None and lacking is None:
             try:
                 laws = check_properties(argv, options, seed=args.seed, deals=args.deals)
                 run = replace(run, properties=laws)
@@ -442,17 +364,12 @@ def _run_loaded(
         # From here a signal waits until the reports are written.
         signals.defer()
         if expectations is not None:
-            results = apply_expectations(run.results, expectations)
-            run = replace(run, results=tuple(results), counts=count_statuses(results))
-            # An entry naming no scenario of the corpus (a retired id, a typo) expects nothing.
-            known = {s.id for s in loaded.scenarios}
-            stale = sorted(set(expectations.expected_failures) - known)
-            if stale:
-                note = (
-                    f"expectations file {args.expectations} names {len(stale)} id(s) that are "
-                    f"not in the corpus: {', '.join(stale)}"
-                )
-                run = replace(run, warnings=(*run.warnings, note))
+            run = with_expectations(
+                run,
+                expectations,
+                known_ids=[s.id for s in loaded.scenarios],
+                source=f"expectations file {args.expectations}",
+            )
         if subreaper_unavailable():
             note = (
                 "this platform cannot make the harness a child subreaper: a process that "
@@ -460,7 +377,9 @@ def _run_loaded(
                 "can outlive the run"
             )
             run = replace(run, warnings=(*run.warnings, note))
-        written = _report_run(args, run, catalogue, expectations)
+        gates = Gates(min_graded=args.min_graded, all_players=args.all_players)
+        verdict = judge(run, catalogue, strict=args.strict, gates=gates)
+        written = _report_run(args, run, catalogue, expectations, verdict, part_of_all)
     if interrupted is not None or signals.received is not None:
         name = signal_name(interrupted) if interrupted is not None else signals.name()
         print(f"interrupted ({name})", file=sys.stderr)
@@ -469,16 +388,13 @@ def _run_loaded(
         return code
     if not written:
         return EXIT_USAGE
-    if lacking:
-        print(f"error: {why}; no case was graded (exit {EXIT_ADAPTER})", file=sys.stderr)
-        return EXIT_ADAPTER
-    counts = run.counts
-    # Errors and cases not run fail the run like failures do, unless expected explicitly.
-    bad = counts.get("fail", 0) + counts.get("error", 0) + counts.get("not_run", 0)
-    bad += sum(not law.passed for law in run.properties)
-    if args.strict:
-        bad += counts.get("xpass", 0)
-    return EXIT_FAILED if bad else EXIT_OK
+    for reason in verdict.reasons:
+        print(f"error: {reason} (exit {verdict.code})", file=sys.stderr)
+    return verdict.code
+
+
+def _files(args: argparse.Namespace) -> RunFiles:
+    return RunFiles(args.json, args.junit, args.html, args.write_expectations)
 
 
 def _adapter_did_not_start(
@@ -492,68 +408,45 @@ def _adapter_did_not_start(
     whole: Sequence[Scenario] = (),
 ) -> int:
     """Report a run whose adapter never got through its handshake; exit 3."""
-    from conformance.report import write_json_report, write_junit_report
+    from conformance.jobs import as_shard
     from conformance.runner import unstarted_run
 
     print(f"error: adapter {shlex.join(argv)!r} could not start: {exc}", file=sys.stderr)
     if exc.stderr_tail:
         print(exc.stderr_tail.rstrip(), file=sys.stderr)
     # Reports are still written, complete: CI systems read them even on a dead adapter.
-    dead = _as_shard(
-        args,
-        replace(
-            unstarted_run(argv, chosen, options, exc, catalogue), corpus_path=corpus_label(args)
-        ),
-        whole,
-        chosen,
-    )
-    jobs = [
-        ("--json", args.json, lambda: write_json_report(args.json, dead, catalogue)),
-        (
-            "--junit",
-            args.junit,
-            lambda: write_junit_report(args.junit, dead, catalogue, strict=args.strict),
-        ),
-        ("--html", args.html, lambda: _write_html(args.html, dead, catalogue)),
-    ]
-    for failure in write_all([(option, path, job) for option, path, job in jobs if path]):
+    dead = unstarted_run(argv, chosen, options, exc, catalogue)
+    dead = as_shard(replace(dead, corpus_path=corpus_label(args)), args.shard, whole, chosen)
+    written = write_run_reports(dead, catalogue, _files(args), strict=args.strict)
+    for failure in written.failures:
         print(f"error: {failure}", file=sys.stderr)
     return EXIT_ADAPTER
 
 
 def _report_run(
-    args: argparse.Namespace, run: Any, catalogue: Catalogue, expectations: Any
+    args: argparse.Namespace,
+    run: Any,
+    catalogue: Catalogue,
+    expectations: Any,
+    verdict: Verdict,
+    part_of_all: bool = False,
 ) -> bool:
     """Write the reports, then print the summary; False when a report could not be written.
 
     Every file is attempted even if another fails; the summary is printed after the
     files are safe, and printing never raises on text the terminal cannot encode.
     """
-    from conformance.expectations import write_expectations
-    from conformance.report import text_summary, write_json_report, write_junit_report
+    from conformance.console import run_text
 
-    listed: list[int] = []
-    jobs = [
-        ("--json", args.json, lambda: write_json_report(args.json, run, catalogue)),
-        (
-            "--junit",
-            args.junit,
-            lambda: write_junit_report(args.junit, run, catalogue, strict=args.strict),
-        ),
-        ("--html", args.html, lambda: _write_html(args.html, run, catalogue)),
-        (
-            "--write-expectations",
-            args.write_expectations,
-            lambda: listed.append(
-                write_expectations(args.write_expectations, run.results, expectations)
-            ),
-        ),
-    ]
-    failures = write_all([(option, path, job) for option, path, job in jobs if path])
-    emit(text_summary(run, catalogue, quiet=args.quiet))
-    if listed:
-        emit(f"wrote {listed[0]} expected failure(s) to {args.write_expectations}\n")
-        unlisted = counts_of(run, "error") + counts_of(run, "not_run")
+    written = write_run_reports(
+        run, catalogue, _files(args), strict=args.strict, expectations=expectations
+    )
+    emit(run_text(run, catalogue, verdict, verbosity=_verbosity(args), part_of_all=part_of_all))
+    if written.expected_failures is not None:
+        emit(
+            f"wrote {written.expected_failures} expected failure(s) to {args.write_expectations}\n"
+        )
+        unlisted = int(run.counts.get("error", 0)) + int(run.counts.get("not_run", 0))
         if unlisted:
             print(
                 f"not written: {unlisted} case(s) that errored or did not run; an expected "
@@ -561,120 +454,15 @@ def _report_run(
                 "status: error by hand)",
                 file=sys.stderr,
             )
-    for failure in failures:
+    for failure in written.failures:
         print(f"error: {failure}", file=sys.stderr)
-    return not failures
-
-
-def shard_of(chosen: Sequence[Scenario], shard: str) -> list[Scenario]:
-    """``run --shard K/N``: every N-th case of the selection by id, from the K-th (1-based).
-
-    Ids are stable across machines and file layouts, so N runs with ``1/N`` … ``N/N``
-    grade every selected case exactly once; the cases keep their corpus order.
-    """
-    parts = shard.split("/")
-    if len(parts) != 2 or not all(p.isdigit() for p in parts):
-        raise UsageError(f"--shard {shard}: expected K/N, for example 2/4")
-    k, n = int(parts[0]), int(parts[1])
-    if not 1 <= k <= n:
-        raise UsageError(f"--shard {shard}: K must be between 1 and N")
-    keep = {s.id for s in sorted(chosen, key=lambda s: s.id)[k - 1 :: n]}
-    if not keep:
-        raise UsageError(f"--shard {shard}: this shard of {len(chosen)} case(s) is empty")
-    return [s for s in chosen if s.id in keep]
-
-
-def _as_shard(
-    args: argparse.Namespace, run: Any, whole: Sequence[Scenario], chosen: Sequence[Scenario]
-) -> Any:
-    """A shard's run records the whole selection's digest, the shard, and a warning."""
-    if not getattr(args, "shard", None):
-        return run
-    from conformance.scenarios import corpus_digest
-
-    note = f"shard {args.shard}: {len(chosen)} of {len(whole)} selected case(s)"
-    return replace(
-        run,
-        corpus_digest=corpus_digest(whole),
-        shard=args.shard,
-        warnings=(*run.warnings, note),
-    )
-
-
-def _write_html(path: str, run: Any, catalogue: Catalogue) -> None:
-    """``run --html``; the page's module is imported only when a page is asked for."""
-    from conformance.html_report import write_html_report
-
-    write_html_report(path, run, catalogue)
-
-
-def counts_of(run: Any, status: str) -> int:
-    """How many cases of ``run`` ended with ``status``."""
-    return int(run.counts.get(status, 0))
-
-
-def coverage_table(
-    scenarios: Sequence[Scenario], catalogue: Catalogue, profile: str | None = None
-) -> dict[str, Any]:
-    """Rule ID → scenario count and accepted/rejected split; disputes covered.
-
-    With ``profile``, only that profile's rules (catalogue ``profiles``) and the scenarios
-    that list the profile are counted; without it, every rule and scenario.
-    """
-    wanted = catalogue.rules if profile is None else catalogue.rules_for(profile)
-    rules: dict[str, dict[str, int]] = {
-        rid: {"scenarios": 0, "accepted": 0, "rejected": 0} for rid in wanted
-    }
-    disputes: dict[str, list[str]] = defaultdict(list)
-    for scenario in scenarios:
-        if profile is not None and profile not in scenario.profiles:
-            continue
-        accepted = rejected = 0
-        for step in scenario.steps:
-            kinds = _outcome_kinds(step.expect)
-            accepted += "accepted" in kinds
-            rejected += "rejected" in kinds
-        for check in scenario.checks:
-            kinds = _outcome_kinds(check.expect)
-            accepted += "accepted" in kinds
-            rejected += "rejected" in kinds
-        for rule in set(scenario.rules) - set(catalogue.disputes):
-            row = rules.setdefault(rule, {"scenarios": 0, "accepted": 0, "rejected": 0})
-            row["scenarios"] += 1
-            row["accepted"] += accepted
-            row["rejected"] += rejected
-        if scenario.disputed is not None:
-            disputes[scenario.disputed.id].append(scenario.id)
-        for rule in scenario.rules:
-            # Citing a text-settled ruling in `rules` also covers that dispute.
-            if rule in catalogue.disputes and scenario.id not in disputes[rule]:
-                disputes[rule].append(scenario.id)
-    return {"rules": rules, "disputes": dict(disputes)}
-
-
-def _outcome_kinds(expect: Any) -> set[str]:
-    """Which outcomes an expectation asserts (through every by_option branch)."""
-    if isinstance(expect, dict) and set(expect) == {"by_option"}:
-        kinds: set[str] = set()
-        for branch in expect["by_option"].values():
-            kinds |= _outcome_kinds(branch)
-        return kinds
-    if expect == "accepted":
-        return {"accepted"}
-    if expect == "rejected" or (isinstance(expect, dict) and "rejected" in expect):
-        return {"rejected"}
-    if isinstance(expect, dict) and "valid" in expect:
-        valid = expect["valid"]
-        if isinstance(valid, dict):
-            return _outcome_kinds(
-                {"by_option": {k: {"valid": v} for k, v in valid.get("by_option", {}).items()}}
-            )
-        return {"accepted" if valid else "rejected"}
-    return set()
+    return not written.failures
 
 
 def cmd_coverage(args: argparse.Namespace) -> int:
     """Print rule and dispute coverage; exit 1 when something is uncovered."""
+    from conformance import coverage
+
     try:
         check_output_paths([("--json", args.json)])
     except OutputPathError as exc:
@@ -683,48 +471,21 @@ def cmd_coverage(args: argparse.Namespace) -> int:
     loaded = _load(args, catalogue)
     for error in loaded.errors:
         print(error, file=sys.stderr)
-    profile = _profile_name(args)
-    rules = catalogue.rules_for(profile)
-    points = catalogue.disputes_for(profile)
-    table = coverage_table(loaded.scenarios, catalogue, profile)
-    table["profile"] = profile
-    uncovered_rules = [rid for rid in rules if table["rules"][rid]["scenarios"] == 0]
-    # A point another point decides in this profile (docs/rules.md "set by") is covered by
-    # that point's cases; it has no option of its own to test.
-    fixed = {d.id: d.fixed[profile] for d in points.values() if profile in d.fixed}
-    table["fixed"] = fixed
-    uncovered_disputes = [
-        d.id
-        for d in points.values()
-        if d.observable and d.id not in table["disputes"] and d.id not in fixed
-    ]
-    print(f"corpus {corpus_label(args)}; profile {profile}")
-    print(f"{'rule':<16} {'cases':>5} {'accept':>6} {'reject':>6}")
-    for rid, row in table["rules"].items():
-        mark = "  UNCOVERED" if row["scenarios"] == 0 else ""
-        print(f"{rid:<16} {row['scenarios']:>5} {row['accepted']:>6} {row['rejected']:>6}{mark}")
-    print()
-    for dispute in points.values():
-        cases = table["disputes"].get(dispute.id, [])
-        if cases:
-            state = ", ".join(cases)
-        elif dispute.id in fixed:
-            state = f"{fixed[dispute.id]} in {profile}"
-        else:
-            state = "UNCOVERED" if dispute.observable else "not observable"
-        print(f"{dispute.id}: {state}")
-    print()
-    print(
-        f"{len(rules) - len(uncovered_rules)}/{len(rules)} rules covered; "
-        f"{len(uncovered_disputes)} observable dispute(s) uncovered"
-    )
+    if args.profile == ALL_PROFILES:
+        found = coverage.every_profile_coverage(loaded.scenarios, catalogue)
+        emit(coverage.brief_text(found, catalogue, corpus_label(args)))
+        data: dict[str, Any] = {"profiles": {n: c.as_json() for n, c in found.items()}}
+    else:
+        one = coverage.profile_coverage(loaded.scenarios, catalogue, _profile_name(args))
+        emit(coverage.coverage_text(one, catalogue, corpus_label(args)))
+        found, data = {one.profile: one}, one.as_json()
     if args.json:
         from conformance.report import atomic_write_text
 
-        atomic_write_text(args.json, json.dumps(table, indent=2) + "\n")
+        atomic_write_text(args.json, json.dumps(data, indent=2) + "\n")
     if loaded.errors:
         return EXIT_USAGE
-    return EXIT_FAILED if uncovered_rules or uncovered_disputes else EXIT_OK
+    return EXIT_OK if all(c.complete for c in found.values()) else EXIT_FAILED
 
 
 def cmd_smoke(args: argparse.Namespace) -> int:
@@ -852,12 +613,10 @@ def cmd_audit(args: argparse.Namespace) -> int:
     unknown = sorted(set(args.point or ()) - set(catalogue.disputes))
     if unknown:
         raise UsageError(f"unknown point(s): {', '.join(unknown)}")
-    paths = [Path(p) for p in args.paths or ()]
-    if args.corpus:
-        paths.append(Path(args.corpus))
+    paths, corpus = _given(args)
     result = audit(
         parse_adapter(args.adapter),
-        paths or [default_corpus_dir()],
+        selection.corpus_paths(paths, corpus),
         catalogue,
         catalogue_path=args.catalogue,
         profile=args.profile,
@@ -1034,7 +793,26 @@ def build_parser() -> argparse.ArgumentParser:
         "-q",
         "--quiet",
         action="store_true",
-        help="print only what fails the run (failures, errors, not run, xpass) and the summary",
+        help="print only what fails the run (failures, errors, not run, xpass) and the summary "
+        "line (with --profile all: one line per profile)",
+    )
+    run.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="also list every case that did not pass, every disputed case, the whole rulings "
+        "table and every law (by default only what differs is detailed)",
+    )
+    run.add_argument(
+        "--min-graded",
+        metavar="SHARE",
+        help="exit 4 unless at least this share of the checks is graded (0.9 or 90%%); "
+        "with --profile all, in every profile",
+    )
+    run.add_argument(
+        "--all-players",
+        action="store_true",
+        help="exit 4 unless the engine plays every player count of the profile's text",
     )
     run.add_argument(
         "--properties",
@@ -1074,7 +852,10 @@ def build_parser() -> argparse.ArgumentParser:
     common_corpus(cov)
     cov.add_argument("--json", metavar="FILE")
     cov.add_argument(
-        "--profile", default=DEFAULT_PROFILE, help="count this profile's rules and cases"
+        "--profile",
+        default=DEFAULT_PROFILE,
+        help="count this profile's rules and cases; 'all': every profile, one line each "
+        "and what is uncovered",
     )
     cov.set_defaults(func=cmd_coverage)
 
@@ -1186,7 +967,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         become_subreaper()
     try:
         code: int = args.func(args)
-    except UsageError as exc:
+    except (UsageError, SelectionError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt as exc:

@@ -1,8 +1,9 @@
 """Output files and the terminal: checked before a run, written so nothing is lost.
 
-``run`` writes up to three files (``--json``, ``--junit``, ``--write-expectations``).
-:func:`check_output_paths` refuses a bad path before the first case runs, so a long
-run never ends in a traceback; :func:`write_all` still writes every other file when
+``run`` writes up to four files (``--json``, ``--junit``, ``--html``,
+``--write-expectations``): :class:`RunFiles`. :func:`check_output_paths` refuses a bad path
+before the first case runs, so a long run never ends in a traceback;
+:func:`write_run_reports` (through :func:`write_all`) still writes every other file when
 one write fails at the end, and says which failed and why. :func:`emit` prints text a
 terminal or pipe cannot encode as escapes instead of dying on it.
 """
@@ -10,12 +11,19 @@ terminal or pipe cannot encode as escapes instead of dying on it.
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import sys
 import tempfile
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO
+from typing import IO, TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from conformance.catalogue import Catalogue
+    from conformance.expectations import Expectations
+    from conformance.results import RunResult
 
 
 class OutputPathError(ValueError):
@@ -80,6 +88,83 @@ def write_all(jobs: Sequence[tuple[str, str, Callable[[], object]]]) -> list[str
     return failures
 
 
+@dataclass(frozen=True)
+class RunFiles:
+    """Where a run's reports go (None: not written), named by their ``run`` options."""
+
+    json: str | None = None
+    junit: str | None = None
+    html: str | None = None
+    write_expectations: str | None = None
+
+    def options(self) -> list[tuple[str, str | None]]:
+        """(option, path) pairs, for :func:`check_output_paths`."""
+        return [
+            ("--json", self.json),
+            ("--junit", self.junit),
+            ("--write-expectations", self.write_expectations),
+            ("--html", self.html),
+        ]
+
+
+@dataclass
+class Written:
+    """What :func:`write_run_reports` did."""
+
+    #: One message per file that could not be written (option, path, reason).
+    failures: list[str] = field(default_factory=list)
+    #: How many expected failures ``write_expectations`` holds (None: not asked for).
+    expected_failures: int | None = None
+
+
+def write_run_reports(
+    run: RunResult,
+    catalogue: Catalogue | None,
+    files: RunFiles,
+    *,
+    strict: bool = False,
+    expectations: Expectations | None = None,
+) -> Written:
+    """Write every report of ``files`` for ``run``; a failing write does not stop the others.
+
+    ``strict`` marks an xpass as a failure in JUnit; ``expectations`` (the file the run
+    read) keeps its reasons in a rewritten expectations file. A run whose adapter never
+    started has no expectations file written: it holds no failure to expect.
+    """
+    from conformance.expectations import write_expectations
+    from conformance.report import write_json_report, write_junit_report
+
+    written = Written()
+
+    def expected(path: str) -> None:
+        written.expected_failures = write_expectations(path, run.results, expectations)
+
+    def html(path: str) -> None:
+        # The page's module is imported only when a page is asked for.
+        from conformance.html_report import write_html_report
+
+        write_html_report(path, run, catalogue)
+
+    writers: list[tuple[str, str | None, Callable[[str], object]]] = [
+        ("--json", files.json, lambda path: write_json_report(path, run, catalogue)),
+        (
+            "--junit",
+            files.junit,
+            lambda path: write_junit_report(path, run, catalogue, strict=strict),
+        ),
+        ("--html", files.html, html),
+    ]
+    if run.run_error is None:
+        writers.append(("--write-expectations", files.write_expectations, expected))
+    jobs = [
+        (option, path, functools.partial(write, path))
+        for option, path, write in writers
+        if path is not None
+    ]
+    written.failures = write_all(jobs)
+    return written
+
+
 def emit(text: str, stream: IO[str] | None = None) -> None:
     """Write ``text`` to ``stream`` (stdout), escaping what its encoding cannot hold.
 
@@ -98,4 +183,13 @@ def emit(text: str, stream: IO[str] | None = None) -> None:
         out.flush()
 
 
-__all__ = ["OutputPathError", "check_output_path", "check_output_paths", "emit", "write_all"]
+__all__ = [
+    "OutputPathError",
+    "RunFiles",
+    "Written",
+    "check_output_path",
+    "check_output_paths",
+    "emit",
+    "write_all",
+    "write_run_reports",
+]

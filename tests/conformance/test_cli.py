@@ -146,16 +146,34 @@ def test_expectations_naming_unknown_ids_are_warned_about(
 # --------------------------------------------------------------------------- run --profile all
 
 
-def test_run_every_profile_the_engine_lists(capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_main_job_speaks_briefly_when_nothing_is_unexpected(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     from conformance.profiles import default_profiles
 
-    assert main(["run", "--profile", "all", "--quiet"]) == 0
-    out = capsys.readouterr().out
     names = list(default_profiles())
-    assert [
-        line[len("== profile ") :] for line in out.splitlines() if line.startswith("== ")
-    ] == names
-    assert out.rstrip().splitlines()[-1] == "profiles: " + ", ".join(f"{n} ok" for n in names)
+    assert main(["run", "--profile", "all"]) == 0
+    out = capsys.readouterr().out.rstrip().splitlines()
+    # The header, a line per profile and its summary, the profiles line: no rulings table.
+    assert len(out) <= 60, "\n".join(out)
+    assert out[0].startswith("carioca-conformance ") and out[1].startswith("corpus: ")
+    assert [line.split(":")[0][len("== profile ") :] for line in out if line.startswith("== ")] == (
+        names
+    )
+    assert not any(line.lstrip().startswith(("DISPUTE-", "VARIANT-", "*")) for line in out)
+    assert out[-1] == "profiles: " + ", ".join(f"{n} ok" for n in names)
+
+
+def test_the_main_job_quiet_is_a_line_per_profile(capsys: pytest.CaptureFixture[str]) -> None:
+    from conformance.profiles import default_profiles
+
+    names = list(default_profiles())
+    assert main(["run", "--profile", "all", "--quiet"]) == 0
+    out = capsys.readouterr().out.rstrip().splitlines()
+    assert len(out) <= 6, "\n".join(out)
+    assert [line.split(":")[0] for line in out[1:-1]] == names
+    assert all(" graded " in line for line in out[1:-1])
+    assert out[-1] == "profiles: " + ", ".join(f"{n} ok" for n in names)
 
 
 def test_run_every_profile_leaves_out_those_the_engine_does_not_list(
@@ -176,3 +194,38 @@ def test_run_every_profile_writes_no_report(
     assert main(["run", "--profile", "all", "--json", str(tmp_path / "r.json")]) == 2
     assert "--profile all writes no report" in capsys.readouterr().err
     assert not (tmp_path / "r.json").exists()
+
+
+# --------------------------------------------------------------------------- coverage --profile all
+
+
+def test_coverage_of_every_profile_is_a_line_each(capsys: pytest.CaptureFixture[str]) -> None:
+    from conformance.profiles import default_profiles
+
+    assert main(["coverage", "--profile", "all"]) == 0
+    out = capsys.readouterr().out.rstrip().splitlines()
+    assert out[0].startswith("corpus ")
+    assert [line.split(":")[0] for line in out[1:]] == list(default_profiles())
+
+
+def test_coverage_of_every_profile_names_what_is_uncovered(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    report = tmp_path / "cov.json"
+    melds = str(DATA / "good" / "melds.yaml")
+    assert run("coverage", melds, "--profile", "all", "--json", str(report)) == 1
+    out = capsys.readouterr().out
+    assert "argentine: 3/6 rules covered; 1 observable dispute(s) uncovered" in out
+    assert "  UNCOVERED TURN-2\n" in out and "  UNCOVERED DISPUTE-19\n" in out
+    tables = json.loads(report.read_text())["profiles"]
+    assert tables["argentine"]["rules"]["SCORE-2"]["scenarios"] == 1
+
+
+def test_the_package_says_it_covers_every_profile() -> None:
+    import tomllib
+
+    from conformance.profiles import default_profiles
+
+    root = Path(__file__).resolve().parents[2]
+    project = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    assert all(name.capitalize() in project["description"] for name in default_profiles())

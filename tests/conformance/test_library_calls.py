@@ -1,0 +1,131 @@
+"""What the command line does, called as a library (no argparse): selecting and sharding
+cases (conformance/selection.py), the coverage table (conformance/coverage.py), and running
+one profile or every profile an engine lists (conformance/jobs.py)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from conformance.catalogue import load_catalogue
+from conformance.coverage import profile_coverage
+from conformance.expectations import Expectations
+from conformance.jobs import engine_handshake, profiles_to_run, run_every_profile, run_profile
+from conformance.runner import RunOptions
+from conformance.scenarios import Scenario
+from conformance.selection import (
+    NoSelection,
+    SelectionError,
+    load_scenarios,
+    parse_shard,
+    select,
+    shard_of,
+)
+from conformance.verdict import EXIT_FAILED, EXIT_OK, judge
+
+DATA = Path(__file__).parent / "data"
+CATALOGUE = load_catalogue(DATA / "catalogue.json")
+FAKE = [sys.executable, str(DATA / "fake_engine.py")]
+REFERENCE = [sys.executable, "-m", "reference.adapter"]
+
+
+@pytest.fixture(scope="module")
+def good() -> tuple[Scenario, ...]:
+    loaded = load_scenarios([DATA / "good"], catalogue=CATALOGUE)
+    assert not loaded.errors
+    return loaded.scenarios
+
+
+def ids(scenarios: list[Scenario]) -> list[str]:
+    return [s.id for s in scenarios]
+
+
+def test_select_by_rule_prefix_tag_id_and_profile(good: tuple[Scenario, ...]) -> None:
+    assert ids(select(good, rules=["MELD-TRIO"])) == ["cc-0002"]
+    assert ids(select(good, rules=["TURN"])) == ["cc-0005", "cc-0003", "cc-0004"]
+    assert ids(select(good, tags=["discard"])) == ["cc-0005", "cc-0004"]
+    assert ids(select(good, tags=["discard"], ids=["cc-0004"])) == ["cc-0004"]
+    assert ids(select(good, rules=["TURN-1"])) == []  # TURN-1 is not a prefix of TURN-10
+    assert select(good, profile="chilean") == []
+
+
+def test_the_shards_grade_every_selected_case_once_in_corpus_order(
+    good: tuple[Scenario, ...],
+) -> None:
+    shards = [ids(shard_of(good, f"{k}/3")) for k in (1, 2, 3)]
+    assert sorted(i for shard in shards for i in shard) == sorted(s.id for s in good)
+    everything = [s.id for s in good]
+    for shard in shards:
+        assert shard == [i for i in everything if i in shard]
+
+
+@pytest.mark.parametrize(
+    ("shard", "message"),
+    [("2", "expected K/N"), ("a/b", "expected K/N"), ("0/2", "between 1 and N"),
+     ("3/2", "between 1 and N"), ("9/9", "is empty")],
+)  # fmt: skip
+def test_a_bad_shard_is_named(good: tuple[Scenario, ...], shard: str, message: str) -> None:
+    with pytest.raises(SelectionError, match=f"--shard {shard}: .*{message}"):
+        shard_of(good, shard)
+    assert parse_shard("2/4") == (2, 4)
+
+
+def test_a_missing_corpus_path_is_named(tmp_path: Path) -> None:
+    with pytest.raises(SelectionError, match="no-such-folder"):
+        load_scenarios([tmp_path / "no-such-folder"], catalogue=CATALOGUE)
+
+
+def test_coverage_counts_each_rule_and_point_and_says_what_is_uncovered(
+    good: tuple[Scenario, ...],
+) -> None:
+    whole = profile_coverage(good, CATALOGUE, "argentine")
+    assert whole.complete
+    # TURN-5 is cited by the DISPUTE-19 case only; DISPUTE-32 is not observable.
+    assert whole.table["rules"]["TURN-5"]["scenarios"] == 1
+    assert whole.table["disputes"] == {"DISPUTE-19": ["cc-0005"]}
+    melds_only = [s for s in good if s.id in ("cc-0001", "cc-0002")]
+    part = profile_coverage(melds_only, CATALOGUE, "argentine")
+    assert part.uncovered_rules == ("TURN-2", "TURN-5", "TURN-10")
+    assert part.uncovered_disputes == ("DISPUTE-19",)
+    assert not part.complete and part.as_json()["profile"] == "argentine"
+
+
+def test_run_profile_selects_shards_and_applies_expectations(good: tuple[Scenario, ...]) -> None:
+    options = RunOptions(profile="argentine")
+    run = run_profile(FAKE, good, options, catalogue=CATALOGUE, rules=["TURN"], shard="1/2")
+    # By id, TURN's cases are cc-0003, cc-0004, cc-0005: shard 1/2 is the 1st and 3rd,
+    # in corpus order.
+    assert [r.id for r in run.results] == ["cc-0005", "cc-0003"]
+    assert run.shard == "1/2" and judge(run, CATALOGUE).code == EXIT_OK
+    wrong = [*FAKE, "--wrong-penalty"]
+    failed = run_profile(wrong, good, options, catalogue=CATALOGUE, ids=["cc-0001"])
+    assert failed.counts["fail"] == 1 and judge(failed, CATALOGUE).code == EXIT_FAILED
+    known = Expectations(expected_failures={"cc-0001": "joker", "cc-9999": "retired"})
+    expected = run_profile(
+        wrong, good, options, catalogue=CATALOGUE, ids=["cc-0001"], expectations=known
+    )
+    assert expected.counts["xfail"] == 1 and judge(expected, CATALOGUE).code == EXIT_OK
+    assert any("cc-9999" in warning for warning in expected.warnings)
+    with pytest.raises(NoSelection):
+        run_profile(FAKE, good, options, catalogue=CATALOGUE, rules=["NOPE"])
+
+
+def test_an_adapter_that_cannot_start_is_a_run_with_its_error(
+    good: tuple[Scenario, ...],
+) -> None:
+    dead = run_profile(["/nonexistent/engine"], good, RunOptions(), catalogue=CATALOGUE)
+    assert dead.run_error is not None and dead.counts["not_run"] == len(dead.results) == 5
+    assert judge(dead, CATALOGUE).code == 3
+
+
+def test_every_profile_the_engine_lists_runs_in_the_harness_order() -> None:
+    only = [*REFERENCE, "--profiles", "pagat,chilean"]
+    handshake = engine_handshake(only, RunOptions())
+    assert profiles_to_run(handshake) == (["chilean", "pagat"], ["argentine", "perla"])
+    scenarios = load_scenarios(catalogue=load_catalogue()).scenarios
+    runs = run_every_profile(only, scenarios, catalogue=load_catalogue(), rules=["CHILE-WILD"])
+    # Only the chilean profile has cases of that section: pagat is left out, not failed.
+    assert list(runs) == ["chilean"]
+    assert all(r.status == "pass" for r in runs["chilean"].results)
