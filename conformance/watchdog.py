@@ -1,0 +1,152 @@
+"""Adapters die with the harness, whatever kills it (``kill -9`` included).
+
+A signal the harness can catch ends in its own cleanup (:mod:`conformance.interrupt`);
+SIGKILL, or a crash of the interpreter, leaves no chance to run any. So the first adapter
+a harness process starts also starts one **watchdog**: a small Python process in a session
+of its own (terminal signals and a ``kill`` of the harness's group miss it) that reads
+the harness's registrations from a pipe:
+
+- ``+ <pgid> <token>``: an adapter's process group and its session token
+  (:data:`conformance.reaper.SESSION_VARIABLE`) were started;
+- ``- <pgid>``: that group was shut down.
+
+When the pipe reaches end-of-file (the harness is gone: no process holds its write end)
+the watchdog SIGKILLs every group still registered, then every process still carrying
+one of their tokens (descendants that left the group with ``setsid``), and exits. A
+harness that ends normally has shut every group down, so its watchdog just exits.
+
+Why not ``PR_SET_PDEATHSIG`` in the adapter: it needs ``preexec_fn`` (unsafe with the
+worker threads, and a slow fork for every spawn), it fires when the *thread* that spawned
+the adapter ends rather than the process, and it reaches only the adapter itself, not
+the grandchildren in its group. The watchdog costs one interpreter start per harness
+process, in parallel with the run, and one short write per adapter started or stopped.
+
+A pgid is only reused once every process of that group is gone; a group the harness
+shut down is unregistered at once, so the watchdog never signals a stranger's group
+(unless the harness dies between killing a group and unregistering it, within
+microseconds of a recycled pid: accepted).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+import threading
+from pathlib import Path
+from typing import Final
+
+from .reaper import kill_escaped, protect
+
+#: The watchdog's own program: stdlib and conformance.reaper only, started with -I -S.
+_PROGRAM: Final = (
+    "import sys; sys.path.insert(0, sys.argv[1]); from conformance.watchdog import main; main()"
+)
+_ROOT: Final = str(Path(__file__).resolve().parent.parent)
+
+_lock = threading.Lock()
+_proc: subprocess.Popen[bytes] | None = None
+_failed = False
+#: What this process has registered and not unregistered: pgid -> token.
+_watched: dict[int, str] = {}
+
+
+def main() -> None:
+    """The watchdog process: read registrations until end-of-file, then kill what is left."""
+    # Whatever reaches it by accident (a stray Ctrl-C) must not cut the cleanup short.
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, signal.SIG_IGN)
+    live: dict[int, str] = {}
+    for line in sys.stdin.buffer:
+        parts = line.split()
+        with contextlib.suppress(ValueError, IndexError):
+            if parts[0] == b"+":
+                live[int(parts[1])] = parts[2].decode("ascii")
+            elif parts[0] == b"-":
+                live.pop(int(parts[1]), None)
+    for pgid in live:
+        with contextlib.suppress(OSError):
+            os.killpg(pgid, signal.SIGKILL)
+    for token in live.values():
+        kill_escaped(token)
+
+
+def watch(pgid: int, token: str) -> None:
+    """Register an adapter group started by this process (see the module's docstring)."""
+    with _lock:
+        _watched[pgid] = token
+        _send(b"+ %d %s\n" % (pgid, token.encode("ascii")))
+
+
+def unwatch(pgid: int) -> None:
+    """Unregister a group this process has shut down."""
+    with _lock:
+        if _watched.pop(pgid, None) is not None:
+            _send(b"- %d\n" % pgid)
+
+
+def watchdog_pid() -> int | None:
+    """The pid of this process's watchdog, None while there is none."""
+    proc = _proc
+    return proc.pid if proc is not None and proc.poll() is None else None
+
+
+def _send(line: bytes) -> None:
+    """Write one registration; a watchdog that is gone or stuck is replaced. Holds _lock."""
+    global _proc
+    if _failed:
+        return
+    if _proc is None or _proc.poll() is not None:
+        _restart()
+        return  # the new watchdog got every registration, this one included
+    assert _proc.stdin is not None
+    try:
+        # Lines are far below PIPE_BUF: written whole or not at all.
+        if os.write(_proc.stdin.fileno(), line) == len(line):
+            return
+    except (BlockingIOError, BrokenPipeError, OSError):
+        pass
+    _restart()
+
+
+def _restart() -> None:
+    """Start a watchdog (killing one that stopped reading) and give it every registration."""
+    global _proc, _failed
+    old = _proc
+    _proc = None
+    if old is not None:
+        with contextlib.suppress(OSError):
+            old.kill()
+        with contextlib.suppress(OSError, subprocess.TimeoutExpired):
+            old.wait(timeout=1.0)
+        with contextlib.suppress(OSError):
+            assert old.stdin is not None
+            old.stdin.close()
+    if not sys.executable:
+        _failed = True
+        return
+    try:
+        proc = subprocess.Popen(
+            [sys.executable, "-I", "-S", "-c", _PROGRAM, _ROOT],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            bufsize=0,
+            start_new_session=True,
+            close_fds=True,
+        )
+    except OSError:
+        _failed = True  # no watchdog: the adapters still die with a clean exit
+        return
+    assert proc.stdin is not None
+    protect(proc.pid)
+    os.set_blocking(proc.stdin.fileno(), False)
+    _proc = proc
+    for pgid, token in _watched.items():
+        with contextlib.suppress(OSError):
+            os.write(proc.stdin.fileno(), b"+ %d %s\n" % (pgid, token.encode("ascii")))
+
+
+__all__ = ["main", "unwatch", "watch", "watchdog_pid"]
