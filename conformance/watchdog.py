@@ -31,14 +31,13 @@ from __future__ import annotations
 
 import contextlib
 import os
-import signal
 import subprocess
 import sys
 import threading
 from pathlib import Path
 from typing import Final
 
-from .reaper import kill_escaped, protect
+from .reaper import protect
 
 #: The watchdog's own program: stdlib and conformance.reaper only, started with -I -S.
 _PROGRAM: Final = (
@@ -51,26 +50,6 @@ _proc: subprocess.Popen[bytes] | None = None
 _failed = False
 #: What this process has registered and not unregistered: pgid -> token.
 _watched: dict[int, str] = {}
-
-
-def main() -> None:
-    """The watchdog process: read registrations until end-of-file, then kill what is left."""
-    # Whatever reaches it by accident (a stray Ctrl-C) must not cut the cleanup short.
-    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
-        signal.signal(sig, signal.SIG_IGN)
-    live: dict[int, str] = {}
-    for line in sys.stdin.buffer:
-        parts = line.split()
-        with contextlib.suppress(ValueError, IndexError):
-            if parts[0] == b"+":
-                live[int(parts[1])] = parts[2].decode("ascii")
-            elif parts[0] == b"-":
-                live.pop(int(parts[1]), None)
-    for pgid in live:
-        with contextlib.suppress(OSError):
-            os.killpg(pgid, signal.SIGKILL)
-    for token in live.values():
-        kill_escaped(token)
 
 
 def watch(pgid: int, token: str) -> None:
@@ -129,7 +108,7 @@ def _restart() -> None:
         return
     try:
         proc = subprocess.Popen(
-            [sys.executable, "-I", "-S", "-c", _PROGRAM, _ROOT],
+            [sys.executable, "-I", "-S", _PROGRAM],
             stdin=subprocess.PIPE,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
@@ -149,4 +128,4 @@ def _restart() -> None:
             os.write(proc.stdin.fileno(), b"+ %d %s\n" % (pgid, token.encode("ascii")))
 
 
-__all__ = ["main", "unwatch", "watch", "watchdog_pid"]
+__all__ = ["unwatch", "watch", "watchdog_pid"]

@@ -8,7 +8,15 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parents[2] / "conformance"
-PARTS = ["engine", "handshake", "adapter_pipes", "adapter_process", "memlimit", "watchdog"]
+PARTS = [
+    "engine",
+    "handshake",
+    "adapter_pipes",
+    "adapter_process",
+    "memlimit",
+    "watchdog",
+    "_watchdog_child",
+]
 
 
 def test_the_names_other_modules_import_from_engine_still_resolve() -> None:

@@ -182,3 +182,12 @@ def test_the_reaper_never_kills_the_watchdog_as_an_orphan() -> None:
 
     kill_escaped(None)
     assert not _gone(dog)
+
+
+def test_the_watchdog_program_reads_registrations_and_knows_the_token_variable() -> None:
+    from conformance import _watchdog_child as child
+    from conformance.reaper import SESSION_VARIABLE
+
+    assert child.SESSION_VARIABLE == SESSION_VARIABLE.encode()
+    lines = [b"+ 10 aa\n", b"+ 11 bb\n", b"- 10\n", b"garbage\n", b"+ x y\n", b"\n", b"- 99\n"]
+    assert child.read_registrations(lines) == {11: b"bb"}
