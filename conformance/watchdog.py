@@ -39,15 +39,16 @@ from typing import Final
 
 from .reaper import protect
 
-#: The watchdog's own program: stdlib and conformance.reaper only, started with -I -S.
-_PROGRAM: Final = (
-    "import sys; sys.path.insert(0, sys.argv[1]); from conformance.watchdog import main; main()"
-)
-_ROOT: Final = str(Path(__file__).resolve().parent.parent)
+#: The watchdog's own program, run by path: it imports nothing of the harness.
+_PROGRAM: Final = str(Path(__file__).resolve().parent / "_watchdog_child.py")
 
 _lock = threading.Lock()
 _proc: subprocess.Popen[bytes] | None = None
 _failed = False
+_starts = 0
+#: Watchdogs started at most by one harness process: one that keeps dying is given up
+#: on rather than restarted at every adapter (the harness's own clean-up still runs).
+MAX_STARTS: Final = 4
 #: What this process has registered and not unregistered: pgid -> token.
 _watched: dict[int, str] = {}
 
@@ -92,7 +93,7 @@ def _send(line: bytes) -> None:
 
 def _restart() -> None:
     """Start a watchdog (killing one that stopped reading) and give it every registration."""
-    global _proc, _failed
+    global _proc, _failed, _starts
     old = _proc
     _proc = None
     if old is not None:
@@ -103,7 +104,8 @@ def _restart() -> None:
         with contextlib.suppress(OSError):
             assert old.stdin is not None
             old.stdin.close()
-    if not sys.executable:
+    _starts += 1
+    if not sys.executable or _starts > MAX_STARTS:
         _failed = True
         return
     try:

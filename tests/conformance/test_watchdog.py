@@ -188,6 +188,6 @@ def test_the_watchdog_program_reads_registrations_and_knows_the_token_variable()
     from conformance import _watchdog_child as child
     from conformance.reaper import SESSION_VARIABLE
 
-    assert child.SESSION_VARIABLE == SESSION_VARIABLE.encode()
+    assert SESSION_VARIABLE.encode() == child.SESSION_VARIABLE
     lines = [b"+ 10 aa\n", b"+ 11 bb\n", b"- 10\n", b"garbage\n", b"+ x y\n", b"\n", b"- 99\n"]
     assert child.read_registrations(lines) == {11: b"bb"}
