@@ -42,6 +42,10 @@ from .reaper import protect
 #: The watchdog's own program, run by path: it imports nothing of the harness.
 _PROGRAM: Final = str(Path(__file__).resolve().parent / "_watchdog_child.py")
 
+_KEPT_ENVIRONMENT: Final = frozenset(
+    ("PATH", "LD_LIBRARY_PATH", "DYLD_LIBRARY_PATH", "SYSTEMROOT", "TMPDIR", "LANG")
+)
+
 _lock = threading.Lock()
 _proc: subprocess.Popen[bytes] | None = None
 _failed = False
@@ -117,6 +121,9 @@ def _restart() -> None:
             bufsize=0,
             start_new_session=True,
             close_fds=True,
+            # What an interpreter may need to start, and nothing else: it must not carry
+            # tags or tokens by which a reaper or a test would take it for an adapter's.
+            env={k: v for k, v in os.environ.items() if k in _KEPT_ENVIRONMENT},
         )
     except OSError:
         _failed = True  # no watchdog: the adapters still die with a clean exit

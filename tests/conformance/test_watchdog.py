@@ -146,7 +146,10 @@ def test_a_harness_that_closed_its_sessions_leaves_nothing_to_kill(tmp_path: Pat
             proc.wait()
 
 
-def test_a_watchdog_that_died_is_replaced_and_told_every_live_adapter() -> None:
+def test_a_watchdog_that_died_is_replaced_and_told_every_live_adapter(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(watchdog, "_starts", 0)
     session = EngineSession([sys.executable, str(FAKES / "fake_adapter.py")])
     try:
         session.start()
@@ -191,3 +194,19 @@ def test_the_watchdog_program_reads_registrations_and_knows_the_token_variable()
     assert SESSION_VARIABLE.encode() == child.SESSION_VARIABLE
     lines = [b"+ 10 aa\n", b"+ 11 bb\n", b"- 10\n", b"garbage\n", b"+ x y\n", b"\n", b"- 99\n"]
     assert child.read_registrations(lines) == {11: b"bb"}
+
+
+def test_the_watchdog_carries_none_of_the_harness_environment(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Tests find an adapter's processes by a tag in their environment; the watchdog,
+    started by whichever session comes first, must never be one of them."""
+    monkeypatch.setenv("CARIOCA_TEST_TAG", "watchdog-environment")
+    monkeypatch.setattr(watchdog, "_starts", 0)  # this restart is not one that failed
+    with watchdog._lock:
+        watchdog._restart()
+    dog = watchdog.watchdog_pid()
+    assert dog is not None
+    environ = Path(f"/proc/{dog}/environ").read_bytes().split(b"\0")
+    assert b"CARIOCA_TEST_TAG=watchdog-environment" not in environ
+    assert not [item for item in environ if item.startswith(b"CARIOCA_")]
