@@ -112,7 +112,7 @@ def test_a_pickle_planted_in_an_entry_never_runs(
 
 @pytest.mark.parametrize(
     "body",
-    [b"42", b"[]", b'{"\\u0000Scenario": []}', b"{", b"[" * 50_000],
+    [b"42\n", b"[]\n", b'{"\\u0000Scenario": []}\n', b"{\n", b"[" * 50_000 + b"\n"],
     ids=["int", "list", "wrong-class", "truncated", "deep"],
 )
 def test_an_entry_of_the_wrong_type_is_ignored_and_rewritten(

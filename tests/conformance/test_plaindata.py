@@ -87,16 +87,19 @@ def test_what_cannot_be_read_back_exactly_is_refused(value: Root) -> None:
 @pytest.mark.parametrize(
     "data",
     [
-        b"42",
-        b"[]",
-        b'{"\\u0000Leaf": ["x", [], null]}',  # not the root class
-        b'{"\\u0000os.system": ["echo hi"]}',  # no such tag: nothing is looked up by name
-        b'{"\\u0000Root": [[], null]}',  # a field missing
-        b'{"\\u0000Root": [[], null, null, {}, 5]}',  # a field too many
-        b'{"\\u0000Root": [[], null, {"\\u0000r": 7}, {}]}',  # a reference to nothing
-        b'{"\\u0000Root": [5, null, null, {}]}',  # a tuple field that is not a list
-        b"[" * 100_000 + b"]" * 100_000,  # deep nesting
-        b"\xff\xfe",
+        b"42\n",
+        b"[]\n",
+        b'{"\\u0000Leaf": ["x", [], null]}\n',  # not the root class
+        b'{"\\u0000os.system": ["echo hi"]}\n',  # no such tag: nothing is looked up by name
+        b'{"\\u0000Root": [[], null]}\n',  # a field missing
+        b'{"\\u0000Root": [[], null, null, {}, 5]}\n',  # a field too many
+        b'{"\\u0000Root": [[], null, {"\\u0000r": 7}, {}]}\n',  # a reference to nothing
+        b'{"\\u0000Root": [[], null, {"\\u0000x": 3}, {}]}\nonly one',  # a long string too few
+        b'{"\\u0000Root": [5, null, null, {}]}\n',  # a tuple field that is not a list
+        b"[" * 100_000 + b"]" * 100_000 + b"\n",  # deep nesting
+        b'{"\\u0000Root": [[], null, null, {}]}',  # no newline after the JSON text
+        b'{"\\u0000Root": [[], null, null, {}]}\n\xff',  # long strings not UTF-8
+        b"\xff\xfe\n",
         b"",
     ],
 )
@@ -110,11 +113,20 @@ def test_a_single_root_is_not_a_list_of_roots() -> None:
         CODEC.decode(CODEC.encode(Root(leaves=())), many=True)
 
 
-def test_the_encoding_is_plain_json() -> None:
-    data = CODEC.encode(Root(leaves=(Leaf("x", ("a", "b"), {"k": [1, 2]}),)))
-    assert json.loads(data) == {
-        "\0Root": [[{"\0Leaf": ["x", ["a", "b"], {"k": [1, 2]}]}], None, None, {}]
+def test_the_encoding_is_plain_json_then_the_long_strings() -> None:
+    long, with_nul = "é" * 600, "\0" * 600
+    data = CODEC.encode(Root(leaves=(Leaf("x", ("a", "b"), {"k": long, "n": with_nul}),)))
+    text, tail = data.split(b"\n", 1)
+    assert json.loads(text) == {
+        "\0Root": [
+            [{"\0Leaf": ["x", ["a", "b"], {"k": {"\0x": 0}, "n": with_nul}]}],
+            None,
+            None,
+            {},
+        ]
     }
+    assert tail == long.encode()
+    assert CODEC.decode(data).leaves[0].extra == {"k": long, "n": with_nul}
 
 
 def test_a_codec_refuses_classes_it_could_not_rebuild_faithfully() -> None:
