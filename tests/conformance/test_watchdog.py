@@ -99,8 +99,11 @@ def _start_harness(tmp_path: Path, mode: str) -> tuple[subprocess.Popen[bytes], 
         grouped, escaping, dog = (int(word) for word in _line(proc).split())
         pids = [grouped, escaping, int(grandchild_file.read_text()), int(daemon_file.read_text())]
     except BaseException:
-        proc.kill()  # its watchdog then takes its adapters
+        proc.kill()  # its watchdog, if it has one, then takes its adapters
         proc.wait()
+        for left in (grandchild_file, daemon_file):  # and if it has none
+            with contextlib.suppress(OSError, ValueError):
+                os.kill(int(left.read_text()), signal.SIGKILL)
         raise
     return proc, [*pids, dog]
 
