@@ -29,6 +29,7 @@ from conformance.adapter_command import reference_argv as reference_argv  # re-e
 from conformance.adapter_command import shell_operators as shell_operators  # re-exported
 from conformance.catalogue import Catalogue, CatalogueError, load_catalogue
 from conformance.corpus import default_catalogue_path
+from conformance.memlimit import DEFAULT_MEMORY_LIMIT
 from conformance.outputs import (
     OutputPathError,
     RunFiles,
@@ -240,6 +241,16 @@ def _run_every_profile(args: argparse.Namespace) -> int:
     return worst(list(codes.values()))
 
 
+def _memory_size(text: str) -> int | None:
+    """``--memory-limit``'s value in bytes (None: no limit)."""
+    from conformance.memlimit import parse_size
+
+    try:
+        return parse_size(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def _run_profile(args: argparse.Namespace, *, part_of_all: bool = False) -> int:
     """Run the selected scenarios of ``args.profile`` against an adapter and report."""
     from conformance.errors import EngineError
@@ -268,6 +279,7 @@ def _run_profile(args: argparse.Namespace, *, part_of_all: bool = False) -> int:
         workers=args.workers,
         fresh_process=args.fresh_process,
         start_timeout=args.start_timeout,
+        memory_limit=args.memory_limit,
     )
     # The first adapter starts up while the corpus loads; the run shakes hands with it.
     session = new_session(argv, options)
@@ -834,6 +846,14 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--case-timeout", type=float, default=30.0, help="per-case seconds")
     run.add_argument("--max-response-bytes", type=int, default=8 * 2**20, metavar="N")
     run.add_argument("--max-consecutive-errors", type=int, default=5, metavar="N")
+    run.add_argument(
+        "--memory-limit",
+        type=_memory_size,
+        default=DEFAULT_MEMORY_LIMIT,
+        metavar="SIZE",
+        help="most resident memory of the adapter and its children (2G, 512M; 0: no limit); "
+        "each of --workers N adapters has its own (default: 2G)",
+    )
     run.set_defaults(func=cmd_run)
 
     check = sub.add_parser("check", help="validate scenario files")

@@ -17,6 +17,8 @@ phase raises::
       │
     requests ──────► EngineCrashed        the adapter exited (exit code attached)
       │              EngineTimeout        no answer within the per-request timeout
+      │              EngineMemoryExceeded the adapter's process group passed its memory
+      │                                   limit and was killed (conformance/memlimit.py)
       │              ProtocolError        not JSON, wrong shape, wrong id, oversized
       │              │                    or unsolicited line, stdout closed early
       │              └ InvalidRequest     the *harness* built a request that breaks
@@ -96,6 +98,18 @@ class EngineTimeout(EngineError):
         self.timeout = timeout
 
 
+class EngineMemoryExceeded(EngineError):
+    """The adapter's process group used more resident memory than its limit; it was killed.
+
+    ``limit`` and ``used`` are in bytes (``used``: what the harness measured).
+    """
+
+    def __init__(self, message: str, *, limit: int, used: int, stderr_tail: str = "") -> None:
+        super().__init__(message, stderr_tail=stderr_tail)
+        self.limit = limit
+        self.used = used
+
+
 class ProtocolError(EngineError):
     """A line from the engine breaks the protocol (docs/protocol.md).
 
@@ -133,6 +147,7 @@ class EngineReportedError(EngineError):
 __all__ = [
     "EngineCrashed",
     "EngineError",
+    "EngineMemoryExceeded",
     "EngineReportedError",
     "EngineStartError",
     "EngineTimeout",

@@ -10,11 +10,27 @@ gave, under a key made of everything the result depends on:
   and the versions of Python, PyYAML and jsonschema-rs.
 
 Change any of them and the key changes, so a stale entry is never read; a file with
-problems is never stored (its messages are always fresh). The entries are pickles,
-read only from a folder this user owns and no one else can write (``$CARIOCA_CACHE_DIR``,
-else ``$XDG_CACHE_HOME/carioca-conformance``, else ``~/.cache/carioca-conformance``), as
-pytest, mypy and ruff keep theirs. ``CARIOCA_NO_CACHE=1`` turns the cache off. Any
-trouble with the cache (unreadable, full disk, a corrupt entry) falls back to loading.
+problems is never stored (its messages are always fresh).
+
+The cache lives in ``$CARIOCA_CACHE_DIR``, else ``$XDG_CACHE_HOME/carioca-conformance``,
+else ``~/.cache/carioca-conformance``; ``CARIOCA_NO_CACHE=1`` turns it off. Another local
+user must not be able to change what a later run loads, so:
+
+- an entry is plain JSON (:mod:`conformance.plaindata`): reading it builds data and the
+  scenario dataclasses, never code (it used to be a pickle);
+- the folder is used only when it is a directory the user owns and no one else can
+  write, reached through no symlink another user owns, under parents that are each
+  owned by the user or root and not writable by others (unless sticky, as ``/tmp``).
+  Missing folders are created 0700. The folder is then held open and every entry is
+  reached through that descriptor;
+- entries are written 0600 (whatever the umask) through a temporary file and a rename;
+  an entry is read from a descriptor opened with ``O_NOFOLLOW`` and checked on that
+  descriptor (a regular file of this user that no one else can read or write, of a
+  sane size: no window between the check and the read), then its header (format, key,
+  a digest of its body) and the type of what it holds.
+
+Any entry that fails is ignored and written afresh from a real load; any trouble with
+the cache (an unsafe folder, a full disk) falls back to loading, never to a traceback.
 """
 
 from __future__ import annotations
@@ -23,21 +39,29 @@ import contextlib
 import hashlib
 import importlib.util
 import os
-import pickle
 import stat
 import sys
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Final, TypeVar
 
+from conformance.plaindata import Codec
 from conformance.yamlsafe import MAX_FILE_BYTES
 
 T = TypeVar("T")
 
 #: Entries kept at most; beyond it the oldest are removed when a new one is written.
 MAX_ENTRIES = 4000
+#: Largest entry read (the whole corpus as one entry is about 2 MB).
+MAX_ENTRY_BYTES: Final = 256 * 2**20
+#: First word of every entry's header line; the number changes with the format.
+_MAGIC: Final = b"carioca-conformance-cache/1"
+_SUFFIX: Final = ".json"
 _PACKAGE = Path(__file__).resolve().parent
+_OTHERS_WRITE: Final = stat.S_IWGRP | stat.S_IWOTH
+_OPEN_FLAGS: Final = os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
 
 
 @cache
@@ -60,10 +84,23 @@ def _harness_digest() -> str:
     return digest.hexdigest()
 
 
+@dataclass(frozen=True)
+class _Folder:
+    """The cache folder, checked, and a descriptor on it every entry is reached through."""
+
+    path: Path
+    fd: int
+
+
 def cache_dir() -> Path | None:
     """The cache folder, created if needed; None when caching is off or unsafe."""
+    folder = _folder()
+    return folder.path if folder is not None else None
+
+
+def _folder() -> _Folder | None:
     env = os.environ
-    return _cache_dir(
+    return _open_folder(
         env.get("CARIOCA_NO_CACHE", ""),
         env.get("CARIOCA_CACHE_DIR"),
         env.get("XDG_CACHE_HOME", ""),
@@ -71,7 +108,7 @@ def cache_dir() -> Path | None:
 
 
 @cache
-def _cache_dir(off: str, chosen: str | None, xdg: str) -> Path | None:
+def _open_folder(off: str, chosen: str | None, xdg: str) -> _Folder | None:
     if off not in ("", "0"):
         return None
     if chosen is not None:
@@ -81,15 +118,59 @@ def _cache_dir(off: str, chosen: str | None, xdg: str) -> Path | None:
     else:
         base = xdg or str(Path.home() / ".cache")
         folder = Path(base) / "carioca-conformance"
-    try:
-        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-        info = folder.stat()
-    except OSError:
+    with contextlib.suppress(OSError, ValueError):
+        return _checked_folder(Path(os.path.abspath(folder)))
+    return None
+
+
+def _checked_folder(folder: Path) -> _Folder | None:
+    """``folder`` opened, when it and the way to it are safe (see the module's docstring)."""
+    uid = os.getuid()
+    # A symlink on the way that another user owns could be pointed elsewhere by them.
+    for prefix in (*reversed(folder.parents), folder):
+        try:
+            info = os.lstat(prefix)
+        except FileNotFoundError:
+            break
+        if stat.S_ISLNK(info.st_mode) and info.st_uid not in (0, uid):
+            return None
+    _make_private_dirs(folder)
+    real = Path(os.path.realpath(folder))
+    for parent in real.parents:
+        if not _trusted_parent(os.stat(parent), uid):
+            return None
+    fd = os.open(real, _OPEN_FLAGS | os.O_DIRECTORY)
+    info = os.fstat(fd)
+    if not stat.S_ISDIR(info.st_mode) or info.st_uid != uid or info.st_mode & _OTHERS_WRITE:
+        os.close(fd)
         return None
-    # Pickles run code when read: only from a folder no one else can write into.
-    if info.st_uid != os.getuid() or info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
-        return None
-    return folder
+    return _Folder(real, fd)
+
+
+def _trusted_parent(info: os.stat_result, uid: int) -> bool:
+    """True when no one but ``uid`` and root can rename what a folder holds.
+
+    A sticky folder (``/tmp``) lets others write, but not rename or remove our entries.
+    """
+    if info.st_uid not in (0, uid):
+        return False
+    return not info.st_mode & _OTHERS_WRITE or bool(info.st_mode & stat.S_ISVTX)
+
+
+def _make_private_dirs(folder: Path) -> None:
+    """Create the missing folders on the way to ``folder``, each 0700.
+
+    (``Path.mkdir(parents=True)`` gives the parents the umask's mode, world-writable under
+    umask 000, and such a parent would then disable the cache.)
+    """
+    missing: list[Path] = []
+    for path in (folder, *folder.parents):
+        if os.path.lexists(path):
+            break
+        missing.append(path)
+    for path in reversed(missing):
+        with contextlib.suppress(FileExistsError):
+            os.mkdir(path, 0o700)
 
 
 def context_key(value: object) -> str:
@@ -109,24 +190,31 @@ _CONTEXTS: dict[int, tuple[object, str]] = {}
 
 
 def cached(
-    path: Path, label: str, context: str, load: Callable[[], T], keep: Callable[[T], bool]
+    path: Path,
+    label: str,
+    context: str,
+    load: Callable[[], T],
+    keep: Callable[[T], bool],
+    *,
+    codec: Codec,
 ) -> T:
     """``load()``'s result for the file at ``path``, from the cache when it holds it.
 
     ``context`` is anything else the result depends on (see :func:`context_key`);
-    ``keep`` says whether a fresh result may be stored (a result with problems is not).
+    ``keep`` says whether a fresh result may be stored (a result with problems is not);
+    ``codec`` encodes the result (its root class is the result's type).
     """
-    folder = cache_dir()
+    folder = _folder()
     content = _content(path) if folder is not None else None
     if folder is None or content is None:
         return load()
-    entry = folder / f"{_key(label, context, content)}.pickle"
-    found = _read(entry)
+    key = _key(label, context, content)
+    found = _read(folder, key + _SUFFIX, key, codec, many=False)
     if found is not None:
         return found  # type: ignore[no-any-return]
     result = load()
     if keep(result):
-        _store(folder, entry, result)
+        _store(folder, key + _SUFFIX, key, result, codec, many=False)
     return result
 
 
@@ -136,15 +224,17 @@ def cached_group(
     context: str,
     load: Callable[[int], T],
     keep: Callable[[T], bool],
+    *,
+    codec: Codec,
 ) -> list[T]:
     """``[load(i) for each file]``, from one cache entry for the whole group when it holds it.
 
     The entry's key is made of every file's key (bytes and label), so a change to any file
     misses it; then each file is loaded through :func:`cached`, and the group is stored
-    again when every result may be kept. One entry read and unpickled instead of one per
+    again when every result may be kept. One entry read and decoded instead of one per
     file is what lets ``check`` start in a blink.
     """
-    folder = cache_dir()
+    folder = _folder()
     keys: list[str] = []
     for path, label in zip(paths, labels, strict=True):
         content = _content(path) if folder is not None else None
@@ -154,13 +244,14 @@ def cached_group(
         keys.append(_key(label, context, content))
     if folder is None:
         return [load(i) for i in range(len(paths))]
-    entry = folder / f"{hashlib.sha256(' '.join(keys).encode()).hexdigest()}.group.pickle"
-    found = _read(entry)
-    if isinstance(found, list) and len(found) == len(paths):
-        return found
+    key = hashlib.sha256(" ".join(keys).encode()).hexdigest()
+    name = f"{key}.group{_SUFFIX}"
+    found = _read(folder, name, key, codec, many=True)
+    if found is not None and len(found) == len(paths):
+        return found  # type: ignore[no-any-return]
     results = [load(i) for i in range(len(paths))]
     if all(keep(r) for r in results):
-        _store(folder, entry, results)
+        _store(folder, name, key, results, codec, many=True)
     return results
 
 
@@ -184,27 +275,106 @@ def _key(label: str, context: str, content: bytes) -> str:
     return digest.hexdigest()
 
 
-def _read(entry: Path) -> Any:
-    """The value stored at ``entry``, or None when there is none (or it is unreadable)."""
-    with contextlib.suppress(Exception):
-        # Our own entry, from a folder only this user can write (see cache_dir).
-        return pickle.loads(entry.read_bytes())  # noqa: S301
-    return None
+def _header(key: str, body: bytes) -> bytes:
+    """An entry's first line: format, key and a digest of the body that follows."""
+    digest = hashlib.blake2b(body, digest_size=20).hexdigest()
+    return b"%s %s %s\n" % (_MAGIC, key.encode(), digest.encode())
 
 
-def _store(folder: Path, entry: Path, value: object) -> None:
-    """Write one entry atomically; prune the oldest when there are too many."""
-    temporary = entry.with_name(f".{entry.name}.{os.getpid()}.tmp")
+def _read(folder: _Folder, name: str, key: str, codec: Codec, *, many: bool) -> Any:
+    """The value of entry ``name``, or None when there is none or it fails a check."""
     try:
-        temporary.write_bytes(pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
-        os.replace(temporary, entry)
-    except Exception:  # the cache is an optimisation: never fail a load for it
+        data = _read_private(folder.fd, name)
+        if data is None:
+            return None
+        newline = data.find(b"\n")
+        body = data[newline + 1 :]
+        if newline < 0 or data[: newline + 1] != _header(key, body):
+            return None
+        return codec.decode(body, many=many)
+    except (OSError, ValueError):
+        return None
+
+
+def _read_private(folder_fd: int, name: str) -> bytes | None:
+    """The bytes of ``name`` when it is a regular file of this user that only this user
+    can read and write; checked on the open descriptor, so nothing can be swapped in
+    between the check and the read."""
+    # O_NONBLOCK: a FIFO put in the entry's place must not block the open.
+    fd = os.open(name, _OPEN_FLAGS | os.O_NONBLOCK, dir_fd=folder_fd)
+    try:
+        info = os.fstat(fd)
+        if (
+            not stat.S_ISREG(info.st_mode)
+            or info.st_uid != os.getuid()
+            or info.st_mode & 0o077
+            or info.st_size > MAX_ENTRY_BYTES
+        ):
+            return None
+        chunks: list[bytes] = []
+        left = info.st_size
+        while left > 0:
+            chunk = os.read(fd, left)
+            if not chunk:
+                return None  # shorter than its size said: being rewritten
+            chunks.append(chunk)
+            left -= len(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def _store(
+    folder: _Folder, name: str, key: str, value: object, codec: Codec, *, many: bool
+) -> None:
+    """Write one entry atomically, 0600; prune the oldest when there are too many."""
+    try:
+        body = codec.encode(value)
+        # Stored only when it reads back exactly as written.
+        if codec.encode(codec.decode(body, many=many)) != body:
+            return
+    except (TypeError, ValueError, RecursionError):
+        return
+    temporary = f".{name}.{os.getpid()}.{os.urandom(4).hex()}.tmp"
+    try:
+        fd = os.open(
+            temporary,
+            os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0),
+            0o600,
+            dir_fd=folder.fd,
+        )
+        try:
+            os.fchmod(fd, 0o600)  # whatever the umask took away
+            view = memoryview(_header(key, body) + body)
+            while view:
+                view = view[os.write(fd, view) :]
+        finally:
+            os.close(fd)
+        os.replace(temporary, name, src_dir_fd=folder.fd, dst_dir_fd=folder.fd)
+    except OSError:  # the cache is an optimisation: never fail a load for it
         with contextlib.suppress(OSError):
-            temporary.unlink()
+            os.unlink(temporary, dir_fd=folder.fd)
         return
     with contextlib.suppress(OSError):
-        entries = list(folder.glob("*.pickle"))
-        if len(entries) > MAX_ENTRIES:
-            entries.sort(key=lambda p: p.stat().st_mtime)
-            for old in entries[: len(entries) - MAX_ENTRIES]:
-                old.unlink()
+        _prune(folder.fd)
+
+
+def _prune(folder_fd: int) -> None:
+    """Remove the oldest entries beyond :data:`MAX_ENTRIES`, and pickles of old versions."""
+    entries: list[tuple[int, str]] = []
+    for name in os.listdir(folder_fd):
+        if name.endswith(".pickle"):
+            # An older harness's entry: never read now, so never kept.
+            with contextlib.suppress(OSError):
+                os.unlink(name, dir_fd=folder_fd)
+        elif name.endswith(_SUFFIX) and not name.startswith("."):
+            with contextlib.suppress(OSError):
+                entries.append((os.stat(name, dir_fd=folder_fd).st_mtime_ns, name))
+    if len(entries) > MAX_ENTRIES:
+        entries.sort()
+        for _, old in entries[: len(entries) - MAX_ENTRIES]:
+            with contextlib.suppress(OSError):
+                os.unlink(old, dir_fd=folder_fd)
+
+
+__all__ = ["MAX_ENTRIES", "cache_dir", "cached", "cached_group", "context_key"]

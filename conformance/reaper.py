@@ -38,6 +38,13 @@ _REAP_WAIT: Final = 2.0
 
 _subreaper = False
 _attempted = False
+#: Children of the harness that are not adapters' orphans (the watchdog): never killed.
+_protected: set[int] = set()
+
+
+def protect(pid: int) -> None:
+    """Never kill ``pid`` as an orphan: a child the harness started for itself."""
+    _protected.add(pid)
 
 
 def become_subreaper() -> bool:
@@ -137,7 +144,7 @@ def kill_escaped(
             pid = int(entry)
             if _subreaper:
                 stat = _stat(entry)
-                if stat is None or stat[1] != me or pid in spare:
+                if stat is None or stat[1] != me or pid in spare or pid in _protected:
                     continue
                 if stat[0] == "Z":
                     _reap(pid)
@@ -163,6 +170,7 @@ __all__ = [
     "become_subreaper",
     "is_subreaper",
     "kill_escaped",
+    "protect",
     "session_token",
     "subreaper_unavailable",
 ]

@@ -40,6 +40,7 @@ from conformance.errors import (
     HarnessError,
     InvalidRequest,
 )
+from conformance.memlimit import DEFAULT_MEMORY_LIMIT
 from conformance.profiles import DEFAULT_PROFILE, ProfileError, default_profiles
 from conformance.results import (
     CASE_TEXT_FIELDS,
@@ -84,6 +85,8 @@ class RunOptions:
     start_timeout: float = 10.0
     #: Start a fresh adapter process for every case (isolation at the cost of speed).
     fresh_process: bool = False
+    #: Most resident memory of each adapter's process group, in bytes; None: no limit.
+    memory_limit: int | None = DEFAULT_MEMORY_LIMIT
 
 
 class _Unsupported(Exception):
@@ -575,6 +578,7 @@ def new_session(argv: Sequence[str], options: RunOptions) -> EngineSession:
         timeout=options.timeout,
         start_timeout=options.start_timeout,
         max_line_bytes=options.max_response_bytes,
+        memory_limit=options.memory_limit,
     )
 
 

@@ -25,6 +25,7 @@ from conformance.cards import CANONICAL_ORDER, JOKER, RANKS
 from conformance.catalogue import Catalogue
 from conformance.corpus import scenario_files
 from conformance.loadcache import cached, cached_group, context_key
+from conformance.plaindata import Codec
 from conformance.profiles import (
     DEFAULT_PROFILE,
     Pack,
@@ -257,6 +258,10 @@ class LoadResult:
     scenarios: tuple[Scenario, ...]
     errors: tuple[ScenarioError, ...]
     files: tuple[str, ...] = ()
+
+
+#: How the load cache stores a LoadResult: plain JSON of these classes (no pickle).
+_CACHE_CODEC = Codec(LoadResult, Scenario, Setup, Step, Check, Disputed, DeckSpec)
 
 
 # --------------------------------------------------------------------------- cards
@@ -1050,6 +1055,7 @@ def load_file(
         context_key(catalogue),
         lambda: _load_file(file_path, name, catalogue),
         lambda result: not result.errors,
+        codec=_CACHE_CODEC,
     )
 
 
@@ -1088,6 +1094,7 @@ def load_corpus(paths: Sequence[Path | str], *, catalogue: Catalogue | None = No
         context_key(catalogue),
         lambda i: load_file(files[i], catalogue=catalogue),
         lambda result: not result.errors,
+        codec=_CACHE_CODEC,
     )
     for result in loaded:
         scenarios.extend(result.scenarios)

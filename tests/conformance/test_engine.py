@@ -439,7 +439,7 @@ def test_endless_unsolicited_lines_are_bounded(make_session: Factory, tag: str) 
     assert penalty(session)["points"] == EXAMPLE_POINTS
     time.sleep(0.3)  # the adapter writes as fast as it can meanwhile
     # Nothing is read between requests: the adapter blocks on its full pipe.
-    assert session._stdout is not None and session._stdout.held_bytes <= 64 * 1024
+    assert session._adapter is not None and session._adapter.stdout.held_bytes <= 64 * 1024
     started = time.monotonic()
     with pytest.raises(ProtocolError, match="unsolicited"):
         penalty(session)

@@ -26,7 +26,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from conformance import engine as engine_module
+from conformance.adapter_pipes import StderrDrain
+from conformance.adapter_process import refusing_new_sessions
 from conformance.cli import main
 from conformance.engine import EngineSession
 from conformance.errors import EngineReportedError
@@ -621,7 +622,7 @@ def test_the_stderr_tail_does_not_depend_on_the_drain_thread_being_scheduled(
 ) -> None:
     """Item 8: the worst case of the race, made certain: a drain thread that never runs.
     What the adapter wrote before its answer is still in the tail (catch_up reads it)."""
-    monkeypatch.setattr(engine_module._StderrDrain, "run", lambda self: None)
+    monkeypatch.setattr(StderrDrain, "run", lambda self: None)
     fake = Path(__file__).resolve().parents[1] / "fake_adapters" / "fake_adapter.py"
     session = EngineSession([sys.executable, str(fake), "--error-on", "penalty"], timeout=PATIENCE)
     try:
@@ -657,4 +658,4 @@ def test_a_signal_raises_until_deferred_then_waits_for_the_reports() -> None:
         wait_for(lambda: signals.received is not None, "the handler to record", 10)
         assert signals.exit_code() == 129 and signals.name() == "SIGHUP"
     # The refusal to start adapters is lifted when the context ends.
-    assert engine_module._refusing is False
+    assert not refusing_new_sessions()

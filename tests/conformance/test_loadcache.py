@@ -40,7 +40,7 @@ def test_a_second_load_comes_from_the_cache_and_is_equal(
     catalogue = load_catalogue()
     first = load_file(tmp_path / "deal-1.yaml", catalogue=catalogue)
     assert first.scenarios and not first.errors
-    assert len(list(folder.glob("*.pickle"))) == 1
+    assert len(list(folder.glob("*.json"))) == 1
     _forbid_loading(monkeypatch)
     second = load_file(tmp_path / "deal-1.yaml", catalogue=catalogue)
     assert second == first
@@ -66,7 +66,7 @@ def test_another_catalogue_or_label_is_another_entry(folder: Path, tmp_path: Pat
     load_file(target, catalogue=load_catalogue())
     load_file(target, catalogue=None)
     load_file(target, catalogue=load_catalogue(), label="elsewhere.yaml")
-    assert len(list(folder.glob("*.pickle"))) == 3
+    assert len(list(folder.glob("*.json"))) == 3
 
 
 def test_a_file_with_problems_is_never_stored(folder: Path, tmp_path: Path) -> None:
@@ -74,14 +74,14 @@ def test_a_file_with_problems_is_never_stored(folder: Path, tmp_path: Path) -> N
     target.write_text(target.read_text(encoding="utf-8").replace("rules:", "rulez:", 1))
     result = load_file(target, catalogue=load_catalogue())
     assert result.errors
-    assert not list(folder.glob("*.pickle"))
+    assert not list(folder.glob("*.json"))
 
 
 def test_a_corrupt_entry_falls_back_to_loading(folder: Path, tmp_path: Path) -> None:
     target = tmp_path / "deal-1.yaml"
     first = load_file(target, catalogue=load_catalogue())
-    for entry in folder.glob("*.pickle"):
-        entry.write_bytes(b"not a pickle")
+    for entry in folder.glob("*.json"):
+        entry.write_bytes(b"not an entry")
     assert load_file(target, catalogue=load_catalogue()) == first
 
 
@@ -104,7 +104,7 @@ def test_the_cache_can_be_turned_off(
     monkeypatch.setenv("CARIOCA_NO_CACHE", "1")
     assert cache_dir() is None
     load_file(tmp_path / "deal-1.yaml", catalogue=load_catalogue())
-    assert not folder.exists() or not list(folder.glob("*.pickle"))
+    assert not folder.exists() or not list(folder.glob("*.json"))
 
 
 def test_a_corpus_is_read_back_from_one_entry_and_an_edit_is_seen(
@@ -119,7 +119,7 @@ def test_a_corpus_is_read_back_from_one_entry_and_an_edit_is_seen(
     catalogue = load_catalogue()
     first = load_corpus([corpus], catalogue=catalogue)
     assert first.scenarios and not first.errors
-    assert len(list(folder.glob("*.group.pickle"))) == 1
+    assert len(list(folder.glob("*.group.json"))) == 1
     # Read back whole: neither a file nor its own entry is loaded again.
     monkeypatch.setattr(scenarios_module, "load_file", lambda *_, **__: 1 / 0)
     assert load_corpus([corpus], catalogue=catalogue) == first
@@ -132,4 +132,4 @@ def test_a_corpus_is_read_back_from_one_entry_and_an_edit_is_seen(
     again = load_corpus([corpus], catalogue=catalogue)
     assert [s.title for s in again.scenarios][-1] == "edited"
     assert [s.title for s in again.scenarios][:-1] == [s.title for s in first.scenarios][:-1]
-    assert len(list(folder.glob("*.group.pickle"))) == 2
+    assert len(list(folder.glob("*.group.json"))) == 2

@@ -29,7 +29,10 @@ BEHAVIOURS = (
     "two-lines",
     "close-stdout",
     "orphan",
+    "hog",
 )
+#: The most a hog allocates (then it sleeps): bounded in case the harness misses it.
+HOG_CAP = 1024 * 2**20
 
 
 def misbehave(how: str, request: dict[str, object], answer: str) -> None:
@@ -55,6 +58,11 @@ def misbehave(how: str, request: dict[str, object], answer: str) -> None:
         out.flush()
         os.close(1)
         time.sleep(3600)
+    elif how == "hog":
+        # Touched memory (resident, not just reserved) until the harness kills it.
+        held = [b"h" * (16 * 2**20) for _ in range(HOG_CAP // (16 * 2**20))]
+        time.sleep(3600)
+        del held
     elif how == "orphan":
         # A grandchild that outlives nothing: the process group kill must reach it.
         subprocess.Popen([sys.executable, "-c", "import time; time.sleep(3600)"])
