@@ -321,7 +321,7 @@ def smoke(
         )
         facts = default_profiles()[profile]
         if not declared.plays_profile:
-            listed = ", ".join(handshake.profiles) or "none"
+            listed = ", ".join(declared.profiles) or "none"
             detail = (
                 f"the engine does not support profile {profile!r}: its handshake lists "
                 f"profiles {listed}"
