@@ -266,3 +266,27 @@ def test_a_law_with_no_close_plays_extra_deals_before_giving_up() -> None:
     one = run(REFERENCE, seed=5, deals=1)
     assert one["scoring-at-close"].checked, one["scoring-at-close"].detail
     assert EXTRA_DEALS >= 1
+
+
+def test_run_properties_is_not_green_when_the_laws_checked_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The case passes, but no law could be observed: the run says so and is no green."""
+    import json
+    import shlex
+
+    from conformance.cli import main
+
+    adapter = shlex.join([*HOUSE, "--plays", "7", "--declare-players", "none"])
+    report = tmp_path / "r.json"
+    args = ["run", "--scenario", "cc-0200", "--adapter", adapter, "--properties", "--deals", "1"]
+    code = main([*args, "--json", str(report)])
+    doc = json.loads(report.read_text())
+    assert [c["status"] for c in doc["cases"]] == ["pass"]
+    assert {law["name"] for law in doc["properties"]} == set(RULES)
+    assert not any(law["passed"] for law in doc["properties"])
+    assert all(law["detail"].startswith("not checked: ") for law in doc["properties"])
+    assert "not checked conservation (CARDS-1): not checked: every deal offered" in (
+        capsys.readouterr().out
+    )
+    assert code == 1
