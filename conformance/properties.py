@@ -21,6 +21,14 @@ whole seeded deals against the engine and watch for laws that must hold in *ever
   catches an engine that always picks one. It never flakes: the seeds are fixed, and an
   engine that draws fairly fails it with probability 2 x (1/2)^32 < 1e-9.
 
+Every law reads the engine's declarations in the profile through conformance/declarations.py,
+as ``run`` does: deals seat only the counts it plays, scoring follows its rulings, fields it
+declares ``unmodelled`` are never compared (the harness uses what it knows itself where it
+can: who emptied their hand, the totals it sent), runs of an engine that arranges them are
+compared as multisets, and nothing depends on a recycled stock's order (docs/protocol.md
+§2, §6). A law that could check nothing (every deal answered ``unsupported``, no deal
+closed) is reported *not checked*, which is never a pass.
+
 The harness never imports an engine (not even the reference): the playing policy and the
 small opening search are written here from docs/protocol.md and docs/rules.md, and the
 packs, player counts, deals, contracts, wild ranks and card values come from the profile's
@@ -336,6 +344,123 @@ def _describe_difference(want: Counter[str], got: Counter[str]) -> str:
     return "; ".join(parts) or "same cards"
 
 
+class _ScoringLaw:
+    """``scoring-at-close``: what each deal's close must score, as the engine declares it
+    plays (its rulings and the fields it models)."""
+
+    def __init__(self, declared: Declarations, profile: ProfileData, tally: _Tally) -> None:
+        self.declared = declared
+        self.profile = profile
+        self.tally = tally
+        #: Refused actions per player in the current deal, and what each costs at the close
+        #: for an engine ruling DISPUTE-35 ``penalty`` (docs/rules.md reads it as 10 points).
+        self.refusals: Counter[int] = Counter()
+        self.refusal_cost = PENALTY_POINTS if declared.ruling("DISPUTE-35") == "penalty" else 0
+        #: Scoring points the engine plays another way than the profile (VARIANT-01 thirty,
+        #: DISPUTE-60 unmatched_only...): the deal scores are then its own, and the law checks
+        #: only that the totals add them up, never a value the harness cannot know.
+        self.own_scoring = own_scoring(declared.declared, profile.name)
+        #: Fields the law skipped because the engine does not model them.
+        self.unjudged: set[str] = set()
+        #: The totals sent with start_deal (the harness's own, for unmodelled ``totals``).
+        self.start_totals: list[int] = []
+
+    def new_deal(self, players: int) -> None:
+        """A deal was started with ``players`` players and zero totals."""
+        self.refusals.clear()
+        self.start_totals = [0] * players
+
+    def check(
+        self, before: dict[str, Any], after: dict[str, Any], *, opened: bool, where: str
+    ) -> None:
+        """The closer scores 0, the others their held cards, and totals add up.
+
+        Only what the engine models is compared (docs/protocol.md §2): for an unmodelled
+        ``closer``, ``deal_scores`` or ``totals`` the harness uses what it knows itself (who
+        emptied their hand, the scores it computes, the totals it sent), and an unmodelled
+        ``winners`` is not judged. ``opened``: the player on turn laid down this turn.
+        """
+        models = self.declared.models
+        hands = after["hands"]
+        turn = before["turn"]
+        emptied = hands[turn] == []
+        if models("closer"):
+            closer = after.get("closer")
+        else:
+            closer = turn if emptied else None
+            self.unjudged.add("closer")
+        scores = after.get("deal_scores") if models("deal_scores") else None
+        out = self.profile.closer_score
+        # PERLA-SCORE-1: emptied on the laying-down turn (or by the laying down itself).
+        lowering = opened or not before["opened"][turn]
+        if lowering and self.profile.lowering_turn_closer_score is not None:
+            out = self.profile.lowering_turn_closer_score
+        expected: list[int] | None = [
+            (out if i == closer else sum(self.profile.card_value(c) for c in hand))
+            + self.refusal_cost * self.refusals[i]  # DISPUTE-35 penalty
+            for i, hand in enumerate(hands)
+        ]
+        tally = self.tally
+        if self.own_scoring:
+            # The engine's own values (see own_scoring), when it shows them.
+            expected = scores if isinstance(scores, list) else None
+        start = before["totals"] if models("totals") else self.start_totals
+        totals = (
+            None if expected is None else [t + s for t, s in zip(start, expected, strict=False)]
+        )
+        # A deal ends with the closer's empty hand, or (DISPUTE-75 round_ends) with nobody
+        # closing when a stock draw meets an empty stock.
+        stock_out = closer is None and not before["stock"]
+        tally.check(
+            stock_out or (closer == turn and emptied),
+            lambda: (
+                f"{where}: closer {closer}, but player {turn} emptied "
+                f"their hand (hand left: {hands[turn]})"
+                if models("closer")
+                else f"{where}: the deal ended, but player {turn} kept "
+                f"{hands[turn]} and the stock was not empty"
+            ),
+        )
+        if models("deal_scores"):
+            tally.check(
+                scores == expected,
+                lambda: (
+                    f"{where}: deal_scores {scores}, expected {expected} "
+                    f"(closer {out}, others the value of held cards)"
+                ),
+            )
+        else:
+            self.unjudged.add("deal_scores")
+        if not models("totals"):
+            self.unjudged.add("totals")
+        elif totals is not None:
+            tally.check(
+                after["totals"] == totals,
+                lambda: f"{where}: totals {after['totals']}, expected {totals}",
+            )
+        if after["phase"] != "game_over":
+            return
+        final = after["totals"] if models("totals") else totals
+        if not models("winners"):
+            self.unjudged.add("winners")
+        elif final is not None:
+            best = min(final)
+            want = [i for i, t in enumerate(final) if t == best]
+            tally.check(
+                after.get("winners") == want,
+                lambda: f"{where}: winners {after.get('winners')}, expected {want}",
+            )
+
+    def notes(self) -> str:
+        """What the law's detail adds after "held in N checks"."""
+        if not self.own_scoring:
+            return ""
+        return (
+            f"; the deal scores themselves not judged: the engine rules "
+            f"{', '.join(self.own_scoring)}"
+        )
+
+
 class _Run:
     """One run of the properties against a session."""
 
@@ -356,25 +481,17 @@ class _Run:
         #: New games answered ``unsupported`` (random-choices), and deals played.
         self.skipped_games: list[str] = []
         self.played = 0
-        #: Refused actions per player in the current deal, and what each costs at the close
-        #: for an engine ruling DISPUTE-35 ``penalty`` (docs/rules.md reads it as 10 points).
-        self.refusals: Counter[int] = Counter()
-        self.refusal_cost = PENALTY_POINTS if declared.ruling("DISPUTE-35") == "penalty" else 0
-        #: Scoring points the engine plays another way than the profile (VARIANT-01 thirty,
-        #: DISPUTE-60 unmatched_only...): the deal scores are then its own, and the law checks
-        #: only that the totals add them up, never a value the harness cannot know.
-        self.own_scoring = own_scoring(declared.declared, profile.name)
-        #: What the scoring law could not judge because the engine declares the field
-        #: unmodelled (docs/protocol.md §2): named in the law's detail.
+        #: What a law could not judge because the engine declares the field unmodelled
+        #: (docs/protocol.md §2): named in the law's detail.
         self.unjudged: set[str] = set()
         self.rng = random.Random(seed)
         self.tallies = {name: _Tally() for name in RULES}
+        self.scoring = _ScoringLaw(declared, profile, self.tallies["scoring-at-close"])
         self.where = "start"
         # Cards whose lay-off the engine refused this turn: not offered again until a discard.
         self.refused: set[str] = set()
-        # The totals sent with start_deal, and whether the player on turn opened this turn:
-        # known to the harness, read where the engine declares the state field unmodelled.
-        self.start_totals: list[int] = []
+        # Whether the player on turn opened this turn: known to the harness, read where the
+        # engine declares ``turn_opened`` unmodelled.
         self.opened_this_turn = False
 
     # -- requests --------------------------------------------------------------------------
@@ -421,15 +538,14 @@ class _Run:
             totals=[0] * players,
             deck=deck,
         )
-        self.refusals.clear()
-        self.start_totals = [0] * players
+        self.scoring.new_deal(players)
         self.opened_this_turn = False
         return self.observe(answer["state"])
 
     def act(self, action: dict[str, Any]) -> dict[str, Any]:
         answer = self.session.request("act", action=action)
         if answer.get("accepted") is False:
-            self.refusals[action["player"]] += 1
+            self.scoring.refusals[action["player"]] += 1
         return answer
 
     # -- laws ------------------------------------------------------------------------------
@@ -477,85 +593,6 @@ class _Run:
         else:
             return None
         return self.rng.choice(choices)
-
-    def check_close(self, before: dict[str, Any], after: dict[str, Any]) -> None:
-        """The closer scores 0, the others their held cards, and totals add up.
-
-        Only what the engine models is compared (docs/protocol.md §2): for an unmodelled
-        ``closer``, ``deal_scores`` or ``totals`` the harness uses what it knows itself (who
-        emptied their hand, the scores it computes, the totals it sent), and an unmodelled
-        ``winners`` is not judged.
-        """
-        models = self.declared.models
-        hands = after["hands"]
-        turn = before["turn"]
-        emptied = hands[turn] == []
-        if models("closer"):
-            closer = after.get("closer")
-        else:
-            closer = turn if emptied else None
-            self.unjudged.add("closer")
-        scores = after.get("deal_scores") if models("deal_scores") else None
-        out = self.profile.closer_score
-        # PERLA-SCORE-1: emptied on the laying-down turn (or by the laying down itself).
-        lowering = self.turn_opened(before) or not before["opened"][turn]
-        if lowering and self.profile.lowering_turn_closer_score is not None:
-            out = self.profile.lowering_turn_closer_score
-        expected: list[int] | None = [
-            (out if i == closer else sum(self.profile.card_value(c) for c in hand))
-            + self.refusal_cost * self.refusals[i]  # DISPUTE-35 penalty
-            for i, hand in enumerate(hands)
-        ]
-        tally = self.tallies["scoring-at-close"]
-        if self.own_scoring:
-            # The engine's own values (see own_scoring), when it shows them.
-            expected = scores if isinstance(scores, list) else None
-        start = before["totals"] if models("totals") else self.start_totals
-        totals = (
-            None if expected is None else [t + s for t, s in zip(start, expected, strict=False)]
-        )
-        # A deal ends with the closer's empty hand, or (DISPUTE-75 round_ends) with nobody
-        # closing when a stock draw meets an empty stock.
-        stock_out = closer is None and not before["stock"]
-        tally.check(
-            stock_out or (closer == turn and emptied),
-            lambda: (
-                f"{self.where}: closer {closer}, but player {turn} emptied "
-                f"their hand (hand left: {hands[turn]})"
-                if models("closer")
-                else f"{self.where}: the deal ended, but player {turn} kept "
-                f"{hands[turn]} and the stock was not empty"
-            ),
-        )
-        if models("deal_scores"):
-            tally.check(
-                scores == expected,
-                lambda: (
-                    f"{self.where}: deal_scores {scores}, expected {expected} "
-                    f"(closer {out}, others the value of held cards)"
-                ),
-            )
-        else:
-            self.unjudged.add("deal_scores")
-        if not models("totals"):
-            self.unjudged.add("totals")
-        elif totals is not None:
-            tally.check(
-                after["totals"] == totals,
-                lambda: f"{self.where}: totals {after['totals']}, expected {totals}",
-            )
-        if after["phase"] != "game_over":
-            return
-        final = after["totals"] if models("totals") else totals
-        if not models("winners"):
-            self.unjudged.add("winners")
-        elif final is not None:
-            best = min(final)
-            want = [i for i, t in enumerate(final) if t == best]
-            tally.check(
-                after.get("winners") == want,
-                lambda: f"{self.where}: winners {after.get('winners')}, expected {want}",
-            )
 
     # -- play ------------------------------------------------------------------------------
 
@@ -643,7 +680,8 @@ class _Run:
                 self.opened_this_turn = True
             actions.append(action)
             if after["phase"] in ("deal_over", "game_over"):
-                self.check_close(state, after)
+                opened = self.turn_opened(state)
+                self.scoring.check(state, after, opened=opened, where=self.where)
             state = after
         return deck, players, deal, dealer, actions
 
@@ -734,50 +772,6 @@ class _Run:
             lambda: f"{LOT_GAMES} new games with different seeds all dealt the same hands",
         )
 
-    def not_checked_because(self, name: str, error: str | None) -> str:
-        """Why law ``name`` made no check at all."""
-        if error is not None:
-            return error
-        if name == "random-choices" and self.skipped_games:
-            return f"new_game answered unsupported ({self.skipped_games[-1]})"
-        if self.skipped and not self.played:
-            return f"every deal offered ({len(self.skipped)}) was answered unsupported"
-        if name == "scoring-at-close":
-            return f"no deal closed within the action cap in {self.played} deal(s)"
-        return f"nothing to check in {self.played} deal(s)"
-
-    def results(self, error: str | None) -> list[PropertyResult]:
-        """One result per law; a law that made no check is not checked, never a pass."""
-        out = []
-        for name, tally in self.tallies.items():
-            rules = tuple(self.profile.rule_id(rule) for rule in RULES[name])
-            if tally.failure is None and tally.checked == 0:
-                why = self.not_checked_because(name, error)
-                out.append(
-                    PropertyResult(name, rules, False, f"not checked: {why}", self.seed, False)
-                )
-                continue
-            if tally.failure is not None:
-                passed, detail = False, tally.failure
-            else:
-                passed, detail = True, f"held in {tally.checked} checks"
-                if name == "scoring-at-close" and self.own_scoring:
-                    detail += (
-                        f"; the deal scores themselves not judged: the engine rules "
-                        f"{', '.join(self.own_scoring)}"
-                    )
-            unjudged = sorted(self.unjudged & UNJUDGED_BY.get(name, frozenset()))
-            if unjudged:
-                detail += f"; not judged, the engine declares unmodelled: {', '.join(unjudged)}"
-            if name == "random-choices" and self.skipped_games:
-                detail += f" (new_game answered unsupported: {self.skipped_games[0]})"
-            elif name != "random-choices" and self.skipped:
-                detail += f" ({len(self.skipped)} deal(s) skipped: the engine answered unsupported)"
-            out.append(PropertyResult(name, rules, passed, detail, self.seed))
-        if error is not None:
-            out.append(PropertyResult("engine", (), False, error, self.seed))
-        return out
-
 
 #: The state fields each law would judge, named in its detail when the engine does not
 #: model them.
@@ -865,4 +859,47 @@ def run_properties(
         # A schema-valid but nonsensical state (a hand index past the players) is the
         # engine's fault too; report it rather than crash the harness.
         error = f"{run.where}: unusable state from the engine ({type(exc).__name__}: {exc})"
-    return run.results(error)
+    return _results(run, error)
+
+
+def _not_checked_because(run: _Run, name: str, error: str | None) -> str:
+    """Why law ``name`` made no check at all."""
+    if error is not None:
+        return error
+    if name == "random-choices" and run.skipped_games:
+        return f"new_game answered unsupported ({run.skipped_games[-1]})"
+    if run.skipped and not run.played:
+        return f"every deal offered ({len(run.skipped)}) was answered unsupported"
+    if name == "scoring-at-close":
+        return f"no deal closed within the action cap in {run.played} deal(s)"
+    return f"nothing to check in {run.played} deal(s)"
+
+
+def _results(run: _Run, error: str | None) -> list[PropertyResult]:
+    """One result per law; a law that made no check is not checked, never a pass."""
+    out = []
+    for name, tally in run.tallies.items():
+        rules = tuple(run.profile.rule_id(rule) for rule in RULES[name])
+        if tally.failure is None and tally.checked == 0:
+            why = _not_checked_because(run, name, error)
+            out.append(PropertyResult(name, rules, False, f"not checked: {why}", run.seed, False))
+            continue
+        if tally.failure is not None:
+            passed, detail = False, tally.failure
+        else:
+            passed, detail = True, f"held in {tally.checked} checks"
+            if name == "scoring-at-close":
+                detail += run.scoring.notes()
+        unjudged = sorted(
+            (run.unjudged | run.scoring.unjudged) & UNJUDGED_BY.get(name, frozenset())
+        )
+        if unjudged:
+            detail += f"; not judged, the engine declares unmodelled: {', '.join(unjudged)}"
+        if name == "random-choices" and run.skipped_games:
+            detail += f" (new_game answered unsupported: {run.skipped_games[0]})"
+        elif name != "random-choices" and run.skipped:
+            detail += f" ({len(run.skipped)} deal(s) skipped: the engine answered unsupported)"
+        out.append(PropertyResult(name, rules, passed, detail, run.seed))
+    if error is not None:
+        out.append(PropertyResult("engine", (), False, error, run.seed))
+    return out
