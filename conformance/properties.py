@@ -21,6 +21,14 @@ whole seeded deals against the engine and watch for laws that must hold in *ever
   catches an engine that always picks one. It never flakes: the seeds are fixed, and an
   engine that draws fairly fails it with probability 2 x (1/2)^32 < 1e-9.
 
+Every law reads the engine's declarations in the profile through conformance/declarations.py,
+as ``run`` does: deals seat only the counts it plays, scoring follows its rulings, fields it
+declares ``unmodelled`` are never compared (the harness uses what it knows itself where it
+can: who emptied their hand, the totals it sent), runs of an engine that arranges them are
+compared as multisets, and nothing depends on a recycled stock's order (docs/protocol.md
+§2, §6). A law that could check nothing (every deal answered ``unsupported``, no deal
+closed) is reported *not checked*, which is never a pass.
+
 The harness never imports an engine (not even the reference): the playing policy and the
 small opening search are written here from docs/protocol.md and docs/rules.md, and the
 packs, player counts, deals, contracts, wild ranks and card values come from the profile's
@@ -40,6 +48,7 @@ from typing import Any, Final
 from .cards import CANONICAL_ORDER, JOKER, RANKS, SUITS
 from .catalogue import load_catalogue
 from .compare import compare_unchanged, format_mismatches, strip_private
+from .declarations import Declarations, declarations
 from .engine import EngineSession
 from .errors import EngineError, EngineReportedError, HarnessError
 from .profiles import DEFAULT_PROFILE, ProfileData, default_profiles
@@ -63,7 +72,10 @@ class PropertyResult:
     """The outcome of one law over a whole run.
 
     ``detail`` explains the first violation (or what was checked when all held); ``seed``
-    replays the run with :func:`run_properties`.
+    replays the run with :func:`run_properties`. A law that could check nothing (every
+    deal answered ``unsupported``, no deal closed, an engine without ``deals``) has
+    ``checked`` False and ``passed`` False: it is not shown to hold, so it is no pass, and
+    its detail starts with "not checked".
     """
 
     name: str
@@ -71,6 +83,14 @@ class PropertyResult:
     passed: bool
     detail: str
     seed: int
+    checked: bool = True
+
+    @property
+    def verdict(self) -> str:
+        """``pass``, ``FAIL`` or ``not checked``, as the reports show it."""
+        if not self.checked:
+            return "not checked"
+        return "pass" if self.passed else "FAIL"
 
 
 #: What one refused action costs its player at the close under DISPUTE-35 ``penalty``
@@ -289,6 +309,19 @@ def _canonical(state: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _runs_as_sets(state: dict[str, Any]) -> dict[str, Any]:
+    """A state with every table meld's cards sorted: how states of an engine that arranges
+    runs itself are compared (where it places a joker is its own choice)."""
+    table = state.get("table")
+    if not isinstance(table, list):
+        return state
+    melds = [
+        {**m, "cards": sorted(m["cards"])} if isinstance(m, dict) and "cards" in m else m
+        for m in table
+    ]
+    return {**state, "table": melds}
+
+
 def _all_cards(state: dict[str, Any]) -> Counter[str]:
     cards: Counter[str] = Counter()
     for hand in state.get("hands", []):
@@ -311,45 +344,176 @@ def _describe_difference(want: Counter[str], got: Counter[str]) -> str:
     return "; ".join(parts) or "same cards"
 
 
+class _ScoringLaw:
+    """``scoring-at-close``: what each deal's close must score, as the engine declares it
+    plays (its rulings and the fields it models)."""
+
+    def __init__(self, declared: Declarations, profile: ProfileData, tally: _Tally) -> None:
+        self.declared = declared
+        self.profile = profile
+        self.tally = tally
+        #: Refused actions per player in the current deal, and what each costs at the close
+        #: for an engine ruling DISPUTE-35 ``penalty`` (docs/rules.md reads it as 10 points).
+        self.refusals: Counter[int] = Counter()
+        self.refusal_cost = PENALTY_POINTS if declared.ruling("DISPUTE-35") == "penalty" else 0
+        #: Scoring points the engine plays another way than the profile (VARIANT-01 thirty,
+        #: DISPUTE-60 unmatched_only...): the deal scores are then its own, and the law checks
+        #: only that the totals add them up, never a value the harness cannot know.
+        self.own_scoring = own_scoring(declared.declared, profile.name)
+        #: Fields the law skipped because the engine does not model them.
+        self.unjudged: set[str] = set()
+        #: The totals sent with start_deal (the harness's own, for unmodelled ``totals``).
+        self.start_totals: list[int] = []
+
+    def new_deal(self, players: int) -> None:
+        """A deal was started with ``players`` players and zero totals."""
+        self.refusals.clear()
+        self.start_totals = [0] * players
+
+    def check(
+        self, before: dict[str, Any], after: dict[str, Any], *, opened: bool, where: str
+    ) -> None:
+        """The closer scores 0, the others their held cards, and totals add up.
+
+        Only what the engine models is compared (docs/protocol.md §2): for an unmodelled
+        ``closer``, ``deal_scores`` or ``totals`` the harness uses what it knows itself (who
+        emptied their hand, the scores it computes, the totals it sent), and an unmodelled
+        ``winners`` is not judged. ``opened``: the player on turn laid down this turn.
+        """
+        models = self.declared.models
+        hands = after["hands"]
+        turn = before["turn"]
+        emptied = hands[turn] == []
+        if models("closer"):
+            closer = after.get("closer")
+        else:
+            closer = turn if emptied else None
+            self.unjudged.add("closer")
+        scores = after.get("deal_scores") if models("deal_scores") else None
+        out = self.profile.closer_score
+        # PERLA-SCORE-1: emptied on the laying-down turn (or by the laying down itself).
+        lowering = opened or not before["opened"][turn]
+        if lowering and self.profile.lowering_turn_closer_score is not None:
+            out = self.profile.lowering_turn_closer_score
+        expected: list[int] | None = [
+            (out if i == closer else sum(self.profile.card_value(c) for c in hand))
+            + self.refusal_cost * self.refusals[i]  # DISPUTE-35 penalty
+            for i, hand in enumerate(hands)
+        ]
+        tally = self.tally
+        if self.own_scoring:
+            # The engine's own values (see own_scoring), when it shows them.
+            expected = scores if isinstance(scores, list) else None
+        start = before["totals"] if models("totals") else self.start_totals
+        totals = (
+            None if expected is None else [t + s for t, s in zip(start, expected, strict=False)]
+        )
+        # A deal ends with the closer's empty hand, or (DISPUTE-75 round_ends) with nobody
+        # closing when a stock draw meets an empty stock.
+        stock_out = closer is None and not before["stock"]
+        tally.check(
+            stock_out or (closer == turn and emptied),
+            lambda: (
+                f"{where}: closer {closer}, but player {turn} emptied "
+                f"their hand (hand left: {hands[turn]})"
+                if models("closer")
+                else f"{where}: the deal ended, but player {turn} kept "
+                f"{hands[turn]} and the stock was not empty"
+            ),
+        )
+        if models("deal_scores"):
+            tally.check(
+                scores == expected,
+                lambda: (
+                    f"{where}: deal_scores {scores}, expected {expected} "
+                    f"(closer {out}, others the value of held cards)"
+                ),
+            )
+        else:
+            self.unjudged.add("deal_scores")
+        if not models("totals"):
+            self.unjudged.add("totals")
+        elif totals is not None:
+            tally.check(
+                after["totals"] == totals,
+                lambda: f"{where}: totals {after['totals']}, expected {totals}",
+            )
+        if after["phase"] != "game_over":
+            return
+        final = after["totals"] if models("totals") else totals
+        if not models("winners"):
+            self.unjudged.add("winners")
+        elif final is not None:
+            best = min(final)
+            want = [i for i, t in enumerate(final) if t == best]
+            tally.check(
+                after.get("winners") == want,
+                lambda: f"{where}: winners {after.get('winners')}, expected {want}",
+            )
+
+    def notes(self) -> str:
+        """What the law's detail adds after "held in N checks"."""
+        if not self.own_scoring:
+            return ""
+        return (
+            f"; the deal scores themselves not judged: the engine rules "
+            f"{', '.join(self.own_scoring)}"
+        )
+
+
 class _Run:
     """One run of the properties against a session."""
 
     def __init__(
-        self,
-        session: EngineSession,
-        seed: int,
-        players: tuple[int, ...] = (2, 3, 4),
-        profile: ProfileData | None = None,
+        self, session: EngineSession, seed: int, declared: Declarations, profile: ProfileData
     ) -> None:
         self.session = session
         self.seed = seed
         #: The profile played: its packs, deals, contracts and card values.
-        self.profile = profile or _argentine()
-        #: Player counts the engine declares (docs/protocol.md §2); deals use only these.
-        self.players = players
+        self.profile = profile
+        #: What the engine declares in this profile (conformance/declarations.py): the only
+        #: place the laws read its rulings, players and unmodelled fields from.
+        self.declared = declared
+        #: Player counts both the engine and the profile allow; deals use only these.
+        self.players = tuple(n for n in declared.players if n in profile.players)
         #: Deals the engine answered ``unsupported`` to: skipped, the laws go on.
         self.skipped: list[str] = []
-        #: Refused actions per player in the current deal, and what each costs at the close
-        #: for an engine ruling DISPUTE-35 ``penalty`` (docs/rules.md reads it as 10 points).
-        self.refusals: Counter[int] = Counter()
-        handshake = session.handshake
-        rulings = handshake.rulings_for(self.profile.name) if handshake is not None else {}
-        self.refusal_cost = PENALTY_POINTS if rulings.get("DISPUTE-35") == "penalty" else 0
-        #: Scoring points the engine plays another way than the profile (VARIANT-01 thirty,
-        #: DISPUTE-60 unmatched_only...): the deal scores are then its own, and the law checks
-        #: only that the totals add them up, never a value the harness cannot know.
-        self.own_scoring = own_scoring(rulings, self.profile.name)
+        #: New games answered ``unsupported`` (random-choices), and deals played.
+        self.skipped_games: list[str] = []
+        self.played = 0
+        #: What a law could not judge because the engine declares the field unmodelled
+        #: (docs/protocol.md §2): named in the law's detail.
+        self.unjudged: set[str] = set()
         self.rng = random.Random(seed)
         self.tallies = {name: _Tally() for name in RULES}
+        self.scoring = _ScoringLaw(declared, profile, self.tallies["scoring-at-close"])
         self.where = "start"
         # Cards whose lay-off the engine refused this turn: not offered again until a discard.
         self.refused: set[str] = set()
+        # Whether the player on turn opened this turn: known to the harness, read where the
+        # engine declares ``turn_opened`` unmodelled.
+        self.opened_this_turn = False
 
     # -- requests --------------------------------------------------------------------------
 
     def pack(self, players: int) -> Counter[str]:
         """The profile's pack for ``players`` players, as a multiset."""
         return Counter(self.profile.pack(players).canonical_order())
+
+    def turn_opened(self, state: dict[str, Any]) -> bool:
+        """Whether the player on turn laid down this turn: the state's ``turn_opened``, or
+        the harness's own count for an engine that does not model it."""
+        if self.declared.models("turn_opened"):
+            return bool(state.get("turn_opened"))
+        return self.opened_this_turn
+
+    def unchanged(self, before: dict[str, Any], after: dict[str, Any]) -> list[Any]:
+        """What differs between two states that must be equal, compared as the protocol
+        promises: unmodelled fields skipped, runs as multisets for an engine that arranges
+        them itself (docs/protocol.md §2)."""
+        if self.declared.runs_as_sets:
+            before, after = _runs_as_sets(before), _runs_as_sets(after)
+        return compare_unchanged(before, after, unmodelled=self.declared.unmodelled)
 
     def observe(self, state: dict[str, Any]) -> dict[str, Any]:
         """Check conservation on every state the engine returns."""
@@ -374,13 +538,14 @@ class _Run:
             totals=[0] * players,
             deck=deck,
         )
-        self.refusals.clear()
+        self.scoring.new_deal(players)
+        self.opened_this_turn = False
         return self.observe(answer["state"])
 
     def act(self, action: dict[str, Any]) -> dict[str, Any]:
         answer = self.session.request("act", action=action)
         if answer.get("accepted") is False:
-            self.refusals[action["player"]] += 1
+            self.scoring.refusals[action["player"]] += 1
         return answer
 
     # -- laws ------------------------------------------------------------------------------
@@ -403,7 +568,7 @@ class _Run:
         self, before: dict[str, Any], after: dict[str, Any], action: dict[str, Any]
     ) -> None:
         """A rejected action must leave the state exactly as it was (DISPUTE-35)."""
-        diff = compare_unchanged(before, after)
+        diff = self.unchanged(before, after)
         detail = f"{self.where}: after rejecting {action}:\n{format_mismatches(diff)}"
         self.tallies["rejected-leaves-unchanged"].check(not diff, lambda: detail)
 
@@ -429,55 +594,6 @@ class _Run:
             return None
         return self.rng.choice(choices)
 
-    def check_close(self, before: dict[str, Any], after: dict[str, Any]) -> None:
-        """The closer scores 0, the others their held cards, and totals add up."""
-        closer = after.get("closer")
-        scores = after.get("deal_scores")
-        hands = after["hands"]
-        turn = before["turn"]
-        out = self.profile.closer_score
-        # PERLA-SCORE-1: emptied on the laying-down turn (or by the laying down itself).
-        lowering = before.get("turn_opened") or not before["opened"][turn]
-        if lowering and self.profile.lowering_turn_closer_score is not None:
-            out = self.profile.lowering_turn_closer_score
-        expected = [
-            (out if i == closer else sum(self.profile.card_value(c) for c in hand))
-            + self.refusal_cost * self.refusals[i]  # DISPUTE-35 penalty
-            for i, hand in enumerate(hands)
-        ]
-        tally = self.tallies["scoring-at-close"]
-        if self.own_scoring and isinstance(scores, list):
-            expected = scores  # the engine's own values (see own_scoring)
-        totals = [t + s for t, s in zip(before["totals"], expected, strict=False)]
-        # A deal ends with the closer's empty hand, or (DISPUTE-75 round_ends) with nobody
-        # closing when a stock draw meets an empty stock.
-        stock_out = closer is None and not before["stock"]
-        tally.check(
-            stock_out or (closer == turn and hands[turn] == []),
-            lambda: (
-                f"{self.where}: closer {closer}, but player {before['turn']} emptied "
-                f"their hand (hand left: {hands[before['turn']]})"
-            ),
-        )
-        tally.check(
-            scores == expected,
-            lambda: (
-                f"{self.where}: deal_scores {scores}, expected {expected} "
-                f"(closer {out}, others the value of held cards)"
-            ),
-        )
-        tally.check(
-            after["totals"] == totals,
-            lambda: f"{self.where}: totals {after['totals']}, expected {totals}",
-        )
-        if after["phase"] == "game_over":
-            best = min(after["totals"])
-            want = [i for i, t in enumerate(after["totals"]) if t == best]
-            tally.check(
-                after.get("winners") == want,
-                lambda: f"{self.where}: winners {after.get('winners')}, expected {want}",
-            )
-
     # -- play ------------------------------------------------------------------------------
 
     def choose(self, state: dict[str, Any]) -> dict[str, Any]:
@@ -492,7 +608,7 @@ class _Run:
             melds = find_opening(hand, state["deal_number"], self.profile)
             if melds is not None:
                 return {"type": "open", "player": turn, "melds": melds}
-        elif not state["turn_opened"] and len(hand) > 1:
+        elif not self.turn_opened(state) and len(hand) > 1:
             for lay_off in _lay_off_candidates(hand, state["table"]):
                 if lay_off["card"] not in self.refused:
                     return {"type": "lay_off", "player": turn, **lay_off}
@@ -530,6 +646,7 @@ class _Run:
                 raise
             self.skipped.append(f"{self.where}: {exc.message}")
             return None
+        self.played += 1
         actions: list[dict[str, Any]] = []
         self.refused = set()
         for step in range(MAX_ACTIONS):
@@ -558,9 +675,13 @@ class _Run:
                     break
             if action["type"] == "discard":
                 self.refused = set()
+                self.opened_this_turn = False
+            elif action["type"] == "open":
+                self.opened_this_turn = True
             actions.append(action)
             if after["phase"] in ("deal_over", "game_over"):
-                self.check_close(state, after)
+                opened = self.turn_opened(state)
+                self.scoring.check(state, after, opened=opened, where=self.where)
             state = after
         return deck, players, deal, dealer, actions
 
@@ -586,7 +707,7 @@ class _Run:
             runs.append(seen)
         first, second = runs
         for i, (a, b) in enumerate(zip(first, second, strict=False)):
-            diff = compare_unchanged(a, b)
+            diff = self.unchanged(a, b)
             detail = (
                 f"replaying the same deck and actions, state {i} differs:\n"
                 + format_mismatches(diff)
@@ -608,8 +729,9 @@ class _Run:
         engine that answers ``unsupported`` to ``new_game`` is skipped, not failed.
         """
         tally = self.tallies["random-choices"]
-        handshake = self.session.handshake
-        judge_dealer = handshake is None or "dealer" not in handshake.unmodelled
+        judge_dealer = self.declared.models("dealer")
+        if not judge_dealer:
+            self.unjudged.add("dealer")
         # Try the declared counts smallest first: an engine that declared none may still
         # answer unsupported to some count, and that is an interface fact, not a law.
         counts = sorted(self.players)
@@ -628,7 +750,7 @@ class _Run:
             except EngineReportedError as exc:
                 if exc.kind != "unsupported":
                     raise
-                self.skipped.append(f"{self.where}: {exc.message}")
+                self.skipped_games.append(f"{self.where}: {exc.message}")
                 if game > 0 or len(counts) == 1:
                     return
                 counts.pop(0)
@@ -650,32 +772,33 @@ class _Run:
             lambda: f"{LOT_GAMES} new games with different seeds all dealt the same hands",
         )
 
-    def results(self, error: str | None) -> list[PropertyResult]:
-        out = []
-        for name, tally in self.tallies.items():
-            if tally.failure is not None:
-                passed, detail = False, tally.failure
-            elif error is not None and tally.checked == 0:
-                passed, detail = False, f"not checked: {error}"
-            elif tally.checked == 0 and self.skipped:
-                # Not a failure: the engine declined every deal it was offered.
-                passed, detail = True, f"not checked: {len(self.skipped)} deal(s) unsupported"
-            else:
-                passed, detail = True, f"held in {tally.checked} checks"
-                if name == "scoring-at-close" and tally.checked == 0:
-                    detail = "no deal closed within the action cap; nothing to check"
-                elif name == "scoring-at-close" and self.own_scoring:
-                    detail += (
-                        f"; the deal scores themselves not judged: the engine rules "
-                        f"{', '.join(self.own_scoring)}"
-                    )
-            if self.skipped and tally.checked:
-                detail += f" ({len(self.skipped)} deal(s) skipped: the engine answered unsupported)"
-            rules = tuple(self.profile.rule_id(rule) for rule in RULES[name])
-            out.append(PropertyResult(name, rules, passed, detail, self.seed))
-        if error is not None:
-            out.append(PropertyResult("engine", (), False, error, self.seed))
-        return out
+
+#: The state fields each law would judge, named in its detail when the engine does not
+#: model them.
+UNJUDGED_BY: Final[dict[str, frozenset[str]]] = {
+    "scoring-at-close": frozenset({"closer", "deal_scores", "totals", "winners"}),
+    "random-choices": frozenset({"dealer"}),
+}
+
+#: Deals played beyond those asked for, when none of them closed: the scoring law would
+#: otherwise check nothing (a slow engine's long deals, or ``--deals 1``).
+EXTRA_DEALS: Final = 3
+
+
+def not_checked(seed: int, why: str, profile: ProfileData | None = None) -> list[PropertyResult]:
+    """Every law, not checked for reason ``why`` (never a pass: nothing was shown)."""
+    facts = profile or _argentine()
+    return [
+        PropertyResult(
+            name,
+            tuple(facts.rule_id(rule) for rule in rules),
+            False,
+            f"not checked: {why}",
+            seed,
+            False,
+        )
+        for name, rules in RULES.items()
+    ]
 
 
 def run_properties(
@@ -683,29 +806,47 @@ def run_properties(
 ) -> list[PropertyResult]:
     """Play ``deals`` seeded deals of ``profile`` through ``session`` and check the laws.
 
-    The player counts are those both the profile and the engine's handshake allow.
+    The engine is judged by what it declares in ``profile`` (conformance/declarations.py):
+    deals use the player counts both it and the profile allow, scoring follows its rulings,
+    and fields it does not model are not compared. When no deal of the ``deals`` closes, up
+    to :data:`EXTRA_DEALS` more are played so that the scoring law checks something.
 
-    ``session`` must be started and its handshake must claim ``turns`` and ``deals``;
-    otherwise the laws cannot be observed and the result is an empty list. An engine that
-    misbehaves (an ``EngineError``: crash, timeout, malformed answer, error answer) ends the
-    run: the laws checked so far keep their outcome, and an ``engine`` result reports the
-    error. Nothing is raised for engine faults.
+    ``session`` must be started. An engine whose handshake lacks ``turns`` or ``deals``,
+    the profile, or every player count of it cannot be observed: every law is then *not
+    checked* (and not a pass), with the reason. An engine that misbehaves (an
+    ``EngineError``: crash, timeout, malformed answer, error answer) ends the run: the laws
+    checked so far keep their outcome, and an ``engine`` result reports the error. Nothing
+    is raised for engine faults.
     """
-    handshake = session.handshake
-    if handshake is None or not {"turns", "deals"} <= handshake.capabilities:
-        return []
     facts = default_profiles()[profile]
-    players = tuple(n for n in handshake.players_for(profile) if n in facts.players)
-    if profile not in handshake.profiles or not players:
-        return []
-    run = _Run(session, seed, players, facts)
+    handshake = session.handshake
+    if handshake is None:
+        return not_checked(seed, "the engine has not shaken hands", facts)
+    declared = declarations(handshake, profile, load_catalogue())
+    lacking = declared.lacks({"turns", "deals"})
+    if lacking:
+        why = f"the laws play whole deals; the engine does not claim {', '.join(lacking)}"
+        return not_checked(seed, why, facts)
+    if not declared.plays_profile:
+        return not_checked(seed, f"the engine does not list profile {profile!r}", facts)
+    run = _Run(session, seed, declared, facts)
+    if not run.players:
+        counts = ", ".join(map(str, facts.players))
+        why = f"the engine plays none of the {profile} player counts ({counts})"
+        return not_checked(seed, why, facts)
     error: str | None = None
     try:
         replay = None
-        for index in range(deals):
+        index = 0
+        while index < deals or (
+            index < deals + EXTRA_DEALS
+            and run.played
+            and not run.tallies["scoring-at-close"].checked
+        ):
             played = run.play_deal(index)
             if replay is None and played is not None:
                 replay = played
+            index += 1
         if replay is not None:
             run.check_determinism(*replay)
         run.check_random_choices()
@@ -718,4 +859,47 @@ def run_properties(
         # A schema-valid but nonsensical state (a hand index past the players) is the
         # engine's fault too; report it rather than crash the harness.
         error = f"{run.where}: unusable state from the engine ({type(exc).__name__}: {exc})"
-    return run.results(error)
+    return _results(run, error)
+
+
+def _not_checked_because(run: _Run, name: str, error: str | None) -> str:
+    """Why law ``name`` made no check at all."""
+    if error is not None:
+        return error
+    if name == "random-choices" and run.skipped_games:
+        return f"new_game answered unsupported ({run.skipped_games[-1]})"
+    if run.skipped and not run.played:
+        return f"every deal offered ({len(run.skipped)}) was answered unsupported"
+    if name == "scoring-at-close":
+        return f"no deal closed within the action cap in {run.played} deal(s)"
+    return f"nothing to check in {run.played} deal(s)"
+
+
+def _results(run: _Run, error: str | None) -> list[PropertyResult]:
+    """One result per law; a law that made no check is not checked, never a pass."""
+    out = []
+    for name, tally in run.tallies.items():
+        rules = tuple(run.profile.rule_id(rule) for rule in RULES[name])
+        if tally.failure is None and tally.checked == 0:
+            why = _not_checked_because(run, name, error)
+            out.append(PropertyResult(name, rules, False, f"not checked: {why}", run.seed, False))
+            continue
+        if tally.failure is not None:
+            passed, detail = False, tally.failure
+        else:
+            passed, detail = True, f"held in {tally.checked} checks"
+            if name == "scoring-at-close":
+                detail += run.scoring.notes()
+        unjudged = sorted(
+            (run.unjudged | run.scoring.unjudged) & UNJUDGED_BY.get(name, frozenset())
+        )
+        if unjudged:
+            detail += f"; not judged, the engine declares unmodelled: {', '.join(unjudged)}"
+        if name == "random-choices" and run.skipped_games:
+            detail += f" (new_game answered unsupported: {run.skipped_games[0]})"
+        elif name != "random-choices" and run.skipped:
+            detail += f" ({len(run.skipped)} deal(s) skipped: the engine answered unsupported)"
+        out.append(PropertyResult(name, rules, passed, detail, run.seed))
+    if error is not None:
+        out.append(PropertyResult("engine", (), False, error, run.seed))
+    return out

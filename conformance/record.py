@@ -2,6 +2,13 @@
 
 The draft carries ``review: draft``: its expectations are the engine's observed
 behaviour, not the rules text, until a person checks each one against the rules.
+
+What the engine declares (conformance/declarations.py) shapes the draft, so that it never
+asserts what the engine was free to choose: fields it does not model are left out of
+``final``; a draft with runs recorded from an engine that arranges runs or picks their
+ends itself is written for that reading (``interface``); and the options it plays
+otherwise than the profile are the draft's ``assumes``, for the reviewer to narrow. A
+profile, capability or player count the engine does not play is refused up front.
 """
 
 from __future__ import annotations
@@ -12,6 +19,8 @@ from typing import Any
 
 import yaml
 
+from conformance.catalogue import load_catalogue
+from conformance.declarations import INTERFACE_DEFAULTS, Declarations, declarations
 from conformance.engine import EngineSession
 from conformance.profiles import DEFAULT_PROFILE, default_profiles
 from conformance.report import atomic_write_text
@@ -96,10 +105,15 @@ def draft_scenario(
     return scenario
 
 
-def observed_final(state: Mapping[str, Any]) -> dict[str, Any]:
-    """The assertions a draft makes about the final state."""
+def observed_final(
+    state: Mapping[str, Any], declared: Declarations | None = None
+) -> dict[str, Any]:
+    """The assertions a draft makes about the final state (none about a field the engine
+    declares it does not model)."""
     final: dict[str, Any] = {}
     for key in FINAL_KEYS:
+        if declared is not None and not declared.models(key):
+            continue
         if key == "discard_top":
             discard = state.get("discard") or []
             if discard:
@@ -135,12 +149,8 @@ def record(
     with EngineSession(argv, timeout=timeout) as session:
         hs = session.handshake
         assert hs is not None
-        if profile not in hs.profiles:
-            listed = ", ".join(hs.profiles) or "none"
-            raise RecordError(
-                f"the engine does not support profile {profile!r}: its handshake lists "
-                f"profiles {listed}"
-            )
+        declared = declarations(hs, profile, load_catalogue())
+        _refuse_what_it_does_not_play(declared, scenario)
         if scenario.setup.state is not None:
             state = session.request("load_state", state=dict(scenario.setup.state))["state"]
         elif scenario.setup.deal is not None:
@@ -170,7 +180,7 @@ def record(
             out_steps.append({**raw, "expect": expect})
             state = answer["state"]
         engine = f"{hs.name} {hs.version}"
-    return {
+    document: dict[str, Any] = {
         "id": scenario_id,
         "title": title,
         "rules": list(rules),
@@ -178,10 +188,102 @@ def record(
         "profiles": [profile],
         "level": scenario.level,
         "review": "draft",
-        "setup": dict(setup.get("setup", setup)),
-        "steps": out_steps,
-        "final": observed_final(state),
     }
+    final = observed_final(state, declared)
+    assumes = _own_options(declared)
+    interface = _own_readings(declared) if _has_runs(setup, steps, final) else {}
+    notes = _notes(declared, assumes, interface)
+    if notes:
+        document["notes"] = notes
+    if assumes:
+        document["assumes"] = assumes
+    if interface:
+        document["interface"] = interface
+    document.update({"setup": dict(setup.get("setup", setup)), "steps": out_steps})
+    document["final"] = final
+    return document
+
+
+def _refuse_what_it_does_not_play(declared: Declarations, scenario: Scenario) -> None:
+    """A setup the engine cannot be asked about is a user mistake, said before any request.
+
+    :raises RecordError: the profile, the level's capability or the player count is not
+        one the engine plays.
+    """
+    if not declared.plays_profile:
+        listed = ", ".join(declared.profiles) or "none"
+        raise RecordError(
+            f"the engine does not support profile {declared.profile!r}: its handshake lists "
+            f"profiles {listed}"
+        )
+    lacking = declared.lacks({scenario.level})
+    if lacking:
+        raise RecordError(
+            f"a {scenario.level}-level setup needs capability {lacking[0]!r}, which the "
+            "engine does not claim"
+        )
+    assert scenario.setup is not None
+    given = scenario.setup.state or scenario.setup.deal or scenario.setup.new_game or {}
+    players = given.get("players")
+    gap = declared.players_gap(players) if isinstance(players, int) else None
+    if gap is not None:
+        raise RecordError(f"the setup {gap}")
+
+
+def _own_options(declared: Declarations) -> dict[str, str]:
+    """The options the engine declares otherwise than the profile, on the points the
+    profile rules on: the draft's expectations were observed under them."""
+    return {
+        point: option
+        for point, option in declared.declared.items()
+        if point in declared.profile_options and declared.differs(point)
+    }
+
+
+def _own_readings(declared: Declarations) -> dict[str, str]:
+    """The interface readings the engine declares otherwise than the protocol's default."""
+    return {
+        key: value for key, value in declared.interface.items() if value != INTERFACE_DEFAULTS[key]
+    }
+
+
+def _has_runs(setup: Mapping[str, Any], steps: Sequence[Mapping[str, Any]], final: Any) -> bool:
+    """True when a run is on the table or played in the draft (its order or ends are then
+    the engine's own for an engine that declares so)."""
+    state = setup.get("setup", setup).get("state") or {}
+    tables = [state.get("table") or [], final.get("table") or []]
+    for step in steps:
+        action = step.get("action") or {}
+        if action.get("type") in ("lay_off", "swap_joker"):
+            return True
+        tables.append(action.get("melds") or [])
+    return any(
+        isinstance(meld, Mapping) and meld.get("kind") == "run"
+        for table in tables
+        for meld in table
+    )
+
+
+def _notes(declared: Declarations, assumes: Mapping[str, str], interface: Mapping[str, str]) -> str:
+    parts = []
+    if assumes:
+        listed = ", ".join(f"{p} {o}" for p, o in assumes.items())
+        parts.append(
+            f"Recorded from an engine playing {listed} where the {declared.profile} profile "
+            "plays otherwise: keep in assumes only the options the expectations lean on."
+        )
+    if interface:
+        listed = ", ".join(f"{k} {v}" for k, v in interface.items())
+        parts.append(
+            f"Recorded from an engine declaring {listed}: its runs' order and ends are its "
+            "own; the draft is written for that reading until reviewed."
+        )
+    unmodelled = sorted(declared.unmodelled)
+    if unmodelled:
+        parts.append(
+            f"The engine does not model {', '.join(unmodelled)}: final asserts none of it."
+        )
+    return " ".join(parts)
 
 
 def record_to_file(

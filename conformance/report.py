@@ -656,7 +656,7 @@ def text_summary(run: RunResult, catalogue: Catalogue | None = None, *, quiet: b
         for law in run.properties:
             if quiet and law.passed:
                 continue
-            verdict = "pass" if law.passed else "FAIL"
+            verdict = law.verdict  # pass, FAIL or "not checked" (never a pass)
             rules = ", ".join(law.rules)
             lines.append(f"  {verdict:<4} {law.name} ({rules}): {law.detail}".rstrip())
     grouped = failures_by_rule(run.results)

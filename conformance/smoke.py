@@ -4,6 +4,13 @@
 tell a *broken adapter* (does not start, wrong handshake, malformed answers)
 from an engine that merely disagrees with the rules. Each probe only checks
 that the answer is well formed: whether it is *right* is the corpus's job.
+
+The engine's declarations are read through conformance/declarations.py, as ``run``
+reads them: the profile's rulings, player counts and unmodelled fields. The turns and
+deals probes seat the smallest count the engine plays in the profile; a count it answers
+``unsupported`` to is noted and the next is tried (an engine that declares no counts is
+taken to play every count of its profiles, docs/protocol.md §2, and may still lack some),
+and every other count is then dealt once, so that each count the engine plays is probed.
 """
 
 from __future__ import annotations
@@ -11,10 +18,11 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 from .cards import CANONICAL_ORDER
 from .catalogue import load_catalogue
+from .declarations import Declarations, declarations
 from .engine import DEFAULT_TIMEOUT, EngineSession, Handshake
 from .errors import EngineError, EngineReportedError, EngineStartError, HandshakeError
 from .profiles import DEFAULT_PROFILE, ProfileData, default_profiles
@@ -94,12 +102,83 @@ def probe_state(players: int = 2, profile: ProfileData | None = None) -> dict[st
     }
 
 
-#: One probe of one op: the session, the player count and the profile to use; returns
+class Requester(Protocol):
+    """What a probe sends requests through (an :class:`EngineSession`, or the recorder
+    that remembers which op it sent last)."""
+
+    def request(self, op: str, **fields: Any) -> dict[str, Any]:
+        """Send one request; return the result object."""
+        ...
+
+
+#: One probe of one op: where to send, the player count and the profile to use; returns
 #: what it saw.
-OpProbe = Callable[[EngineSession, int, ProfileData], str]
+OpProbe = Callable[[Requester, int, ProfileData], str]
+
+#: The ops that seat players (a count the engine does not play is answered there).
+SEATING_OPS = frozenset({"load_state", "start_deal", "new_game"})
 
 
-def _probe_check_meld(session: EngineSession, players: int, profile: ProfileData) -> str:
+class _Sent:
+    """A session that remembers the op of the last request sent, so that a failure or an
+    ``unsupported`` answer is shown against the op that got it (the redeal probe sends
+    start_deal first)."""
+
+    def __init__(self, session: EngineSession) -> None:
+        self.session = session
+        self.last = ""
+        #: Every op sent since the last :meth:`clear`.
+        self.ops: list[str] = []
+
+    def clear(self) -> None:
+        """Start a new probe."""
+        self.last = ""
+        self.ops = []
+
+    def request(self, op: str, **fields: Any) -> dict[str, Any]:
+        self.last = op
+        self.ops.append(op)
+        return self.session.request(op, **fields)
+
+
+class _Seats:
+    """The player counts the probes seat: the engine's counts in the profile, ascending.
+
+    ``current`` is the count the probes use. Until some op has seated it (``proven``), an
+    ``unsupported`` answer from a seating op moves on to the next count; once it has, such
+    an answer is the op's own (``unsupported`` ops are allowed, docs/protocol.md §2).
+    """
+
+    def __init__(self, counts: Sequence[int]) -> None:
+        self.counts = list(counts)
+        self.index = 0
+        self.proven = False
+        self.played: list[int] = []
+        self.unsupported: dict[int, str] = {}
+
+    @property
+    def current(self) -> int:
+        return self.counts[self.index]
+
+    def seated(self) -> None:
+        """A seating op worked at the current count."""
+        self.proven = True
+        if self.current not in self.played:
+            self.played.append(self.current)
+
+    def refused(self, message: str) -> bool:
+        """A seating op answered ``unsupported`` at the current count; True when another
+        count is left to try (the probe is then tried again there)."""
+        if self.proven:
+            return False
+        self.unsupported[self.current] = message
+        if self.index + 1 >= len(self.counts):
+            return False
+        self.index += 1
+        return True
+
+
+def _probe_check_meld(session: Requester, players: int, profile: ProfileData) -> str:
     # K-A-2-3 is a run that turns the corner: whatever the engine says, it must
     # say it in the check_meld shape.
     meld = {"kind": "run", "cards": ["KS", "AS", "2S", "3S"]}
@@ -107,7 +186,7 @@ def _probe_check_meld(session: EngineSession, players: int, profile: ProfileData
     return f"check_meld valid={answer['valid']}"
 
 
-def _probe_check_contract(session: EngineSession, players: int, profile: ProfileData) -> str:
+def _probe_check_contract(session: Requester, players: int, profile: ProfileData) -> str:
     melds = [
         {"kind": "trio", "cards": ["8C", "8D", "8H"]},
         {"kind": "trio", "cards": ["KS", "KH", "KD"]},
@@ -116,12 +195,12 @@ def _probe_check_contract(session: EngineSession, players: int, profile: Profile
     return f"check_contract valid={answer['valid']}"
 
 
-def _probe_penalty(session: EngineSession, players: int, profile: ProfileData) -> str:
+def _probe_penalty(session: Requester, players: int, profile: ProfileData) -> str:
     points = session.request("penalty", profile=profile.name, cards=["AS", "QD", "3C"])
     return f"penalty points={points['points']}"
 
 
-def _probe_reasons(session: EngineSession, players: int, profile: ProfileData) -> str:
+def _probe_reasons(session: Requester, players: int, profile: ProfileData) -> str:
     meld = {"kind": "trio", "cards": ["8C", "9D", "10H"]}
     answer = session.request("check_meld", profile=profile.name, meld=meld, initial=True)
     if answer["valid"]:
@@ -131,19 +210,19 @@ def _probe_reasons(session: EngineSession, players: int, profile: ProfileData) -
     return f"rejection reason {answer['reason']!r}"
 
 
-def _probe_load_state(session: EngineSession, players: int, profile: ProfileData) -> str:
+def _probe_load_state(session: Requester, players: int, profile: ProfileData) -> str:
     loaded = session.request("load_state", state=probe_state(players, profile))
     return f"load_state phase={loaded['state']['phase']}"
 
 
-def _probe_act(session: EngineSession, players: int, profile: ProfileData) -> str:
+def _probe_act(session: Requester, players: int, profile: ProfileData) -> str:
     # The state is loaded again so that this probe stands alone.
     session.request("load_state", state=probe_state(players, profile))
     acted = session.request("act", action={"type": "draw_stock", "player": 1})
     return f"act accepted={acted['accepted']}"
 
 
-def _start(session: EngineSession, players: int, profile: ProfileData) -> dict[str, Any]:
+def _start(session: Requester, players: int, profile: ProfileData) -> dict[str, Any]:
     return session.request(
         "start_deal",
         profile=profile.name,
@@ -155,24 +234,24 @@ def _start(session: EngineSession, players: int, profile: ProfileData) -> dict[s
     )
 
 
-def _probe_start_deal(session: EngineSession, players: int, profile: ProfileData) -> str:
+def _probe_start_deal(session: Requester, players: int, profile: ProfileData) -> str:
     return f"start_deal phase={_start(session, players, profile)['state']['phase']}"
 
 
-def _probe_redeal(session: EngineSession, players: int, profile: ProfileData) -> str:
+def _probe_redeal(session: Requester, players: int, profile: ProfileData) -> str:
     _start(session, players, profile)
     answer = session.request("redeal", deck=canonical_deck(profile, players))
     return f"redeal accepted={answer['accepted']}"
 
 
-def _probe_next_deal(session: EngineSession, players: int, profile: ProfileData) -> str:
+def _probe_next_deal(session: Requester, players: int, profile: ProfileData) -> str:
     # During a deal next_deal is refused (deal_in_progress); only the shape matters here.
     _start(session, players, profile)
     answer = session.request("next_deal", deck=canonical_deck(profile, players))
     return f"next_deal accepted={answer['accepted']}"
 
 
-def _probe_new_game(session: EngineSession, players: int, profile: ProfileData) -> str:
+def _probe_new_game(session: Requester, players: int, profile: ProfileData) -> str:
     answer = session.request("new_game", profile=profile.name, players=players, seed=1)
     return f"new_game phase={answer['state']['phase']}"
 
@@ -230,58 +309,45 @@ def smoke(
             checks.append(SmokeCheck("handshake", False, _describe(exc)))
             return _result(checks, None, exc.stderr_tail, started)
         checks.append(SmokeCheck("started", True, f"argv {list(argv)!r}"))
-        caps = ", ".join(sorted(handshake.capabilities)) or "none"
-        checks.append(
-            SmokeCheck(
-                "handshake",
-                True,
-                f"{handshake.name} {handshake.version} ({handshake.language}), "
-                f"profiles {', '.join(handshake.profiles)}; capabilities {caps}; "
-                f"players {', '.join(map(str, handshake.players))}; "
-                f"run_order {handshake.run_order}, run_ends {handshake.run_ends}"
-                + (
-                    f"; unmodelled {', '.join(sorted(handshake.unmodelled))}"
-                    if handshake.unmodelled
-                    else ""
-                ),
-            )
-        )
-        rulings = handshake.rulings_for(profile)
-        ruling_problems = load_catalogue().ruling_problems(rulings)
+        declared = declarations(handshake, profile, load_catalogue())
+        checks.append(SmokeCheck("handshake", True, _handshake_line(handshake, declared)))
         checks.append(
             SmokeCheck(
                 "rulings",
-                not ruling_problems,
-                "; ".join(ruling_problems)
-                or f"{len(rulings)} ruling(s) in {profile}, all known points and options",
+                not declared.problems,
+                "; ".join(declared.problems)
+                or f"{len(declared.declared)} ruling(s) in {profile}, all known points and options",
             )
         )
         facts = default_profiles()[profile]
-        if profile not in handshake.profiles:
-            listed = ", ".join(handshake.profiles) or "none"
+        if not declared.plays_profile:
+            listed = ", ".join(declared.profiles) or "none"
             detail = (
                 f"the engine does not support profile {profile!r}: its handshake lists "
                 f"profiles {listed}"
             )
             checks.append(SmokeCheck(f"profile {profile}", False, detail))
             return _result(checks, handshake, session.stderr_tail(), started)
-        if not handshake.capabilities & {"melds", "turns", "deals"}:
+        capabilities = declared.capabilities
+        if not capabilities & {"melds", "turns", "deals"}:
             checks.append(SmokeCheck("capabilities", False, "claims no capability with ops"))
-        if "deals" in handshake.capabilities and "turns" not in handshake.capabilities:
+        if "deals" in capabilities and "turns" not in capabilities:
             checks.append(SmokeCheck("capabilities", False, "'deals' needs 'turns' too"))
-        shared = [n for n in handshake.players_for(profile) if n in facts.players]
+        shared = [n for n in declared.players if n in facts.players]
         if not shared:
             counts = ", ".join(map(str, facts.players))
             detail = f"the engine plays none of the {profile} player counts ({counts})"
             checks.append(SmokeCheck("players", False, detail))
             return _result(checks, handshake, session.stderr_tail(), started)
-        players = min(shared)
+        seats = _Seats(shared)
         for capability, probes in PROBES.items():
-            if capability not in handshake.capabilities:
+            if capability not in capabilities:
                 continue
-            if capability == "reasons" and "melds" not in handshake.capabilities:
+            if capability == "reasons" and "melds" not in capabilities:
                 continue  # the reasons probe uses check_meld
-            checks.extend(_probe_capability(session, capability, probes, players, facts))
+            checks.extend(_probe_capability(session, capability, probes, seats, facts))
+        if "turns" in capabilities:
+            checks.extend(_probe_players(session, seats, facts, checks))
         return _result(checks, handshake, session.stderr_tail(), started)
     except EngineError as exc:
         # A restart between probes failed: the adapter cannot be relied on.
@@ -291,11 +357,28 @@ def smoke(
         session.close()
 
 
+def _handshake_line(handshake: Handshake, declared: Declarations) -> str:
+    """What the engine says about itself, as graded in the profile smoke speaks."""
+    caps = ", ".join(sorted(declared.capabilities)) or "none"
+    # The counts of this profile only: an engine that declares none is taken to play every
+    # count of the profiles it lists, but each profile seats only its own.
+    counts = [n for n in declared.players if n in declared.profile_players]
+    line = (
+        f"{handshake.name} {handshake.version} ({handshake.language}), "
+        f"profiles {', '.join(declared.profiles)}; capabilities {caps}; "
+        f"players in {declared.profile} {', '.join(map(str, counts)) or 'none'}; "
+        f"run_order {declared.run_order}, run_ends {declared.run_ends}"
+    )
+    if declared.unmodelled:
+        line += f"; unmodelled {', '.join(sorted(declared.unmodelled))}"
+    return line
+
+
 def _probe_capability(
     session: EngineSession,
     capability: str,
     probes: Sequence[tuple[str, OpProbe]],
-    players: int,
+    seats: _Seats,
     profile: ProfileData,
 ) -> list[SmokeCheck]:
     """Probe every op of one claimed capability; one check for it, one per unsupported op.
@@ -304,34 +387,126 @@ def _probe_capability(
     op, and the run grades every check it does support (docs/protocol.md §2). It is listed
     so that nobody is surprised by unsupported cases later. Any other error answer, a
     malformed answer or a crash fails the capability. A capability all of whose ops are
-    unsupported is not really claimed, and fails too.
+    unsupported is not really claimed, and fails too. Each message names the op that was
+    actually sent. A player count answered ``unsupported`` by a seating op moves the
+    probes on to the next count (see :class:`_Seats`).
     """
     seen: list[str] = []
     lacking: list[SmokeCheck] = []
+    sent = _Sent(session)
     for op, probe in probes:
-        if not session.alive:
-            session.restart()
-        try:
-            seen.append(probe(session, players, profile))
-        except EngineReportedError as exc:
-            if exc.kind != "unsupported" or capability == "reasons":
-                return [SmokeCheck(f"capability {capability}", False, _describe(exc)), *lacking]
-            lacking.append(
-                SmokeCheck(
-                    f"op {op}",
-                    True,
-                    f"answered unsupported ({exc.message}): cases needing it are reported "
-                    "unsupported, every other check is still graded",
-                )
-            )
-        except (EngineError, _ProbeFailed) as exc:
-            if isinstance(exc, EngineError):
+        while True:
+            if not session.alive:
                 session.restart()
-            return [SmokeCheck(f"capability {capability}", False, _describe(exc)), *lacking]
+            sent.clear()
+            try:
+                seen.append(probe(sent, seats.current, profile))
+                if SEATING_OPS.intersection(sent.ops):
+                    seats.seated()
+                break
+            except EngineReportedError as exc:
+                if exc.kind != "unsupported" or capability == "reasons":
+                    failed = SmokeCheck(f"capability {capability}", False, _blame(op, sent, exc))
+                    return [failed, *lacking]
+                if sent.last in SEATING_OPS and seats.refused(exc.message):
+                    continue  # the count, not the op: try the next count
+                lacking.append(SmokeCheck(f"op {op}", True, _lacking(op, sent, exc)))
+                break
+            except (EngineError, _ProbeFailed) as exc:
+                if isinstance(exc, EngineError):
+                    session.restart()
+                failed = SmokeCheck(f"capability {capability}", False, _blame(op, sent, exc))
+                return [failed, *lacking]
+    if not seen and not seats.proven and len(seats.unsupported) == len(seats.counts):
+        detail = (
+            f"answered unsupported at every {profile.name} player count it plays: "
+            f"{_counts(seats.unsupported)}"
+        )
+        return [SmokeCheck(f"capability {capability}", False, detail), *lacking]
     if not seen:
         detail = "every op of it answered unsupported: do not claim it"
         return [SmokeCheck(f"capability {capability}", False, detail), *lacking]
     return [SmokeCheck(f"capability {capability}", True, ", ".join(seen)), *lacking]
+
+
+def _blame(op: str, sent: _Sent, exc: BaseException) -> str:
+    """A probe's failure, naming the op that got it when another op was sent first."""
+    if sent.last and sent.last != op:
+        return f"{sent.last} (sent to set up the {op} probe): {_describe(exc)}"
+    return _describe(exc)
+
+
+def _lacking(op: str, sent: _Sent, exc: EngineReportedError) -> str:
+    if sent.last and sent.last != op:
+        return (
+            f"not probed: {sent.last}, sent to set it up, answered unsupported "
+            f"({exc.message}); cases needing {op} are reported unsupported"
+        )
+    return (
+        f"answered unsupported ({exc.message}): cases needing it are reported "
+        "unsupported, every other check is still graded"
+    )
+
+
+def _probe_players(
+    session: EngineSession, seats: _Seats, profile: ProfileData, checks: Sequence[SmokeCheck]
+) -> list[SmokeCheck]:
+    """Seat every count the engine plays in the profile once (start_deal, or load_state
+    for an engine without it), and say which counts it plays.
+
+    A count answered ``unsupported`` is noted, not failed: cases seating it are reported
+    unsupported (docs/protocol.md §2). Any other error answer, a malformed answer or a
+    crash at a count the engine plays fails the check. Skipped when the capability that
+    seats players already failed.
+    """
+    passed = {c.name for c in checks if c.ok}
+    if "capability deals" in passed and "op start_deal" not in passed:
+        op = "start_deal"
+    elif "capability turns" in passed and "op load_state" not in passed:
+        op = "load_state"
+    else:
+        return []  # nothing seats players (the capability failed or the op is unsupported)
+    deals = op == "start_deal"
+    sent = _Sent(session)
+    problems: list[str] = []
+    for count in seats.counts:
+        if count in seats.played or count in seats.unsupported:
+            continue
+        if not session.alive:
+            session.restart()
+        try:
+            if deals:
+                _start(sent, count, profile)
+            else:
+                sent.request("load_state", state=probe_state(count, profile))
+            seats.played.append(count)
+        except EngineReportedError as exc:
+            if exc.kind != "unsupported":
+                problems.append(f"{op} with {count} players: {_describe(exc)}")
+            else:
+                seats.unsupported[count] = exc.message
+        except EngineError as exc:
+            session.restart()
+            problems.append(f"{op} with {count} players: {_describe(exc)}")
+    played = sorted(seats.played)
+    if problems:
+        return [SmokeCheck("players", False, "; ".join(problems))]
+    if not played:
+        detail = f"answered unsupported at every count ({_counts(seats.unsupported)})"
+        return [SmokeCheck("players", False, detail)]
+    detail = f"{profile.name}: {op} seats {', '.join(map(str, played))} players"
+    if seats.unsupported:
+        detail += (
+            f"; answered unsupported at {_counts(seats.unsupported)}: cases seating "
+            f"{'it' if len(seats.unsupported) == 1 else 'them'} are reported unsupported "
+            f"(declare players {played} in hello to say so up front)"
+        )
+    return [SmokeCheck("players", True, detail)]
+
+
+def _counts(unsupported: dict[int, str]) -> str:
+    """``2 players (the engine's message)`` for each count answered unsupported."""
+    return "; ".join(f"{n} players ({message})" for n, message in sorted(unsupported.items()))
 
 
 def _result(

@@ -25,12 +25,19 @@ from conformance.properties import (
 ROOT = Path(__file__).resolve().parents[2]
 REFERENCE = [sys.executable, "-m", "reference.adapter"]
 BROKEN = str(Path(__file__).parents[1] / "fake_adapters" / "broken_properties_adapter.py")
+HOUSE = [sys.executable, str(Path(__file__).parents[1] / "fake_adapters" / "house_engine.py")]
 
 
-def run(argv: list[str], *, seed: int = 7, deals: int = 3) -> dict[str, PropertyResult]:
+def run(
+    argv: list[str], *, seed: int = 7, deals: int = 3, profile: str = "argentine"
+) -> dict[str, PropertyResult]:
     with EngineSession(argv, cwd=str(ROOT), timeout=20) as session:
-        results = run_properties(session, seed=seed, deals=deals)
+        results = run_properties(session, seed=seed, deals=deals, profile=profile)
     return {r.name: r for r in results}
+
+
+def broken(results: dict[str, PropertyResult]) -> dict[str, str]:
+    return {name: r.detail for name, r in results.items() if not r.passed}
 
 
 def test_the_pack_is_108_cards() -> None:
@@ -101,8 +108,9 @@ def test_an_engine_crash_is_a_result_not_an_exception() -> None:
     assert "exit" in results["engine"].detail
 
 
-def test_an_engine_without_deals_gets_no_results() -> None:
-    """The laws need start_deal; an engine that does not claim it is not graded here."""
+def test_an_engine_without_deals_has_every_law_not_checked() -> None:
+    """The laws need start_deal; an engine that does not claim it is not observed, and the
+    laws say so: not checked, which is no pass (a green must be earned)."""
 
     class MeldsOnly:
         handshake = Handshake(1, "melds-only", "0", "python", ("argentine",), frozenset({"melds"}))
@@ -110,7 +118,13 @@ def test_an_engine_without_deals_gets_no_results() -> None:
         def request(self, op: str, **fields: object) -> NoReturn:
             raise AssertionError(f"no request should be sent, got {op}")
 
-    assert run_properties(MeldsOnly(), seed=1, deals=1) == []  # type: ignore[arg-type]
+    results = run_properties(MeldsOnly(), seed=1, deals=1)  # type: ignore[arg-type]
+    assert [r.name for r in results] == list(RULES)
+    for result in results:
+        assert not result.checked and not result.passed and result.verdict == "not checked"
+        assert result.detail == (
+            "not checked: the laws play whole deals; the engine does not claim deals, turns"
+        )
 
 
 def test_random_choices_vary_over_seeds_for_the_reference() -> None:
@@ -180,3 +194,99 @@ def test_own_scoring_lists_only_scoring_points_the_engine_plays_its_own_way() ->
     assert own_scoring(rulings, "argentine") == ("VARIANT-01=thirty",)  # 60 is pagat's
     assert own_scoring(rulings, "pagat") == ("DISPUTE-60=unmatched_only", "VARIANT-01=thirty")
     assert own_scoring({"VARIANT-01": "fifty"}, "argentine") == ()
+
+
+# --- every declaration honoured (issue 24) ------------------------------------------------------
+
+
+def test_winners_are_not_compared_for_an_engine_that_does_not_model_them() -> None:
+    """The scoring law compared ``winners`` even when the engine declared it unmodelled.
+    Seed 1 of pagat reaches a game end; the engine sends winners null there."""
+    declared = run([*HOUSE, "--unmodelled", "winners"], seed=1, deals=7, profile="pagat")
+    assert broken(declared) == {}
+    assert "not judged, the engine declares unmodelled: winners" in (
+        declared["scoring-at-close"].detail
+    )
+    undeclared = run(
+        [*HOUSE, "--unmodelled", "winners", "--undeclared"], seed=1, deals=7, profile="pagat"
+    )
+    assert "winners None, expected" in broken(undeclared)["scoring-at-close"]
+
+
+def test_every_unmodelled_field_is_left_alone_and_the_rest_still_judged() -> None:
+    fields = "dealer,winners,closer,totals,deal_scores,turn_opened"
+    declared = run([*HOUSE, "--unmodelled", fields], seed=1, deals=4, profile="perla")
+    assert broken(declared) == {}
+    # The harness still checks what it knows: the deal ended on an emptied hand or stock.
+    assert declared["scoring-at-close"].detail.startswith("held in")
+    assert "dealer" in declared["random-choices"].detail  # named as not judged
+    undeclared = run([*HOUSE, "--unmodelled", fields, "--undeclared"], seed=1, deals=4)
+    assert {"scoring-at-close", "random-choices"} <= set(broken(undeclared))
+
+
+def test_runs_the_engine_arranges_are_compared_as_multisets() -> None:
+    """An engine declaring ``run_order: engine`` lists a run's cards in its own order, here
+    a fresh one in every state: the laws compare runs as sets (docs/protocol.md §2)."""
+    declared = run([*HOUSE, "--scramble-runs"], seed=3, deals=4, profile="perla")
+    assert broken(declared) == {}
+    undeclared = run([*HOUSE, "--scramble-runs", "--undeclared"], seed=3, deals=4, profile="perla")
+    assert (
+        "table (a rejected action must leave the state unchanged)"
+        in (broken(undeclared)["rejected-leaves-unchanged"])
+    )
+
+
+def test_an_engine_recycling_in_its_own_order_breaks_no_law() -> None:
+    """The recycled stock's order is the engine's own (docs/protocol.md §6): nothing to
+    declare, and no law may depend on it."""
+    assert broken(run([*HOUSE, "--own-recycle"], seed=2, deals=7, profile="pagat")) == {}
+
+
+def test_laws_that_could_check_nothing_are_not_checked_never_held() -> None:
+    """Every deal and new game answered unsupported (the engine plays 7 players only and
+    declares no counts): no law saw anything, so none is a pass."""
+    results = run([*HOUSE, "--plays", "7", "--declare-players", "none"], deals=2)
+    assert set(results) == set(RULES)
+    for result in results.values():
+        assert result.verdict == "not checked" and not result.passed, result
+    assert results["conservation"].detail == (
+        "not checked: every deal offered (2) was answered unsupported"
+    )
+    assert results["random-choices"].detail.startswith(
+        "not checked: new_game answered unsupported (new game 1 of 32 (4 players): this engine "
+        "deals 7 players)"
+    )
+
+
+def test_a_law_with_no_close_plays_extra_deals_before_giving_up() -> None:
+    """One deal that does not close leaves the scoring law nothing; a few more deals are
+    played so that it is checked (and the other laws' checks grow with them)."""
+    from conformance.properties import EXTRA_DEALS
+
+    one = run(REFERENCE, seed=5, deals=1)
+    assert one["scoring-at-close"].checked, one["scoring-at-close"].detail
+    assert EXTRA_DEALS >= 1
+
+
+def test_run_properties_is_not_green_when_the_laws_checked_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The case passes, but no law could be observed: the run says so and is no green."""
+    import json
+    import shlex
+
+    from conformance.cli import main
+
+    adapter = shlex.join([*HOUSE, "--plays", "7", "--declare-players", "none"])
+    report = tmp_path / "r.json"
+    args = ["run", "--scenario", "cc-0200", "--adapter", adapter, "--properties", "--deals", "1"]
+    code = main([*args, "--json", str(report)])
+    doc = json.loads(report.read_text())
+    assert [c["status"] for c in doc["cases"]] == ["pass"]
+    assert {law["name"] for law in doc["properties"]} == set(RULES)
+    assert not any(law["passed"] for law in doc["properties"])
+    assert all(law["detail"].startswith("not checked: ") for law in doc["properties"])
+    assert "not checked conservation (CARDS-1): not checked: every deal offered" in (
+        capsys.readouterr().out
+    )
+    assert code == 1

@@ -79,3 +79,86 @@ def test_record_cli(tmp_path: Path) -> None:
         )
         == 2
     )
+
+
+# --- a draft says what the engine was free to choose (issue 24) ---------------------------------
+
+HOUSE = [sys.executable, str(Path(__file__).parents[1] / "fake_adapters" / "house_engine.py")]
+
+#: Deal 2 (a trio and a run): player 1 draws, lays 8C 8D 8H and 4S-7S, discards KD.
+RUN_SETUP = {
+    "setup": {
+        "state": {
+            "players": 2,
+            "deal_number": 2,
+            "dealer": 0,
+            "turn": 1,
+            "phase": "draw",
+            "hands": [
+                ["2H", "3H", "9C", "10C", "JD", "QH", "KS", "AD", "5D", "6C", "7H"],
+                ["8C", "8D", "8H", "4S", "5S", "6S", "7S", "KD", "2C", "9H", "QD"],
+            ],
+            "discard": ["6H"],
+            "stock_top": ["2D"],
+        }
+    }
+}
+RUN_ACTIONS = [
+    {"type": "draw_stock", "player": 1},
+    {
+        "type": "open",
+        "player": 1,
+        "melds": [
+            {"kind": "trio", "cards": ["8C", "8D", "8H"]},
+            {"kind": "run", "cards": ["4S", "5S", "6S", "7S"]},
+        ],
+    },
+    {"type": "discard", "player": 1, "card": "KD"},
+]
+
+
+def write_draft(tmp_path: Path, argv: list[str]) -> dict:  # type: ignore[type-arg]
+    setup, actions = tmp_path / "setup.yaml", tmp_path / "actions.yaml"
+    setup.write_text(yaml.safe_dump(RUN_SETUP))
+    actions.write_text(yaml.safe_dump(RUN_ACTIONS))
+    out = tmp_path / "draft.yaml"
+    document = record_to_file(
+        argv,
+        setup_path=setup,
+        actions_path=actions,
+        out=out,
+        scenario_id="cc-2300",
+        rules=["TURN-5"],
+    )
+    loaded = load_file(out)
+    assert loaded.errors == (), loaded.errors
+    return document
+
+
+def test_a_draft_from_an_engine_playing_the_profile_asserts_every_field(tmp_path: Path) -> None:
+    document = write_draft(tmp_path, HOUSE)
+    assert [s["expect"] for s in document["steps"]] == ["accepted"] * 3
+    assert document["final"]["totals"] == [0, 0]
+    assert document["final"]["table"][1]["cards"] == ["4S", "5S", "6S", "7S"]
+    assert not {"assumes", "interface", "notes"} & set(document)
+
+
+def test_a_draft_leaves_to_the_engine_what_it_declares_its_own(tmp_path: Path) -> None:
+    """Recorded from an engine that arranges runs, plays jokers at 30 and keeps no totals:
+    the draft assumes the option, is written for the reading, and asserts no totals."""
+    flags = ["--scramble-runs", "--ruling", "VARIANT-01=thirty", "--unmodelled", "totals"]
+    document = write_draft(tmp_path, [*HOUSE, *flags])
+    assert document["assumes"] == {"VARIANT-01": "thirty"}
+    assert document["interface"] == {"run_order": "engine"}
+    assert "totals" not in document["final"] and "table" in document["final"]
+    assert "VARIANT-01 thirty" in document["notes"] and "does not model totals" in document["notes"]
+
+
+def test_record_refuses_a_count_or_level_the_engine_does_not_play(tmp_path: Path) -> None:
+    with pytest.raises(
+        RecordError, match="the setup plays 2 players; the engine declares players 3, 4"
+    ):
+        write_draft(tmp_path, [*HOUSE, "--plays", "3,4", "--declare-players", "3,4"])
+    melds_only = [sys.executable, "-m", "reference.adapter", "--capabilities", "melds"]
+    with pytest.raises(RecordError, match="needs capability 'turns'"):
+        write_draft(tmp_path, melds_only)

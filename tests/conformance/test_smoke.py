@@ -33,6 +33,7 @@ def test_a_correct_adapter_is_ok() -> None:
         "capability reasons": True,
         "capability turns": True,
         "capability deals": True,
+        "players": True,
     }
     assert result.handshake is not None and result.handshake.name == "fake"
     assert result.failed == ()
@@ -85,7 +86,8 @@ def test_a_hanging_probe_is_bounded() -> None:
     result = smoke([*FAKE, "--hang-on", "start_deal"], timeout=0.5)
     assert time.monotonic() - started < 3.0
     assert result.failed == ("capability deals",)
-    assert "EngineTimeout" in result.checks[-1].detail
+    details = {check.name: check.detail for check in result.checks}
+    assert "EngineTimeout" in details["capability deals"]
 
 
 def test_an_error_answer_to_a_claimed_op_is_broken() -> None:
@@ -165,3 +167,81 @@ def test_rulings_outside_the_catalogue_are_flagged() -> None:
     assert result.verdict == "broken_adapter"
     (check,) = [c for c in result.checks if c.name == "rulings"]
     assert not check.ok and "DISPUTE-01: 'own_opening' is not one of its options" in check.detail
+
+
+# --- player counts and the op actually sent (issue 24) ----------------------------------------
+
+HOUSE = [
+    sys.executable,
+    str(Path(__file__).resolve().parents[1] / "fake_adapters" / "house_engine.py"),
+]
+
+
+def checks_of(result: SmokeResult) -> dict[str, str]:
+    return {check.name: check.detail for check in result.checks}
+
+
+def test_an_engine_declaring_three_to_five_players_passes_and_is_probed_at_each() -> None:
+    result = smoke([*HOUSE, "--plays", "3,4,5", "--declare-players", "3,4,5"], profile="chilean")
+    assert result.verdict == "engine_ok", result.checks
+    details = checks_of(result)
+    assert "players in chilean 3, 4, 5;" in details["handshake"]
+    assert details["players"] == "chilean: start_deal seats 3, 4, 5 players"
+
+
+def test_an_engine_declaring_no_counts_but_playing_three_to_five_is_not_broken() -> None:
+    """Declaring nothing means every count of the profile (docs/protocol.md §2); a count
+    it answers unsupported is noted and the next is probed, as cases are graded."""
+    result = smoke([*HOUSE, "--plays", "3,4,5", "--declare-players", "none"])
+    assert result.verdict == "engine_ok", result.checks
+    details = checks_of(result)
+    # The profile's counts, not the union of every profile the engine lists (2 to 8).
+    assert "players in argentine 2, 3, 4;" in details["handshake"]
+    assert (
+        "answered unsupported at 2 players (this engine deals 3, 4, 5 players)"
+        in (details["players"])
+    )
+    assert "start_deal seats 3, 4 players" in details["players"]
+    assert not any(name.startswith("op ") for name in details)  # no op is lacking
+
+
+def test_an_engine_declaring_no_counts_but_playing_two_to_six_passes() -> None:
+    result = smoke([*HOUSE, "--plays", "2,3,4,5,6", "--declare-players", "none"], profile="perla")
+    assert result.verdict == "engine_ok", result.checks
+    details = checks_of(result)
+    assert "start_deal seats 2, 3, 4, 5, 6 players" in details["players"]
+    assert "unsupported at 7 players" in details["players"]
+    assert "8 players" in details["players"]
+
+
+def test_an_engine_that_breaks_at_one_count_it_plays_is_a_broken_adapter() -> None:
+    result = smoke([*HOUSE, "--fails-at", "4"])
+    assert result.verdict == "broken_adapter"
+    assert result.failed == ("players",)
+    assert "start_deal with 4 players: EngineReportedError" in checks_of(result)["players"]
+
+
+def test_an_engine_playing_no_count_at_all_is_a_broken_adapter() -> None:
+    result = smoke([*HOUSE, "--plays", "7", "--declare-players", "none"])
+    assert result.verdict == "broken_adapter"
+    assert "capability turns" in result.failed
+    assert checks_of(result)["capability turns"].startswith(
+        "answered unsupported at every argentine player count it plays: 2 players (this "
+        "engine deals 7 players); 3 players"
+    )
+
+
+def test_an_unsupported_set_up_op_is_shown_against_the_op_that_got_it() -> None:
+    """The redeal and next_deal probes send start_deal first: when start_deal answers
+    unsupported, they were not probed, and the message says so, naming start_deal."""
+    proxy = Path(__file__).resolve().parents[1] / "fake_adapters" / "real_engine_proxy.py"
+    result = smoke([sys.executable, str(proxy), "--unsupported", "start_deal"], timeout=10.0)
+    assert result.verdict == "engine_ok", result.checks
+    details = checks_of(result)
+    assert details["op start_deal"].startswith("answered unsupported (no start_deal here)")
+    for op in ("redeal", "next_deal"):
+        assert details[f"op {op}"].startswith(
+            "not probed: start_deal, sent to set it up, answered unsupported (no start_deal here)"
+        ), details[f"op {op}"]
+    assert "new_game phase=draw" in details["capability deals"]
+    assert details["players"] == "argentine: load_state seats 2, 3, 4 players"
