@@ -683,6 +683,13 @@ def cmd_coverage(args: argparse.Namespace) -> int:
     loaded = _load(args, catalogue)
     for error in loaded.errors:
         print(error, file=sys.stderr)
+    if args.executed:
+        from conformance.execution_coverage import coverage_command
+        from conformance.profiles import default_profiles
+
+        names = list(default_profiles()) if args.profile == "all" else [_profile_name(args)]
+        fired = coverage_command(loaded.scenarios, catalogue, names, json_path=args.json)
+        return EXIT_USAGE if loaded.errors else EXIT_OK if fired else EXIT_FAILED
     profile = _profile_name(args)
     rules = catalogue.rules_for(profile)
     points = catalogue.disputes_for(profile)
@@ -1075,6 +1082,12 @@ def build_parser() -> argparse.ArgumentParser:
     cov.add_argument("--json", metavar="FILE")
     cov.add_argument(
         "--profile", default=DEFAULT_PROFILE, help="count this profile's rules and cases"
+    )
+    cov.add_argument(
+        "--executed",
+        action="store_true",
+        help="play each profile's cases on the tracing reference and fail on a cited rule "
+        "that never fires (--profile all: every profile)",
     )
     cov.set_defaults(func=cmd_coverage)
 
