@@ -105,7 +105,8 @@ def setup_key(scenario: Scenario) -> tuple[Any, ...]:
 
     A melds question is its own setup (the questions it asks); a played case is told by its
     level, player count, deal number, the seat to move (or the dealer) and the meld kinds
-    its table and openings hold. Two cases on other hands but the same of these count as one.
+    its table and openings hold (a new game: its seed for the deal). Two cases on other
+    hands but the same of these count as one.
     """
     if scenario.level == "melds":
         asked = sorted(
@@ -124,7 +125,9 @@ def setup_key(scenario: Scenario) -> tuple[Any, ...]:
         melds = (step.action or {}).get("melds") or ()
         kinds |= {str(m.get("kind")) for m in melds if isinstance(m, Mapping)}
     seat = source.get("turn", source.get("dealer"))
-    return (scenario.level, players, source.get("deal_number"), seat, tuple(sorted(kinds)))
+    # A new game's seed is its deal: another seed deals other hands to another dealer.
+    deal = source.get("deal_number", source.get("seed"))
+    return (scenario.level, players, deal, seat, tuple(sorted(kinds)))
 
 
 def distinct_setups(ids: Iterable[str], corpus: Corpus) -> int:
