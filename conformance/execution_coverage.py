@@ -38,10 +38,10 @@ from conformance.scenarios import Scenario
 TRACE_OPTION = "--trace-rules"
 TRACE_ENV = "CARIOCA_TRACE_RULES"
 
-#: Rules no branch of an engine can decide by, so no trace ever names them: each with why.
-#: Coverage by execution leaves them out; every other rule a case cites must fire.
+#: Rules no branch of an engine can decide by, so the reference's trace never names them:
+#: each with why. Coverage by execution leaves them out while they do not fire; every other
+#: rule a case cites must fire.
 NOT_DECIDABLE: Mapping[str, str] = {
-    "GAME-2": "the players' aim (lowest total); it is what scoring serves, not a branch",
     "CHILE-DEAL-0": "the shuffle and cut are procedure; a deck given in order is unaffected",
     "PERLA-VAR-1": "what the profile leaves out; no play reaches an excluded round",
 }
@@ -238,7 +238,11 @@ def executed_coverage(
         refused=dict(refused),
         statuses={k: v for k, v in result.counts.items() if k != "total" and v},
         not_passed=tuple(r.id for r in result.results if r.status not in ("pass", "unsupported")),
-        exempt={rule: why for rule, why in NOT_DECIDABLE.items() if rule in cited},
+        exempt={
+            rule: why
+            for rule, why in NOT_DECIDABLE.items()
+            if rule in cited and rule not in decided and rule not in refused
+        },
     )
 
 

@@ -48,7 +48,7 @@ checks:
 ---
 id: cc-0003
 title: A Chilean 2 is wild
-rules: [CHILE-WILD-1]
+rules: [CHILE-WILD-1, CHILE-DEAL-0]
 source: "001 L5"
 profiles: [chilean]
 level: melds
@@ -162,12 +162,23 @@ def test_the_argentine_id_fired_covers_the_profiles_own_rule(
     assert report.cases == 1
     assert report.decided == {"CHILE-WILD-1": 1}
     assert report.unexercised == {} and report.ok
+    # The cut is procedure no branch decides by: left out while it does not fire.
+    assert set(report.exempt) == {"CHILE-DEAL-0"}
+    assert "CHILE-DEAL-0: not decidable" in ec.render_text([report])
+    fired = ec.executed_coverage(
+        scenarios,
+        load_catalogue(),
+        "chilean",
+        adapter=tracing("--fire", "check_meld=CARDS-2,CHILE-DEAL-0"),
+    )
+    assert fired.exempt == {} and fired.ok
 
 
 def test_an_adapter_that_traces_nothing_is_never_ok(scenarios: tuple[Scenario, ...]) -> None:
     report = ec.executed_coverage(scenarios, load_catalogue(), "chilean", adapter=tracing())
     assert not report.traced and not report.ok
     assert report.unexercised == {"CHILE-WILD-1": ("cc-0003",)}
+    assert set(report.exempt) == {"CHILE-DEAL-0"}
     assert "nothing was traced" in ec.render_text([report])
 
 

@@ -80,9 +80,11 @@ def render(
         "setups (another level, player count, deal, seat or meld kind). To add",
         "a mutant, register it with `@mutant(name, rules, description)` in",
         "`tests/mutants/mutants.py` (or `tests/mutants/strength.py`, whose mutants each have a",
-        "direct probe in `tests/mutants/probes.py` showing they differ from the reference)",
-        "and rerun the report. A surviving or weakly covered mutant calls for a new",
-        "scenario, never a weaker mutant.",
+        "direct probe in `tests/mutants/probes.py` showing they differ from the reference, or",
+        "`tests/mutants/round3.py`), or for a later profile in its module (`chilean.py`,",
+        "`pagat.py`, `perla.py`), where `PORTED` makes an Argentine function mutant's fault in",
+        "that profile only; then rerun the report. A surviving or weakly covered mutant calls",
+        "for a new scenario, never a weaker mutant.",
         "",
         f"- Corpus: {len(corpus.scenarios)} scenarios (profile `{harness.PROFILE}`).",
         f"- Unmutated reference: {counts}.",
@@ -92,6 +94,9 @@ def render(
             f"(profile `{profile}`)."
             for profile, loaded in (slices or {}).items()
         ),
+        "- Mutants by profile: "
+        + ", ".join(f"{profile} {n}" for profile, n in _by_profile(outcomes).items())
+        + ".",
         f"- Mutants: {len(outcomes)}; killed: {len(outcomes) - len(survivors)}; "
         f"weakly covered (killed in one setup only): {len(weak)}; "
         f"surviving: {len(survivors)}.",
@@ -136,6 +141,15 @@ def render(
         ]
         lines += [f"- `{o.mutant.name}`: {' '.join(o.errors)}" for o in errored]
     return "\n".join(lines) + "\n"
+
+
+def _by_profile(outcomes: Sequence[MutantOutcome]) -> dict[str, int]:
+    """How many of ``outcomes`` each profile's slice ran (Argentine first)."""
+    counts = {harness.PROFILE: 0, **{profile: 0 for profile in BY_PROFILE}}
+    for outcome in outcomes:
+        owner = next((p for p, of in BY_PROFILE.items() if outcome.mutant.name in of.names), None)
+        counts[owner or harness.PROFILE] += 1
+    return counts
 
 
 def main(argv: Sequence[str] | None = None) -> int:
