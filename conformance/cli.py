@@ -688,8 +688,8 @@ def cmd_coverage(args: argparse.Namespace) -> int:
         from conformance.profiles import default_profiles
 
         names = list(default_profiles()) if args.profile == "all" else [_profile_name(args)]
-        fired = coverage_command(loaded.scenarios, catalogue, names, json_path=args.json)
-        return EXIT_USAGE if loaded.errors else EXIT_OK if fired else EXIT_FAILED
+        code = coverage_command(loaded.scenarios, catalogue, names, json_path=args.json)
+        return EXIT_USAGE if loaded.errors else code
     profile = _profile_name(args)
     rules = catalogue.rules_for(profile)
     points = catalogue.disputes_for(profile)

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from conformance.catalogue import Catalogue
+from conformance.errors import EngineError
 from conformance.profiles import ProfileData, find_profile
 from conformance.runner import RunOptions, run_scenarios
 from conformance.scenarios import Scenario
@@ -293,13 +294,27 @@ def coverage_command(
     *,
     json_path: str | None = None,
     adapter: Sequence[str] | None = None,
-) -> bool:
+) -> int:
     """``coverage --executed``: trace each profile's slice, print the report (and write
-    ``json_path``); True when no profile leaves a cited rule unexercised."""
-    reports = [
-        executed_coverage(scenarios, catalogue, profile, adapter=adapter) for profile in profiles
-    ]
+    ``json_path``). The exit code, as the command line's: 0 when every cited rule fired in
+    every profile, 1 when one did not (or the trace is malformed), 3 when the tracing
+    reference could not start."""
+    try:
+        reports = [
+            executed_coverage(scenarios, catalogue, profile, adapter=adapter)
+            for profile in profiles
+        ]
+    except EngineError as exc:
+        print(
+            f"error: the tracing reference could not start: {exc} (coverage by execution "
+            f"needs `python -m reference.adapter {TRACE_OPTION} PATH`)",
+            file=sys.stderr,
+        )
+        return 3
+    except TraceError as exc:
+        print(f"error: malformed rule trace: {exc}", file=sys.stderr)
+        return 1
     print(render_text(reports))
     if json_path:
         write_json(reports, json_path)
-    return all(r.ok for r in reports)
+    return 0 if all(r.ok for r in reports) else 1

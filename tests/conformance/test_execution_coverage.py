@@ -219,6 +219,23 @@ def test_the_command_exits_non_zero_on_an_unexercised_rule(
     assert out.index("argentine:") < out.index("pagat:")
 
 
+def test_the_command_says_so_when_the_reference_cannot_trace(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = tmp_path / "cases"
+    folder.mkdir()
+    (folder / "cases.yaml").write_text(CASES, encoding="utf-8")
+    # An adapter that refuses the option exits before its handshake.
+    refusing = [sys.executable, "-c", "import sys; sys.exit(2)"]
+    monkeypatch.setattr(ec, "reference_argv", lambda: refusing)
+    assert cli.main(["coverage", "--executed", str(folder), "--profile", "chilean"]) == 3
+    err = capsys.readouterr().err
+    assert "the tracing reference could not start" in err and "--trace-rules" in err
+    monkeypatch.setattr(ec, "reference_argv", lambda: tracing("--garbage"))
+    assert cli.main(["coverage", "--executed", str(folder), "--profile", "chilean"]) == 1
+    assert "malformed rule trace" in capsys.readouterr().err
+
+
 def _reference_traces() -> bool:
     done = subprocess.run(
         [sys.executable, "-m", "reference.adapter", "--help"],
