@@ -483,6 +483,13 @@ def cmd_coverage(args: argparse.Namespace) -> int:
     loaded = _load(args, catalogue)
     for error in loaded.errors:
         print(error, file=sys.stderr)
+    if args.executed:
+        from conformance.execution_coverage import coverage_command
+        from conformance.profiles import default_profiles
+
+        names = list(default_profiles()) if args.profile == ALL_PROFILES else [_profile_name(args)]
+        code = coverage_command(loaded.scenarios, catalogue, names, json_path=args.json)
+        return EXIT_USAGE if loaded.errors else code
     if args.profile == ALL_PROFILES:
         found = coverage.every_profile_coverage(loaded.scenarios, catalogue)
         emit(coverage.brief_text(found, catalogue, corpus_label(args)))
@@ -876,6 +883,12 @@ def build_parser() -> argparse.ArgumentParser:
         default=DEFAULT_PROFILE,
         help="count this profile's rules and cases; 'all': every profile, one line each "
         "and what is uncovered",
+    )
+    cov.add_argument(
+        "--executed",
+        action="store_true",
+        help="play each profile's cases on the tracing reference and fail on a cited rule "
+        "that never fires (--profile all: every profile)",
     )
     cov.set_defaults(func=cmd_coverage)
 

@@ -27,8 +27,8 @@ from collections.abc import Callable, Sequence
 import reference.adapter
 import reference.melds
 import reference.profiles
-from reference.cards import Rank
-from reference.melds import Meld
+from reference.cards import Card, Rank
+from reference.melds import Meld, Run
 from reference.profiles import Profile
 from reference.reasons import Reason
 
@@ -257,3 +257,155 @@ def _swap_laid_down_only() -> None:
 )
 def _tie_breaks() -> None:
     _play_option("DISPUTE-47", "tiebreak")
+
+
+@chilean_mutant(
+    "chilean_natural_two_refused_in_place",
+    ["CHILE-SWAP-1", "CHILE-WILD-3"],
+    "a natural 2 may never take a wild card's place, not even at the 2-position of its suit",
+)
+def _natural_two_refused_in_place() -> None:
+    _chilean()
+
+    def make(original: Callable[..., tuple[int, ...]]) -> Callable[..., tuple[int, ...]]:
+        def swappable_wilds(meld: Meld, card: Card, profile: Profile) -> tuple[int, ...]:
+            if profile.name == NAME and card.rank is Rank.TWO:
+                return ()
+            return original(meld, card, profile)
+
+        return swappable_wilds
+
+    _patch(reference.melds, "swappable_wilds", make)
+
+
+@chilean_mutant(
+    "chilean_swap_by_rank_any_suit",
+    ["CHILE-SWAP-1"],
+    "a run's wild card may be taken by a card of its rank in any suit, not the exact card",
+)
+def _swap_by_rank_any_suit() -> None:
+    _chilean()
+
+    def make(original: Callable[..., tuple[int, ...]]) -> Callable[..., tuple[int, ...]]:
+        def swappable_wilds(meld: Meld, card: Card, profile: Profile) -> tuple[int, ...]:
+            found = original(meld, card, profile)
+            suit = reference.melds.run_suit(meld, profile) if isinstance(meld, Run) else None
+            if found or profile.name != NAME or suit is None or card.rank is None:
+                return found
+            if card.suit == suit or card.rank is Rank.TWO:
+                return found
+            return original(meld, Card(card.rank, suit), profile)
+
+        return swappable_wilds
+
+    _patch(reference.melds, "swappable_wilds", make)
+
+
+# --- ported faults (issue 27): Argentine function mutants made in the Chilean profile only -------
+
+#: (Argentine mutant, Chilean rules it breaks, what the Chilean engine does wrong).
+PORTED: tuple[tuple[str, tuple[str, ...], str], ...] = (
+    ("draw_twice", ("TURN-2",), "a second draw in the same Chilean turn is accepted"),
+    (
+        "buy_out_of_turn",
+        ("TURN-3",),
+        "a Chilean player whose turn it is not may take the top discard",
+    ),
+    ("turn_passes_left", ("TURN-1", "TURN-5"), "after a Chilean discard the turn passes left"),
+    ("first_turn_dealer", ("DEAL-5",), "the Chilean dealer takes the first turn"),
+    ("next_dealer_left", ("DEAL-2",), "after a Chilean round the deal passes to the left"),
+    ("stock_drawn_from_bottom", ("TURN-2",), "a Chilean stock draw takes the bottom card"),
+    (
+        "recycle_whole_pile",
+        ("STOCK-1", "STOCK-2"),
+        "an empty Chilean stock is rebuilt from the whole discard pile, top card included",
+    ),
+    (
+        "layoff_on_opening_turn",
+        ("TURN-6",),
+        "a Chilean player may lay off on the turn they lay down",
+    ),
+    (
+        "layoff_before_opening",
+        ("CONTRACT-10",),
+        "a Chilean player who has not laid down may lay off",
+    ),
+    ("layoff_with_gap", ("LAYOFF-4", "MELD-RUN-6"), "a Chilean run lay-off may skip ranks"),
+    (
+        "layoff_own_melds_only",
+        ("LAYOFF-2",),
+        "Chilean lay-offs are refused on other players' melds",
+    ),
+    ("trio_capped_at_three", ("MELD-TRIO-4",), "a Chilean trio never grows past 3 cards"),
+    ("trio_needs_distinct_suits", ("MELD-TRIO-2",), "a Chilean trio may not repeat a suit"),
+    (
+        "throw_back_refused",
+        ("TURN-5",),
+        "a Chilean player may not throw back the discard just taken",
+    ),
+    ("joker_discard_refused", ("TURN-5",), "a Chilean player may never discard a joker"),
+    (
+        "opening_twice",
+        ("CONTRACT-11", "TURN-8"),
+        "a Chilean player may lay the contract down a second time on a later turn",
+    ),
+    (
+        "extra_meld_other_kind",
+        ("CONTRACT-8",),
+        "a Chilean laying down may add melds of a kind the contract does not ask for",
+    ),
+    (
+        "last_stock_card_recycled",
+        ("STOCK-1",),
+        "the Chilean stock counts as exhausted one card early",
+    ),
+    (
+        "recycle_needs_three",
+        ("STOCK-1", "STOCK-2"),
+        "an empty Chilean stock over two discards cancels the round instead of recycling one card",
+    ),
+    (
+        "recycle_keeps_bottom",
+        ("STOCK-1",),
+        "recycling the Chilean pile keeps the oldest discard face up",
+    ),
+    (
+        "largest_table_first_turn_left",
+        ("DEAL-5", "CHILE-PLAYERS-1"),
+        "with six Chilean players the dealer's left-hand neighbour moves first",
+    ),
+    (
+        "largest_table_turn_skips",
+        ("TURN-1", "CHILE-PLAYERS-1"),
+        "with six Chilean players a discard passes the turn two seats on",
+    ),
+    (
+        "largest_table_dealer_stays",
+        ("DEAL-2", "CHILE-PLAYERS-1"),
+        "with six Chilean players the same dealer deals again",
+    ),
+    (
+        "largest_table_dealt_from_dealer",
+        ("DEAL-2", "CHILE-PLAYERS-1"),
+        "with six Chilean players the dealing starts with the dealer",
+    ),
+    (
+        "largest_table_last_seat_unscored",
+        ("CHILE-SCORE-2", "CHILE-PLAYERS-1"),
+        "with six Chilean players the last seat's cards score nothing",
+    ),
+    ("two_players_dealer_first", ("DEAL-5",), "with two Chilean players the dealer moves first"),
+    (
+        "two_players_dealer_stays",
+        ("DEAL-2",),
+        "with two Chilean players the same dealer deals every round",
+    ),
+    (
+        "two_players_totals_replaced",
+        ("SCORE-4",),
+        "with two Chilean players a round's scores replace the totals",
+    ),
+)
+
+for _base, _rules, _description in PORTED:
+    MUTANTS_OF.port(_base, f"chilean_{_base}", _rules, _description)

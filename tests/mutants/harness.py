@@ -7,11 +7,13 @@ in the child: :func:`child_env` puts it on ``PYTHONPATH``.
 
 from __future__ import annotations
 
+import json
 import os
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from conformance.catalogue import Catalogue, load_catalogue
 from conformance.runner import CaseResult, RunOptions, RunResult, run_scenarios
@@ -95,3 +97,40 @@ def killers(result: RunResult) -> list[str]:
     Errors do not count: a mutant is killed by a wrong answer, not by a crash.
     """
     return with_status(result.results, "fail")
+
+
+def setup_key(scenario: Scenario) -> tuple[Any, ...]:
+    """What tells one case's setup from another's (issue 27: two killers that differ in
+    setup, "another deal, seat, player count or meld kind").
+
+    A melds question is its own setup (the questions it asks); a played case is told by its
+    level, player count, deal number, the seat to move (or the dealer) and the meld kinds
+    its table and openings hold (a new game: its seed for the deal). Two cases on other
+    hands but the same of these count as one.
+    """
+    if scenario.level == "melds":
+        asked = sorted(
+            json.dumps({"op": c.op, **c.request}, sort_keys=True) for c in scenario.checks
+        )
+        return ("melds", tuple(asked))
+    setup = scenario.setup
+    source: Mapping[str, Any] = {}
+    if setup is not None:
+        source = setup.state or setup.deal or setup.new_game or {}
+    players = source.get("players")
+    if players is None and isinstance(source.get("hands"), list):
+        players = len(source["hands"])
+    kinds = {str(m.get("kind")) for m in source.get("table", ()) if isinstance(m, Mapping)}
+    for step in scenario.steps:
+        melds = (step.action or {}).get("melds") or ()
+        kinds |= {str(m.get("kind")) for m in melds if isinstance(m, Mapping)}
+    seat = source.get("turn", source.get("dealer"))
+    # A new game's seed is its deal: another seed deals other hands to another dealer.
+    deal = source.get("deal_number", source.get("seed"))
+    return (scenario.level, players, deal, seat, tuple(sorted(kinds)))
+
+
+def distinct_setups(ids: Iterable[str], corpus: Corpus) -> int:
+    """How many different setups (:func:`setup_key`) the cases ``ids`` of ``corpus`` have."""
+    by_id = {s.id: s for s in corpus.scenarios}
+    return len({setup_key(by_id[i]) for i in ids if i in by_id})

@@ -528,8 +528,8 @@ def _swap_joker_always_high() -> None:
 @mutant("next_dealer_left", ["DEAL-2"], "after a close the deal passes to the left (dealer - 1)")
 def _next_dealer_left() -> None:
     def make(original: Callable[..., GameState]) -> Callable[..., GameState]:
-        def next_deal(state: GameState, deck: Sequence[Card]) -> GameState:
-            after = original(state, deck)
+        def next_deal(state: GameState, deck: Sequence[Card], cut: int | None = None) -> GameState:
+            after = original(state, deck, cut)
             if state.phase is not Phase.DEAL_OVER:
                 return after
             dealer = (state.dealer - 1) % state.players
@@ -541,6 +541,7 @@ def _next_dealer_left() -> None:
                 state.totals,
                 deck,
                 seed=after.seed,
+                cut=cut,
             )
 
         return next_deal
@@ -550,8 +551,8 @@ def _next_dealer_left() -> None:
 
 def _patch_cancelled_next_deal(advance_number: bool) -> None:
     def make(original: Callable[..., GameState]) -> Callable[..., GameState]:
-        def next_deal(state: GameState, deck: Sequence[Card]) -> GameState:
-            after = original(state, deck)
+        def next_deal(state: GameState, deck: Sequence[Card], cut: int | None = None) -> GameState:
+            after = original(state, deck, cut)
             if state.phase is not Phase.CANCELLED:
                 return after
             number = state.deal_number
@@ -565,6 +566,7 @@ def _patch_cancelled_next_deal(advance_number: bool) -> None:
                 state.totals,
                 deck,
                 seed=after.seed,
+                cut=cut,
             )
 
         return next_deal
@@ -1010,4 +1012,4 @@ __all__ = ["MUTANTS", "Mutant", "apply_mutant", "mutant", "names"]
 # Chilean slice of the corpus (tests.mutants.chilean.CHILEAN), the Pagat ones (issue 16)
 # against the Pagat slice (tests.mutants.pagat.PAGAT), and the Perla ones (issue 16)
 # against the Perla slice (tests.mutants.perla.PERLA).
-from . import chilean, pagat, perla, strength  # noqa: E402, F401
+from . import chilean, pagat, perla, round3, strength  # noqa: E402, F401

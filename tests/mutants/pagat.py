@@ -166,3 +166,119 @@ def _discard_out_of_turn() -> None:
 )
 def _new_melds_after_opening() -> None:
     _play_option("DISPUTE-76", "allowed")
+
+
+# --- ported faults (issue 27): Argentine function mutants made in the Pagat profile only ---------
+
+#: (Argentine mutant, Pagat rules it breaks, what the Pagat engine does wrong).
+PORTED: tuple[tuple[str, tuple[str, ...], str], ...] = (
+    ("draw_twice", ("TURN-2",), "a second draw in the same Pagat turn is accepted"),
+    ("turn_passes_left", ("TURN-1", "TURN-5"), "after a Pagat discard the turn passes left"),
+    ("first_turn_dealer", ("DEAL-5",), "the Pagat dealer takes the first turn"),
+    ("next_dealer_left", ("DEAL-2",), "after a Pagat hand the deal passes to the left"),
+    ("stock_drawn_from_bottom", ("TURN-2",), "a Pagat stock draw takes the bottom card"),
+    ("totals_not_added", ("SCORE-4",), "a Pagat hand's scores replace the running totals"),
+    (
+        "recycle_whole_pile",
+        ("STOCK-1", "STOCK-2"),
+        "an empty Pagat stock is rebuilt from the whole discard pile, top card included",
+    ),
+    (
+        "cancelled_deal_passes",
+        ("STOCK-2",),
+        "a cancelled Pagat hand is replayed by the next dealer",
+    ),
+    (
+        "layoff_on_opening_turn",
+        ("TURN-6",),
+        "a Pagat player may lay off on the turn of the initial meld",
+    ),
+    (
+        "layoff_before_opening",
+        ("CONTRACT-10",),
+        "a Pagat player who has not met the contract may lay off",
+    ),
+    ("layoff_with_gap", ("LAYOFF-4", "MELD-RUN-6"), "a Pagat run lay-off may skip ranks"),
+    ("layoff_own_melds_only", ("LAYOFF-2",), "Pagat lay-offs are refused on other players' melds"),
+    ("trio_capped_at_three", ("MELD-TRIO-4",), "a Pagat trio never grows past 3 cards"),
+    ("k_a_2_allowed", ("MELD-RUN-3",), "a Pagat run may turn the K-A-2 corner"),
+    ("opening_runs_of_3", ("MELD-RUN-1",), "a Pagat initial meld may hold a run of 3 cards"),
+    (
+        "closer_scores_hand",
+        ("SCORE-1",),
+        "the Pagat player who goes out is charged for the last card discarded",
+    ),
+    (
+        "no_game_over_after_7",
+        ("END-4", "GAME-1"),
+        "closing the seventh Pagat hand ends only the hand",
+    ),
+    ("joker_to_hand", ("JOKER-5",), "a replaced Pagat joker may be taken into the hand"),
+    ("swap_any_suit", ("JOKER-4",), "a Pagat run joker may be replaced by its rank in any suit"),
+    ("throw_back_refused", ("TURN-5",), "a Pagat player may not throw back the discard just taken"),
+    ("joker_discard_refused", ("TURN-5",), "a Pagat player may never discard a joker"),
+    (
+        "opening_twice",
+        ("CONTRACT-11", "TURN-8"),
+        "a Pagat player may meet the contract a second time on a later turn",
+    ),
+    (
+        "extra_meld_other_kind",
+        ("CONTRACT-8",),
+        "a Pagat initial meld may add melds of a kind the contract does not ask for",
+    ),
+    (
+        "last_stock_card_recycled",
+        ("STOCK-1",),
+        "the Pagat stock counts as exhausted one card early",
+    ),
+    (
+        "recycle_needs_three",
+        ("STOCK-1", "STOCK-2"),
+        "an empty Pagat stock over two discards cancels the hand instead of recycling one card",
+    ),
+    (
+        "recycle_keeps_bottom",
+        ("STOCK-1",),
+        "recycling the Pagat pile keeps the oldest discard face up",
+    ),
+    (
+        "largest_table_first_turn_left",
+        ("DEAL-5", "PAGAT-PLAYERS-1"),
+        "with five Pagat players the dealer's left-hand neighbour moves first",
+    ),
+    (
+        "largest_table_turn_skips",
+        ("TURN-1", "PAGAT-PLAYERS-1"),
+        "with five Pagat players a discard passes the turn two seats on",
+    ),
+    (
+        "largest_table_dealer_stays",
+        ("DEAL-2", "PAGAT-PLAYERS-1"),
+        "with five Pagat players the same dealer deals again",
+    ),
+    (
+        "largest_table_dealt_from_dealer",
+        ("DEAL-2", "PAGAT-PLAYERS-1"),
+        "with five Pagat players the dealing starts with the dealer",
+    ),
+    (
+        "largest_table_last_seat_unscored",
+        ("SCORE-2", "PAGAT-PLAYERS-1"),
+        "with five Pagat players the last seat's cards score nothing",
+    ),
+    ("two_players_dealer_first", ("DEAL-5",), "with two Pagat players the dealer moves first"),
+    (
+        "two_players_dealer_stays",
+        ("DEAL-2",),
+        "with two Pagat players the same dealer deals every hand",
+    ),
+    (
+        "two_players_totals_replaced",
+        ("SCORE-4",),
+        "with two Pagat players a hand's scores replace the totals",
+    ),
+)
+
+for _base, _rules, _description in PORTED:
+    MUTANTS_OF.port(_base, f"pagat_{_base}", _rules, _description)

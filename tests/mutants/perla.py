@@ -27,8 +27,11 @@ from typing import Any
 
 import reference.adapter
 import reference.game
+import reference.melds
 import reference.profiles
-from reference.cards import Rank
+from reference.actions import DrawDiscard
+from reference.cards import JOKER, Card, Rank
+from reference.melds import HIGH_ACE, LOW_ACE
 
 from .mutants import _patch
 from .profiled import ProfileMutants
@@ -238,3 +241,217 @@ def _free_steals() -> None:
 )
 def _no_cut_bonus() -> None:
     _play_option("DISPUTE-67", "no_bonus")
+
+
+# --- the empty stock, the steal, the cut, red aces (issue 27) -----------------------------------
+
+
+@perla_mutant(
+    "perla_last_stock_draw_ends_round",
+    ["PERLA-STOCK-1", "PERLA-END-1"],
+    "the round ends as soon as the last stock card is drawn, not when a player draws from "
+    "the empty stock",
+)
+def _last_stock_draw_ends_round() -> None:
+    _perla()
+
+    def make(original: Callable[..., Any]) -> Callable[..., Any]:
+        def _draw_stock(state: Any, player: int) -> Any:
+            after = original(state, player)
+            if state.profile.name == NAME and len(state.stock) == 1:
+                return reference.game._end_without_closer(after)
+            return after
+
+        return _draw_stock
+
+    _patch(reference.game, "_draw_stock", make)
+
+
+@perla_mutant(
+    "perla_stock_recycles",
+    ["PERLA-STOCK-1"],
+    "an empty Perla stock is rebuilt from the discards, as in the other profiles (DISPUTE-75 "
+    "recycle)",
+)
+def _stock_recycles() -> None:
+    _play_option("DISPUTE-75", "recycle")
+
+
+@perla_mutant(
+    "perla_red_ace_in_place_any_suit",
+    ["PERLA-WILD-3", "PERLA-WILD-1"],
+    "a red ace at an ace end of a straight counts as a natural ace even in another suit's "
+    "straight, which it then breaks",
+)
+def _red_ace_in_place_any_suit() -> None:
+    _perla()
+
+    def make(original: Callable[..., tuple[bool, ...]]) -> Callable[..., tuple[bool, ...]]:
+        def _run_wild_flags(cards: tuple[Card, ...], profile: Any) -> tuple[bool, ...]:
+            flags = list(original(cards, profile))
+            if profile.name != NAME:
+                return tuple(flags)
+            masked = tuple(JOKER if w else c for c, w in zip(cards, flags, strict=True))
+            low = reference.melds._placement(masked)
+            if low is None:
+                return tuple(flags)
+            for i in {0, len(cards) - 1}:
+                at_ace_end = low + i in (LOW_ACE, HIGH_ACE)
+                if flags[i] and cards[i].rank is Rank.ACE and at_ace_end:
+                    flags[i] = False
+            return tuple(flags)
+
+        return _run_wild_flags
+
+    _patch(reference.melds, "_run_wild_flags", make)
+
+
+@perla_mutant(
+    "perla_steal_skips_passes",
+    ["PERLA-STEAL-1"],
+    "any player after the one to move may steal at once, without the players before them passing",
+)
+def _steal_skips_passes() -> None:
+    _perla()
+
+    def make(original: Callable[..., Any]) -> Callable[..., Any]:
+        def _steal(state: Any, action: Any) -> Any:
+            if (
+                state.profile.name == NAME
+                and isinstance(action, DrawDiscard)
+                and state.passed
+                and state.discard
+                and action.player not in state.passed
+            ):
+                return reference.game._take_discard(state, action.player, points=2)
+            return original(state, action)
+
+        return _steal
+
+    _patch(reference.game, "_steal", make)
+
+
+@perla_mutant(
+    "perla_cut_bonus_to_dealer",
+    ["PERLA-CUT-2"],
+    "a perfect cut's -10 goes to the dealer instead of the cutter",
+)
+def _cut_bonus_to_dealer() -> None:
+    _perla()
+
+    def make(original: Callable[..., Any]) -> Callable[..., Any]:
+        def _cut_totals(
+            profile: Any,
+            players: int,
+            deal_number: int,
+            dealer: int,
+            totals: Any,
+            cut: int | None,
+        ) -> Any:
+            if profile.name == NAME:
+                dealer = (dealer + 1) % players  # the cutter sits left of this "dealer"
+            return original(profile, players, deal_number, dealer, totals, cut)
+
+        return _cut_totals
+
+    _patch(reference.game, "_cut_totals", make)
+
+
+@perla_mutant(
+    "perla_layoff_not_on_lowering_turn",
+    ["PERLA-TURN-6", "PERLA-LAYOFF-1"],
+    "a Perla player may not lay off on the turn they lower (DISPUTE-20 later_turns)",
+)
+def _layoff_not_on_lowering_turn() -> None:
+    _play_option("DISPUTE-20", "later_turns")
+
+
+@perla_mutant(
+    "perla_bonus_by_melding_only",
+    ["PERLA-SCORE-1"],
+    "going out by a discard on the lowering turn scores 0: only melding out earns -30",
+)
+def _bonus_by_melding_only() -> None:
+    _play_option("DISPUTE-65", "no_discard")
+
+
+# --- ported faults (issue 27): Argentine function mutants made in the Perla profile only ---------
+
+#: (Argentine mutant, Perla rules it breaks, what the Perla engine does wrong).
+PORTED: tuple[tuple[str, tuple[str, ...], str], ...] = (
+    ("draw_twice", ("TURN-2",), "a second draw in the same Perla turn is accepted"),
+    ("turn_passes_left", ("TURN-1", "TURN-5"), "after a Perla discard the turn passes left"),
+    ("first_turn_dealer", ("DEAL-5",), "the Perla dealer takes the first turn"),
+    (
+        "next_dealer_left",
+        ("DEAL-2", "PERLA-DEAL-2"),
+        "after a Perla round the deal passes to the left",
+    ),
+    ("stock_drawn_from_bottom", ("TURN-2",), "a Perla stock draw takes the bottom card"),
+    (
+        "layoff_before_opening",
+        ("PERLA-LAYOFF-1", "CONTRACT-10"),
+        "a Perla player who has not lowered may lay off",
+    ),
+    ("layoff_with_gap", ("LAYOFF-4", "MELD-RUN-6"), "a Perla straight lay-off may skip ranks"),
+    ("layoff_own_melds_only", ("LAYOFF-2",), "Perla lay-offs are refused on other players' melds"),
+    ("trio_capped_at_three", ("PERLA-TRIO-4",), "a Perla leg never grows past 3 cards"),
+    ("k_a_2_allowed", ("MELD-RUN-3",), "a Perla straight may turn the K-A-2 corner"),
+    (
+        "runs_wrap_when_extended",
+        ("MELD-RUN-3", "MELD-RUN-5"),
+        "a Perla straight on the table may wrap Q-K-A-2",
+    ),
+    ("tie_first_player_wins", ("END-5",), "equal lowest Perla totals do not share the win"),
+    ("throw_back_refused", ("TURN-5",), "a Perla player may not throw back the discard just taken"),
+    ("joker_discard_refused", ("TURN-5",), "a Perla player may never discard a joker"),
+    (
+        "opening_twice",
+        ("CONTRACT-11", "TURN-8"),
+        "a Perla player may lower the contract a second time on a later turn",
+    ),
+    (
+        "extra_meld_other_kind",
+        ("PERLA-OPEN-1",),
+        "a Perla lowering may add melds of a kind the round does not ask for",
+    ),
+    (
+        "largest_table_first_turn_left",
+        ("DEAL-5", "PERLA-PLAYERS-1"),
+        "with eight Perla players the dealer's left-hand neighbour moves first",
+    ),
+    (
+        "largest_table_turn_skips",
+        ("TURN-1", "PERLA-PLAYERS-1"),
+        "with eight Perla players a discard passes the turn two seats on",
+    ),
+    (
+        "largest_table_dealer_stays",
+        ("DEAL-2", "PERLA-PLAYERS-1"),
+        "with eight Perla players the same dealer deals again",
+    ),
+    (
+        "largest_table_dealt_from_dealer",
+        ("DEAL-2", "PERLA-PLAYERS-1"),
+        "with eight Perla players the dealing starts with the dealer",
+    ),
+    (
+        "largest_table_last_seat_unscored",
+        ("PERLA-SCORE-2", "PERLA-PLAYERS-1"),
+        "with eight Perla players the last seat's cards score nothing",
+    ),
+    ("two_players_dealer_first", ("DEAL-5",), "with two Perla players the dealer moves first"),
+    (
+        "two_players_dealer_stays",
+        ("DEAL-2",),
+        "with two Perla players the same dealer deals every round",
+    ),
+    (
+        "two_players_totals_replaced",
+        ("SCORE-4",),
+        "with two Perla players a round's scores replace the totals",
+    ),
+)
+
+for _base, _rules, _description in PORTED:
+    MUTANTS_OF.port(_base, f"perla_{_base}", _rules, _description)

@@ -5,10 +5,11 @@ Run from the repository root::
     python -m tests.mutants.report [--output docs/mutants.md] [--workers 2] [--mutant NAME ...]
 
 Every mutant runs the whole corpus through the protocol. A scenario *kills* a mutant when it
-fails under it; a mutant killed by exactly one scenario is flagged as weakly covered, and a
-mutant no scenario kills is a gap in the corpus. Exit status 1 if any mutant has fewer than
-two killers (tests/test_mutants.py asks for two) or the unmutated reference does not pass
-every case.
+fails under it; a mutant whose killers all share one setup (:func:`harness.setup_key`: the
+same level, player count, deal, seat and meld kinds) is flagged as weakly covered, and a
+mutant no scenario kills is a gap in the corpus. Exit status 1 if any mutant is killed in
+fewer than two setups (tests/test_mutants.py asks for two) or the unmutated reference does
+not pass every case.
 """
 
 from __future__ import annotations
@@ -35,6 +36,8 @@ class MutantOutcome:
     errors: tuple[str, ...]
     """Scenario ids that errored under it (not kills; listed so they can be looked at)."""
     seconds: float
+    setups: int = 0
+    """How many different setups the killers have (:func:`harness.setup_key`)."""
 
 
 def run_mutant(
@@ -43,11 +46,13 @@ def run_mutant(
     """Run the corpus against mutant ``name`` under ``profile``."""
     started = time.monotonic()
     result = harness.run(harness.mutant_argv(name), corpus, workers=workers, profile=profile)
+    killers = tuple(harness.killers(result))
     return MutantOutcome(
         MUTANTS[name],
-        tuple(harness.killers(result)),
+        killers,
         tuple(harness.with_status(result.results, "error")),
         time.monotonic() - started,
+        harness.distinct_setups(killers, corpus),
     )
 
 
@@ -59,7 +64,7 @@ def render(
     slices: Mapping[str, harness.Corpus] | None = None,
 ) -> str:
     """The Markdown of docs/mutants.md."""
-    weak = [o for o in outcomes if len(o.killers) == 1]
+    weak = [o for o in outcomes if o.killers and o.setups < 2]
     survivors = [o for o in outcomes if not o.killers]
     counts = ", ".join(f"{n} {s}" for s, n in reference_counts.items() if n and s != "total")
     lines = [
@@ -71,12 +76,15 @@ def render(
         "in-process by `tests/mutants/mutants.py` and served through the protocol by",
         "`python -m tests.mutants.adapter --mutant NAME`. The whole corpus runs against each",
         "one; a scenario **kills** a mutant when it *fails* under it (an error is not a kill).",
-        "`tests/test_mutants.py` fails unless every mutant has at least two killers. To add",
+        "`tests/test_mutants.py` fails unless every mutant has killers in at least two",
+        "setups (another level, player count, deal, seat or meld kind). To add",
         "a mutant, register it with `@mutant(name, rules, description)` in",
         "`tests/mutants/mutants.py` (or `tests/mutants/strength.py`, whose mutants each have a",
-        "direct probe in `tests/mutants/probes.py` showing they differ from the reference)",
-        "and rerun the report. A surviving or weakly covered mutant calls for a new",
-        "scenario, never a weaker mutant.",
+        "direct probe in `tests/mutants/probes.py` showing they differ from the reference, or",
+        "`tests/mutants/round3.py`), or for a later profile in its module (`chilean.py`,",
+        "`pagat.py`, `perla.py`), where `PORTED` makes an Argentine function mutant's fault in",
+        "that profile only; then rerun the report. A surviving or weakly covered mutant calls",
+        "for a new scenario, never a weaker mutant.",
         "",
         f"- Corpus: {len(corpus.scenarios)} scenarios (profile `{harness.PROFILE}`).",
         f"- Unmutated reference: {counts}.",
@@ -86,25 +94,30 @@ def render(
             f"(profile `{profile}`)."
             for profile, loaded in (slices or {}).items()
         ),
+        "- Mutants by profile: "
+        + ", ".join(f"{profile} {n}" for profile, n in _by_profile(outcomes).items())
+        + ".",
         f"- Mutants: {len(outcomes)}; killed: {len(outcomes) - len(survivors)}; "
-        f"weakly covered (one killer): {len(weak)}; surviving: {len(survivors)}.",
+        f"weakly covered (killed in one setup only): {len(weak)}; "
+        f"surviving: {len(survivors)}.",
         f"- Time for all runs: {seconds:.0f} s.",
         "",
         "## Kill matrix",
         "",
-        "| mutant | rules broken | deviation | kills | killed by |",
-        "|---|---|---|---|---|",
+        "| mutant | rules broken | deviation | kills | setups | killed by |",
+        "|---|---|---|---|---|---|",
     ]
     for o in outcomes:
-        flag = " (weak)" if len(o.killers) == 1 else " (SURVIVES)" if not o.killers else ""
+        flag = " (weak)" if o in weak else " (SURVIVES)" if not o.killers else ""
         lines.append(
             f"| `{o.mutant.name}` | {', '.join(o.mutant.rules)} | {o.mutant.description} "
-            f"| {len(o.killers)}{flag} | {' '.join(o.killers) or '—'} |"
+            f"| {len(o.killers)}{flag} | {o.setups} | {' '.join(o.killers) or '—'} |"
         )
-    lines += ["", "## Weakly covered mutants (killed by one scenario only)", ""]
+    lines += ["", "## Weakly covered mutants (killed in one setup only)", ""]
     if weak:
         lines += [
-            f"- `{o.mutant.name}` ({', '.join(o.mutant.rules)}): only {o.killers[0]}" for o in weak
+            f"- `{o.mutant.name}` ({', '.join(o.mutant.rules)}): only {' '.join(o.killers)}"
+            for o in weak
         ]
     else:
         lines.append("None.")
@@ -128,6 +141,15 @@ def render(
         ]
         lines += [f"- `{o.mutant.name}`: {' '.join(o.errors)}" for o in errored]
     return "\n".join(lines) + "\n"
+
+
+def _by_profile(outcomes: Sequence[MutantOutcome]) -> dict[str, int]:
+    """How many of ``outcomes`` each profile's slice ran (Argentine first)."""
+    counts = {harness.PROFILE: 0, **{profile: 0 for profile in BY_PROFILE}}
+    for outcome in outcomes:
+        owner = next((p for p, of in BY_PROFILE.items() if outcome.mutant.name in of.names), None)
+        counts[owner or harness.PROFILE] += 1
+    return counts
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -167,12 +189,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     text = render(outcomes, corpus, dict(reference.counts), seconds, slices)
     Path(args.output).write_text(text, encoding="utf-8")
     survivors = [o.mutant.name for o in outcomes if not o.killers]
-    weak = [o.mutant.name for o in outcomes if len(o.killers) == 1]
+    weak = [o.mutant.name for o in outcomes if o.killers and o.setups < 2]
     reference_bad = reference.counts.get("fail", 0) + reference.counts.get("error", 0)
     print(
         f"wrote {args.output}: {len(outcomes)} mutants, {len(survivors)} surviving"
         + (f" ({', '.join(survivors)})" if survivors else "")
-        + (f", {len(weak)} with one killer ({', '.join(weak)})" if weak else "")
+        + (f", {len(weak)} killed in one setup ({', '.join(weak)})" if weak else "")
         + f", reference {reference.counts.get('pass', 0)}/{len(corpus.scenarios)} pass"
         + f", {seconds:.0f} s"
     )
