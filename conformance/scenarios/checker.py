@@ -21,7 +21,9 @@ from conformance.scenarios.model import (
     Step,
     StepKind,
 )
-from conformance.scenarios.semantics import CatalogueChecks, StateChecks
+from conformance.scenarios.names import CatalogueChecks
+from conformance.scenarios.plan import Planner
+from conformance.scenarios.semantics import StateChecks
 from conformance.scenarios.yamldoc import _jsonable, _mark, _pointer, _validator
 from conformance.validation import best_match_of
 
@@ -116,7 +118,16 @@ class _DocChecker(StateChecks, CatalogueChecks):
                         [*path, "action", "player"],
                     )
                 steps.append(
-                    Step(i, "action", action, None, item.get("expect"), item.get("state"), line)
+                    Step(
+                        i,
+                        "action",
+                        action,
+                        None,
+                        item.get("expect"),
+                        item.get("state"),
+                        line,
+                        dict(item.get("assumes", {})),
+                    )
                 )
             else:
                 kind: StepKind = "next_deal" if "next_deal" in item else "redeal"
@@ -128,7 +139,18 @@ class _DocChecker(StateChecks, CatalogueChecks):
                     self.error("a redeal step takes no cut (only next_deal)", [*path, kind, "cut"])
                 for facts in known:
                     self.check_deck(spec, [*path, kind], players, spec.deal_number, facts)
-                steps.append(Step(i, kind, None, spec, item.get("expect"), item.get("state"), line))
+                steps.append(
+                    Step(
+                        i,
+                        kind,
+                        None,
+                        spec,
+                        item.get("expect"),
+                        item.get("state"),
+                        line,
+                        dict(item.get("assumes", {})),
+                    )
+                )
         if self.errors:
             return None
         disputed = None
@@ -156,6 +178,7 @@ class _DocChecker(StateChecks, CatalogueChecks):
             steps=tuple(steps),
             final=data.get("final"),
             setups=setups,
+            plans=Planner(data, self.line_of, self.catalogue, known).plans(checks, steps),
             canonical=canonical_json(data),
         )
 
@@ -215,6 +238,7 @@ class _DocChecker(StateChecks, CatalogueChecks):
                 self.error(f"deck: {exc}", ["setup", "deal"])
                 return None
             return Setup(
+                deck_spec=spec,
                 deal={
                     "profile": raw_deal.get("profile", facts.name),
                     "players": players,
@@ -224,7 +248,7 @@ class _DocChecker(StateChecks, CatalogueChecks):
                     "deck": deck,
                     # perla's cut (docs/protocol.md §10), sent only when the case gives one.
                     **({"cut": raw_deal["cut"]} if "cut" in raw_deal else {}),
-                }
+                },
             )
         players = raw_setup["new_game"]["players"]
         if not self.check_players(players, facts, ["setup", "new_game", "players"]):

@@ -72,15 +72,23 @@ class DeckSpec:
         )
 
     def compose(
-        self, players: int, dealer: int, deal_number: int, pack: Pack | None = None
+        self,
+        players: int,
+        dealer: int,
+        deal_number: int,
+        pack: Pack | None = None,
+        hand_size: int | None = None,
     ) -> list[str]:
         """Return the whole deck (top first) this spec stands for, filled from ``pack``
         (default: the argentine 108-card pack).
 
         With hands + upcard the deck is the inverse of the dealing rule of
         docs/protocol.md §7: card ``r*players + k`` goes to player ``dealer+1+k``.
+        ``hand_size``: the cards the engine deals each player (under its rulings); hands
+        given with fewer are completed first (:meth:`completed_hands`).
 
-        :raises ValueError: when the cards cannot make the pack.
+        :raises ValueError: when the cards cannot make the pack, or the hands hold more
+            cards than ``hand_size``.
         """
         if self.deck is not None:
             return list(self.deck)
@@ -89,18 +97,42 @@ class DeckSpec:
         assert self.hands is not None and self.upcard is not None
         if len(self.hands) != players:
             raise ValueError(f"{len(self.hands)} hands given for {players} players")
+        hands = self.completed_hands(hand_size, pack)
         # The hands say how many cards were dealt; the semantic check compares that with
         # the deal's hand size where one exists (there is none after deal 7).
-        size = len(self.hands[0])
-        if any(len(hand) != size for hand in self.hands):
+        size = len(hands[0])
+        if any(len(hand) != size for hand in hands):
             raise ValueError("hands of different sizes cannot come from one deal")
         top: list[str] = []
         for round_no in range(size):
             for k in range(1, players + 1):
-                top.append(self.hands[(dealer + k) % players][round_no])
+                top.append(hands[(dealer + k) % players][round_no])
         top.append(self.upcard)
         top.extend(self.stock_top)
         return fill_after(top, [], pack)
+
+    def completed_hands(
+        self, hand_size: int | None, pack: Pack | None = None
+    ) -> tuple[tuple[str, ...], ...]:
+        """The hands as dealt when each player gets ``hand_size`` cards.
+
+        A case written for 11-card hands still deals under a ruling of 12 (VARIANT-05
+        ``twelve``): each short hand is completed, player 0's first, with the first cards of
+        the rest of the pack in canonical order (the pack without the cards this spec
+        places), docs/scenario-format.md "Hand sizes under other rulings".
+
+        :raises ValueError: when a hand holds more than ``hand_size`` cards.
+        """
+        assert self.hands is not None
+        if hand_size is None or all(len(hand) == hand_size for hand in self.hands):
+            return self.hands
+        if any(len(hand) > hand_size for hand in self.hands):
+            raise ValueError(f"the hands hold more than the {hand_size} cards dealt")
+        placed = [c for hand in self.hands for c in hand] + [self.upcard or "", *self.stock_top]
+        rest = iter(fill_after([], [c for c in placed if c], pack))
+        return tuple(
+            (*hand, *(next(rest) for _ in range(hand_size - len(hand)))) for hand in self.hands
+        )
 
 
 @dataclass(frozen=True)
@@ -115,6 +147,8 @@ class Setup:
     state: Mapping[str, Any] | None = None
     deal: Mapping[str, Any] | None = None
     new_game: Mapping[str, Any] | None = None
+    #: The deck of ``deal`` as the case gives it, to deal again under another hand size.
+    deck_spec: DeckSpec | None = None
 
 
 @dataclass(frozen=True)
@@ -139,6 +173,33 @@ class Step:
     expect: Any
     state: Any
     line: int
+    #: Points the step's action leans on (``assumes:`` on the step): point -> option.
+    assumes: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class PlannedCheck:
+    """One assertion a scenario makes, known from the scenario alone (docs/scenario-format.md,
+    "Checks"): graded against an engine by :mod:`conformance.grading`."""
+
+    #: Stable within the case: ``check 2``, ``step 3 accepted``, ``step 3 totals``, ...
+    key: str
+    #: ``answer``, ``accepted``, ``reason``, ``unchanged``, ``invariants`` or a state key.
+    what: str
+    #: 1-based step or melds check; 0 for the setup's answer; None for ``final``.
+    step: int | None
+    #: The scenario line of the assertion.
+    line: int
+    #: The rules a failure is attributed to, in the profile's own IDs.
+    rules: tuple[str, ...]
+    #: The expected value as written (it may hold ``by_option``; None for invariants).
+    expected: Any = None
+    #: Whether ``expected`` holds a ``by_option`` (resolved per engine) or is used as is.
+    varies: bool = False
+    #: Points the check leans on at one option: its own ``assumes`` and its step's.
+    assumes: Mapping[str, str] = field(default_factory=dict)
+    #: Every point the check leans on: its assumptions and its ``by_option`` points.
+    leans: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -177,6 +238,10 @@ class Scenario:
     setups: Mapping[str, Setup] = field(default_factory=dict, repr=False, compare=False)
     """The setup expanded for each listed profile (its pack fills the stock and deck);
     ``setup`` is the first profile's."""
+    plans: Mapping[str, tuple[PlannedCheck, ...]] = field(
+        default_factory=dict, repr=False, compare=False
+    )
+    """Every check of the case, per listed profile (rules in that profile's IDs)."""
     canonical: str = field(default="", repr=False, compare=False)
     """The document as canonical JSON (:func:`canonical_json`), made once at load and
     cached with it: what :func:`corpus_digest` hashes, so a run does not encode every case
@@ -189,6 +254,18 @@ class Scenario:
     def setup_for(self, profile: str) -> Setup | None:
         """The setup as played under ``profile`` (``setup`` when none was expanded for it)."""
         return self.setups.get(profile, self.setup)
+
+    def plan_for(self, profile: str) -> tuple[PlannedCheck, ...]:
+        """The case's checks as graded under ``profile`` (its first profile's when the case
+        does not list it)."""
+        plan = self.plans.get(profile)
+        if plan is None and self.plans:
+            plan = next(iter(self.plans.values()))
+        return plan or ()
+
+    def file_line(self, line: int) -> str:
+        """``file:line`` of one of the case's lines, for messages (item 8 of issue 23)."""
+        return f"{self.path}:{line}"
 
 
 @dataclass(frozen=True)

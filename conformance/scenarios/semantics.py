@@ -1,17 +1,15 @@
-"""The semantic checks of a scenario document beyond its schema (docs/scenario-format.md,
-"Semantic checks"): names against the catalogue, and states and decks against the facts of
-each profile the case lists."""
+"""The semantic checks of a scenario's setup beyond its schema (docs/scenario-format.md,
+"Semantic checks"): states and decks against the facts of each profile the case lists.
+Names (rules, reasons, points, options) are checked by :mod:`conformance.scenarios.names`."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
 
-from conformance.catalogue import Catalogue
 from conformance.profiles import Pack, ProfileData
 from conformance.reachability import unreachable_problems
 from conformance.scenarios.model import DeckSpec
-from conformance.scenarios.options import _by_option_sites, _reason_sites, resolve_option
 from conformance.scenarios.packs import (
     _default_profile,
     _state_cards,
@@ -20,7 +18,6 @@ from conformance.scenarios.packs import (
     table_meld_problem,
 )
 from conformance.scenarios.reporter import Reporter
-from conformance.scenarios.yamldoc import _jsonable, _pointer, _validator
 
 
 class StateChecks(Reporter):
@@ -193,98 +190,3 @@ class StateChecks(Reporter):
             cards, exact=spec.deck is not None, pack=pack, profile=profile.name
         ):
             self.error(f"deck: {problem}", path)
-
-
-class CatalogueChecks(Reporter):
-    """Rule, reason, point and option names against the catalogue."""
-
-    catalogue: Catalogue | None
-
-    def check_catalogue(self) -> None:
-        cat = self.catalogue
-        data = self.data
-        if cat is not None:
-            for i, rule in enumerate(data["rules"]):
-                # A text-settled ruling (DISPUTE-nn) is as citable as a rule.
-                if rule not in cat.rules and rule not in cat.disputes:
-                    self.error(f"unknown rule ID {rule!r}", ["rules", i])
-                elif rule in cat.rules:
-                    # A case holds for each profile it lists: so must every rule it cites.
-                    outside = [p for p in data["profiles"] if p not in cat.rules[rule].profiles]
-                    if outside:
-                        self.error(
-                            f"rule {rule} does not hold in profile(s) {', '.join(outside)} "
-                            f"(the catalogue gives it {', '.join(cat.rules[rule].profiles)})",
-                            ["rules", i],
-                        )
-            for path, reason in _reason_sites(data.get("checks", []), ("checks",)):
-                if reason not in cat.reasons:
-                    self.error(f"unknown rejection reason {reason!r}", list(path))
-            for path, reason in _reason_sites(data.get("steps", []), ("steps",)):
-                if reason not in cat.reasons:
-                    self.error(f"unknown rejection reason {reason!r}", list(path))
-        for dispute_id, option in data.get("assumes", {}).items():
-            assumed = cat.disputes.get(dispute_id) if cat is not None else None
-            if cat is not None and assumed is None:
-                self.error(f"unknown disputed point {dispute_id!r}", ["assumes", dispute_id])
-            elif assumed is not None and option not in assumed.options:
-                self.error(
-                    f"unknown option {option!r} of {dispute_id} "
-                    f"(known: {', '.join(assumed.options)})",
-                    ["assumes", dispute_id],
-                )
-            if "disputed" in data and data["disputed"].get("id") == dispute_id:
-                self.error(
-                    f"{dispute_id} is this case's disputed point; it cannot also be assumed",
-                    ["assumes", dispute_id],
-                )
-        disputed = data.get("disputed")
-        sites = list(_by_option_sites(data, ()))
-        if disputed is None:
-            for path, _ in sites:
-                self.error("by_option used without a disputed block", list(path))
-            return
-        options = set(disputed["options"])
-        known = cat.disputes.get(disputed["id"]) if cat is not None else None
-        if cat is not None and known is None:
-            self.error(f"unknown disputed point {disputed['id']!r}", ["disputed", "id"])
-        if known is not None:
-            for key in disputed["options"]:
-                if key not in known.options:
-                    self.error(
-                        f"unknown option {key!r} of {known.id} (known: {', '.join(known.options)})",
-                        ["disputed", "options", key],
-                    )
-        for profile, key in disputed["profiles"].items():
-            if key not in options:
-                self.error(
-                    f"profile {profile!r} follows option {key!r}, which is not among the options",
-                    ["disputed", "profiles", profile],
-                )
-        for profile in data["profiles"]:
-            if profile not in disputed["profiles"]:
-                self.error(
-                    f"disputed block gives no option for profile {profile!r}",
-                    ["disputed", "profiles"],
-                )
-        for path, branches in sites:
-            for key in branches:
-                if key not in options:
-                    self.error(f"unknown option key {key!r} in by_option", [*path, key])
-            for profile, key in disputed["profiles"].items():
-                if key in options and key not in branches:
-                    self.error(
-                        f"by_option has no branch for {key!r}, the {profile} profile's option",
-                        list(path),
-                    )
-        # Every option that all by_option sites cover must give a schema-valid scenario.
-        for option in sorted(options):
-            if all(option in branches for _, branches in sites):
-                resolved = _jsonable(resolve_option(data, option))
-                for err in _validator().iter_errors(resolved):
-                    self.error(
-                        f"schema (option {option!r}): at {_pointer(err.absolute_path)}: "
-                        f"{err.message}",
-                        list(err.absolute_path),
-                    )
-                    break
