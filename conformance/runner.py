@@ -244,12 +244,14 @@ class CaseRunner:
             # Error reports show the adapter's log of this case, not of the whole session.
             self.session.mark_stderr()
         except EngineError as exc:
+            error = f"adapter could not be restarted: {exc}"
             return CaseResult(
                 **base,
                 status="error",
-                error=f"adapter could not be restarted: {exc}",
+                error=error,
                 stderr_tail=exc.stderr_tail,
                 duration=time.monotonic() - started,
+                checks=ungraded_checks(scenario, self.options.profile, "error", error),
             )
         assert self.session.handshake is not None
         handshake = self.session.handshake.for_profile(self.options.profile)
@@ -458,19 +460,15 @@ def run_scenarios(
                 stopped = bool(state["stopped"])
             if stopped:
                 why = f"not run: {options.max_consecutive_errors} consecutive errors"
-                result = not_run_result(scenario, catalogue, why)
+                result = not_run_result(scenario, catalogue, why, options.profile)
             else:
                 upcoming = scenarios[following] if following is not None else None
                 try:
                     result = runner.run(scenario, section, upcoming)
                 except Exception as exc:  # a harness bug must not lose the case
-                    result = CaseResult(
-                        scenario.id,
-                        scenario.title,
-                        scenario.rules,
-                        section,
-                        "error",
-                        error=f"harness error: {type(exc).__name__}: {exc}",
+                    error = f"harness error: {type(exc).__name__}: {exc}"
+                    result = not_run_result(
+                        scenario, catalogue, error, options.profile, status="error", cause="error"
                     )
             with lock:
                 results[index] = result
@@ -503,7 +501,8 @@ def run_scenarios(
     final: list[CaseResult] = []
     for index, result in enumerate(results):
         if result is None:
-            result = not_run_result(scenarios[index], catalogue, "the run ended before this case")
+            why = "the run ended before this case"
+            result = not_run_result(scenarios[index], catalogue, why, options.profile)
         final.append(result)
     return RunResult(
         argv=tuple(argv),
@@ -525,16 +524,36 @@ def run_scenarios(
     )
 
 
-def not_run_result(scenario: Scenario, catalogue: Catalogue | None, note: str) -> CaseResult:
-    """The result of a case that was selected but not run, saying why in ``note``."""
+def not_run_result(
+    scenario: Scenario,
+    catalogue: Catalogue | None,
+    note: str,
+    profile: str = DEFAULT_PROFILE,
+    *,
+    status: str = "not_run",
+    cause: str = "not_run",
+) -> CaseResult:
+    """The result of a case that was selected but not graded, saying why in ``note``: every
+    check of the case is listed, not graded (cause ``not_run``, or ``error``)."""
     return CaseResult(
         scenario.id,
         scenario.title,
         scenario.rules,
         section_of(scenario, catalogue),
-        "not_run",
-        note=note,
+        status,
+        note=note if status == "not_run" else None,
+        error=note if status == "error" else None,
+        checks=ungraded_checks(scenario, profile, cause, note),
     )
+
+
+def ungraded_checks(
+    scenario: Scenario, profile: str, cause: str, note: str
+) -> tuple[CheckResult, ...]:
+    """Every check of ``scenario`` under ``profile``, not graded for ``cause``."""
+    ledger = Ledger(scenario.plan_for(profile), scenario.path)
+    ledger.rest_not_graded(cause, note)
+    return ledger.results
 
 
 def unstarted_run(
@@ -550,7 +569,7 @@ def unstarted_run(
     and the run carries the reason and the adapter's stderr tail.
     """
     note = f"the adapter could not start: {error}"
-    results = [not_run_result(s, catalogue, note) for s in scenarios]
+    results = [not_run_result(s, catalogue, note, options.profile) for s in scenarios]
     return RunResult(
         argv=tuple(argv),
         profile=options.profile,

@@ -167,7 +167,8 @@ class Judge:
             self.ledger.not_graded(
                 checks, "divergence", "the engine accepted an action that must be refused"
             )
-            outcome.resync, outcome.final_comparable = before, False
+            outcome.resync = before if later else None
+            outcome.final_comparable = False
             return outcome
         if not must_refuse and not accepted:
             self.ledger.not_graded(
