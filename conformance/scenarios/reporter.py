@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from conformance.scenarios.model import ScenarioError
-from conformance.scenarios.yamldoc import _mark
+from conformance.scenarios.yamldoc import _mark, _node_at, yaml_mapping_node
 
 if TYPE_CHECKING:
     import yaml
@@ -29,7 +29,14 @@ class Reporter:
             self.sid = data["id"]
 
     def line_of(self, path: Sequence[Any]) -> int:
-        """The 1-based line of the node at ``path`` (0 without a node)."""
+        """The 1-based line of the node at ``path`` (0 without a node); for a mapping key,
+        the line of the key itself (a block value starts on the line after it)."""
+        if path and isinstance(path[-1], str):
+            parent = _node_at(self.node, path[:-1])
+            if parent is not None and isinstance(parent, yaml_mapping_node()):
+                for key_node, _ in parent.value:
+                    if str(key_node.value) == path[-1]:
+                        return int(key_node.start_mark.line) + 1
         return _mark(self.node, path)[0]
 
     def error(self, message: str, path: Sequence[Any] = ()) -> None:

@@ -46,10 +46,17 @@ def _key(key: Any) -> str:
     return str(key).lower() if isinstance(key, bool) else str(key)
 
 
-def _mark(node: yaml.Node | None, path: Sequence[Any]) -> tuple[int, int]:
-    """1-based line and column of the node at ``path`` (or of its deepest existing parent)."""
+def yaml_mapping_node() -> type:
+    """PyYAML's mapping node class (imported when first needed)."""
+    import yaml
+
+    return yaml.MappingNode
+
+
+def _node_at(node: yaml.Node | None, path: Sequence[Any]) -> yaml.Node | None:
+    """The node at ``path`` (or its deepest existing parent); None without a node."""
     if node is None:
-        return 0, 0
+        return None
     import yaml
 
     current = node
@@ -69,6 +76,14 @@ def _mark(node: yaml.Node | None, path: Sequence[Any]) -> tuple[int, int]:
         if nxt is None:
             break
         current = nxt
+    return current
+
+
+def _mark(node: yaml.Node | None, path: Sequence[Any]) -> tuple[int, int]:
+    """1-based line and column of the node at ``path`` (or of its deepest existing parent)."""
+    current = _node_at(node, path)
+    if current is None:
+        return 0, 0
     return current.start_mark.line + 1, current.start_mark.column + 1
 
 
