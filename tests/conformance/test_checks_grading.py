@@ -33,10 +33,8 @@ def test_hand_sizes_and_packs_under_every_option_agree_with_the_reference(name: 
         for option in OPTIONS[point]:
             ref = find_profile(name).with_rulings({point: option})
 
-            def ruling(
-                p: str, point: str = point, option: str = option, ref: object = ref
-            ) -> str | None:
-                return option if p == point else None
+            def ruling(p: str, point: str = point, option: str = option) -> str | None:
+                return option if p == point else None  # every other point: the profile's
 
             for deal in range(1, min(facts.deal_count, ref.deals) + 1):
                 assert hand_size(facts, deal, ruling) == ref.hand_size(deal), (point, option)
