@@ -28,6 +28,9 @@ class Ledger:
         #: ``file`` of the scenario, to place a failure as ``file:line``.
         self.where = where
         self.plan = tuple(plan)
+        self._by_step: dict[int | None, list[PlannedCheck]] = {}
+        for check in self.plan:
+            self._by_step.setdefault(check.step, []).append(check)
         self._results: dict[str, CheckResult] = {}
         #: The first failure's engine message (the case's ``engine_message``).
         self.engine_message: str | None = None
@@ -38,7 +41,7 @@ class Ledger:
 
     def of_step(self, step: int | None) -> list[PlannedCheck]:
         """The planned checks of step (or melds check) ``step``; None: the final checks."""
-        return [c for c in self.plan if c.step == step]
+        return self._by_step.get(step, [])
 
     def passed(self, check: PlannedCheck) -> None:
         """Record ``check`` as graded and held."""
