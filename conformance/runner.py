@@ -1,14 +1,16 @@
-"""Running scenarios through engine adapters and grading the answers.
+"""Running scenarios through engine adapters: sessions, workers, time limits, requests sent
+ahead. Each case is graded check by check (conformance/grading, docs/scenario-format.md
+"Checks"), and every selected case ends with exactly one status:
 
-Every selected case ends with exactly one status:
-
-``pass``         every assertion held
-``fail``         an assertion did not hold (diff + the failing step)
+``pass``         every graded check held, and at least one of the case's own was graded
+``fail``         some check did not hold (each failing check names its own rules)
 ``error``        the engine misbehaved (crash, timeout, protocol breach, error answer);
                  the adapter is restarted and the run goes on
-``unsupported``  the engine lacks the capability or profile, or answered ``unsupported``
+``unsupported``  no check of the case could be graded against this engine
 ``not_run``      skipped after too many consecutive errors
 ``xfail``/``xpass``  a failure the engine's expectations file lists / a listed case that passed
+
+Every case lists all its checks (CaseResult.checks), whatever its status.
 """
 
 from __future__ import annotations

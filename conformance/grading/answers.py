@@ -111,7 +111,9 @@ class Judge:
                 found = compare_check(_without_reason(value), answer, reasons=False)
                 answer_ok = not found
                 cards = request.get("cards") if op == "penalty" else None
-                self._verdict(check, found, op, message, expected=value, got=answer, cards=cards)
+                self._verdict(
+                    check, found, op, message, expected=value, got=answer, cards=cards, what=op
+                )
             elif not answer_ok or answer.get("valid") is not False:
                 self.ledger.not_graded(
                     [check], "divergence", "the answer itself differed: no reason to compare"
@@ -270,7 +272,10 @@ class Judge:
         got: Any = None,
         cards: Any = None,
         action: Mapping[str, Any] | None = None,
+        what: str | None = None,
     ) -> None:
+        """Record ``check`` as passed, or failed with ``found`` and its signature (``what``
+        names the comparison when it is not the check's own, as ``penalty``)."""
         if not found:
             self.ledger.passed(check)
             return
@@ -285,7 +290,7 @@ class Judge:
             kind=kind,
             message=message,
             signature=signature(
-                check.what,
+                what or check.what,
                 found,
                 expected=_score(check.what, expected),
                 got=_score(check.what, got),

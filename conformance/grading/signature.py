@@ -14,7 +14,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from conformance.compare import Mismatch, glyph
+from conformance.compare import Mismatch, glyph, show_cards
 from conformance.profiles import ProfileData
 
 #: How a rank is named in a signature.
@@ -109,6 +109,7 @@ def signature(
         found = card_value_diagnosis([got - expected], [cards], profile)
         if found is not None:
             return found
+        return f"penalty of {show_cards(cards, ordered=False)}: expected {expected}, got {got}"
     if what == "accepted" and action is not None:
         actual = first.actual.split(", engine says:")[0]
         return f"{action.get('type', 'action')}: expected {first.expected}, got {actual}"

@@ -82,6 +82,9 @@ def test_signatures_of_a_penalty_and_of_anything_else() -> None:
     assert signature("penalty", mismatch, expected=100, got=60, hands=[["JK", "JK"]]) == (
         "penalty of joker: expected 50, got 30"
     )
+    # Mixed cards with no single rank to blame: the cards themselves name it.
+    mixed = signature("penalty", mismatch, expected=33, got=34, hands=[["AS", "QD", "3C"]])
+    assert mixed == "penalty of [A♠ Q♦ 3♣]: expected 33, got 34"
     other = [Mismatch("dealer", "1", "2")]
     assert signature("dealer", other) == "dealer: expected 1, got 2"
     refused = [Mismatch("outcome", "accepted", "rejected (does_not_fit), engine says: no")]
