@@ -139,7 +139,8 @@ class CaseRunner:
         self.catalogue = catalogue
         self._cases_on_session = 0
         self._deadline = 0.0
-        self._dealer: int | None = None
+        #: Who deals, as tracked by the rules since the case's setup (grading.walk).
+        self.tracked_dealer: int | None = None
         self._declarations: tuple[Handshake, Declarations] | None = None
         self._values: ProfileData | None = None
         # The next case's first request, sent with this case's last (cross-case ahead),
@@ -147,6 +148,11 @@ class CaseRunner:
         self._upcoming: Scenario | None = None
         self._next_first: Ahead | None = None
         self._sent_for: Scenario | None = None
+
+    @property
+    def profile(self) -> str:
+        """The profile the run grades."""
+        return self.options.profile
 
     # -- requests -------------------------------------------------------------
 

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from conformance.declarations import Declarations
-from conformance.engine import Ahead, Request
+from conformance.engine import Ahead, EngineSession, Request
 from conformance.errors import EngineReportedError
 from conformance.grading.answers import Judge, StepOutcome
 from conformance.grading.ledger import Ledger
@@ -33,6 +33,18 @@ LEVEL_CAPABILITIES: Mapping[str, frozenset[str]] = {
 #: ``exchange(request, then)``: the answer to ``request`` (None: to the one sent ahead),
 #: sending ``then`` ahead.
 Exchange = Callable[[Request | None, Request | Ahead | None], dict[str, Any]]
+
+
+class Driver(Protocol):
+    """What a walk needs of the runner that owns the adapter session."""
+
+    session: EngineSession
+    #: Who deals, as the rules tell it since the setup (for engines without a dealer).
+    tracked_dealer: int | None
+
+    @property
+    def profile(self) -> str:
+        """The profile the run grades."""
 
 
 @dataclass(frozen=True)
@@ -135,7 +147,7 @@ class CaseWalk:
         scenario: Scenario,
         judge: Judge,
         exchange: Exchange,
-        runner: Any,
+        runner: Driver,
         next_first: Ahead | None,
     ) -> None:
         self.scenario = scenario
@@ -145,7 +157,7 @@ class CaseWalk:
         #: The CaseRunner: its session (in flight, discard), profile and tracked dealer.
         self.runner = runner
         self.next_first = next_first
-        self.profile: str = runner.options.profile
+        self.profile = runner.profile
 
     # -- melds ----------------------------------------------------------------------------------
 
@@ -218,7 +230,7 @@ class CaseWalk:
         assert setup is not None
         # Who deals, as the setup says; kept for engines that do not model the dealer.
         given = setup.state or setup.deal
-        self.runner._dealer = int(given["dealer"]) if given is not None else None
+        self.runner.tracked_dealer = int(given["dealer"]) if given is not None else None
         # Sent ahead with the previous case's last request, unless that was not possible.
         answer = self.exchange(None if self.runner.session.in_flight else request, then)
         state: dict[str, Any] = answer["state"]
@@ -255,10 +267,10 @@ class CaseWalk:
         or why the case's cards cannot be dealt to it."""
         assert step.deck is not None
         context = dict(before)
-        if not self.judge.declared.models("dealer") and self.runner._dealer is not None:
+        if not self.judge.declared.models("dealer") and self.runner.tracked_dealer is not None:
             # The engine's dealer is a placeholder: compose from the one the harness
             # tracked by the rules since the setup.
-            context["dealer"] = self.runner._dealer
+            context["dealer"] = self.runner.tracked_dealer
         expected: dict[str, Any] = {}
         for check in self.ledger.of_step(step.index + 1):
             if check.what in ("dealer", "deal_number"):
@@ -266,7 +278,7 @@ class CaseWalk:
                 if why is None:
                     expected[check.what] = value
         players, dealer, deal_number = deal_context(step, context, expected, self.profile)
-        self.runner._dealer = dealer
+        self.runner.tracked_dealer = dealer
         facts = default_profiles().get(self.profile)
         try:
             if facts is None:
