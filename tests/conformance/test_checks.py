@@ -196,3 +196,34 @@ def test_a_refused_action_that_must_be_accepted_stops_grading_with_the_reason(
     later = [c for c in result.checks if c.step is None or (c.step or 0) > 2]
     assert later and all(c.cause == "divergence" for c in later)
     assert "must be accepted" in str(later[0].note)
+
+
+DATA = Path(__file__).parent / "data"
+FAKE = [sys.executable, str(DATA / "fake_engine.py")]
+
+
+def test_an_error_keeps_the_checks_graded_before_it() -> None:
+    catalogue = load_catalogue(DATA / "catalogue.json")
+    (case,) = [
+        s for s in load_corpus([DATA / "good"], catalogue=catalogue).scenarios if s.id == "cc-0003"
+    ]
+    run_result = run_scenarios(
+        [*FAKE, "--crash-on", "act"], [case], RunOptions(), catalogue=catalogue
+    )
+    (result,) = run_result.results
+    assert result.status == "error"
+    checks = by_key(result)
+    assert checks["setup invariants"].status == "pass"
+    rest = [c for c in result.checks if c.key != "setup invariants"]
+    assert rest and all(c.status == "not_graded" and c.cause == "error" for c in rest)
+
+
+def test_a_case_not_run_still_lists_its_checks(rotation: list[Scenario]) -> None:
+    from conformance.errors import EngineStartError
+    from conformance.runner import unstarted_run
+
+    result = unstarted_run(["nothing"], rotation, RunOptions(), EngineStartError("no"), CATALOGUE)
+    for case in result.results:
+        assert case.status == "not_run"
+        assert case.checks and all(c.cause == "not_run" for c in case.checks)
+    assert len(result.results[0].checks) == len(rotation[0].plan_for("argentine"))
