@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from conformance.compare import strip_private
 from conformance.declarations import Declarations
 from conformance.engine import Ahead, EngineSession, Request
 from conformance.errors import EngineReportedError
@@ -298,9 +299,9 @@ class CaseWalk:
         if session.in_flight:
             session.discard()  # the next step, sent ahead onto the state that differed
         try:
-            answer = self.exchange(
-                ("load_state", {"state": {**state, "profile": self.profile}}), None
-            )
+            # The engine's own ``x`` is never sent back (docs/protocol.md §5).
+            state = {**strip_private(state), "profile": self.profile}
+            answer = self.exchange(("load_state", {"state": state}), None)
         except EngineReportedError:
             return None
         loaded: dict[str, Any] = answer["state"]

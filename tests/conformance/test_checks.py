@@ -156,6 +156,15 @@ def test_an_answer_with_two_extra_hands_fails_its_invariants_check(
     assert checks["step 2 accepted"].cause == "divergence"
 
 
+def test_the_state_to_go_on_from_never_carries_the_engines_own_x(
+    rotation: list[Scenario],
+) -> None:
+    argv = [*QUIET, "--ruling", "VARIANT-01=thirty", "--private-x"]
+    checks = by_key(run(argv, rotation[:1])["cc-0302"])
+    assert checks["step 3 totals"].status == "fail"
+    assert checks["step 4 dealer"].status == "pass" and checks["final turn"].status == "pass"
+
+
 def test_an_engine_that_will_not_load_the_state_to_go_on_from_is_not_graded_after(
     rotation: list[Scenario],
 ) -> None:

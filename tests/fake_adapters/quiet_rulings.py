@@ -10,7 +10,9 @@ first done-when item). Other flags make the engines of the grading tests:
 - ``--unsupported-after-hello``: claims every capability, then answers ``unsupported`` to
   every request (a green must be earned);
 - ``--refuse-ended``: answers ``unsupported`` to a ``load_state`` of a deal that is over
-  (an engine that cannot be put back on such a state).
+  (an engine that cannot be put back on such a state);
+- ``--private-x``: keeps its own ``x`` in every state, and answers an error to a
+  ``load_state`` that sends one back (the harness never may, docs/protocol.md §5).
 
 Standard library only, like every adapter.
 """
@@ -30,6 +32,7 @@ def main() -> int:
     parser.add_argument("--extra-hands", type=int, default=0)
     parser.add_argument("--unsupported-after-hello", action="store_true")
     parser.add_argument("--refuse-ended", action="store_true")
+    parser.add_argument("--private-x", action="store_true")
     args = parser.parse_args()
     argv = [sys.executable, "-m", "reference.adapter"]
     for ruling in args.ruling:
@@ -46,6 +49,10 @@ def main() -> int:
             }
             print(json.dumps(answer), flush=True)
             continue
+        if args.private_x and op == "load_state" and "x" in request["state"]:
+            error = {"kind": "invalid_request", "message": "x is the engine's own"}
+            print(json.dumps({"id": request["id"], "error": error}), flush=True)
+            continue
         ended = op == "load_state" and request["state"].get("phase") == "deal_over"
         if args.refuse_ended and ended:
             error = {"kind": "unsupported", "message": "cannot load a deal that is over"}
@@ -61,6 +68,8 @@ def main() -> int:
             if args.unsupported_after_hello:
                 answer["capabilities"] = ["melds", "turns", "deals", "reasons"]
         state = answer.get("state")
+        if args.private_x and isinstance(state, dict):
+            state["x"] = {"seen": op}
         if args.extra_hands and isinstance(state, dict) and state.get("hands"):
             state["hands"] = state["hands"] + [list(state["hands"][0])] * args.extra_hands
         print(json.dumps(answer), flush=True)
