@@ -49,8 +49,11 @@ class StepOutcome:
     after: Mapping[str, Any]
     #: The state to load before the next step, when the answer differed; else None.
     resync: Mapping[str, Any] | None = None
-    #: Why the later checks cannot be graded (cause ``divergence``); else None.
+    #: Why the later checks cannot be graded; else None.
     diverged: str | None = None
+    #: Their cause: ``divergence``, or ``option`` when the step has no expectation for the
+    #: engine's option (nothing failed, the rest is simply not known).
+    cause: str = "divergence"
     #: Whether ``final`` may be compared with ``after`` (not after an action accepted that
     #: must be refused).
     final_comparable: bool = True
@@ -158,6 +161,7 @@ class Judge:
             self._invariants_of(by_what, after, kind)
             self.ledger.not_graded(checks, why.cause, why.note)
             outcome.diverged = f"step {accepted_check.step} has no expectation: {why.note}"
+            outcome.cause = why.cause
             return outcome
         must_refuse = rejects(expect)
         accepted = answer.get("accepted") is True

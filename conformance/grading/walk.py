@@ -207,7 +207,7 @@ class CaseWalk:
                 self.ledger.of_step(number), step.kind, step.action, state, answer, later
             )
             if last.diverged is not None:
-                self.ledger.not_graded(self.ledger.rest(number), "divergence", last.diverged)
+                self.ledger.not_graded(self.ledger.rest(number), last.cause, last.diverged)
                 return
             if last.resync is None:
                 state = dict(last.after)
