@@ -97,7 +97,10 @@ def _show(value: Any) -> str:
 
 
 def _as_list(value: Any) -> list[Any]:
-    return list(value) if isinstance(value, list | tuple) else []
+    # Read only by the comparisons: a list is used as it is, without a copy.
+    if isinstance(value, list):
+        return value
+    return list(value) if isinstance(value, tuple) else []
 
 
 def _compare_multiset(what: str, expected: Any, actual: Any, out: list[Mismatch]) -> None:

@@ -71,7 +71,9 @@ class ScenarioItem(pytest.Item):
         if result.status == "unsupported":
             pytest.skip(f"unsupported: {result.note}")
         if result.status == "fail":
-            raise CariocaCaseFailed(result.diff or "failed")
+            # Each failing check with its place (file:line), then the rules they break.
+            rules = ", ".join(result.failed_rules)
+            raise CariocaCaseFailed(f"{result.diff or 'failed'}\nfailing rules: {rules}")
         if result.status == "error":
             tail = f"\nengine stderr (tail):\n{result.stderr_tail}" if result.stderr_tail else ""
             raise CariocaCaseFailed(f"engine error: {result.error}{tail}")

@@ -1,14 +1,16 @@
-"""Running scenarios through engine adapters and grading the answers.
+"""Running scenarios through engine adapters: sessions, workers, time limits, requests sent
+ahead. Each case is graded check by check (conformance/grading, docs/scenario-format.md
+"Checks"), and every selected case ends with exactly one status:
 
-Every selected case ends with exactly one status:
-
-``pass``         every assertion held
-``fail``         an assertion did not hold (diff + the failing step)
+``pass``         every graded check held, and at least one of the case's own was graded
+``fail``         some check did not hold (each failing check names its own rules)
 ``error``        the engine misbehaved (crash, timeout, protocol breach, error answer);
                  the adapter is restarted and the run goes on
-``unsupported``  the engine lacks the capability or profile, or answered ``unsupported``
+``unsupported``  no check of the case could be graded against this engine
 ``not_run``      skipped after too many consecutive errors
 ``xfail``/``xpass``  a failure the engine's expectations file lists / a listed case that passed
+
+Every case lists all its checks (CaseResult.checks), whatever its status.
 """
 
 from __future__ import annotations
@@ -17,20 +19,11 @@ import contextlib
 import queue
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from conformance.catalogue import Catalogue
-from conformance.compare import (
-    Mismatch,
-    compare_check,
-    compare_outcome,
-    compare_state,
-    compare_unchanged,
-    engine_message,
-    format_mismatches,
-)
 from conformance.declarations import Declarations, declarations
 from conformance.engine import Ahead, EngineSession, Handshake, Request
 from conformance.errors import (
@@ -40,8 +33,20 @@ from conformance.errors import (
     HarnessError,
     InvalidRequest,
 )
+from conformance.grading.answers import Judge
+from conformance.grading.ledger import Ledger
+from conformance.grading.walk import (
+    LEVEL_CAPABILITIES,
+    CaseWalk,
+    Gap,
+    melds_requests,
+    scenario_players,
+    setup_request,
+    why_ungradable,
+)
 from conformance.memlimit import DEFAULT_MEMORY_LIMIT
-from conformance.profiles import DEFAULT_PROFILE, ProfileError, default_profiles
+from conformance.optionfacts import pack
+from conformance.profiles import DEFAULT_PROFILE, ProfileData, ProfileError, default_profiles
 from conformance.results import (
     CASE_TEXT_FIELDS,
     STATUSES,
@@ -50,7 +55,7 @@ from conformance.results import (
     RunResult,
     count_statuses,
 )
-from conformance.scenarios import Scenario, Step, corpus_digest, resolve_option
+from conformance.scenarios import Scenario, corpus_digest
 from conformance.textsafe import cap_total
 
 if TYPE_CHECKING:  # imported where used: only --properties needs the laws
@@ -58,18 +63,13 @@ if TYPE_CHECKING:  # imported where used: only --properties needs the laws
 
 __all__ = [  # the result types live in conformance.results; re-exported for callers
     "CASE_TEXT_FIELDS",
+    "LEVEL_CAPABILITIES",
     "STATUSES",
     "CaseResult",
     "CheckResult",
     "RunResult",
     "count_statuses",
 ]
-
-LEVEL_CAPABILITIES: Mapping[str, frozenset[str]] = {
-    "melds": frozenset({"melds"}),
-    "turns": frozenset({"turns"}),
-    "deals": frozenset({"turns", "deals"}),
-}
 
 
 @dataclass(frozen=True)
@@ -90,17 +90,11 @@ class RunOptions:
 
 
 class _Unsupported(Exception):
-    """The case cannot be graded against this engine (not the engine's fault)."""
+    """No check of the case can be graded against this engine (not the engine's fault)."""
 
-
-class _Failed(Exception):
-    def __init__(
-        self, where: str, mismatches: Sequence[Mismatch], message: str | None = None
-    ) -> None:
-        super().__init__(where)
-        self.where = where
-        self.mismatches = list(mismatches)
-        self.message = message
+    def __init__(self, gap: Gap) -> None:
+        super().__init__(gap.note)
+        self.gap = gap
 
 
 class _CaseTimeout(Exception):
@@ -148,13 +142,20 @@ class CaseRunner:
         self.catalogue = catalogue
         self._cases_on_session = 0
         self._deadline = 0.0
-        self._dealer: int | None = None
+        #: Who deals, as tracked by the rules since the case's setup (grading.walk).
+        self.tracked_dealer: int | None = None
         self._declarations: tuple[Handshake, Declarations] | None = None
+        self._values: ProfileData | None = None
         # The next case's first request, sent with this case's last (cross-case ahead),
         # and the case it was sent for once it went.
         self._upcoming: Scenario | None = None
         self._next_first: Ahead | None = None
         self._sent_for: Scenario | None = None
+
+    @property
+    def profile(self) -> str:
+        """The profile the run grades."""
+        return self.options.profile
 
     # -- requests -------------------------------------------------------------
 
@@ -199,16 +200,17 @@ class CaseRunner:
         if upcoming is None or self.options.fresh_process:
             return None
         profile = self.options.profile
-        option = graded_option(upcoming, self._declared(handshake))
-        if self._unsupported(upcoming, handshake, option) is not None:
+        declared = self._declared(handshake)
+        option = graded_option(upcoming, declared)
+        if why_ungradable(upcoming, declared, "", option) is not None:
             return None
         if upcoming.level == "melds":
-            if not upcoming.checks:
+            asked = melds_requests(upcoming, profile, self._judge(upcoming, handshake))
+            if not asked:
                 return None
-            check = upcoming.checks[0]
-            request: Request = (check.op, {"profile": profile, **check.request})
+            request: Request = asked[0][1]
         else:
-            request = self._setup_request(upcoming, profile)
+            request = setup_request(upcoming, profile, declared)
         # Its own time limit: it belongs to the next case, not to what is left of this one.
         return Ahead(request, timeout=self.options.timeout, opens_section=True)
 
@@ -253,12 +255,14 @@ class CaseRunner:
             # Error reports show the adapter's log of this case, not of the whole session.
             self.session.mark_stderr()
         except EngineError as exc:
+            error = f"adapter could not be restarted: {exc}"
             return CaseResult(
                 **base,
                 status="error",
-                error=f"adapter could not be restarted: {exc}",
+                error=error,
                 stderr_tail=exc.stderr_tail,
                 duration=time.monotonic() - started,
+                checks=ungraded_checks(scenario, self.options.profile, "error", error),
             )
         assert self.session.handshake is not None
         handshake = self.session.handshake.for_profile(self.options.profile)
@@ -275,39 +279,47 @@ class CaseRunner:
         self, scenario: Scenario, handshake: Handshake, option: str | None
     ) -> dict[str, Any]:
         """Grade the case: the CaseResult fields its outcome sets (status first)."""
+        judge = self._judge(scenario, handshake)
+        ledger = judge.ledger
         try:
-            self._grade(scenario, handshake, option)
-            return {"status": "pass"}
+            self._grade(scenario, handshake, option, judge)
+            return ledger.outcome()
         except _Unsupported as exc:
-            return {"status": "unsupported", "note": str(exc)}
-        except _Failed as exc:
-            return {
-                "status": "fail",
-                "failing_step": exc.where,
-                "diff": f"{exc.where}\n{format_mismatches(exc.mismatches)}",
-                "engine_message": exc.message,
-            }
+            ledger.rest_not_graded(exc.gap.cause, exc.gap.note)
+            return {**ledger.outcome(), "status": "unsupported", "note": exc.gap.note}
         except _CaseTimeout:
             tail = self.session.stderr_tail()
             self.session.close()
-            return {
-                "status": "error",
-                "error": f"case exceeded its {self.options.case_timeout:g} s limit",
-                "stderr_tail": tail,
-            }
+            error = f"case exceeded its {self.options.case_timeout:g} s limit"
+            return self._errored(ledger, {"error": error, "stderr_tail": tail})
         except EngineReportedError as exc:
             if exc.kind == "unsupported":
-                return {"status": "unsupported", "note": f"engine: {exc.message}"}
-            return {"status": "error", "error": str(exc), "stderr_tail": exc.stderr_tail}
+                # The setup itself (say start_deal) is an op the engine lacks.
+                ledger.rest_not_graded("op", f"engine: {exc.message}")
+                outcome = ledger.outcome()
+                if outcome["status"] == "unsupported":
+                    outcome["note"] = f"engine: {exc.message}"
+                return outcome
+            return self._errored(ledger, {"error": str(exc), "stderr_tail": exc.stderr_tail})
         except InvalidRequest as exc:
             # The harness built a request outside the protocol: a scenario problem.
-            return {"status": "error", "error": f"harness could not build a valid request: {exc}"}
+            error = f"harness could not build a valid request: {exc}"
+            return self._errored(ledger, {"error": error})
         except EngineError as exc:
             self._restart_quietly()
-            return {"status": "error", "error": str(exc), "stderr_tail": exc.stderr_tail}
+            return self._errored(ledger, {"error": str(exc), "stderr_tail": exc.stderr_tail})
         except HarnessError as exc:
             self._restart_quietly()
-            return {"status": "error", "error": str(exc)}
+            return self._errored(ledger, {"error": str(exc)})
+
+    @staticmethod
+    def _errored(ledger: Ledger, fields: dict[str, Any]) -> dict[str, Any]:
+        """An error's outcome: the checks graded so far keep their status, the rest are not
+        graded (cause ``error``)."""
+        ledger.rest_not_graded("error", "the engine misbehaved earlier in the case")
+        outcome = ledger.outcome()
+        outcome.pop("note", None)
+        return {**outcome, **fields, "status": "error"}
 
     def _restart_quietly(self) -> None:
         # A failed restart is reported by the next case's ensure_alive().
@@ -317,255 +329,61 @@ class CaseRunner:
     def _declared(self, handshake: Handshake) -> Declarations:
         """The engine's declarations in the run's profile, read once per handshake."""
         if self._declarations is None or self._declarations[0] is not handshake:
-            self._declarations = (
-                handshake,
-                declarations(handshake, self.options.profile, self.catalogue),
-            )
+            declared = declarations(handshake, self.options.profile, self.catalogue)
+            self._declarations = (handshake, declared)
+            self._values = _card_values(declared, self.catalogue)
         return self._declarations[1]
 
-    def _unsupported(
-        self, scenario: Scenario, handshake: Handshake, option: str | None
-    ) -> str | None:
-        """Why the engine cannot be graded on ``scenario`` before any request; None if it can."""
+    def _judge(self, scenario: Scenario, handshake: Handshake) -> Judge:
+        """A judge of ``scenario``'s checks for this engine, with an empty ledger."""
         declared = self._declared(handshake)
-        missing = declared.lacks(LEVEL_CAPABILITIES[scenario.level])
-        if missing:
-            return f"engine lacks capability {', '.join(missing)}"
         profile = self.options.profile
-        if not declared.plays_profile:
-            return profile_unsupported(profile, handshake)
-        gap = declared.assumption_gap(scenario.assumes)
-        if gap is not None:
-            return f"the case {gap}"
-        if scenario.disputed is not None and option is None:
-            return f"no option of {scenario.disputed.id} for profile {profile!r}"
-        gap = declared.interface_gap(scenario.interface)
-        if gap is not None:
-            return f"the case is {gap}"
+        plan = scenario.plan_for(profile)
         players = scenario_players(scenario)
-        if players is not None:
-            gap = declared.players_gap(players)
-            if gap is not None:
-                return f"the case {gap}"
-        return None
+        facts = default_profiles().get(profile)
+        the_pack = None
+        if players is not None and facts is not None:
+            with contextlib.suppress(ProfileError):
+                the_pack = pack(facts, players, declared.ruling)
+        return Judge(
+            ledger=Ledger(plan, scenario.path),
+            declared=declared,
+            disputed=scenario.disputed.id if scenario.disputed else None,
+            reasons="reasons" in declared.capabilities,
+            players=players,
+            pack=the_pack,
+            values=self._values,
+            runs_as_sets=declared.runs_as_sets,
+        )
 
-    def _grade(self, scenario: Scenario, handshake: Handshake, option: str | None) -> None:
-        why = self._unsupported(scenario, handshake, option)
-        if why is not None:
-            raise _Unsupported(why)
-        profile = self.options.profile
-        reasons = "reasons" in handshake.capabilities
-
-        def expected(value: Any) -> Any:
-            if option is None:
-                return value
-            try:
-                return resolve_option(value, option)
-            except KeyError:
-                dispute = scenario.disputed.id if scenario.disputed else "?"
-                raise _Unsupported(
-                    f"scenario has no expectation for option {option!r} of {dispute}"
-                ) from None
-
-        if scenario.level == "melds":
-            self._grade_checks(scenario, profile, expected, reasons)
-            return
-        # Act steps' requests are known in advance and go out one answer ahead; after the
-        # last, the next case's first.
-        planned: list[Request | Ahead | None] = [_planned(step) for step in scenario.steps]
-        planned.append(self._next_first)
-        state = self._setup(scenario, profile, then=planned[0])
-        for step in scenario.steps:
-            state = self._step(scenario, step, state, expected, reasons, planned[step.index + 1])
-        if scenario.final is not None:
-            found = compare_state(expected(scenario.final), state, **self._state_options())
-            if found:
-                raise _Failed("final state", found)
-
-    def _state_options(self) -> dict[str, Any]:
-        """How state checks bend to the engine's declarations (docs/protocol.md §2)."""
-        handshake = self.session.handshake
-        assert handshake is not None
-        return {
-            "unmodelled": handshake.unmodelled,
-            "runs_as_sets": handshake.run_order == "engine" or handshake.run_ends == "engine",
-        }
-
-    def _grade_checks(
-        self, scenario: Scenario, profile: str, expected: Callable[[Any], Any], reasons: bool
+    def _grade(
+        self, scenario: Scenario, handshake: Handshake, option: str | None, judge: Judge
     ) -> None:
-        """Grade every melds-level check; an op the engine lacks costs only its own checks.
-
-        Each check is independent, so an ``unsupported`` answer to one op (say
-        ``check_contract``) does not stop the others from being graded: a wrong answer
-        to any of them fails the case. A case is ``pass`` only when every check was
-        graded; when some passed and others were unsupported it is ``unsupported`` with
-        a note saying exactly which, since the case as a whole was not shown to hold.
-        """
-        skipped: list[str] = []
-        said: dict[str, str] = {}  # op -> the engine's words, once per op
-        requests: list[Request] = [
-            (check.op, {"profile": profile, **check.request}) for check in scenario.checks
-        ]
-        for check in scenario.checks:
-            where = f"check {check.index + 1} ({check.op}, line {check.line})"
-            # Every check's request is known: each goes out while the one before is graded,
-            # and after the last, the next case's first.
-            request = None if self.session.in_flight else requests[check.index]
-            following = check.index + 1
-            then = requests[following] if following < len(requests) else self._next_first
-            try:
-                answer = self._exchange(request, then)
-            except EngineReportedError as exc:
-                if exc.kind != "unsupported":
-                    raise
-                skipped.append(f"check {check.index + 1}")
-                said.setdefault(check.op, engine_message({"message": exc.message}) or "")
-                continue
-            found = compare_check(expected(check.expect), answer, reasons=reasons)
-            if found:
-                raise _Failed(where, found, engine_message(answer))
-        if skipped:
-            graded = len(scenario.checks) - len(skipped)
-            ops = "; ".join(f"{op}: {words}" if words else op for op, words in said.items())
-            raise _Unsupported(
-                f"{graded} of {len(scenario.checks)} checks graded and passed; "
-                f"{', '.join(skipped)} unsupported by the engine ({ops})"
-            )
-
-    @staticmethod
-    def _setup_request(scenario: Scenario, profile: str) -> Request:
-        """The case's first request: its state, deal or new game, in ``profile``."""
-        # Expanded with this profile's pack (a chilean state holds 106 or 160 cards).
-        setup = scenario.setup_for(profile)
-        assert setup is not None
-        if setup.state is not None:
-            return ("load_state", {"state": {**setup.state, "profile": profile}})
-        if setup.deal is not None:
-            return ("start_deal", {**setup.deal, "profile": profile})
-        assert setup.new_game is not None
-        return ("new_game", {**setup.new_game, "profile": profile})
-
-    def _setup(
-        self, scenario: Scenario, profile: str, then: Request | Ahead | None
-    ) -> dict[str, Any]:
-        setup = scenario.setup_for(profile)
-        assert setup is not None
-        # Who deals, as the setup says; kept for engines that do not model the dealer.
-        given = setup.state or setup.deal
-        self._dealer = int(given["dealer"]) if given is not None else None
-        # Sent ahead with the previous case's last request, unless that was not possible.
-        request = None if self.session.in_flight else self._setup_request(scenario, profile)
-        answer = self._exchange(request, then)
-        state: dict[str, Any] = answer["state"]
-        return state
-
-    def _step(
-        self,
-        scenario: Scenario,
-        step: Step,
-        before: dict[str, Any],
-        expected: Callable[[Any], Any],
-        reasons: bool,
-        then: Request | Ahead | None = None,
-    ) -> dict[str, Any]:
-        where = f"step {step.index + 1} ({step.kind}, line {step.line})"
-        check = expected(step.state) if step.state is not None else None
-        if step.kind == "action":
-            assert step.action is not None
-            try:
-                # Sent ahead with the answer before it, unless that was not possible.
-                request = None if self.session.in_flight else _planned(step)
-                answer = self._exchange(request, then)
-            except EngineReportedError as exc:
-                if exc.kind != "unsupported":
-                    raise
-                # An action the engine lacks (say swap_joker): the steps before were graded.
-                raise _Unsupported(
-                    f"{where}: the engine answered unsupported ({exc.message}); "
-                    f"{step.index} earlier step(s) graded and passed"
-                ) from None
+        declared = judge.declared
+        profile = self.options.profile
+        gap = why_ungradable(scenario, declared, profile_unsupported(profile, handshake), option)
+        if gap is not None:
+            raise _Unsupported(gap)
+        walk = CaseWalk(scenario, judge, self._exchange, self, self._next_first)
+        if scenario.level == "melds":
+            walk.melds()
         else:
-            assert step.deck is not None
-            context_state = before
-            if "dealer" in self._state_options()["unmodelled"] and self._dealer is not None:
-                # The engine's dealer is a placeholder: compose from the one the harness
-                # tracked by the rules since the setup.
-                context_state = {**before, "dealer": self._dealer}
-            players, dealer, deal_number = self._deal_context(
-                scenario, step, context_state, check, self.options.profile
-            )
-            self._dealer = dealer
-            try:
-                pack = default_profiles()[self.options.profile].pack(players)
-            except ProfileError as exc:
-                raise _Unsupported(f"{where}: {exc}") from None
-            deck = step.deck.compose(players, dealer, deal_number, pack)
-            # perla's cut (docs/protocol.md §10), sent only when the step gives one.
-            cut = {} if step.deck.cut is None else {"cut": step.deck.cut}
-            answer = self._exchange((step.kind, {"deck": deck, **cut}), then)
-        after: dict[str, Any] = answer["state"]
-        options = self._state_options()
-        found = compare_outcome(expected(step.expect), answer, reasons=reasons)
-        if not found and answer.get("accepted") is False:
-            found = compare_unchanged(before, after, unmodelled=options["unmodelled"])
-        if not found and check is not None:
-            found = compare_state(check, after, **options)
-        if found:
-            raise _Failed(where, found, engine_message(answer))
-        return after
-
-    @staticmethod
-    def _deal_context(
-        scenario: Scenario,
-        step: Step,
-        before: Mapping[str, Any],
-        check: Any,
-        profile: str = DEFAULT_PROFILE,
-    ) -> tuple[int, int, int]:
-        """Players, dealer and deal number under which a next_deal/redeal deck is composed.
-
-        Taken from the step itself, else from its expected state, else derived by the
-        rules from the last state: after a close the deal passes to the right and the
-        deal number goes up; a cancelled deal or a redeal keeps both.
-        """
-        assert step.deck is not None
-        players = int(before.get("players", 0)) or 2
-        dealer = int(before.get("dealer", 0))
-        deal_number = int(before.get("deal_number", 1))
-        if step.kind == "next_deal" and before.get("phase") == "deal_over":
-            dealer = (dealer + 1) % players
-            facts = default_profiles().get(profile)
-            last = facts.deal_count if facts is not None else deal_number + 1
-            deal_number = min(deal_number + 1, last)
-        if isinstance(check, Mapping):
-            dealer = check.get("dealer", dealer)
-            deal_number = check.get("deal_number", deal_number)
-        if step.deck.dealer is not None:
-            dealer = step.deck.dealer
-        if step.deck.deal_number is not None:
-            deal_number = step.deck.deal_number
-        return players, dealer, deal_number
+            walk.steps(setup_request(scenario, profile, declared))
 
 
-def _planned(step: Step) -> Request | None:
-    """The request of an action step, known before the case starts; None for a deal step,
-    whose deck is composed from the state the step before left."""
-    if step.kind != "action":
-        return None
-    assert step.action is not None
-    return ("act", {"action": dict(step.action)})
+def _card_values(declared: Declarations, catalogue: Catalogue | None) -> ProfileData | None:
+    """The profile's card values, for naming a card in a score signature; None when the
+    engine rules otherwise on a point that changes a card's value (they are then unknown)."""
+    if catalogue is not None:
+        for point in catalogue.disputes.values():
+            if set(point.rules) & _VALUE_RULES and declared.differs(point.id):
+                return None
+    facts: ProfileData | None = default_profiles().get(declared.profile)
+    return facts
 
 
-def scenario_players(scenario: Scenario) -> int | None:
-    """How many players the case's setup seats (None for melds-level cases)."""
-    setup = scenario.setup
-    if setup is None:
-        return None
-    for source in (setup.state, setup.deal, setup.new_game):
-        if source is not None and isinstance(source.get("players"), int):
-            return int(source["players"])
-    return None
+#: Rules that give a card's value: a point bearing on one changes the values.
+_VALUE_RULES = frozenset({"SCORE-2", "SCORE-5", "JOKER-7", "CHILE-SCORE-2", "PERLA-SCORE-2"})
 
 
 ProgressFn = Callable[[int, int, CaseResult], None]
@@ -654,19 +472,15 @@ def run_scenarios(
                 stopped = bool(state["stopped"])
             if stopped:
                 why = f"not run: {options.max_consecutive_errors} consecutive errors"
-                result = not_run_result(scenario, catalogue, why)
+                result = not_run_result(scenario, catalogue, why, options.profile)
             else:
                 upcoming = scenarios[following] if following is not None else None
                 try:
                     result = runner.run(scenario, section, upcoming)
                 except Exception as exc:  # a harness bug must not lose the case
-                    result = CaseResult(
-                        scenario.id,
-                        scenario.title,
-                        scenario.rules,
-                        section,
-                        "error",
-                        error=f"harness error: {type(exc).__name__}: {exc}",
+                    error = f"harness error: {type(exc).__name__}: {exc}"
+                    result = not_run_result(
+                        scenario, catalogue, error, options.profile, status="error", cause="error"
                     )
             with lock:
                 results[index] = result
@@ -699,7 +513,8 @@ def run_scenarios(
     final: list[CaseResult] = []
     for index, result in enumerate(results):
         if result is None:
-            result = not_run_result(scenarios[index], catalogue, "the run ended before this case")
+            why = "the run ended before this case"
+            result = not_run_result(scenarios[index], catalogue, why, options.profile)
         final.append(result)
     return RunResult(
         argv=tuple(argv),
@@ -721,16 +536,36 @@ def run_scenarios(
     )
 
 
-def not_run_result(scenario: Scenario, catalogue: Catalogue | None, note: str) -> CaseResult:
-    """The result of a case that was selected but not run, saying why in ``note``."""
+def not_run_result(
+    scenario: Scenario,
+    catalogue: Catalogue | None,
+    note: str,
+    profile: str = DEFAULT_PROFILE,
+    *,
+    status: str = "not_run",
+    cause: str = "not_run",
+) -> CaseResult:
+    """The result of a case that was selected but not graded, saying why in ``note``: every
+    check of the case is listed, not graded (cause ``not_run``, or ``error``)."""
     return CaseResult(
         scenario.id,
         scenario.title,
         scenario.rules,
         section_of(scenario, catalogue),
-        "not_run",
-        note=note,
+        status,
+        note=note if status == "not_run" else None,
+        error=note if status == "error" else None,
+        checks=ungraded_checks(scenario, profile, cause, note),
     )
+
+
+def ungraded_checks(
+    scenario: Scenario, profile: str, cause: str, note: str
+) -> tuple[CheckResult, ...]:
+    """Every check of ``scenario`` under ``profile``, not graded for ``cause``."""
+    ledger = Ledger(scenario.plan_for(profile), scenario.path)
+    ledger.rest_not_graded(cause, note)
+    return ledger.results
 
 
 def unstarted_run(
@@ -746,7 +581,7 @@ def unstarted_run(
     and the run carries the reason and the adapter's stderr tail.
     """
     note = f"the adapter could not start: {error}"
-    results = [not_run_result(s, catalogue, note) for s in scenarios]
+    results = [not_run_result(s, catalogue, note, options.profile) for s in scenarios]
     return RunResult(
         argv=tuple(argv),
         profile=options.profile,

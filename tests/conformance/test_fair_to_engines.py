@@ -147,12 +147,24 @@ def test_runs_of_an_engine_that_arranges_them_compare_as_sets() -> None:
 def test_an_engine_lacking_check_contract_is_graded_on_every_other_check(corpus: tuple) -> None:  # type: ignore[type-arg]
     run = run_corpus(corpus, ["--unsupported", "check_contract"])
     assert bad(run) == {}
-    partial = [r for r in run.results if r.status == "unsupported"]
-    assert partial
-    # Cases mixing ops keep the verdict of the ops that ran: "N of M graded and passed".
-    mixed = [r for r in partial if r.note and "graded and passed" in r.note]
-    assert mixed and all("check_contract" in str(r.note) for r in mixed)
-    assert any(not r.note.startswith("0 of") for r in mixed if r.note)
+    # The op costs only its own checks (issue 23): a case mixing ops passes on the others,
+    # its check_contract checks not graded for cause `op`; a case of check_contract only
+    # has nothing graded and is unsupported.
+    lacking = [
+        r
+        for r in run.results
+        if any(c.cause == "op" and c.status == "not_graded" for c in r.checks)
+    ]
+    assert lacking
+    assert all(
+        "check_contract" in str(c.note) for r in lacking for c in r.checks if c.cause == "op"
+    )
+    assert any(r.status == "pass" for r in lacking)
+    assert all(
+        r.status == "unsupported"
+        for r in lacking
+        if all(c.status == "not_graded" for c in r.checks)
+    )
 
 
 def test_a_wrong_answer_to_a_supported_op_still_fails_when_another_op_is_unsupported(
@@ -200,8 +212,13 @@ def test_an_action_the_engine_lacks_is_unsupported_not_failed_from_that_step(
     # docs/writing-an-adapter.md: answer `unsupported` for an action you lack...
     run = run_corpus(corpus, ["--unsupported", "swap_joker"])
     assert bad(run) == {}
-    notes = [r.note or "" for r in run.results if r.status == "unsupported"]
-    assert any("swap_joker" in n and "earlier step(s) graded" in n for n in notes)
+    # The step's checks and the later ones are not graded (cause `op`); the earlier ones are.
+    lacking = [r for r in run.results if any(c.cause == "op" for c in r.checks)]
+    assert lacking
+    for result in lacking:
+        first = next(i for i, c in enumerate(result.checks) if c.cause == "op")
+        assert "unsupported" in str(result.checks[first].note)
+        assert all(c.cause == "op" for c in result.checks[first:])
     # ...because refusing it claims the rules forbid a legal swap, and is failed.
     refused = run_corpus(corpus, ["--refuse", "swap_joker"])
     assert bad(refused)

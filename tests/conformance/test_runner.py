@@ -192,10 +192,25 @@ def test_assumes_names_must_be_known(tmp_path: Path) -> None:
 TEE = Path(__file__).resolve().parents[2] / "benchmarks" / "tee_adapter.py"
 
 
+def flipped(case: Scenario, index: int) -> Scenario:
+    """``case`` with step ``index``'s acceptance expected the other way round (in the step
+    and in the check plan, which the grading reads)."""
+    step = case.steps[index]
+    expect: object = "accepted" if step.expect != "accepted" else {"rejected": None}
+    key = f"step {index + 1} accepted"
+    plans = {
+        profile: tuple(replace(c, expected=expect) if c.key == key else c for c in plan)
+        for profile, plan in case.plans.items()
+    }
+    steps = (*case.steps[:index], replace(step, expect=expect), *case.steps[index + 1 :])
+    return replace(case, steps=steps, plans=plans)
+
+
 def test_a_case_that_fails_early_drops_the_answer_sent_ahead(tmp_path: Path) -> None:
     # The harness sends an action step's request while it grades the answer before it.
-    # A case that fails at its first step has its second step in flight: that answer is
-    # read and dropped, and the next case is graded as if nothing had happened.
+    # A case whose first step is refused when it must be accepted cannot go on (the state
+    # after it is unknown): its second step, in flight, is read and dropped, and the next
+    # case is graded as if nothing had happened.
     catalogue = load_catalogue()
     corpus = load_corpus([Path(__file__).resolve().parents[2] / "scenarios"], catalogue=catalogue)
     case = next(
@@ -205,12 +220,12 @@ def test_a_case_that_fails_early_drops_the_answer_sent_ahead(tmp_path: Path) -> 
         and s.level == "turns"
         and len(s.steps) >= 3
         and all(step.kind == "action" for step in s.steps)
-        and s.steps[0].expect == "accepted"
+        and isinstance(s.steps[0].expect, dict)
+        and "rejected" in s.steps[0].expect
         and not s.disputed
+        and not s.steps[0].state
     )
-    wrong = replace(
-        case, steps=(replace(case.steps[0], expect={"rejected": None}), *case.steps[1:])
-    )
+    wrong = flipped(case, 0)
     record = tmp_path / "requests.jsonl"
     argv = [sys.executable, str(TEE), str(record), "--", *REFERENCE]
     run = run_scenarios(argv, [wrong, case], RunOptions(), catalogue=catalogue)
@@ -262,14 +277,7 @@ def test_the_next_cases_first_request_goes_with_the_last_and_nothing_is_sent_twi
     argentine = [s for s in corpus.scenarios if "argentine" in s.profiles and not s.disputed]
     turns = [s for s in argentine if s.level == "turns" and s.steps][:3]
     melds = [s for s in argentine if s.level == "melds" and len(s.checks) >= 2][:2]
-    last = turns[0].steps[-1]
-    wrong_last = replace(
-        turns[0],
-        steps=(
-            *turns[0].steps[:-1],
-            replace(last, expect="accepted" if last.expect != "accepted" else {"rejected": None}),
-        ),
-    )
+    wrong_last = flipped(turns[0], len(turns[0].steps) - 1)
     cases = [turns[1], melds[0], wrong_last, turns[2], melds[1]]
     argv = [sys.executable, str(TEE), str(tmp_path / "together.jsonl"), "--", *REFERENCE]
     run = run_scenarios(argv, cases, RunOptions(), catalogue=catalogue)

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 import yaml
 
+from conformance.cards import CANONICAL_ORDER
 from conformance.catalogue import load_catalogue
 from conformance.scenarios import (
-    CANONICAL_ORDER,
     DeckSpec,
     fill_after,
     load_corpus,

@@ -1,0 +1,80 @@
+"""What one planned check expects of one engine, or why it cannot be graded.
+
+An engine's options are read only through :class:`conformance.declarations.Declarations`:
+an assumption it does not share, a ``by_option`` with no value for its option, a field it
+does not model, or a reason check without the ``reasons`` capability each leave the check
+``not_graded`` with its cause (conformance.results.NOT_GRADED_CAUSES).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from conformance.declarations import Declarations
+from conformance.scenarios.model import PlannedCheck
+from conformance.scenarios.options import NoValue, resolve
+
+
+@dataclass(frozen=True)
+class NotGraded:
+    """Why a check is not graded: a cause of NOT_GRADED_CAUSES and words for its note."""
+
+    cause: str
+    note: str
+
+
+#: The value of a gradable check, or why it is not graded.
+Expected = tuple[Any, NotGraded | None]
+
+
+def expected_value(
+    check: PlannedCheck, declared: Declarations, disputed: str | None, reasons: bool
+) -> Expected:
+    """The value ``check`` expects of the engine ``declared`` describes, or why none.
+
+    ``reasons``: the engine claims the ``reasons`` capability (reason checks need it).
+    """
+    if check.assumes:
+        gap = declared.assumption_gap(check.assumes)
+        if gap is not None:
+            return None, NotGraded("option", f"the check {gap}")
+    if check.what == "reason" and not reasons:
+        return None, NotGraded("capability", "the engine does not claim `reasons`")
+    if check.what not in _NOT_FIELDS and not declared.models(check.what):
+        return None, NotGraded("unmodelled", f"the engine does not model {check.what}")
+    value = check.expected
+    if check.varies:
+        try:
+            value = resolve(value, declared.ruling, disputed)
+        except NoValue as exc:
+            return None, NotGraded("option", exc.why())
+    if check.what == "reason" and not _reasons(value):
+        return None, NotGraded("option", "no reason is asserted under the engine's option")
+    if check.what == "unchanged" and not rejects(value):
+        return None, NotGraded("option", "the action is accepted under the engine's option")
+    return value, None
+
+
+#: Check kinds that are not state fields (``models`` does not apply to them).
+_NOT_FIELDS = frozenset({"answer", "accepted", "reason", "unchanged", "invariants"})
+
+
+def rejects(expect: Any) -> bool:
+    """True when a resolved step ``expect`` is a refusal."""
+    return expect == "rejected" or (isinstance(expect, Mapping) and "rejected" in expect)
+
+
+def _reasons(expect: Any) -> list[str]:
+    if not isinstance(expect, Mapping):
+        return []
+    value = expect.get("rejected", expect.get("reason"))
+    if isinstance(value, str):
+        return [value]
+    return [str(v) for v in value] if isinstance(value, list) else []
+
+
+def reasons_of(expect: Any) -> list[str]:
+    """The acceptable reasons a resolved ``expect`` (step or melds check) names."""
+    return _reasons(expect)

@@ -1,0 +1,338 @@
+"""Playing one case's requests through an engine and grading every answer, check by check.
+
+A case is walked from its setup through its steps to ``final``; a step whose answer differs
+costs only its own checks, and grading goes on from the state the rules give where that
+can be built (:mod:`conformance.grading.answers`). The walk asks its runner to exchange
+requests (:class:`conformance.runner.CaseRunner`, which owns the adapter session, the time
+limits and the requests sent ahead); everything it learns goes to the case's
+:class:`~conformance.grading.ledger.Ledger`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from conformance.compare import strip_private
+from conformance.declarations import Declarations
+from conformance.engine import Ahead, EngineSession, Request
+from conformance.errors import EngineReportedError
+from conformance.grading.answers import Judge, StepOutcome
+from conformance.grading.ledger import Ledger
+from conformance.optionfacts import hand_size, pack
+from conformance.profiles import DEFAULT_PROFILE, ProfileData, ProfileError, default_profiles
+from conformance.scenarios.model import Check, Scenario, Step
+
+#: Capabilities each level needs (docs/protocol.md §2).
+LEVEL_CAPABILITIES: Mapping[str, frozenset[str]] = {
+    "melds": frozenset({"melds"}),
+    "turns": frozenset({"turns"}),
+    "deals": frozenset({"turns", "deals"}),
+}
+
+#: ``exchange(request, then)``: the answer to ``request`` (None: to the one sent ahead),
+#: sending ``then`` ahead.
+Exchange = Callable[[Request | None, Request | Ahead | None], dict[str, Any]]
+
+
+class Driver(Protocol):
+    """What a walk needs of the runner that owns the adapter session."""
+
+    session: EngineSession
+    #: Who deals, as the rules tell it since the setup (for engines without a dealer).
+    tracked_dealer: int | None
+
+    @property
+    def profile(self) -> str:
+        """The profile the run grades."""
+
+
+@dataclass(frozen=True)
+class Gap:
+    """Why a whole case cannot be graded against an engine, before any request."""
+
+    cause: str
+    note: str
+
+
+def why_ungradable(
+    scenario: Scenario, declared: Declarations, profile_note: str, option: str | None
+) -> Gap | None:
+    """Why no check of ``scenario`` can be graded against the engine ``declared`` describes
+    (a capability, the profile, the case's own assumptions, interface or seats); None if
+    some can. ``profile_note``: what to say when the engine lacks the profile."""
+    missing = declared.lacks(LEVEL_CAPABILITIES[scenario.level])
+    if missing:
+        return Gap("capability", f"engine lacks capability {', '.join(missing)}")
+    if not declared.plays_profile:
+        return Gap("profile", profile_note)
+    gap = declared.assumption_gap(scenario.assumes)
+    if gap is not None:
+        return Gap("option", f"the case {gap}")
+    if scenario.disputed is not None and option is None:
+        return Gap(
+            "option", f"no option of {scenario.disputed.id} for profile {declared.profile!r}"
+        )
+    gap = declared.interface_gap(scenario.interface)
+    if gap is not None:
+        return Gap("interface", f"the case is {gap}")
+    players = scenario_players(scenario)
+    if players is not None:
+        gap = declared.players_gap(players)
+        if gap is not None:
+            return Gap("players", f"the case {gap}")
+    return None
+
+
+def scenario_players(scenario: Scenario) -> int | None:
+    """How many players the case's setup seats (None for melds-level cases)."""
+    setup = scenario.setup
+    if setup is None:
+        return None
+    for source in (setup.state, setup.deal, setup.new_game):
+        if source is not None and isinstance(source.get("players"), int):
+            return int(source["players"])
+    return None
+
+
+def setup_request(scenario: Scenario, profile: str, declared: Declarations) -> Request:
+    """The case's first request: its state, deal or new game, in ``profile``.
+
+    A deal is dealt again when the engine's rulings give another hand size than the
+    profile's (its hands then completed from the pack, DeckSpec.completed_hands).
+    """
+    # Expanded with this profile's pack (a chilean state holds 106 or 160 cards).
+    setup = scenario.setup_for(profile)
+    assert setup is not None
+    if setup.state is not None:
+        return ("load_state", {"state": {**setup.state, "profile": profile}})
+    if setup.deal is not None:
+        deal = dict(setup.deal)
+        facts = default_profiles().get(profile)
+        if setup.deck_spec is not None and facts is not None:
+            size = hand_size(facts, deal["deal_number"], declared.ruling)
+            if size != facts.hand_size(deal["deal_number"]):
+                the_pack = pack(facts, deal["players"], declared.ruling)
+                deal["deck"] = setup.deck_spec.compose(
+                    deal["players"], deal["dealer"], deal["deal_number"], the_pack, size
+                )
+        return ("start_deal", {**deal, "profile": profile})
+    assert setup.new_game is not None
+    return ("new_game", {**setup.new_game, "profile": profile})
+
+
+def melds_requests(scenario: Scenario, profile: str, judge: Judge) -> list[tuple[Check, Request]]:
+    """The melds checks to ask, with their requests: those with a check to grade."""
+    return [
+        (check, (check.op, {"profile": profile, **check.request}))
+        for check in scenario.checks
+        if judge.gradable(judge.ledger.of_step(check.index + 1))
+    ]
+
+
+def planned_request(step: Step) -> Request | None:
+    """The request of an action step, known before the case starts; None for a deal step,
+    whose deck is composed from the state the step before left."""
+    if step.kind != "action":
+        return None
+    assert step.action is not None
+    return ("act", {"action": dict(step.action)})
+
+
+class CaseWalk:
+    """One case against one engine: its requests, in order, and the grading of each answer."""
+
+    def __init__(
+        self,
+        scenario: Scenario,
+        judge: Judge,
+        exchange: Exchange,
+        runner: Driver,
+        next_first: Ahead | None,
+    ) -> None:
+        self.scenario = scenario
+        self.judge = judge
+        self.ledger: Ledger = judge.ledger
+        self.exchange = exchange
+        #: The CaseRunner: its session (in flight, discard), profile and tracked dealer.
+        self.runner = runner
+        self.next_first = next_first
+        self.profile = runner.profile
+
+    # -- melds ----------------------------------------------------------------------------------
+
+    def melds(self) -> None:
+        """Ask every melds check with something to grade; an op the engine lacks costs only
+        its own checks."""
+        asked = melds_requests(self.scenario, self.profile, self.judge)
+        for check in self.scenario.checks:
+            self.judge.skip_ungradable(self.ledger.of_step(check.index + 1))
+        for i, (check, request) in enumerate(asked):
+            # Every request is known: each goes out while the one before is graded, and after
+            # the last, the next case's first.
+            then = asked[i + 1][1] if i + 1 < len(asked) else self.next_first
+            planned = self.ledger.of_step(check.index + 1)
+            try:
+                answer = self.exchange(None if self.runner.session.in_flight else request, then)
+            except EngineReportedError as exc:
+                if exc.kind != "unsupported":
+                    raise
+                note = f"the engine answered unsupported to {check.op}: {exc.message}"
+                self.ledger.not_graded(planned, "op", note)
+                continue
+            self.judge.melds(planned, check.op, check.request, answer)
+
+    # -- turns and deals ------------------------------------------------------------------------
+
+    def steps(self, setup: Request) -> None:
+        """The setup, every step, then ``final``."""
+        steps = self.scenario.steps
+        planned: list[Request | Ahead | None] = [planned_request(s) for s in steps]
+        planned.append(self.next_first)
+        state = self._setup(setup, planned[0])
+        last: StepOutcome | None = None
+        for step in steps:
+            number = step.index + 1
+            gap = self.judge.declared.assumption_gap(step.assumes) if step.assumes else None
+            if gap is not None:
+                note = f"step {number} {gap}"
+                self.ledger.not_graded(self.ledger.rest(number - 1), "option", note)
+                return
+            answer = self._answer(step, state, planned[number])
+            if answer is None:
+                return
+            later = number < len(steps)
+            last = self.judge.step(
+                self.ledger.of_step(number), step.kind, step.action, state, answer, later
+            )
+            if last.diverged is not None:
+                self.ledger.not_graded(self.ledger.rest(number), last.cause, last.diverged)
+                return
+            if last.resync is None:
+                state = dict(last.after)
+                continue
+            resynced = self._resync(last.resync)
+            if resynced is None:
+                note = f"after step {number} the engine refused the state to go on from"
+                self.ledger.not_graded(self.ledger.rest(number), "divergence", note)
+                return
+            state = resynced
+        final = self.ledger.of_step(None)
+        if final:
+            if last is not None and not last.final_comparable:
+                note = "the engine accepted the last action, which must be refused"
+                self.ledger.not_graded(final, "divergence", note)
+            else:
+                self.judge.final(final, state)
+
+    def _setup(self, request: Request, then: Request | Ahead | None) -> dict[str, Any]:
+        setup = self.scenario.setup_for(self.profile)
+        assert setup is not None
+        # Who deals, as the setup says; kept for engines that do not model the dealer.
+        given = setup.state or setup.deal
+        self.runner.tracked_dealer = int(given["dealer"]) if given is not None else None
+        # Sent ahead with the previous case's last request, unless that was not possible.
+        answer = self.exchange(None if self.runner.session.in_flight else request, then)
+        state: dict[str, Any] = answer["state"]
+        for check in self.ledger.of_step(0):
+            self.judge.invariants(check, state, "setup")
+        return state
+
+    def _answer(
+        self, step: Step, before: Mapping[str, Any], then: Request | Ahead | None
+    ) -> dict[str, Any] | None:
+        """The engine's answer to ``step``; None (its checks and the later ones recorded as
+        not graded) when the engine lacks it or cannot be dealt the case's cards."""
+        number = step.index + 1
+        try:
+            if step.kind == "action":
+                # Sent ahead with the answer before it, unless that was not possible.
+                request = None if self.runner.session.in_flight else planned_request(step)
+                return self.exchange(request, then)
+            deal = self._deal(step, before)
+            if isinstance(deal, str):
+                self.ledger.not_graded(self.ledger.rest(number - 1), "option", deal)
+                return None
+            return self.exchange(deal, then)
+        except EngineReportedError as exc:
+            if exc.kind != "unsupported":
+                raise
+            # An action the engine lacks (say swap_joker): the checks before were graded.
+            note = f"step {number}: the engine answered unsupported ({exc.message})"
+            self.ledger.not_graded(self.ledger.rest(number - 1), "op", note)
+            return None
+
+    def _deal(self, step: Step, before: Mapping[str, Any]) -> Request | str:
+        """A ``next_deal``/``redeal`` request with the deck composed for the engine's rulings,
+        or why the case's cards cannot be dealt to it."""
+        assert step.deck is not None
+        context = dict(before)
+        if not self.judge.declared.models("dealer") and self.runner.tracked_dealer is not None:
+            # The engine's dealer is a placeholder: compose from the one the harness
+            # tracked by the rules since the setup.
+            context["dealer"] = self.runner.tracked_dealer
+        expected: dict[str, Any] = {}
+        for check in self.ledger.of_step(step.index + 1):
+            if check.what in ("dealer", "deal_number"):
+                value, why = self.judge.expected(check)
+                if why is None:
+                    expected[check.what] = value
+        players, dealer, deal_number = deal_context(step, context, expected, self.profile)
+        self.runner.tracked_dealer = dealer
+        facts = default_profiles().get(self.profile)
+        try:
+            if facts is None:
+                raise ProfileError(f"unknown profile {self.profile!r}")
+            size = hand_size(facts, deal_number, self.judge.declared.ruling)
+            the_pack = pack(facts, players, self.judge.declared.ruling)
+            deck = step.deck.compose(players, dealer, deal_number, the_pack, size)
+        except (ProfileError, ValueError) as exc:
+            return f"step {step.index + 1} cannot be dealt under the engine's rulings: {exc}"
+        # perla's cut (docs/protocol.md §10), sent only when the step gives one.
+        cut = {} if step.deck.cut is None else {"cut": step.deck.cut}
+        return (step.kind, {"deck": deck, **cut})
+
+    def _resync(self, state: Mapping[str, Any]) -> dict[str, Any] | None:
+        """Put the engine on ``state``; the state it answers, or None when it refuses."""
+        session = self.runner.session
+        if session.in_flight:
+            session.discard()  # the next step, sent ahead onto the state that differed
+        try:
+            # The engine's own ``x`` is never sent back (docs/protocol.md §5).
+            state = {**strip_private(state), "profile": self.profile}
+            answer = self.exchange(("load_state", {"state": state}), None)
+        except EngineReportedError:
+            return None
+        loaded: dict[str, Any] = answer["state"]
+        return loaded
+
+
+def deal_context(
+    step: Step,
+    before: Mapping[str, Any],
+    expected: Mapping[str, Any],
+    profile: str = DEFAULT_PROFILE,
+) -> tuple[int, int, int]:
+    """Players, dealer and deal number under which a next_deal/redeal deck is composed.
+
+    Taken from the step itself, else from its expected state, else derived by the rules
+    from the last state: after a close the deal passes to the right and the deal number
+    goes up; a cancelled deal or a redeal keeps both.
+    """
+    assert step.deck is not None
+    players = int(before.get("players", 0)) or 2
+    dealer = int(before.get("dealer", 0))
+    deal_number = int(before.get("deal_number", 1))
+    if step.kind == "next_deal" and before.get("phase") == "deal_over":
+        dealer = (dealer + 1) % players
+        facts: ProfileData | None = default_profiles().get(profile)
+        last = facts.deal_count if facts is not None else deal_number + 1
+        deal_number = min(deal_number + 1, last)
+    dealer = int(expected.get("dealer", dealer))
+    deal_number = int(expected.get("deal_number", deal_number))
+    if step.deck.dealer is not None:
+        dealer = step.deck.dealer
+    if step.deck.deal_number is not None:
+        deal_number = step.deck.deal_number
+    return players, dealer, deal_number

@@ -1,0 +1,71 @@
+"""Profile facts under an engine's rulings: the hand size of a deal and the pack.
+
+conformance/data/profiles.json holds each profile's facts at its own options. A few facts
+change with an option an engine may declare (VARIANT-05 ``twelve`` deals 12 cards in every
+deal; DISPUTE-43 ``one_fifty_nine`` takes a joker out of the Chilean 160-card pack); those
+are data in conformance/data/option_facts.json, applied in order over the profile's facts.
+The harness composes decks (``start_deal``, ``next_deal``, ``redeal``) and checks the pack
+of every answered state with them, so an engine is dealt and judged by its own rulings.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from dataclasses import replace
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from conformance.profiles import Pack, ProfileData
+
+OPTION_FACTS = Path(__file__).resolve().parent / "data" / "option_facts.json"
+
+#: The option an engine plays on a point (None: none), e.g. ``Declarations.ruling``.
+Ruling = Callable[[str], "str | None"]
+
+
+@cache
+def _facts() -> Mapping[str, Any]:
+    data: Mapping[str, Any] = json.loads(OPTION_FACTS.read_text(encoding="utf-8"))
+    profiles: Mapping[str, Any] = data["profiles"]
+    return profiles
+
+
+def _applies(entry: Mapping[str, Any], ruling: Ruling) -> bool:
+    return all(ruling(point) == option for point, option in entry["when"].items())
+
+
+def hand_size(profile: ProfileData, deal_number: int, ruling: Ruling) -> int:
+    """Cards dealt to each player in deal ``deal_number`` of ``profile`` under ``ruling``.
+
+    :raises ProfileError: for a deal number the profile does not have.
+    """
+    size = profile.hand_size(deal_number)
+    for entry in _facts().get(profile.name, {}).get("hand_sizes", ()):
+        deals = entry["deals"]
+        if _applies(entry, ruling) and (deals == "all" or deal_number in deals):
+            size = int(entry["hand_size"])
+    return size
+
+
+def pack(profile: ProfileData, players: int, ruling: Ruling) -> Pack:
+    """The pack dealt to ``players`` players of ``profile`` under ``ruling``.
+
+    :raises ProfileError: for a player count the profile does not play.
+    """
+    found = profile.pack(players)
+    for entry in _facts().get(profile.name, {}).get("packs", ()):
+        if _applies(entry, ruling) and players in entry["players"]:
+            found = replace(found, jokers=int(entry["jokers"]))
+    return found
+
+
+def points() -> dict[str, tuple[str, ...]]:
+    """Every point (and its options) some fact here depends on, by profile: what a test
+    compares with the reference."""
+    found: dict[str, tuple[str, ...]] = {}
+    for name, facts in _facts().items():
+        named = [p for entries in facts.values() for e in entries for p in e["when"]]
+        found[name] = tuple(dict.fromkeys(named))
+    return found
