@@ -34,6 +34,7 @@ from conformance.errors import (
     InvalidRequest,
 )
 from conformance.grading.answers import Judge
+from conformance.grading.expect import applies
 from conformance.grading.ledger import Ledger
 from conformance.grading.walk import (
     LEVEL_CAPABILITIES,
@@ -338,7 +339,8 @@ class CaseRunner:
         """A judge of ``scenario``'s checks for this engine, with an empty ledger."""
         declared = self._declared(handshake)
         profile = self.options.profile
-        plan = scenario.plan_for(profile)
+        disputed = scenario.disputed.id if scenario.disputed else None
+        plan = [c for c in scenario.plan_for(profile) if applies(c, declared, disputed)]
         players = scenario_players(scenario)
         facts = default_profiles().get(profile)
         the_pack = None
@@ -348,7 +350,7 @@ class CaseRunner:
         return Judge(
             ledger=Ledger(plan, scenario.path),
             declared=declared,
-            disputed=scenario.disputed.id if scenario.disputed else None,
+            disputed=disputed,
             reasons="reasons" in declared.capabilities,
             players=players,
             pack=the_pack,

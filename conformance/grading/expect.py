@@ -14,7 +14,7 @@ from typing import Any
 
 from conformance.declarations import Declarations
 from conformance.scenarios.model import PlannedCheck
-from conformance.scenarios.options import NoValue, resolve
+from conformance.scenarios.options import NOT_ASSERTED, NoValue, resolve
 
 
 @dataclass(frozen=True)
@@ -55,6 +55,26 @@ def expected_value(
     if check.what == "unchanged" and not rejects(value):
         return None, NotGraded("option", "the action is accepted under the engine's option")
     return value, None
+
+
+def applies(check: PlannedCheck, declared: Declarations, disputed: str | None) -> bool:
+    """False when ``check`` does not exist under the engine's options, so that it is neither
+    graded nor counted as not graded: a reason or unchanged-state check of a step the engine's
+    option accepts, or a state key a whole-state ``by_option`` asserts only under other options.
+    """
+    value = check.expected
+    if check.varies:
+        try:
+            value = resolve(value, declared.ruling, disputed)
+        except NoValue:
+            return True  # a value the case does not give: not graded, and shown
+    if value == NOT_ASSERTED:
+        return False
+    if check.what == "reason":
+        return bool(_reasons(value))
+    if check.what == "unchanged":
+        return rejects(value)
+    return True
 
 
 #: Check kinds that are not state fields (``models`` does not apply to them).

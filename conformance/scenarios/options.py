@@ -28,6 +28,12 @@ WRAPPER_KEYS = frozenset({"expect", "rules", "assumes"})
 Ruling = Callable[[str], "str | None"]
 
 
+#: The value of a state key under an option whose branch of a whole-state ``by_option`` does
+#: not name it: the case asserts nothing there, so under that option the check does not exist
+#: (it is neither graded nor counted as not graded).
+NOT_ASSERTED = "\u2205 not asserted under this option"
+
+
 class NoValue(Exception):
     """The expectation gives no value for the option the engine plays on ``point``."""
 

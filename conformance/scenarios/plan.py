@@ -36,6 +36,7 @@ from conformance.catalogue import Catalogue
 from conformance.profiles import ProfileData
 from conformance.scenarios.model import Check, PlannedCheck, Step
 from conformance.scenarios.options import (
+    NOT_ASSERTED,
     branches_of,
     is_by_option,
     is_wrapper,
@@ -83,7 +84,7 @@ def state_keys(state: Any, disputed: str | None) -> dict[str, Any]:
 
     A whole state written per option (``{by_option: {a: {...}, b: {...}}}``) becomes one
     ``by_option`` per key, holding the options whose branch names that key: under another
-    option the key has no value, and its check is not graded.
+    option the key is not asserted (NOT_ASSERTED): under that option the check does not exist.
     """
     if not is_by_option(state):
         return dict(state) if isinstance(state, Mapping) else {}
@@ -92,6 +93,9 @@ def state_keys(state: Any, disputed: str | None) -> dict[str, Any]:
     for option, branch in branches.items():
         for key, value in state_keys(branch, disputed).items():
             keys.setdefault(key, {})[option] = value
+    for per in keys.values():
+        for option in branches:
+            per.setdefault(option, NOT_ASSERTED)
     if point == disputed:
         return {key: {"by_option": per} for key, per in keys.items()}
     return {key: {"by_option": {point: per}} for key, per in keys.items()}

@@ -236,3 +236,41 @@ def test_a_case_not_run_still_lists_its_checks(rotation: list[Scenario]) -> None
         assert case.status == "not_run"
         assert case.checks and all(c.cause == "not_run" for c in case.checks)
     assert len(result.results[0].checks) == len(rotation[0].plan_for("argentine"))
+
+
+def _case(case_id: str) -> Scenario:
+    loaded = load_corpus([ROOT / "scenarios"], catalogue=CATALOGUE)
+    return next(s for s in loaded.scenarios if s.id == case_id)
+
+
+@pytest.mark.parametrize(("ruling", "absent"), [("forbidden", "final hands"), ("steal", None)])
+def test_a_check_that_does_not_exist_under_the_engines_option_is_not_counted(
+    ruling: str, absent: str | None
+) -> None:
+    # cc-1638's final state is written per DISPUTE-29 option: `hands` only under `steal`,
+    # `discard`/`hand_sizes`/`totals` under both. Under `forbidden` the hands are asserted
+    # nowhere, so that check does not exist: not graded would understate a full grading.
+    scenario = _case("cc-1638")
+    options = RunOptions(profile="chilean")
+    argv = [*REFERENCE, "--ruling", f"DISPUTE-29={ruling}"]
+    result = run_scenarios(argv, [scenario], options, catalogue=CATALOGUE).results[0]
+    keys = by_key(result)
+    assert result.status == "pass"
+    assert all(c.status == "pass" for c in result.checks), result.checks
+    assert "final discard" in keys and "final totals" in keys
+    if absent is not None:
+        assert absent not in keys
+    else:
+        assert "final hands" in keys
+
+
+def test_no_reason_or_unchanged_check_for_a_step_the_engines_option_accepts() -> None:
+    # cc-1623's last step is refused under DISPUTE-03 `fixed` and accepted under `grow`
+    # (chilean's option): under `grow` there is no reason to compare and no state to keep.
+    scenario = _case("cc-1623")
+    result = run_scenarios(
+        REFERENCE, [scenario], RunOptions(profile="chilean"), catalogue=CATALOGUE
+    ).results[0]
+    assert result.status == "pass"
+    assert not [c for c in result.checks if c.what in ("reason", "unchanged") and c.step == 2]
+    assert all(c.status == "pass" for c in result.checks)
