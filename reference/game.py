@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from reference import trace
 from reference.actions import (
     SWAP_DESTINATIONS,
     Action,
@@ -26,9 +27,9 @@ from reference.actions import (
     Pass,
     SwapJoker,
 )
-from reference.cards import JOKER, Card, full_pack, sort_cards
+from reference.cards import JOKER, Card, Rank, full_pack, sort_cards
 from reference.contracts import check_contract, find_openings
-from reference.deadwood import hand_score
+from reference.deadwood import hand_score, trace_values
 from reference.errors import IllegalActionError, InvalidActionError, InvalidStateError
 from reference.melds import (
     Meld,
@@ -178,6 +179,8 @@ def start_deal(
         problems.append(f"cut {cut} does not leave two parts of a {len(deck)}-card deck")
     if problems:
         raise InvalidStateError(problems)
+    if trace.active():
+        _trace_dealing(profile, players, deal_number)
     size = profile.hand_size(deal_number)
     hands: list[list[Card]] = [[] for _ in range(players)]
     for i in range(size * players):
@@ -193,7 +196,10 @@ def start_deal(
             buried = upcard.is_joker or upcard.rank in profile.bury_ranks
             if not buried and upcard not in profile.wild_cards:
                 break
+            trace.decided("DISPUTE-09", "DEAL-4", "CHILE-DEAL-7")
             upcard, stock = stock[0], (*stock[1:], upcard)
+    elif upcard.is_joker or upcard.rank is Rank.TWO or upcard in profile.wild_cards:
+        trace.decided("DISPUTE-09")  # DISPUTE-09 stays: the wild upcard stays
     return GameState(
         profile=profile,
         players=players,
@@ -212,6 +218,26 @@ def start_deal(
     )
 
 
+def _trace_dealing(profile: Profile, players: int, deal_number: int) -> None:
+    """Trace the rules a deal is dealt by: the player count (PLAYERS-1, DISPUTE-32), the
+    pack (CARDS-1; CHILE-CARDS-2 and DISPUTE-43 for the big pack), the dealing order, hand
+    size, upcard and first player (DEAL-2..5; DISPUTE-33, VARIANT-05), the contract number
+    (GAME-1)."""
+    trace.decided("PLAYERS-1", "DEAL-2", "DEAL-3", "DEAL-4", "DEAL-5", "GAME-1")
+    if players > 4:
+        trace.decided("DISPUTE-32")
+    if profile.big_pack_players is not None and players >= profile.big_pack_players:
+        trace.decided("CHILE-CARDS-2", "DISPUTE-43")
+    else:
+        trace.decided("CARDS-1")
+    if profile.name != "perla":
+        trace.decided("VARIANT-05")  # perla's hand sizes are DISPUTE-68's, by the round
+    if deal_number == 7 or (profile.name == "perla" and deal_number == profile.deals):
+        trace.decided("DISPUTE-33")
+    if deal_number == 8 and profile.name in ("argentine", "pagat"):
+        trace.decided("DISPUTE-27")
+
+
 def _cut_totals(
     profile: Profile,
     players: int,
@@ -222,9 +248,14 @@ def _cut_totals(
 ) -> tuple[int, ...]:
     """``totals`` with a perfect cut scored for the cutter, the dealer's left-hand neighbour
     (PERLA-DEAL-1, PERLA-CUT-1, PERLA-CUT-2, DISPUTE-67)."""
+    if cut is not None:
+        trace.decided("PERLA-CUT-1")
+        if cut == profile.perfect_cut(players, deal_number):
+            trace.decided("DISPUTE-67")
     if not profile.cut_score or cut != profile.perfect_cut(players, deal_number):
         return tuple(totals)
     cutter = (dealer - 1) % players
+    trace.decided("PERLA-CUT-2", "PERLA-DEAL-1", "DISPUTE-67")
     return tuple(t + profile.cut_score if i == cutter else t for i, t in enumerate(totals))
 
 
@@ -242,6 +273,7 @@ def new_game(profile: Profile, players: int, seed: int) -> GameState:
     """Deal 1 of a new game; the first dealer is drawn by lot from ``seed`` (DEAL-1)."""
     rng = random.Random(seed)
     dealer = rng.randrange(players) if players > 0 else 0
+    trace.decided("DEAL-1", *(("DISPUTE-74",) if "DISPUTE-74" in profile.rulings else ()))
     if profile.rules_on("DISPUTE-74", "first_seat"):
         dealer = 0  # DISPUTE-74 first_seat: player 0 deals the first round
     deck = shuffled_pack(profile, rng, players)
@@ -260,17 +292,22 @@ def next_deal(state: GameState, deck: Sequence[Card], cut: int | None = None) ->
     :raises InvalidStateError: for a wrong deck.
     """
     if state.phase in _LIVE:
-        raise IllegalActionError("next_deal", Reason.DEAL_IN_PROGRESS)
+        raise _reject("next_deal", Reason.DEAL_IN_PROGRESS)
     if state.phase is Phase.GAME_OVER:
-        raise IllegalActionError("next_deal", Reason.GAME_OVER)
+        raise _reject("next_deal", Reason.GAME_OVER, rules=("END-4", "GAME-1"))
     deal_number, dealer = state.deal_number, state.dealer
     if state.phase is Phase.DEAL_OVER:
         # After the last deal only a DISPUTE-15 tiebreak round is left: it replays the
         # last deal's number and contract.
         deal_number = min(deal_number + 1, state.profile.deals)
         dealer = (dealer + 1) % state.players
-    elif state.profile.ruling("DISPUTE-17") == "next_dealer":
-        dealer = (dealer + 1) % state.players  # DISPUTE-17 next_dealer: the replay passes on
+        trace.decided("DEAL-2", "GAME-1", "PERLA-DEAL-2")
+        if deal_number == state.deal_number:
+            trace.decided("DISPUTE-15", "END-5")  # the tiebreak round
+    else:
+        trace.decided("STOCK-2", "DISPUTE-17", "GAME-1")
+        if state.profile.ruling("DISPUTE-17") == "next_dealer":
+            dealer = (dealer + 1) % state.players  # DISPUTE-17 next_dealer: the replay passes on
     return start_deal(
         state.profile,
         state.players,
@@ -313,11 +350,15 @@ def redeal(state: GameState, deck: Sequence[Card]) -> GameState:
     :raises InvalidStateError: for a wrong deck.
     """
     if state.phase not in _LIVE:
-        raise IllegalActionError("redeal", Reason.DEAL_OVER)
+        raise _reject("redeal", Reason.DEAL_OVER, rules=("DEAL-6",))
     if not before_first_draw(state):
-        raise IllegalActionError("redeal", Reason.REDEAL_TOO_LATE)
-    if state.profile.ruling("DISPUTE-37") == "first_deal" and state.deal_number != 1:
-        raise IllegalActionError("redeal", Reason.REDEAL_TOO_LATE)  # DISPUTE-37 first_deal
+        raise _reject("redeal", Reason.REDEAL_TOO_LATE)
+    if state.deal_number != 1:
+        trace.decided("DISPUTE-37")
+        if state.profile.ruling("DISPUTE-37") == "first_deal":
+            # DISPUTE-37 first_deal
+            raise _reject("redeal", Reason.REDEAL_TOO_LATE, rules=("DEAL-6", "DISPUTE-37"))
+    trace.decided("DEAL-6", "DISPUTE-16", "GAME-1")
     dealer = state.dealer
     if state.profile.ruling("DISPUTE-16") == "next_dealer":
         dealer = (dealer + 1) % state.players  # DISPUTE-16 next_dealer
@@ -352,8 +393,12 @@ def _with_hand(
     return tuple(hand if i == player else h for i, h in enumerate(state.hands))
 
 
-def _reject(action: Action, reason: Reason, detail: str = "") -> IllegalActionError:
-    """The error for ``action`` breaking the rule behind ``reason``."""
+def _reject(
+    action: Action | str, reason: Reason, detail: str = "", *, rules: tuple[str, ...] = ()
+) -> IllegalActionError:
+    """The error for ``action`` breaking the rule behind ``reason``, traced as refused by
+    ``rules`` (by default the rule ``reason`` cites)."""
+    trace.refused(*(rules or (reason.rule,)))
     return IllegalActionError(action, reason, detail)
 
 
@@ -396,34 +441,54 @@ def apply(state: GameState, action: Action) -> GameState:
             and state.discard
             and 0 <= player < state.players
         ):
+            trace.decided("TURN-3", "DISPUTE-53")
             return _take_discard(state, player, points=0)  # DISPUTE-53 yes: no charge
         if isinstance(action, Pass):
-            raise _reject(action, Reason.NOT_YOUR_TURN, "DISPUTE-29: no steal is open")
-        reason = Reason.BUY_OUT_OF_TURN if isinstance(action, DrawDiscard) else Reason.NOT_YOUR_TURN
-        raise _reject(action, reason, f"it is player {state.turn}'s turn")
+            raise _reject(
+                action,
+                Reason.NOT_YOUR_TURN,
+                "DISPUTE-29: no steal is open",
+                rules=("TURN-1", "DISPUTE-29"),
+            )
+        if isinstance(action, DrawDiscard):
+            points = ("DISPUTE-29", "DISPUTE-53")
+            buy = points if "DISPUTE-53" in profile.rulings else points[:1]
+            raise _reject(
+                action,
+                Reason.BUY_OUT_OF_TURN,
+                f"it is player {state.turn}'s turn",
+                rules=("TURN-3", *buy),
+            )
+        raise _reject(action, Reason.NOT_YOUR_TURN, f"it is player {state.turn}'s turn")
+    trace.decided("TURN-1")
     if isinstance(action, Pass):
         # The player to move passes on the discard by drawing from the stock (DISPUTE-29).
         drew = state.phase is Phase.PLAY
-        raise _reject(action, Reason.ALREADY_DREW if drew else Reason.DRAW_FIRST)
+        reason = Reason.ALREADY_DREW if drew else Reason.DRAW_FIRST
+        raise _reject(action, reason, rules=("TURN-2", "DISPUTE-29"))
     # 3. Exactly one draw, first (TURN-2).
     if isinstance(action, DrawStock | DrawDiscard):
         if state.phase is Phase.PLAY:
             raise _reject(action, Reason.ALREADY_DREW)
+        trace.decided("TURN-2")
         if isinstance(action, DrawDiscard):
             if not state.discard:
+                trace.decided("DISPUTE-36")
                 if profile.ruling("DISPUTE-36") == "stock_instead":
                     return _draw_stock(state, player)  # DISPUTE-36 stock_instead
-                raise _reject(action, Reason.EMPTY_DISCARD)
+                raise _reject(action, Reason.EMPTY_DISCARD, rules=("TURN-2", "DISPUTE-36"))
             top = state.discard[0]
             return replace(_draw(state, player, top, state.stock, state.discard[1:]), taken=top)
         drawn = _draw_stock(state, player)
         if profile.ruling("DISPUTE-18") == "a" and drawn.phase is Phase.PLAY:
             drawn = _recycle(drawn)  # DISPUTE-18 a: right after the last stock card is drawn
         if profile.ruling("DISPUTE-29") == "steal" and drawn.phase is Phase.PLAY:
+            trace.decided("DISPUTE-29")
             drawn = replace(drawn, passed=(player,))  # DISPUTE-29 steal: the first pass
         return drawn
     if state.phase is Phase.DRAW:
-        raise _reject(action, Reason.DRAW_FIRST)
+        rules = ("TURN-2", "TURN-5") if isinstance(action, Discard) else ("TURN-2", "TURN-4")
+        raise _reject(action, Reason.DRAW_FIRST, rules=rules)
     # 4. Every card used comes from the player's own hand (TURN-10).
     hand = state.hands[player]
     used = [c for m in action.melds for c in m.cards] if isinstance(action, Open) else [action.card]
@@ -431,17 +496,28 @@ def apply(state: GameState, action: Action) -> GameState:
         raise _reject(
             action, Reason.CARD_NOT_IN_HAND, f"hand is {' '.join(c.code() for c in hand)}"
         )
+    trace.decided("TURN-10")
     if isinstance(action, Discard):
-        if action.card.is_joker and profile.ruling("DISPUTE-08") == "no":
-            raise _reject(action, Reason.DOES_NOT_FIT, "DISPUTE-08 no: a joker is never discarded")
-        if action.card == state.taken and profile.ruling("DISPUTE-19") == "forbidden":
-            raise _reject(action, Reason.DOES_NOT_FIT, "DISPUTE-19 forbidden: the taken card")
-        if profile.rules_on("DISPUTE-54", "compulsory") and _could_lay_down(state, player):
-            raise _reject(action, Reason.MUST_LAY_DOWN, "DISPUTE-54 compulsory: lay down first")
+        if action.card.is_joker:
+            trace.decided("DISPUTE-08")
+            if profile.ruling("DISPUTE-08") == "no":
+                detail = "DISPUTE-08 no: a joker is never discarded"
+                raise _reject(action, Reason.DOES_NOT_FIT, detail, rules=("TURN-5", "DISPUTE-08"))
+        if action.card == state.taken:
+            trace.decided("DISPUTE-19")
+            if profile.ruling("DISPUTE-19") == "forbidden":
+                detail = "DISPUTE-19 forbidden: the taken card"
+                raise _reject(action, Reason.DOES_NOT_FIT, detail, rules=("TURN-5", "DISPUTE-19"))
+        if profile.rules_on("DISPUTE-54", "compulsory"):
+            trace.decided("DISPUTE-54")
+            if _could_lay_down(state, player):
+                detail = "DISPUTE-54 compulsory: lay down first"
+                raise _reject(action, Reason.MUST_LAY_DOWN, detail, rules=("TURN-4", "DISPUTE-54"))
         after = _discard(state, player, action.card)
         if profile.ruling("DISPUTE-18") == "c" and after.phase is Phase.DRAW:
             after = _recycle(after)  # DISPUTE-18 c: a turn that starts with the stock empty
         return after
+    trace.decided("TURN-4")  # melding after the draw, before the discard
     if isinstance(action, Open):
         return _open(state, _as_declared(state, action))
     return _meld_action_redeclaring(state, action)
@@ -489,6 +565,7 @@ def _recycle(state: GameState) -> GameState:
     """
     if state.stock or len(state.discard) <= 1:
         return state
+    trace.decided("STOCK-1", "DISPUTE-18")
     rng = random.Random(state.seed)
     recycled = list(state.discard[1:])
     rng.shuffle(recycled)
@@ -510,10 +587,14 @@ def _steal(state: GameState, action: DrawDiscard | Pass) -> GameState:
     following = (state.passed[-1] + 1) % state.players if state.passed else None
     if player != following or not state.discard:
         if isinstance(action, Pass):
-            raise _reject(action, Reason.NOT_YOUR_TURN, "DISPUTE-29 steal: not your pass")
-        raise _reject(action, Reason.BUY_OUT_OF_TURN, "DISPUTE-29 steal: earlier players first")
+            detail = "DISPUTE-29 steal: not your pass"
+            raise _reject(action, Reason.NOT_YOUR_TURN, detail, rules=("TURN-3", "DISPUTE-29"))
+        detail = "DISPUTE-29 steal: earlier players first"
+        raise _reject(action, Reason.BUY_OUT_OF_TURN, detail, rules=("TURN-3", "DISPUTE-29"))
+    trace.decided("TURN-3", "DISPUTE-29")
     if isinstance(action, Pass):
         return replace(state, passed=(*state.passed, player))
+    trace.decided("PERLA-STEAL-2")
     return _take_discard(state, player, points=2)
 
 
@@ -545,6 +626,7 @@ def refuse(state: GameState, action: Action) -> GameState:
     if not 0 <= player < state.players:
         return state
     owed = state.owed or (0,) * state.players
+    trace.decided("DISPUTE-35")
     return replace(state, owed=tuple(o + points if i == player else o for i, o in enumerate(owed)))
 
 
@@ -560,6 +642,15 @@ def _scores(
     out = profile.out_score
     if lowering and profile.lowering_out_score is not None:
         out = profile.lowering_out_score
+    if trace.active():
+        trace_values(profile, [h for i, h in enumerate(hands) if i != closer])
+        trace.decided("SCORE-1", "SCORE-5")
+        if profile.out_score:
+            trace.decided("DISPUTE-46")
+        if lowering:
+            trace.decided("PERLA-SCORE-1", "DISPUTE-65")
+        if any(owed):
+            trace.decided("DISPUTE-35")
     return tuple(
         (out if i == closer else hand_score(h, profile)) + owed[i] for i, h in enumerate(hands)
     )
@@ -571,6 +662,8 @@ def _close(state: GameState, player: int) -> GameState:
     Only under DISPUTE-07 closes or DISPUTE-13 yes; a discard closes in :func:`_discard`.
     """
     # A meld action emptied the hand: on the laying-down turn when turn_opened holds.
+    if state.turn_opened:
+        trace.decided(*_opening_closes(state), *_lowering_point(state.profile))
     scores = _scores(state, state.hands, player, lowering=state.turn_opened)
     return _deal_over(state, scores, closer=player, turn=(player + 1) % state.players)
 
@@ -583,6 +676,11 @@ def _deal_over(
     totals = tuple(t + s for t, s in zip(state.totals, scores, strict=True))
     last = game_ends(state.profile, state.deal_number, totals)
     best = min(totals)
+    trace.decided("SCORE-4", "GAME-1")
+    if state.deal_number >= state.profile.deals:
+        trace.decided("END-4", "GAME-2")
+        if sum(1 for t in totals if t == best) > 1:
+            trace.decided("END-5", "DISPUTE-15")
     return replace(
         state,
         **changes,
@@ -602,8 +700,23 @@ def profile_rules(state: GameState, point: str, option: str) -> bool:
 
 def _end_without_closer(state: GameState) -> GameState:
     """DISPUTE-75 round_ends: the stock ran out; every hand scores, nobody went out."""
+    trace.decided("DISPUTE-75", "PERLA-STOCK-1", "PERLA-END-1")
+    if trace.active():
+        trace_values(state.profile, state.hands)
     scores = tuple(hand_score(h, state.profile) for h in state.hands)
     return _deal_over(state, scores, closer=None)
+
+
+def _opening_closes(state: GameState) -> tuple[str, ...]:
+    """The rules under which a hand emptied on its laying-down turn closes the deal: END-3
+    in deal 6 and END-2 in deal 7 (CHILE-END-3; PERLA-END-3 in rounds 6 and 7)."""
+    rules = {6: ("END-3",), 7: ("END-2",)}.get(state.deal_number, ())
+    return (*rules, "PERLA-END-3") if rules and state.profile.name == "perla" else rules
+
+
+def _lowering_point(profile: Profile) -> tuple[str, ...]:
+    """DISPUTE-65, where the profile scores going out on the laying-down turn apart."""
+    return ("DISPUTE-65",) if "DISPUTE-65" in profile.rulings else ()
 
 
 def _could_lay_down(state: GameState, player: int) -> bool:
@@ -611,10 +724,11 @@ def _could_lay_down(state: GameState, player: int) -> bool:
     if state.opened[player]:
         return False
     hand = state.hands[player]
-    return any(
-        is_legal(state, Open(player, melds))
-        for melds in find_openings(hand, state.deal_number, state.profile)
-    )
+    with trace.quiet():  # trying each opening decides nothing
+        return any(
+            is_legal(state, Open(player, melds))
+            for melds in find_openings(hand, state.deal_number, state.profile)
+        )
 
 
 def _draw_stock(state: GameState, player: int) -> GameState:
@@ -622,10 +736,14 @@ def _draw_stock(state: GameState, player: int) -> GameState:
         return _draw(state, player, state.stock[0], state.stock[1:], state.discard)
     if profile_rules(state, "DISPUTE-75", "round_ends"):
         return _end_without_closer(state)  # DISPUTE-75 round_ends: everyone scores
+    if "DISPUTE-75" in state.profile.rulings:
+        trace.decided("DISPUTE-75")
     if len(state.discard) <= 1:
         # STOCK-2, DISPUTE-17: nothing to recycle; the deal is void, nobody scores.
+        trace.decided("STOCK-2", "DISPUTE-17")
         return replace(state, phase=Phase.CANCELLED)
     # STOCK-1, DISPUTE-18: recycle on the attempted draw; the top discard stays put.
+    trace.decided("STOCK-1", "DISPUTE-18")
     rng = random.Random(state.seed)
     recycled = list(state.discard[1:])
     rng.shuffle(recycled)
@@ -644,6 +762,7 @@ def _discard(state: GameState, player: int, card: Card) -> GameState:
     hands = _with_hand(state, player, hand)
     discard = (card, *state.discard)
     after = (player + 1) % state.players
+    trace.decided("TURN-5")
     if hand:
         return replace(
             state,
@@ -657,6 +776,9 @@ def _discard(state: GameState, player: int, card: Card) -> GameState:
     # END-1: the discard that empties the hand closes the deal at once.
     # DISPUTE-65 same_turn: the discard ending the laying-down turn earns the bonus too.
     lowering = state.turn_opened and state.profile.lowering_out_by_discard
+    trace.decided("END-1")
+    if state.turn_opened:
+        trace.decided(*_opening_closes(state), *_lowering_point(state.profile))
     scores = _scores(state, hands, player, lowering=lowering)
     return _deal_over(state, scores, closer=player, hands=hands, discard=discard, turn=after)
 
@@ -665,20 +787,32 @@ def _open(state: GameState, action: Open) -> GameState:
     player = action.player
     profile = state.profile
     if state.opened[player]:
+        trace.decided("VARIANT-04")
         if profile.ruling("VARIANT-04") == "allowed" and not state.turn_opened:
             return _new_melds(state, action)
-        raise _reject(action, Reason.ALREADY_OPENED)  # TURN-8, CONTRACT-11
-    if state.taken is not None and profile.ruling("DISPUTE-06") == "no":
-        raise _reject(action, Reason.OPENING_TURN, "DISPUTE-06 no: opening needs a stock draw")
+        rules = ("TURN-8", "CONTRACT-11", "VARIANT-04")
+        raise _reject(action, Reason.ALREADY_OPENED, rules=rules)  # TURN-8, CONTRACT-11
+    if state.taken is not None:
+        trace.decided("DISPUTE-06")
+        if profile.ruling("DISPUTE-06") == "no":
+            detail = "DISPUTE-06 no: opening needs a stock draw"
+            raise _reject(action, Reason.OPENING_TURN, detail, rules=("TURN-2", "DISPUTE-06"))
     judged = profile
-    if profile.ruling("DISPUTE-01") == "a" and any(state.opened):
-        # DISPUTE-01 a: once anyone has opened, no opening is held to one joker per meld.
-        judged = replace(profile, initial_joker_limit=None)
+    if any(state.opened) and _joker_limit_matters(action.melds, profile):
+        trace.decided("DISPUTE-01")
+        if profile.ruling("DISPUTE-01") == "a":
+            # DISPUTE-01 a: once anyone has opened, no opening is held to one joker per meld.
+            judged = replace(profile, initial_joker_limit=None)
     reason = check_contract(action.melds, state.deal_number, judged)
     if reason is not None:
         raise _reject(action, reason)
-    if profile.ruling("DISPUTE-22") == "no" and _joker_for_visible_card(state, action.melds):
-        raise _reject(action, Reason.RUN_GAP, "DISPUTE-22 no: a joker for a card all on view")
+    checks = trace.active() or profile.ruling("DISPUTE-22") == "no"
+    if checks and _joker_for_visible_card(state, action.melds):
+        trace.decided("DISPUTE-22")
+        if profile.ruling("DISPUTE-22") == "no":
+            detail = "DISPUTE-22 no: a joker for a card all on view"
+            raise _reject(action, Reason.RUN_GAP, detail, rules=("JOKER-1", "DISPUTE-22"))
+    trace.decided("CONTRACT-11")
     hand = state.hands[player]
     laid = [c for m in action.melds for c in m.cards]
     closes = False
@@ -688,13 +822,19 @@ def _open(state: GameState, action: Open) -> GameState:
         left = len(hand) - len(laid)
         allowed = {"either": (0, 1), "no_discard": (0,), "discard": (1,)}
         # A profile without DISPUTE-39 (Argentine DISPUTE-27 eight) needs no discard.
+        point = ("DISPUTE-39",) if "DISPUTE-39" in profile.rulings else ("DISPUTE-27",)
         if left not in allowed[profile.rulings.get("DISPUTE-39", "no_discard")]:
-            raise _reject(action, Reason.NOT_GOING_OUT, f"{left} cards would stay in hand")
+            detail = f"{left} cards would stay in hand"
+            rules = ("CHILE-ROUND8-2", "CHILE-ROUND8-3", *point)
+            raise _reject(action, Reason.NOT_GOING_OUT, detail, rules=rules)
+        trace.decided("CHILE-ROUND8-2", *point)
         closes = left == 0
     elif profile.discard_to_close and len(hand) == len(laid):
+        trace.decided("DISPUTE-07")
         if profile.ruling("DISPUTE-07") != "closes":
-            raise _reject(action, Reason.HAND_WOULD_EMPTY)  # TURN-9
+            raise _reject(action, Reason.HAND_WOULD_EMPTY, rules=("TURN-9", "DISPUTE-07"))
         closes = True  # DISPUTE-07 closes: the opening ends the deal without a discard
+        trace.decided("END-1", "TURN-9")
     opened = replace(
         state,
         hands=_with_hand(state, player, _remove(hand, laid)),
@@ -703,6 +843,11 @@ def _open(state: GameState, action: Open) -> GameState:
         turn_opened=True,
     )
     return _close(opened, player) if closes else opened
+
+
+def _joker_limit_matters(melds: Sequence[Meld], profile: Profile) -> bool:
+    """True if some meld of an opening holds more wild cards than one (DISPUTE-01)."""
+    return any(sum(1 for c in m.cards if profile.is_wild(c)) > 1 for m in melds)
 
 
 def _as_declared(state: GameState, action: Open) -> Open:
@@ -720,7 +865,9 @@ def _as_declared(state: GameState, action: Open) -> Open:
         if isinstance(meld, Run) and declared is not None:
             arranged = arrange_declared(meld, declared)
             if arranged is None:
-                raise _reject(action, Reason.RUN_GAP, "DISPUTE-30 declared: no such run")
+                detail = "DISPUTE-30 declared: no such run"
+                raise _reject(action, Reason.RUN_GAP, detail, rules=("MELD-RUN-6", "DISPUTE-30"))
+            trace.decided("DISPUTE-30", "MELD-RUN-6")
             meld = arranged
         melds.append(meld)
     melds.extend(action.melds[len(melds) :])
@@ -747,9 +894,12 @@ def _meld_action_redeclaring(state: GameState, action: LayOff | SwapJoker) -> Ga
             table = list(state.table)
             table[action.meld] = TableMeld(target.owner, run)
             try:
-                return _meld_action(replace(state, table=tuple(table)), action)
+                after = _meld_action(replace(state, table=tuple(table)), action)
             except IllegalActionError:
                 continue
+            trace.decided("DISPUTE-30")
+            return after
+        trace.refused("DISPUTE-30")
         raise
 
 
@@ -775,6 +925,7 @@ def _new_melds(state: GameState, action: Open) -> GameState:
     laid = [c for m in action.melds for c in m.cards]
     if len(hand) == len(laid):
         raise _reject(action, Reason.HAND_WOULD_EMPTY)  # TURN-9
+    trace.decided("TURN-8", "VARIANT-04")
     return replace(
         state,
         hands=_with_hand(state, action.player, _remove(hand, laid)),
@@ -786,24 +937,33 @@ def _swap_to_hand(state: GameState, action: SwapJoker) -> GameState:
     """A Chilean wild swap (CHILE-SWAP-1..3, DISPUTE-44): the natural card takes a wild
     card's place in any run or trio, and the wild card goes to the taker's hand."""
     player, profile = action.player, state.profile
-    if profile.rules_on("DISPUTE-44", "laid_down") and not state.opened[player]:
-        raise _reject(action, Reason.NOT_OPENED)  # DISPUTE-44 laid_down (CONTRACT-10)
+    if not state.opened[player]:
+        trace.decided("DISPUTE-44")
+        if profile.rules_on("DISPUTE-44", "laid_down"):
+            # DISPUTE-44 laid_down (CONTRACT-10)
+            raise _reject(action, Reason.NOT_OPENED, rules=("CONTRACT-10", "DISPUTE-44"))
     if not 0 <= action.meld < len(state.table):
         raise _reject(action, Reason.NO_SUCH_MELD, f"the table has {len(state.table)} melds")
     if action.to != "hand" or action.to_meld is not None:
         raise _reject(action, Reason.WILD_TO_HAND)  # CHILE-SWAP-2
     target = state.table[action.meld]
-    if target.owner != player and profile.ruling("DISPUTE-21") == "own":
-        raise _reject(action, Reason.NO_JOKER_FOR_CARD, "DISPUTE-21 own: own melds only")
+    if target.owner != player:
+        trace.decided("DISPUTE-21")
+        if profile.ruling("DISPUTE-21") == "own":
+            detail = "DISPUTE-21 own: own melds only"
+            rules = ("CHILE-SWAP-1", "DISPUTE-21")
+            raise _reject(action, Reason.NO_JOKER_FOR_CARD, detail, rules=rules)
     places = swappable_wilds(target.meld, action.card, profile)
     if action.wild is not None:
         places = tuple(i for i in places if target.meld.cards[i] == action.wild)
     if not places:
-        raise _reject(action, Reason.NO_JOKER_FOR_CARD)  # CHILE-SWAP-1, CHILE-WILD-3
+        # CHILE-SWAP-1, CHILE-WILD-3
+        raise _reject(action, Reason.NO_JOKER_FOR_CARD, rules=("CHILE-SWAP-1",))
     if len({target.meld.cards[i] for i in places}) > 1:
         raise InvalidActionError(f"name the wild card to take (JK or a 2): {action!r}")
     i = places[0]
     wild = target.meld.cards[i]
+    trace.decided("CHILE-SWAP-1", "CHILE-SWAP-2", "CHILE-SWAP-3")
     table = list(state.table)
     table[action.meld] = TableMeld(target.owner, swap_to_hand(target.meld, i, action.card))
     hand = (*_remove(state.hands[player], [action.card]), wild)
@@ -818,18 +978,33 @@ def _swap_to_hand(state: GameState, action: SwapJoker) -> GameState:
 def _meld_action(state: GameState, action: LayOff | SwapJoker) -> GameState:
     player = action.player
     if isinstance(action, SwapJoker) and state.profile.wild_swap == "none":
-        raise _reject(action, Reason.NO_WILD_SWAPS)  # PERLA-WILD-4, DISPUTE-72 none
+        # PERLA-WILD-4, DISPUTE-72 none; JOKER-5 for a wild card asked into a hand or meld
+        moves = action.to == "hand" or action.to_meld is not None
+        rules = ("PERLA-WILD-4", "DISPUTE-72", *(("JOKER-5",) if moves else ()))
+        raise _reject(action, Reason.NO_WILD_SWAPS, rules=rules)
     if isinstance(action, SwapJoker) and state.profile.wild_swap == "to_hand":
         return _swap_to_hand(state, action)
-    if not state.opened[player] and not _pagat_anyone_swaps(state, action):
-        raise _reject(action, Reason.NOT_OPENED)  # CONTRACT-10
+    if not state.opened[player]:
+        pagat = ("DISPUTE-59",) if isinstance(action, SwapJoker) else ()
+        if not _pagat_anyone_swaps(state, action):
+            rules = ("CONTRACT-10", *pagat) if "DISPUTE-59" in state.profile.rulings else ()
+            raise _reject(action, Reason.NOT_OPENED, rules=rules)  # CONTRACT-10
+        trace.decided(*pagat)
     profile = state.profile
-    if state.turn_opened and profile.ruling("DISPUTE-20") != "same_turn":
-        raise _reject(action, Reason.OPENING_TURN)  # TURN-6; DISPUTE-20 same_turn allows it
+    if state.turn_opened:
+        trace.decided("DISPUTE-20")
+        if profile.ruling("DISPUTE-20") != "same_turn":
+            # TURN-6; DISPUTE-20 same_turn allows it
+            rules = ("TURN-6", "DISPUTE-20", *_example(state))
+            raise _reject(action, Reason.OPENING_TURN, rules=rules)
+        trace.decided("TURN-6", "PERLA-LAYOFF-1")
     if not 0 <= action.meld < len(state.table):
         raise _reject(action, Reason.NO_SUCH_MELD, f"the table has {len(state.table)} melds")
-    if action.meld in state.added and profile.ruling("DISPUTE-34") == "no":
-        raise _reject(action, Reason.DOES_NOT_FIT, "DISPUTE-34 no: one addition per meld")
+    if action.meld in state.added:
+        trace.decided("DISPUTE-34")
+        if profile.ruling("DISPUTE-34") == "no":
+            detail = "DISPUTE-34 no: one addition per meld"
+            raise _reject(action, Reason.DOES_NOT_FIT, detail, rules=("TURN-7", "DISPUTE-34"))
     target = state.table[action.meld]
     grown: Meld
     to_hand: tuple[Card, ...] = ()
@@ -840,31 +1015,45 @@ def _meld_action(state: GameState, action: LayOff | SwapJoker) -> GameState:
         reason = check_lay_off(target.meld, action.card, end, state.profile)
         if reason is not None:
             raise _reject(action, reason)
+        trace.decided("LAYOFF-1", "LAYOFF-3", "TURN-7", *_example(state))
+        if target.owner != player:
+            trace.decided("LAYOFF-2")
         grown = extend(target.meld, action.card, end)
     elif isinstance(target.meld, Trio) and profile.ruling("DISPUTE-02") == "b":
         # DISPUTE-02 b: a natural card of the rank replaces a trio's joker, which the
         # replacer takes into hand.
         trio = target.meld
         if action.to != "hand":
-            raise _reject(action, Reason.NOT_A_RUN)
+            raise _reject(action, Reason.NOT_A_RUN, rules=("JOKER-4", "DISPUTE-02"))
         if action.card.is_joker or action.card.rank != trio.rank or not trio.has_joker():
-            raise _reject(action, Reason.NO_JOKER_FOR_CARD)
+            raise _reject(action, Reason.NO_JOKER_FOR_CARD, rules=("JOKER-4", "DISPUTE-02"))
+        trace.decided("DISPUTE-02", "JOKER-4")
         rest = list(trio.cards)
         rest.remove(next(c for c in trio.cards if c.is_joker))
         grown, to_hand = Trio((*rest, action.card)), (JOKER,)
     else:
         reason = check_swap(target.meld, action.card, action.to)
         keeps = profile.ruling("DISPUTE-28") == "taker_keeps" or profile.ruling("DISPUTE-11") == "c"
-        if reason is Reason.JOKER_TO_HAND and keeps:
-            reason, to_hand = None, (JOKER,)  # DISPUTE-28 taker_keeps, DISPUTE-11 c
-        if reason in (Reason.NOT_A_RUN, Reason.NO_JOKER_FOR_CARD, Reason.JOKER_TO_HAND):
+        if reason is Reason.JOKER_TO_HAND:
+            trace.decided("DISPUTE-28", "DISPUTE-11")
+            if keeps:
+                reason, to_hand = None, (JOKER,)  # DISPUTE-28 taker_keeps, DISPUTE-11 c
+        if reason is Reason.NOT_A_RUN:
+            raise _reject(action, reason, rules=("JOKER-4", "DISPUTE-02"))
+        if reason is Reason.JOKER_TO_HAND:
+            raise _reject(action, reason, rules=("JOKER-5", "DISPUTE-11", "DISPUTE-28"))
+        if reason is Reason.NO_JOKER_FOR_CARD:
             raise _reject(action, reason)
         if action.to_meld is not None and action.to_meld != action.meld:
-            raise _reject(action, Reason.JOKER_TO_OTHER_MELD)
+            raise _reject(action, Reason.JOKER_TO_OTHER_MELD, rules=("JOKER-5", "DISPUTE-11"))
         if reason is not None:
             raise _reject(action, reason)
-        if target.owner != player and profile.ruling("DISPUTE-21") == "own":
-            raise _reject(action, Reason.NO_JOKER_FOR_CARD, "DISPUTE-21 own: own runs only")
+        if target.owner != player:
+            trace.decided("DISPUTE-21")
+            if profile.ruling("DISPUTE-21") == "own":
+                detail = "DISPUTE-21 own: own runs only"
+                rules = ("JOKER-4", "DISPUTE-21")
+                raise _reject(action, Reason.NO_JOKER_FOR_CARD, detail, rules=rules)
         assert isinstance(target.meld, Run)  # check_swap said so
         if to_hand:
             i = joker_index(target.meld, action.card)
@@ -876,13 +1065,17 @@ def _meld_action(state: GameState, action: LayOff | SwapJoker) -> GameState:
             # low and a high ace (PAGAT-RUN-4, DISPUTE-57), so a 13-card run has no free end.
             moved = check_meld(grown, initial=False, profile=profile)
             if moved is not None:
-                raise _reject(action, moved)
+                raise _reject(action, moved, rules=(moved.rule, "JOKER-6"))
+            trace.decided("JOKER-6", "DISPUTE-11")
+        trace.decided("JOKER-4", *(() if to_hand else ("JOKER-5",)))
     hand = state.hands[player]
     closes = False
     if state.profile.discard_to_close and len(hand) == 1 and not to_hand:
+        trace.decided("DISPUTE-13")
         if profile.ruling("DISPUTE-13") != "yes":
-            raise _reject(action, Reason.HAND_WOULD_EMPTY)  # TURN-9
+            raise _reject(action, Reason.HAND_WOULD_EMPTY, rules=("TURN-9", "DISPUTE-13"))
         closes = True  # DISPUTE-13 yes: melding the last card goes out
+        trace.decided("END-1", "TURN-9")
     table = list(state.table)
     table[action.meld] = TableMeld(target.owner, grown)
     after = replace(
@@ -897,7 +1090,8 @@ def _meld_action(state: GameState, action: LayOff | SwapJoker) -> GameState:
 def is_legal(state: GameState, action: Action) -> bool:
     """True if :func:`apply` would accept ``action``."""
     try:
-        apply(state, action)
+        with trace.quiet():  # asking is not deciding
+            apply(state, action)
     except (IllegalActionError, InvalidActionError):
         return False
     return True
@@ -912,6 +1106,11 @@ def legal_actions(state: GameState) -> tuple[Action, ...]:
     ones (other ways to spread the extra cards) are not listed; Chilean swaps name their wild.
     Lay-offs go card by card (canonical order), meld by meld, low end before high end.
     """
+    with trace.quiet():  # listing moves decides nothing
+        return _legal_actions(state)
+
+
+def _legal_actions(state: GameState) -> tuple[Action, ...]:
     if state.phase not in _LIVE:
         return ()
     player = state.turn
@@ -971,6 +1170,12 @@ def _may_lay_off(state: GameState, held: int) -> bool:
     return held > 1 or profile.ruling("DISPUTE-13") == "yes"
 
 
+def _example(state: GameState) -> tuple[str, ...]:
+    """EXAMPLE-1 (000 §10), for a deal-2 lay-off: refused on the opening turn, allowed on a
+    later one."""
+    return ("EXAMPLE-1",) if state.deal_number == 2 and state.profile.name == "argentine" else ()
+
+
 def _pagat_anyone_swaps(state: GameState, action: LayOff | SwapJoker) -> bool:
     """DISPUTE-59 anyone (seed 002 L24): a player who has not met the contract may still
     replace a run's joker with the natural card it stands for (JOKER-4)."""
@@ -1016,6 +1221,11 @@ def validate_state(state: GameState) -> tuple[str, ...]:
     Checks player counts and indices, the 108 cards (no third copy of a natural card, no
     fifth joker), and that every table meld is a valid meld with a real owner.
     """
+    with trace.quiet():  # validating a loaded state plays no rule
+        return _state_problems(state)
+
+
+def _state_problems(state: GameState) -> tuple[str, ...]:
     profile = state.profile
     n = state.players
     problems: list[str] = []

@@ -828,3 +828,13 @@ def find_profile(name: str) -> Profile:
         return PROFILES[name]
     except (KeyError, TypeError):
         raise ValueError(f"unsupported profile: {name!r}") from None
+
+
+def own_point(profile: Profile, point: str) -> str | None:
+    """The point under which ``profile`` plays Argentine ``point``: the point itself, the
+    profile's own point that sets it (``DISPUTE-48`` for ``DISPUTE-25`` in ``chilean``), or
+    None where the profile plays it only one way (``DISPUTE-27`` in ``chilean``)."""
+    fixed = _FIXED.get(profile.name, {}).get(point)
+    if fixed is None:
+        return point
+    return fixed.removeprefix("set by ") if fixed.startswith("set by ") else None
