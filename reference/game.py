@@ -187,19 +187,19 @@ def start_deal(
         hands[(dealer + 1 + i) % players].append(deck[i])
     first = (dealer + 1) % players
     upcard, stock = deck[size * players], tuple(deck[size * players + 1 :])
-    if profile.ruling("DISPUTE-09") == "bury":
+    if upcard.is_joker or upcard.rank is Rank.TWO or upcard in profile.wild_cards:
+        trace.decided("DISPUTE-09")  # the options part ways: it stays, or is buried
+    if profile.ruling("DISPUTE-09") in ("bury", "jokers"):
         # DISPUTE-09 bury (DEAL-4): a joker or a 2 turned up goes to the bottom of the
-        # stock and the next card is turned up instead.
+        # stock and the next card is turned up instead; DISPUTE-09 jokers: a joker only.
         # CHILE-DEAL-7 (DISPUTE-51): in the Chilean profile only a wild upcard is buried.
         # In perla a wild upcard is a joker or a red ace (PERLA-WILD-1).
         for _ in range(len(stock)):
-            buried = upcard.is_joker or upcard.rank in profile.bury_ranks
-            if not buried and upcard not in profile.wild_cards:
+            natural = upcard.rank in profile.bury_ranks or upcard in profile.wild_cards
+            if not upcard.is_joker and not (natural and profile.bury_wild_naturals):
                 break
-            trace.decided("DISPUTE-09", "DEAL-4", "CHILE-DEAL-7")
+            trace.decided("CHILE-DEAL-7")
             upcard, stock = stock[0], (*stock[1:], upcard)
-    elif upcard.is_joker or upcard.rank is Rank.TWO or upcard in profile.wild_cards:
-        trace.decided("DISPUTE-09")  # DISPUTE-09 stays: the wild upcard stays
     return GameState(
         profile=profile,
         players=players,

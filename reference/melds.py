@@ -196,7 +196,8 @@ def check_meld(meld: Meld, *, initial: bool, profile: Profile = ARGENTINE) -> Re
     if (
         (n < size and not short)
         or n > profile.max_run_length
-        or (initial and profile.initial_sizes_exact and n != size and not short)
+        or (initial and profile.initial_sizes_exact and n < size and not short)
+        or (initial and profile.initial_sizes_exact and profile.initial_runs_exact and n > size)
     ):
         if n > profile.max_run_length:
             return _no(Reason.RUN_SIZE, "MELD-RUN-4", "MELD-RUN-5", *_long_run_points(profile))
