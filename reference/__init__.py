@@ -1,8 +1,18 @@
-"""Reference rules engine for Argentine Carioca (seed 000).
+"""Reference rules engine for Carioca: four profiles, every disputed option playable.
 
-Immutable values throughout: cards, melds, actions and game states are frozen dataclasses.
-``apply(state, action)`` checks an action and returns the next state or raises
-``IllegalActionError`` carrying the ``Reason`` and rule ID. Only the standard library is used.
+The profiles are ``argentine`` (seed 000), ``chilean`` (seed 001), ``pagat`` (seed 002) and
+``perla`` (seed 003), each stated in docs/rules.md; any option of any disputed point or house
+variant is played by ``Profile.with_rulings`` (``reference.profiles``). Immutable values
+throughout: cards, melds, actions and game states are frozen dataclasses. ``apply(state,
+action)`` checks an action and returns the next state or raises ``IllegalActionError`` carrying
+the ``Reason`` and rule ID. ``python -m reference.adapter`` serves the protocol of
+docs/protocol.md (with ``--trace-rules`` and the interface modes of ``reference.interface``).
+Only the standard library is used.
+
+The modules, in the order a reader meets them: ``cards``, ``profiles`` (the rules as data),
+``melds`` and ``contracts`` (what a meld and an opening are), ``state``, ``dealing``, ``game``
+(the turn and ``apply``), ``melding`` and ``closing``; ``deadwood`` and ``scoring`` value
+hands, ``codec`` and ``adapter`` speak the protocol, ``trace`` records the rules decided by.
 """
 
 from reference.actions import (

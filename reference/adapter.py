@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import traceback
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -21,7 +22,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import IO, Any
 
-from . import __version__
+from . import __version__, trace
 from .cards import Card
 from .codec import (
     action_from_json,
@@ -30,6 +31,7 @@ from .codec import (
     state_to_json,
 )
 from .contracts import check_contract
+from .deadwood import trace_values
 from .errors import IllegalActionError, InvalidActionError, InvalidStateError, RulesError
 from .game import (
     GameState,
@@ -41,12 +43,19 @@ from .game import (
     start_deal,
     validate_state,
 )
+from .interface import Interface, parse_interface
 from .melds import check_meld
-from .profiles import ARGENTINE, PROFILES, Profile, ruling_problems
+from .profiles import ARGENTINE, PROFILES, Profile, own_point, ruling_problems
 from .scoring import penalty
 
 PROTOCOL_VERSION = 1
 ALL_CAPABILITIES = ("melds", "turns", "deals", "reasons")
+
+#: Environment variable naming a rule-trace file, as ``--trace-rules`` does.
+TRACE_ENV = "CARIOCA_TRACE_RULES"
+
+#: The prefix of the rule IDs each profile states on its own (docs/rules.md).
+_OWN_PREFIX = {"chilean": "CHILE-", "pagat": "PAGAT-", "perla": "PERLA-"}
 
 #: Which capability each op needs; ops outside a claimed capability answer ``unsupported``.
 OP_CAPABILITY = {
@@ -127,13 +136,23 @@ class Adapter:
         capabilities: Iterable[str] = ALL_CAPABILITIES,
         rulings: Mapping[str, str] | None = None,
         profiles: Iterable[str] | None = None,
+        trace_rules: str | None = None,
+        interface: Interface | None = None,
     ) -> None:
         """Serve ``capabilities``, playing ``rulings`` (``{"DISPUTE-31": "at_least"}``)
         instead of the profile's options on those points, for ``profiles`` (default: all;
-        fewer to act as an engine that lacks a profile).
+        fewer to act as an engine that lacks a profile). ``trace_rules`` names a file to
+        append one rule-trace line to per request answered (:class:`RuleTrace`);
+        ``interface`` makes it an engine that declares other interface choices
+        (reference/interface.py).
 
         :raises ValueError: for an unknown point, option or profile.
         """
+        self.interface = interface or Interface()
+        strange = sorted(set(self.interface.profile_players) - set(PROFILES))
+        if strange:
+            raise ValueError(f"--profile-players: unknown profiles {', '.join(strange)}")
+        self.rule_trace = None if trace_rules is None else RuleTrace(trace_rules)
         self.capabilities = tuple(c for c in ALL_CAPABILITIES if c in set(capabilities))
         # Every profile plays the rulings in force at start-up that are points of its own
         # (DISPUTE-44 is Chilean only; DISPUTE-25 is set through DISPUTE-48 there); no
@@ -196,7 +215,15 @@ class Adapter:
         return {"accepted": True, "state": self._dump()}
 
     def _dump(self) -> dict[str, Any]:
-        return state_to_json(self._game())
+        return self.interface.mask(state_to_json(self._game()))
+
+    def _check_players(self, profile: Profile, players: int) -> None:
+        """Refuse, as ``unsupported``, a player count the profile allows but the engine does
+        not play (its declared ``players``)."""
+        counts = self.interface.counts(profile)
+        if profile.min_players <= players <= profile.max_players and players not in counts:
+            played = ", ".join(map(str, counts))
+            raise Unsupported(f"{players} players: this engine plays {played} in {profile.name}")
 
     # -- ops -----------------------------------------------------------------------------------
 
@@ -218,21 +245,26 @@ class Adapter:
                 },
                 **self.profiles.get("argentine", ARGENTINE).rulings,
             },
-            # Interface declaration (docs/protocol.md §2): every count some profile plays.
-            "players": sorted(
-                {n for p in self.profiles.values() for n in range(p.min_players, p.max_players + 1)}
-            ),
-            # ...and the counts of each profile (docs/protocol.md §2): 2-4 in argentine, not 2-8.
-            "profile_players": {
-                name: list(range(profile.min_players, profile.max_players + 1))
-                for name, profile in sorted(self.profiles.items())
-            },
+            **self._players_declared(),
+            **self.interface.declared(),
             # docs/protocol.md §8: each other profile's options, replacing `rulings` for it.
             "profile_rulings": {
                 name: dict(profile.rulings)
                 for name, profile in self.profiles.items()
                 if name != "argentine"
             },
+        }
+
+    def _players_declared(self) -> dict[str, Any]:
+        """Interface declarations (docs/protocol.md §2): every count some profile plays, and
+        the counts of each profile (2-4 in argentine, not 2-8); none when told to declare
+        none."""
+        if not self.interface.declare_players:
+            return {}
+        counts = {name: self.interface.counts(p) for name, p in sorted(self.profiles.items())}
+        return {
+            "players": sorted({n for c in counts.values() for n in c}),
+            "profile_players": {name: list(c) for name, c in counts.items()},
         }
 
     def _later_points(self) -> dict[str, set[str]]:
@@ -251,6 +283,7 @@ class Adapter:
         initial = request.get("initial", True)
         if not isinstance(initial, bool):
             raise BadRequest("field 'initial' must be a boolean")
+        meld = self.interface.arrange(meld, profile, initial=initial)
         reason = check_meld(meld, initial=initial, profile=profile)
         return {"valid": True} if reason is None else {"valid": False, **self._reason(reason)}
 
@@ -261,20 +294,27 @@ class Adapter:
         if not 1 <= deal_number <= len(profile.contracts):
             raise BadRequest(f"deal_number {deal_number} is outside 1..{len(profile.contracts)}")
         raw = _field(request, "melds", list)
-        melds = tuple(meld_from_json(m, f"melds[{i}]") for i, m in enumerate(raw))
+        judged = profile.for_deal(deal_number)
+        melds = tuple(
+            self.interface.arrange(meld_from_json(m, f"melds[{i}]"), judged, initial=True)
+            for i, m in enumerate(raw)
+        )
         reason = check_contract(melds, deal_number, profile=profile)
         return {"valid": True} if reason is None else {"valid": False, **self._reason(reason)}
 
     def penalty(self, request: dict[str, Any]) -> dict[str, Any]:
         """The penalty points of the cards still held."""
         profile = self._profile(request)
-        return {"points": penalty(_cards(_field(request, "cards", list), "cards"), profile)}
+        cards = _cards(_field(request, "cards", list), "cards")
+        trace_values(profile, [cards])
+        return {"points": penalty(cards, profile)}
 
     def load_state(self, request: dict[str, Any]) -> dict[str, Any]:
         """Replace the session's game with an explicit state."""
         state = state_from_json(_field(request, "state", dict))
         # The state names its profile; it is played under the rulings in force.
         state = replace(state, profile=self.profiles.get(state.profile.name, state.profile))
+        self._check_players(state.profile, state.players)
         problems = validate_state(state)
         if problems:
             raise InvalidStateError(tuple(problems))
@@ -284,7 +324,9 @@ class Adapter:
     def act(self, request: dict[str, Any]) -> dict[str, Any]:
         """Apply one action to the session's game."""
         game = self._game()
-        action = action_from_json(_field(request, "action", dict))
+        action = self.interface.arrange_action(
+            game, action_from_json(_field(request, "action", dict))
+        )
         answer = self._outcome(lambda: apply(game, action))
         if not answer["accepted"] and game.profile.illegal_action_penalty:
             self.state = refuse(game, action)  # DISPUTE-35 penalty: owed at the close
@@ -297,6 +339,7 @@ class Adapter:
         totals = _field(request, "totals", list)
         if not all(isinstance(t, int) and not isinstance(t, bool) for t in totals):
             raise BadRequest("field 'totals' must be a list of integers")
+        self._check_players(profile, _field(request, "players", int))
         self.state = start_deal(
             profile,
             _field(request, "players", int),
@@ -330,13 +373,35 @@ class Adapter:
             raise BadRequest(
                 f"players {players} not in {profile.min_players}..{profile.max_players}"
             )
+        self._check_players(profile, players)
         self.state = new_game(profile, players, _field(request, "seed", int))
         return {"state": self._dump()}
 
     # -- dispatch ------------------------------------------------------------------------------
 
     def handle(self, line: str) -> tuple[dict[str, Any], bool]:
-        """Answer one request line; the flag says whether the session should end."""
+        """Answer one request line; the flag says whether the session should end.
+
+        With a rule trace, also append the rules the answer was decided by to it.
+        """
+        if self.rule_trace is None:
+            return self._handle(line)
+        with trace.recording() as record:
+            response, done = self._handle(line)
+        self.rule_trace.write(line, response, record, self._traced_profile(line))
+        return response, done
+
+    def _traced_profile(self, line: str) -> Profile | None:
+        """The profile a traced request played: its own ``profile`` field, else the game's."""
+        try:
+            name = json.loads(line).get("profile")
+        except (ValueError, RecursionError, AttributeError):
+            name = None
+        if isinstance(name, str) and name in self.profiles:
+            return self.profiles[name]
+        return None if self.state is None else self.state.profile
+
+    def _handle(self, line: str) -> tuple[dict[str, Any], bool]:
         try:
             request = json.loads(line)
         except json.JSONDecodeError as exc:
@@ -381,15 +446,78 @@ def _error(rid: int | None, kind: str, message: str) -> dict[str, Any]:
     return {"id": rid, "error": {"kind": kind, "message": message}}
 
 
+class RuleTrace:
+    """Appends one JSON line per request answered to a file, for coverage by execution:
+    ``{"id": <request id>, "op": "<op>", "decided": [rule IDs], "refused": [rule IDs]}``.
+
+    ``decided``: the rules whose branches accepted or applied something while answering
+    (in a refused action, the checks it passed on the way); ``refused``: the rules a
+    refusal cites (empty unless the answer refuses). An error answer decided nothing. IDs
+    are Argentine where the rule is shared and the profile's own otherwise (reference/trace.py);
+    a point the profile restates under its own ID is named by both (``DISPUTE-25`` and
+    ``DISPUTE-48`` in ``chilean``), and a rule only another profile states is left out.
+    Each line is one ``write`` to a file opened for appending, so sessions sharing a file
+    never interleave their lines.
+    """
+
+    def __init__(self, path: str) -> None:
+        """Open (create) ``path`` for appending.
+
+        :raises OSError: when it cannot be opened.
+        """
+        self.fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+
+    def write(
+        self,
+        line: str,
+        response: Mapping[str, Any],
+        record: trace.Record,
+        profile: Profile | None,
+    ) -> None:
+        """Append the trace line of the request ``line`` answered by ``response``."""
+        try:
+            request = json.loads(line)
+        except (ValueError, RecursionError):
+            request = None
+        request = request if isinstance(request, dict) else {}
+        op = request.get("op")
+        failed = "error" in response
+        refusal = response.get("accepted") is False or response.get("valid") is False
+        entry = {
+            "id": request.get("id") if isinstance(request.get("id"), int) else None,
+            "op": op if isinstance(op, str) else None,
+            "decided": [] if failed else _own_ids(record.decided, profile),
+            "refused": _own_ids(record.refused, profile) if refusal and not failed else [],
+        }
+        os.write(self.fd, (json.dumps(entry, separators=(",", ":")) + "\n").encode())
+
+
+def _own_ids(rules: Sequence[str], profile: Profile | None) -> list[str]:
+    """``rules`` once each, with the profile's own point beside an Argentine point it
+    restates, and no rule another profile states on its own."""
+    found: list[str] = []
+    own_prefix = _OWN_PREFIX.get(profile.name, "") if profile is not None else ""
+    for rule in rules:
+        prefix = next((p for p in _OWN_PREFIX.values() if rule.startswith(p)), None)
+        if prefix is not None and prefix != own_prefix:
+            continue
+        own = own_point(profile, rule) if profile is not None else None
+        found.extend(r for r in (rule, own) if r is not None and r not in found)
+    return found
+
+
 def serve(
     stdin: IO[str],
     stdout: IO[str],
     capabilities: Iterable[str] = ALL_CAPABILITIES,
     rulings: Mapping[str, str] | None = None,
     profiles: Iterable[str] | None = None,
+    trace_rules: str | None = None,
+    interface: Interface | None = None,
 ) -> None:
-    """Answer requests from ``stdin`` until ``bye`` or end of input, playing ``rulings``."""
-    adapter = Adapter(capabilities, rulings, profiles)
+    """Answer requests from ``stdin`` until ``bye`` or end of input, playing ``rulings``
+    (tracing rules into ``trace_rules``, when given, and presenting ``interface``)."""
+    adapter = Adapter(capabilities, rulings, profiles, trace_rules, interface)
     for line in stdin:
         if not line.strip():
             continue
@@ -427,11 +555,54 @@ def main(argv: Sequence[str] | None = None) -> None:
         help="comma-separated profiles to serve (default: all; e.g. argentine, to act as an "
         "engine without the chilean profile)",
     )
+    parser.add_argument(
+        "--trace-rules",
+        metavar="PATH",
+        default=os.environ.get(TRACE_ENV) or None,
+        help="append one JSON line per request answered to PATH: the rule IDs the answer "
+        f"was decided and refused by (coverage by execution; default: ${TRACE_ENV})",
+    )
+    parser.add_argument(
+        "--interface",
+        action="append",
+        default=[],
+        metavar="FIELD=VALUE",
+        help="declare and play an interface choice of docs/protocol.md §2: run_order=engine "
+        "(arrange a run's cards itself), run_ends=engine (pick a run's end itself); repeatable",
+    )
+    parser.add_argument(
+        "--unmodelled",
+        metavar="FIELDS",
+        help="comma-separated state fields to declare unmodelled and send as placeholders "
+        "(dealer, turn_opened, totals, deal_scores, closer, winners)",
+    )
+    parser.add_argument(
+        "--players",
+        metavar="COUNTS",
+        help="comma-separated player counts to declare and play in every profile (within its "
+        "range; others answer unsupported), or 'none' to declare no counts and play all",
+    )
+    parser.add_argument(
+        "--profile-players",
+        action="append",
+        default=[],
+        metavar="PROFILE=COUNTS",
+        help="the player counts of one profile, replacing --players there; repeatable",
+    )
     args = parser.parse_args(argv)
+    if args.trace_rules is not None:
+        try:
+            os.close(os.open(args.trace_rules, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644))
+        except OSError as exc:
+            parser.error(f"--trace-rules {args.trace_rules}: cannot open: {exc.strerror}")
     profiles = None if args.profiles is None else [p.strip() for p in args.profiles.split(",")]
     try:
         rulings = parse_rulings(args.ruling, args.rulings)
-        Adapter(rulings=rulings, profiles=profiles)  # reject unknown profiles up front
+        interface = parse_interface(
+            args.interface, args.unmodelled, args.players, args.profile_players
+        )
+        # Reject unknown profiles up front.
+        Adapter(rulings=rulings, profiles=profiles, interface=interface)
     except ValueError as exc:
         parser.error(str(exc))
     wanted = [c.strip() for c in args.capabilities.split(",") if c.strip()]
@@ -441,7 +612,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     # Line-buffered text streams: every response must leave immediately.
     sys.stdout.reconfigure(line_buffering=True, encoding="utf-8")  # type: ignore[union-attr]
     sys.stdin.reconfigure(encoding="utf-8", errors="replace")  # type: ignore[union-attr]
-    serve(sys.stdin, sys.stdout, wanted, rulings, profiles)
+    serve(sys.stdin, sys.stdout, wanted, rulings, profiles, args.trace_rules, interface)
 
 
 def parse_rulings(pairs: Sequence[str], path: str | None = None) -> dict[str, str]:

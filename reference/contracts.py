@@ -11,6 +11,7 @@ from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
+from reference import trace
 from reference.cards import Card, Rank, Suit
 from reference.melds import (
     HIGH_ACE,
@@ -60,22 +61,54 @@ def check_contract(
     runs = sum(1 for m in melds if isinstance(m, Run))
     # CHILE-ROUND8-1: round 8 takes four trios or four runs.
     if (trios, runs) not in profile.contract_options(deal_number) or trios + runs != len(melds):
+        if trace.active():
+            options = profile.contract_options(deal_number)
+            partial = any(trios <= t and runs <= r for t, r in options)
+            extra = ("CONTRACT-9",) if partial else ()
+            trace.refused("CONTRACT-8", *extra, *_contract_rules(profile, deal_number))
         return Reason.CONTRACT_MISMATCH
-    profile = profile.for_deal(deal_number)  # CHILE-ROUND8-2: melds of any size there
+    judged = profile.for_deal(deal_number)  # CHILE-ROUND8-2: melds of any size there
     for meld in melds:
-        reason = check_meld(meld, initial=True, profile=profile)
+        reason = check_meld(meld, initial=True, profile=judged)
         if reason is not None:
+            trace.refused("CONTRACT-8")
             return reason
-    jokers = sum(1 for m in melds for c in m.cards if profile.is_wild(c))
-    if jokers > 1 and profile.ruling("DISPUTE-24") == "per_opening":
-        return Reason.TOO_MANY_JOKERS  # DISPUTE-24 per_opening: one joker per opening (JOKER-2)
-    if profile.ruling("DISPUTE-23") == "forbidden":
-        # DISPUTE-23 forbidden: contract melds differ in rank (trios) or suit (runs).
-        ranks = [m.rank for m in melds if isinstance(m, Trio)]
-        suits = [m.suit for m in melds if isinstance(m, Run)]
-        if len(set(ranks)) != len(ranks) or len(set(suits)) != len(suits):
+    jokers = sum(1 for m in melds for c in m.cards if judged.is_wild(c))
+    if jokers > 1:
+        trace.decided("DISPUTE-24")
+        if judged.ruling("DISPUTE-24") == "per_opening":
+            # DISPUTE-24 per_opening: one joker per opening (JOKER-2)
+            trace.refused("JOKER-2", "DISPUTE-24")
+            return Reason.TOO_MANY_JOKERS
+    ranks = [m.rank for m in melds if isinstance(m, Trio)]
+    suits = [m.suit for m in melds if isinstance(m, Run)]
+    if len(set(ranks)) != len(ranks) or len(set(suits)) != len(suits):
+        trace.decided("DISPUTE-23")
+        if judged.ruling("DISPUTE-23") == "forbidden":
+            # DISPUTE-23 forbidden: contract melds differ in rank (trios) or suit (runs).
+            trace.refused("CONTRACT-8", "DISPUTE-23")
             return Reason.CONTRACT_MISMATCH
+    if trace.active():
+        trace.decided("CONTRACT-8", *_contract_rules(profile, deal_number))
+    if deal_number in profile.going_out_deals and profile.name == "chilean":
+        if (trios, runs) != profile.contract(deal_number):
+            trace.decided("CHILE-ROUND8-1")  # the alternative contract: four runs
+        if any(isinstance(m, Trio) and len(m.cards) > judged.initial_trio_size for m in melds):
+            trace.decided("CHILE-ROUND8-4")  # a trio of four or more
     return None
+
+
+def _contract_rules(profile: Profile, deal_number: int) -> tuple[str, ...]:
+    """The rules that state deal ``deal_number``'s contract: CONTRACT-n (GAME-1), round 8's
+    CHILE-ROUND8-1 or DISPUTE-27 eight, Perla's PERLA-CONTRACT-7 and -8 (PERLA-GAME-1)."""
+    contract = profile.contract(deal_number)
+    if profile.name == "perla" and deal_number >= 7:
+        return ("PERLA-CONTRACT-7" if contract == (4, 0) else "PERLA-CONTRACT-8", "GAME-1")
+    if deal_number <= len(ARGENTINE.contracts):
+        return (f"CONTRACT-{deal_number}", "GAME-1")
+    if profile.name == "chilean":
+        return ("CHILE-ROUND8-1", "CHILE-ROUND8-2", "GAME-1")
+    return ("DISPUTE-27", "GAME-1")
 
 
 # --- opening search -------------------------------------------------------------------------
@@ -156,6 +189,13 @@ def find_openings(
     An opening lists its trios then its runs, each in candidate order; two openings that
     differ only in the order of their melds are the same opening and appear once.
     """
+    with trace.quiet():  # a search tries melds; it decides nothing
+        return _find_openings(hand, deal_number, profile)
+
+
+def _find_openings(
+    hand: Sequence[Card], deal_number: int, profile: Profile
+) -> tuple[tuple[Meld, ...], ...]:
     judged = profile.for_deal(deal_number)
     found: list[tuple[Meld, ...]] = []
     for trios, runs in profile.contract_options(deal_number):

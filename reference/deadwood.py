@@ -15,6 +15,7 @@ from collections.abc import Iterator, Sequence
 from functools import lru_cache
 from itertools import combinations
 
+from reference import trace
 from reference.cards import JOKER, Card, Rank, Suit
 from reference.melds import HIGH_ACE, Run, Trio, check_meld, rank_at
 from reference.profiles import Profile
@@ -22,9 +23,27 @@ from reference.profiles import Profile
 
 def hand_score(hand: Sequence[Card], profile: Profile) -> int:
     """What a player who did not go out scores for ``hand`` (SCORE-2, SCORE-3, DISPUTE-60)."""
+    if "DISPUTE-60" in profile.rulings and hand:
+        trace.decided("DISPUTE-60")
     if not profile.rules_on("DISPUTE-60", "unmatched_only"):
         return profile.penalty(hand)
-    return deadwood_penalty(hand, profile)
+    with trace.quiet():  # the melds tried in hand are not melds laid
+        return deadwood_penalty(hand, profile)
+
+
+def trace_values(profile: Profile, hands: Sequence[Sequence[Card]]) -> None:
+    """Trace the rules that value the cards of ``hands`` left at a close (SCORE-2, SCORE-3,
+    JOKER-7; DISPUTE-25, DISPUTE-26 and VARIANT-01 for the cards their options value apart)."""
+    cards = [c for hand in hands for c in hand]
+    if not cards:
+        return
+    trace.decided("SCORE-2", "SCORE-3")
+    if any(c.is_joker for c in cards):
+        trace.decided("JOKER-7", "DISPUTE-26", "VARIANT-01")
+    if any(c.rank is Rank.ACE for c in cards):
+        trace.decided("DISPUTE-26")
+    if any(c.rank is Rank.TWO for c in cards):
+        trace.decided("DISPUTE-26", "DISPUTE-25", "CARDS-2")
 
 
 def deadwood_penalty(hand: Sequence[Card], profile: Profile) -> int:

@@ -29,9 +29,10 @@ place (an ace end of its suit's run, a trio of aces: PERLA-WILD-3); its trios ("
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import ClassVar
 
+from reference import trace
 from reference.cards import JOKER, Card, Rank, Suit, sort_cards
 from reference.profiles import ARGENTINE, Profile
 from reference.reasons import Reason
@@ -178,48 +179,145 @@ def check_meld(meld: Meld, *, initial: bool, profile: Profile = ARGENTINE) -> Re
     size, joker limit, composition, then (runs) wrap, beyond an ace, gap.
     """
     flags = wild_flags(meld, profile)
+    if trace.active():
+        _trace_wilds(meld, flags, profile)
     jokers = sum(flags)
     naturals = [c for c, wild in zip(meld.cards, flags, strict=True) if not wild]
     n = len(meld.cards)
     limit = profile.initial_joker_limit if initial else profile.later_joker_limit
     if isinstance(meld, Trio):
-        size = profile.initial_trio_size
-        if n < size or (initial and profile.initial_sizes_exact and n != size):
-            return Reason.TRIO_SIZE  # MELD-TRIO-1, DISPUTE-31
-        if not initial and profile.ruling("DISPUTE-03") == "fixed" and n != size:
-            return Reason.TRIO_SIZE  # DISPUTE-03 fixed: a trio stays at 3 cards
-        if profile.max_trio_size is not None and n > profile.max_trio_size:
-            return Reason.TRIO_SIZE  # DISPUTE-10 cap: at most 8 cards
-        if limit is not None and jokers > limit:
-            return Reason.TOO_MANY_JOKERS  # JOKER-2
-        if profile.ruling("VARIANT-06") == "one" and jokers > 1:
-            return Reason.TOO_MANY_JOKERS  # VARIANT-06 one: one joker in a trio at any time
-        if not naturals or len({c.rank for c in naturals}) > 1:
-            return Reason.TRIO_MIXED_RANKS  # MELD-TRIO-3
-        if initial and profile.ruling("DISPUTE-04") == "invalid":
-            suits = [c.suit for c in naturals]
-            if len(set(suits)) != len(suits):
-                return Reason.TRIO_MIXED_RANKS  # DISPUTE-04 invalid: suits must differ
-        if profile.trio_suits_differ and len({c.suit for c in naturals}) != len(naturals):
-            return Reason.TRIO_SUITS  # PERLA-TRIO-1, DISPUTE-63 different
-        return None
+        return _trio_reason(meld, n, jokers, naturals, limit, initial=initial, profile=profile)
     size = profile.initial_run_size
     short = profile.short_runs and n == size - 1  # DISPUTE-52 three: a 3-card run
+    if n == size - 1 and "DISPUTE-52" in profile.rulings:
+        trace.decided("DISPUTE-52")
+    if initial and n > size:
+        trace.decided("DISPUTE-31")
     if (
         (n < size and not short)
         or n > profile.max_run_length
-        or (initial and profile.initial_sizes_exact and n != size and not short)
+        or (initial and profile.initial_sizes_exact and n < size and not short)
+        or (initial and profile.initial_sizes_exact and profile.initial_runs_exact and n > size)
     ):
-        return Reason.RUN_SIZE  # MELD-RUN-1
+        if n > profile.max_run_length:
+            return _no(Reason.RUN_SIZE, "MELD-RUN-4", "MELD-RUN-5", *_long_run_points(profile))
+        return _no(Reason.RUN_SIZE)  # MELD-RUN-1
     if limit is not None and jokers > limit:
-        return Reason.TOO_MANY_JOKERS  # JOKER-2
+        return _no(Reason.TOO_MANY_JOKERS)  # JOKER-2
     if not naturals or len({c.suit for c in naturals}) > 1:
-        return Reason.RUN_SUIT  # MELD-RUN-1
+        return _no(Reason.RUN_SUIT)  # MELD-RUN-1
     cards = _masked(meld.cards, profile)
     reason = _sequence_reason(cards)  # MELD-RUN-3, MELD-RUN-5, MELD-RUN-6
     if reason is not None:
+        return _no(reason)
+    reason = _ace_reason(cards, profile)
+    if reason is not None:
         return reason
-    return _ace_reason(cards, profile)
+    trace.decided("MELD-RUN-1", "MELD-RUN-6")
+    if jokers:
+        trace.decided("JOKER-1", "JOKER-2" if initial else "JOKER-3")
+    if trace.active():
+        _trace_run_ends(cards)
+    return None
+
+
+def _no(reason: Reason, *rules: str) -> Reason:
+    """``reason``, traced as a refusal by its rule and ``rules``."""
+    trace.refused(reason.rule, *rules)
+    return reason
+
+
+def _long_run_points(profile: Profile) -> tuple[str, ...]:
+    """The points that set a profile's longest run (DISPUTE-57 pagat, DISPUTE-77 others)."""
+    return tuple(p for p in ("DISPUTE-57", "DISPUTE-77", "DISPUTE-12") if p in profile.rulings)
+
+
+def _trio_reason(
+    meld: Trio,
+    n: int,
+    jokers: int,
+    naturals: list[Card],
+    limit: int | None,
+    *,
+    initial: bool,
+    profile: Profile,
+) -> Reason | None:
+    """The trio half of :func:`check_meld`."""
+    size = profile.initial_trio_size
+    if initial and n > size:
+        trace.decided("DISPUTE-31")
+    if n < size or (initial and profile.initial_sizes_exact and n != size):
+        return _no(Reason.TRIO_SIZE)  # MELD-TRIO-1, DISPUTE-31
+    if not initial and n != size:
+        trace.decided("DISPUTE-03")
+        if profile.ruling("DISPUTE-03") == "fixed":
+            return _no(Reason.TRIO_SIZE, "DISPUTE-03")  # DISPUTE-03 fixed: a trio stays at 3
+    if n > 8 and "DISPUTE-10" in profile.rulings:
+        trace.decided("DISPUTE-10")
+    if profile.max_trio_size is not None and n > profile.max_trio_size:
+        # DISPUTE-10 cap: at most 8 cards; PERLA-TRIO-4: at most 4 of different suits.
+        return _no(Reason.TRIO_SIZE, "MELD-TRIO-4", "PERLA-TRIO-4")
+    if limit is not None and jokers > limit:
+        return _no(Reason.TOO_MANY_JOKERS)  # JOKER-2
+    if jokers > 1 and profile.ruling("VARIANT-06") == "one":
+        # VARIANT-06 one: one joker in a trio at any time
+        return _no(Reason.TOO_MANY_JOKERS, "VARIANT-06")
+    if not naturals or len({c.rank for c in naturals}) > 1:
+        return _no(Reason.TRIO_MIXED_RANKS)  # MELD-TRIO-3
+    repeated = len({c.suit for c in naturals}) != len(naturals)
+    if initial and repeated and "DISPUTE-04" in profile.rulings:
+        trace.decided("DISPUTE-04")
+        if profile.ruling("DISPUTE-04") == "invalid":
+            # DISPUTE-04 invalid: suits must differ
+            return _no(Reason.TRIO_MIXED_RANKS, "DISPUTE-04")
+    if profile.trio_suits_differ and repeated:
+        return _no(Reason.TRIO_SUITS, "DISPUTE-63")  # PERLA-TRIO-1, DISPUTE-63 different
+    trace.decided("MELD-TRIO-1", "MELD-TRIO-3")
+    if repeated:
+        trace.decided("MELD-TRIO-2")
+    if profile.trio_suits_differ:
+        trace.decided("PERLA-TRIO-1", "DISPUTE-63")
+    if jokers:
+        trace.decided("JOKER-1", "JOKER-2" if initial else "JOKER-3")
+        if jokers > 1:
+            trace.decided("VARIANT-06")
+    return None
+
+
+def _trace_wilds(meld: Meld, flags: tuple[bool, ...], profile: Profile) -> None:
+    """Trace what decided whether each 2 and each natural wild card of ``meld`` is wild:
+    CARDS-2 (only jokers wild; CHILE-WILD-1, PERLA-WILD-1), DISPUTE-25 for a 2, and the
+    in-place reading (CHILE-WILD-3, PERLA-WILD-3, DISPUTE-49)."""
+    for card, wild in zip(meld.cards, flags, strict=True):
+        if card.is_joker:
+            continue
+        if card.rank is Rank.TWO:
+            trace.decided("CARDS-2", "DISPUTE-25")
+        if profile.is_wild(card):
+            trace.decided("CARDS-2")
+            if not wild:
+                rule = "CHILE-WILD-3" if profile.name == "chilean" else "PERLA-WILD-3"
+                trace.decided(rule, "DISPUTE-49")
+            elif "DISPUTE-49" in profile.rulings and _in_own_place(meld, card, profile):
+                trace.decided("DISPUTE-49")
+
+
+def _in_own_place(meld: Meld, card: Card, profile: Profile) -> bool:
+    """Whether a natural wild card would lie in its own place were it read as natural
+    (DISPUTE-49 always_wild reads it wild there)."""
+    flags = wild_flags(meld, replace(profile, natural_in_place=True))
+    return not all(flags[i] for i, c in enumerate(meld.cards) if c == card)
+
+
+def _trace_run_ends(cards: tuple[Card, ...]) -> None:
+    """Trace the ace rules a valid run's ends decided by (MELD-RUN-2..5)."""
+    low = _placement(cards)
+    assert low is not None
+    high = low + len(cards) - 1
+    if low == LOW_ACE or high == HIGH_ACE:
+        trace.decided("MELD-RUN-2", "MELD-RUN-3", "CARDS-3")
+    if len(cards) == HIGH_ACE:
+        trace.decided("MELD-RUN-4", "MELD-RUN-5")
 
 
 def _masked(cards: tuple[Card, ...], profile: Profile) -> tuple[Card, ...]:
@@ -296,11 +394,15 @@ def _ace_reason(cards: tuple[Card, ...], profile: Profile) -> Reason | None:
     low = _placement(cards)
     assert low is not None  # the sequence was checked first
     high = low + len(cards) - 1
+    if high == HIGH_ACE:
+        trace.decided("VARIANT-02")
     if not profile.ace_high and high == HIGH_ACE:
-        return Reason.RUN_WRAPS if not cards[-1].is_joker else Reason.BEYOND_ACE
+        return _no(Reason.RUN_WRAPS if not cards[-1].is_joker else Reason.BEYOND_ACE, "VARIANT-02")
     joker_end = cards[0].is_joker or cards[-1].is_joker
-    if len(cards) == HIGH_ACE and joker_end and profile.ruling("DISPUTE-12") == "no":
-        return Reason.BEYOND_ACE
+    if len(cards) == HIGH_ACE and joker_end:
+        trace.decided("DISPUTE-12")
+        if profile.ruling("DISPUTE-12") == "no":
+            return _no(Reason.BEYOND_ACE, "MELD-RUN-4", "DISPUTE-12")
     return None
 
 
@@ -337,29 +439,37 @@ def check_lay_off(
     """
     if isinstance(meld, Trio):
         if not profile.is_wild(card) and card.rank != trio_rank(meld, profile):
-            return Reason.DOES_NOT_FIT
-        if profile.is_wild(card) and profile.ruling("DISPUTE-05") == "no":
-            return Reason.DOES_NOT_FIT  # DISPUTE-05 no: only natural cards extend a trio
+            return _no(Reason.DOES_NOT_FIT, "MELD-TRIO-4")
+        if profile.is_wild(card):
+            trace.decided("DISPUTE-05")
+            if profile.ruling("DISPUTE-05") == "no":
+                # DISPUTE-05 no: only natural cards extend a trio
+                return _no(Reason.DOES_NOT_FIT, "DISPUTE-05")
     else:
         if end not in ("low", "high"):
-            return Reason.DOES_NOT_FIT
+            return _no(Reason.DOES_NOT_FIT)
         placed = _placement(_masked(meld.cards, profile))
         if placed is None:
-            return Reason.DOES_NOT_FIT
+            return _no(Reason.DOES_NOT_FIT)
         low, high = placed, placed + len(meld.cards) - 1
         if (end == "low" and low == LOW_ACE) or (end == "high" and high == HIGH_ACE):
-            return Reason.BEYOND_ACE
+            return _no(Reason.BEYOND_ACE)
         if len(meld.cards) >= profile.max_run_length:
-            return Reason.DOES_NOT_FIT
+            return _no(Reason.DOES_NOT_FIT, "MELD-RUN-4", *_long_run_points(profile))
         target = low - 1 if end == "low" else high + 1
         suit = run_suit(meld, profile)
         if not profile.is_wild(card) and (card.suit != suit or card.rank != rank_at(target)):
-            return Reason.DOES_NOT_FIT
+            return _no(Reason.DOES_NOT_FIT, "MELD-RUN-6")
     grown = extend(meld, card, end)
     reason = check_meld(grown, initial=False, profile=profile)
     if reason is Reason.TOO_MANY_JOKERS:
         return reason
-    return None if reason is None else Reason.DOES_NOT_FIT
+    if reason is not None:
+        return _no(Reason.DOES_NOT_FIT)
+    trace.decided("LAYOFF-4", "MELD-TRIO-4" if isinstance(meld, Trio) else "MELD-RUN-6")
+    if isinstance(meld, Trio) and profile.trio_suits_differ:
+        trace.decided("PERLA-TRIO-4")
+    return None
 
 
 def joker_index(run: Run, card: Card) -> int | None:

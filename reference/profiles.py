@@ -96,6 +96,12 @@ class Profile:
     initial_run_size: int = 4
     initial_sizes_exact: bool = True
     """Opening melds must have exactly the initial size (not "at least")."""
+    initial_runs_exact: bool = True
+    """With ``initial_sizes_exact``, opening runs too must have exactly the initial size;
+    False: trios exactly 3, runs at least 4 (DISPUTE-31, DISPUTE-41 ``runs_at_least``)."""
+    bury_wild_naturals: bool = True
+    """Under DISPUTE-09 ``bury``, a natural wild or buried-rank upcard (a 2, a Perla red ace)
+    is buried with the jokers; False: only a joker is (DISPUTE-09 ``jokers``)."""
     short_runs: bool = False
     """Runs of one card fewer than ``initial_run_size`` (3) are legal too, laid down and on
     the table (DISPUTE-52 three)."""
@@ -303,7 +309,7 @@ OPTIONS: Mapping[str, tuple[str, ...]] = MappingProxyType(
         "DISPUTE-06": ("yes", "no"),
         "DISPUTE-07": ("refused", "closes"),
         "DISPUTE-08": ("yes", "no"),
-        "DISPUTE-09": ("stays", "bury"),
+        "DISPUTE-09": ("stays", "bury", "jokers"),
         "DISPUTE-10": ("no_cap", "cap"),
         "DISPUTE-11": ("a", "b", "c"),
         "DISPUTE-12": ("yes", "no"),
@@ -325,7 +331,7 @@ OPTIONS: Mapping[str, tuple[str, ...]] = MappingProxyType(
         "DISPUTE-28": ("never", "taker_keeps"),
         "DISPUTE-29": ("forbidden", "steal"),
         "DISPUTE-30": ("position", "declared"),
-        "DISPUTE-31": ("exact", "at_least"),
+        "DISPUTE-31": ("exact", "at_least", "runs_at_least"),
         "DISPUTE-32": ("two_to_four", "more_players"),
         "DISPUTE-33": ("twelve", "thirteen"),
         "DISPUTE-34": ("yes", "no"),
@@ -342,7 +348,7 @@ OPTIONS: Mapping[str, tuple[str, ...]] = MappingProxyType(
         # The Chilean points (seed 001); only the chilean profile rules on them.
         "DISPUTE-39": ("either", "no_discard", "discard"),
         "DISPUTE-40": ("impossible", "three_card_runs"),
-        "DISPUTE-41": ("exact", "at_least"),
+        "DISPUTE-41": ("exact", "at_least", "runs_at_least"),
         "DISPUTE-42": ("eleven", "twelve"),
         "DISPUTE-43": ("one_sixty", "one_fifty_nine"),
         "DISPUTE-44": ("anyone", "laid_down"),
@@ -395,7 +401,7 @@ def _first(by_option: Mapping[str, Mapping[str, str]]) -> Mapping[str, str]:
 #: sets the Argentine point's option, so the rules code reads one ruling per fact.
 _RESTATED: Mapping[str, Mapping[str, Mapping[str, str]]] = MappingProxyType(
     {
-        "DISPUTE-41": {o: {"DISPUTE-31": o} for o in ("exact", "at_least")},
+        "DISPUTE-41": {o: {"DISPUTE-31": o} for o in ("exact", "at_least", "runs_at_least")},
         "DISPUTE-45": {
             "melding": {"DISPUTE-07": "closes", "DISPUTE-13": "yes"},
             "discard_only": {"DISPUTE-07": "refused", "DISPUTE-13": "no"},
@@ -532,12 +538,15 @@ def ruling_problems(rulings: Mapping[str, str]) -> tuple[str, ...]:
 def _derive(profile: Profile) -> Profile:
     """Set the rule parameters that follow from the profile's rulings (see each rule ID)."""
     if profile.name == "chilean":
-        return _derive_chilean(profile)
-    if profile.name == "perla":
-        return _derive_perla(profile)
-    if profile.name == "pagat":
-        return _derive_pagat(profile)
-    return _derive_argentine(profile)
+        derived = _derive_chilean(profile)
+    elif profile.name == "perla":
+        derived = _derive_perla(profile)
+    elif profile.name == "pagat":
+        derived = _derive_pagat(profile)
+    else:
+        derived = _derive_argentine(profile)
+    # DISPUTE-09 jokers: a joker upcard is buried, any other card stays.
+    return replace(derived, bury_wild_naturals=derived.ruling("DISPUTE-09") != "jokers")
 
 
 def _derive_argentine(profile: Profile) -> Profile:
@@ -576,8 +585,10 @@ def _derive_argentine(profile: Profile) -> Profile:
         contracts=tuple(contracts),
         hand_sizes=tuple(hand_sizes),
         going_out_deals=going_out_deals,
-        # DISPUTE-31: opening melds of exactly, or at least, 3 and 4 cards (CONTRACT-8).
-        initial_sizes_exact=r("DISPUTE-31") == "exact",
+        # DISPUTE-31: opening melds of exactly, or at least, 3 and 4 cards (CONTRACT-8), or
+        # trios of exactly 3 and runs of at least 4 (runs_at_least).
+        initial_sizes_exact=r("DISPUTE-31") != "at_least",
+        initial_runs_exact=r("DISPUTE-31") == "exact",
         # VARIANT-03: the one-joker limit of JOKER-2 kept on table melds (JOKER-3).
         later_joker_limit=1 if r("VARIANT-03") == "kept" else None,
         **_shared_points(r),
@@ -622,7 +633,8 @@ def _derive_chilean(profile: Profile) -> Profile:
         hand_sizes=(12,) * 8 if r("DISPUTE-42") == "twelve" else (11,) * 7 + (13,),
         # CHILE-CARDS-2, DISPUTE-43: 4 jokers with the third pack (160 cards), or 3 (159).
         big_jokers=3 if r("DISPUTE-43") == "one_fifty_nine" else 4,
-        initial_sizes_exact=r("DISPUTE-41") == "exact",  # CONTRACT-8
+        initial_sizes_exact=r("DISPUTE-41") != "at_least",  # CONTRACT-8
+        initial_runs_exact=r("DISPUTE-41") == "exact",  # runs_at_least: runs of 4 or more
         short_runs=r("DISPUTE-52") == "three",  # MELD-RUN-1: runs of 3 cards too
         # DISPUTE-40 three_card_runs: round 8's four runs may be of 3 cards (L55 "12 cards").
         going_out_run_size=3 if r("DISPUTE-40") == "three_card_runs" else None,
@@ -828,3 +840,13 @@ def find_profile(name: str) -> Profile:
         return PROFILES[name]
     except (KeyError, TypeError):
         raise ValueError(f"unsupported profile: {name!r}") from None
+
+
+def own_point(profile: Profile, point: str) -> str | None:
+    """The point under which ``profile`` plays Argentine ``point``: the point itself, the
+    profile's own point that sets it (``DISPUTE-48`` for ``DISPUTE-25`` in ``chilean``), or
+    None where the profile plays it only one way (``DISPUTE-27`` in ``chilean``)."""
+    fixed = _FIXED.get(profile.name, {}).get(point)
+    if fixed is None:
+        return point
+    return fixed.removeprefix("set by ") if fixed.startswith("set by ") else None
