@@ -21,8 +21,15 @@ from conformance.errors import EngineReportedError
 from conformance.grading.answers import Judge, StepOutcome
 from conformance.grading.ledger import Ledger
 from conformance.optionfacts import hand_size, pack
-from conformance.profiles import DEFAULT_PROFILE, ProfileData, ProfileError, default_profiles
+from conformance.profiles import (
+    DEFAULT_PROFILE,
+    Pack,
+    ProfileData,
+    ProfileError,
+    default_profiles,
+)
 from conformance.scenarios.model import Check, Scenario, Step
+from conformance.scenarios.packs import for_pack
 
 #: Capabilities each level needs (docs/protocol.md §2).
 LEVEL_CAPABILITIES: Mapping[str, frozenset[str]] = {
@@ -82,7 +89,36 @@ def why_ungradable(
         gap = declared.players_gap(players)
         if gap is not None:
             return Gap("players", f"the case {gap}")
+    setup = scenario.setup_for(declared.profile)
+    if setup is not None and setup.state is not None and _state_for(setup.state, declared) is None:
+        return Gap(
+            "option",
+            "the case's state holds more jokers outside the stock than the engine's pack "
+            "has under its rulings",
+        )
     return None
+
+
+def _engine_pack(declared: Declarations, players: int) -> Pack | None:
+    """The pack the engine deals ``players`` players under its rulings, or None when it is
+    the profile's own (or the profile has no such count)."""
+    facts = default_profiles().get(declared.profile)
+    if facts is None:
+        return None
+    try:
+        own, theirs = facts.pack(players), pack(facts, players, declared.ruling)
+    except ProfileError:
+        return None
+    return None if theirs == own else theirs
+
+
+def _state_for(state: Mapping[str, Any], declared: Declarations) -> dict[str, Any] | None:
+    """A setup state as loaded into this engine: refilled for its pack when its rulings
+    give the pack other jokers (conformance.scenarios.packs.for_pack)."""
+    the_pack = _engine_pack(declared, int(state["players"]))
+    if the_pack is None:
+        return dict(state)
+    return for_pack(state, the_pack.jokers)
 
 
 def scenario_players(scenario: Scenario) -> int | None:
@@ -106,14 +142,17 @@ def setup_request(scenario: Scenario, profile: str, declared: Declarations) -> R
     setup = scenario.setup_for(profile)
     assert setup is not None
     if setup.state is not None:
-        return ("load_state", {"state": {**setup.state, "profile": profile}})
+        state = _state_for(setup.state, declared)
+        assert state is not None, "why_ungradable turns such a case away first"
+        return ("load_state", {"state": {**state, "profile": profile}})
     if setup.deal is not None:
         deal = dict(setup.deal)
         facts = default_profiles().get(profile)
         if setup.deck_spec is not None and facts is not None:
             size = hand_size(facts, deal["deal_number"], declared.ruling)
-            if size != facts.hand_size(deal["deal_number"]):
-                the_pack = pack(facts, deal["players"], declared.ruling)
+            other_pack = _engine_pack(declared, deal["players"])
+            if size != facts.hand_size(deal["deal_number"]) or other_pack is not None:
+                the_pack = other_pack or facts.pack(deal["players"])
                 deal["deck"] = setup.deck_spec.compose(
                     deal["players"], deal["dealer"], deal["deal_number"], the_pack, size
                 )

@@ -58,6 +58,33 @@ def fill_after(
     return [*top, *remaining]
 
 
+def for_pack(state: Mapping[str, Any], jokers: int) -> dict[str, Any] | None:
+    """``state`` (a setup state filled to its profile's pack) holding ``jokers`` jokers in all,
+    for an engine whose rulings give the pack another number of jokers (DISPUTE-61
+    ``two_jokers``, DISPUTE-43 ``one_fifty_nine``); None when that cannot be done.
+
+    Only jokers differ between such packs, and a filled stock ends with the jokers nobody
+    holds (the canonical order puts them last): surplus jokers leave from the bottom of the
+    stock, then from the bottom of the discard pile; missing ones join the bottom of the
+    stock. Jokers in hands or melds are the case's own, so a state needing more of them
+    than the pack has is None (its checks are then not graded for that engine).
+    """
+    held = sum(1 for card in _state_cards(state) if card == JOKER)
+    if held == jokers:
+        return dict(state)
+    stock, discard = list(state["stock"]), list(state.get("discard", ()))
+    if held < jokers:
+        return {**state, "stock": [*stock, *[JOKER] * (jokers - held)]}
+    surplus = held - jokers
+    for pile in (stock, discard):
+        while surplus and pile and pile[-1] == JOKER:
+            pile.pop()
+            surplus -= 1
+    if surplus:
+        return None
+    return {**state, "stock": stock, "discard": discard}
+
+
 def conservation_problems(
     cards: Sequence[str], *, exact: bool, pack: Pack | None = None, profile: str = ""
 ) -> list[str]:
