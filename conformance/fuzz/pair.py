@@ -1,0 +1,474 @@
+"""The engine-versus-reference pair: both adapters, each request put to both, and the
+answers compared (acceptance, reason, state) into a :class:`~conformance.fuzz.model.Divergence`.
+
+The reference is started as a subprocess configured with the engine's declared rulings;
+where the protocol lets the engine differ (a recycled stock's order, its own run
+arrangement), the reference loads the engine's state so that later steps agree."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from conformance.catalogue import Catalogue
+from conformance.compare import (
+    ENDED_PHASES,
+    Mismatch,
+    compare_state,
+    compare_unchanged,
+    strip_private,
+)
+from conformance.engine import EngineSession, Handshake
+from conformance.errors import EngineError, EngineReportedError
+from conformance.profiles import find_profile
+
+from .judge import (
+    FIELD_RULES,
+    OP_RULES,
+    answer_outcome,
+    canonical_state,
+    expected_state,
+    field_of,
+    lay_off_fair_reasons,
+    new_game_check,
+    reference_rulings,
+    same_fair_family,
+)
+from .model import Divergence, FuzzOptions
+from .states import built_state
+
+
+class EndGame(Exception):
+    """The game cannot go on comparably (an op unsupported, a state the reference refuses)."""
+
+
+class SetupRefused(EndGame):
+    """The reference refuses a built state (a table the profile's rules do not allow)."""
+
+
+class EngineFault(Exception):
+    """The engine answered an error (not ``unsupported``) to a request the reference took."""
+
+    def __init__(
+        self, op: str, error: EngineReportedError, reference: Mapping[str, Any] | None = None
+    ) -> None:
+        super().__init__(f"{op}: {error.kind}: {error.message}")
+        self.op = op
+        self.kind = error.kind
+        #: The reference's answer to the same request (a draft's expectations).
+        self.reference: dict[str, Any] = dict(reference or {})
+
+
+class Pair:
+    """The engine under test and the reference, each in its own adapter process."""
+
+    def __init__(
+        self,
+        engine_argv: Sequence[str],
+        options: FuzzOptions,
+        catalogue: Catalogue,
+        *,
+        env: Mapping[str, str] | None = None,
+    ) -> None:
+        self.options = options
+        self.catalogue = catalogue
+        self.engine = EngineSession(engine_argv, timeout=options.timeout, env=env)
+        self.engine.start()
+        hs = self.engine.handshake
+        assert hs is not None
+        # The engine's rulings in the fuzzed profile (docs/protocol.md §2, profile_rulings).
+        hs = hs.for_profile(options.profile)
+        self.handshake: Handshake = hs
+        self.rulings, self.warnings = reference_rulings(hs, catalogue)
+        self.rulings.update(dict(options.reference_rulings))
+        ref_argv = [*options.reference_argv]
+        for point, option in self.rulings.items():
+            ref_argv += ["--ruling", f"{point}={option}"]
+        self.reference_argv = ref_argv
+        self.reference = EngineSession(ref_argv, timeout=options.timeout, env=env)
+        try:
+            self.reference.start()
+        except EngineError:
+            self.engine.close()
+            raise
+        self.reasons = "reasons" in hs.capabilities
+        self.runs_as_sets = hs.run_order == "engine" or hs.run_ends == "engine"
+        self.can_load = "turns" in hs.capabilities
+        self.can_deal = "deals" in hs.capabilities
+        self.can_query = "melds" in hs.capabilities
+        self.unsupported_ops: set[str] = set()
+        if self.can_load:
+            self._probe_load_state()
+        self.ref_state: dict[str, Any] = {}
+        self.eng_state: dict[str, Any] = {}
+        self.steps = 0
+        self.queries = 0
+        #: What the games exercised: accepted actions by type, recycles, cancels, closes.
+        self.events: Counter[str] = Counter()
+        #: Why games stopped before their last step (an op unsupported, a state refused).
+        self.ended_early: Counter[str] = Counter()
+
+    def _probe_load_state(self) -> None:
+        """Learn once, before any game, whether the engine loads states, so that every
+        worker plays the same games for a seed (an engine may lack ``load_state``)."""
+        rng = random.Random("carioca-fuzz:probe")
+        facts = find_profile(self.options.profile)
+        players = ([p for p in self.handshake.players if p in facts.players] or [2])[0]
+        state = built_state(rng, players, 1, 0, [0] * players, self.options.profile)
+        try:
+            self.engine.request("load_state", state=state)
+        except EngineReportedError as exc:
+            if exc.kind == "unsupported":
+                self.can_load = False
+                self.unsupported_ops.add("load_state")
+
+    def close(self) -> None:
+        """Say bye to both adapters."""
+        self.engine.close()
+        self.reference.close()
+
+    def restart_engine(self) -> None:
+        """After an engine crash: start it again (the reference too, if it died)."""
+        if not self.engine.alive:
+            self.engine.restart()
+        if not self.reference.alive:
+            self.reference.restart()
+
+    # -- requests ----------------------------------------------------------------------
+
+    def _both(self, op: str, **fields: Any) -> tuple[dict[str, Any], dict[str, Any]]:
+        try:
+            ref = self.reference.request(op, **fields)
+        except EngineReportedError as exc:
+            raise EndGame(f"the reference answered {exc.kind} to {op}: {exc.message}") from None
+        try:
+            eng = self.engine.request(op, **fields)
+        except EngineReportedError as exc:
+            if exc.kind == "unsupported":
+                self.unsupported_ops.add(op if op != "act" else f"act:{fields['action']['type']}")
+                raise EndGame(f"engine: {op} unsupported") from None
+            raise EngineFault(op, exc, ref) from None
+        return ref, eng
+
+    def _resync(self, allowed: bool) -> None:
+        """Make the reference hold the engine's state where they differ only as allowed.
+
+        After a recycle the stock order is the engine's own, and an engine that arranges
+        runs or picks ends lists runs its own way; the reference loads the engine's state
+        (its unmodelled fields, and ``turn`` once a deal has ended, taken from the
+        reference) so that later draws agree. ``allowed`` is False for an engine that only
+        deals from decks: a game that would need it ends there, since no scenario could
+        replay it.
+        """
+        merged = strip_private(self.eng_state)
+        for name in self.handshake.unmodelled:
+            merged[name] = self.ref_state.get(name)
+        if merged.get("phase") in ENDED_PHASES:
+            merged["turn"] = self.ref_state.get("turn")
+        ref_winners, eng_winners = self.ref_state.get("winners"), merged.get("winners")
+        # Winners are a set of players (docs/scenario-format.md): the engine's order is its own.
+        if (
+            isinstance(ref_winners, list)
+            and isinstance(eng_winners, list)
+            and sorted(ref_winners) == sorted(eng_winners)
+        ):
+            merged["winners"] = ref_winners
+        if canonical_state(merged, False) == canonical_state(self.ref_state, False):
+            return
+        if not allowed:
+            raise EndGame(
+                "the states differ as the protocol allows; "
+                "a deal-only engine cannot be replayed past it"
+            )
+        merged["profile"] = self.options.profile
+        try:
+            self.ref_state = self.reference.request("load_state", state=merged)["state"]
+        except EngineReportedError as exc:
+            raise EndGame(f"the reference refuses the engine's state: {exc}") from None
+
+    # -- setup and steps ---------------------------------------------------------------
+
+    def setup(self, setup: Mapping[str, Any]) -> Divergence | None:
+        """Deal or load the setup on both; compare the states."""
+        op = setup["op"]
+        fields = {k: v for k, v in setup.items() if k != "op"}
+        if op == "load_state":
+            try:
+                ref = self.reference.request("load_state", **fields)
+            except EngineReportedError as exc:
+                raise SetupRefused(f"the reference refuses the setup: {exc}") from None
+            try:
+                eng = self.engine.request("load_state", **fields)
+            except EngineReportedError as exc:
+                if exc.kind == "unsupported":
+                    self.can_load = False
+                    self.unsupported_ops.add("load_state")
+                    raise EndGame("engine: load_state unsupported") from None
+                if exc.kind == "invalid_state":
+                    return Divergence(
+                        "CARDS-1",
+                        "load_state",
+                        "setup",
+                        "engine refuses a reachable state",
+                        [str(exc)],
+                    )
+                return Divergence(
+                    "CARDS-1", "load_state", "error", f"engine answered {exc.kind}", [str(exc)]
+                )
+        else:
+            try:
+                ref, eng = self._both(op, **fields)
+            except EngineFault as exc:
+                return Divergence(
+                    OP_RULES.get(op, "DEAL-3"),
+                    op,
+                    "error",
+                    f"engine answered {exc.kind}",
+                    [str(exc)],
+                )
+        self.ref_state, self.eng_state = ref["state"], eng["state"]
+        if op == "new_game":
+            # The shuffle and the dealer drawn by lot are each engine's own: compare what
+            # the rules fix (the counts, the dealer among the players, who moves first).
+            found = compare_state(
+                new_game_check(ref["state"]), eng["state"], unmodelled=self.handshake.unmodelled
+            )
+        else:
+            found = self._state_diff(ref["state"], eng["state"], recycled=False)
+        if found:
+            return self._classify_state(op, found, ref["state"], eng["state"], kind="setup")
+        self._resync(allowed=op == "load_state" or self.can_load)
+        return None
+
+    def step(self, step: Mapping[str, Any], *, deal_mode: bool) -> Divergence | None:
+        """Put one step to both; return the divergence, if any."""
+        before = self.ref_state
+        eng_before = self.eng_state
+        op = step["op"]
+        self.steps += 1
+        action = step.get("action")
+        label = action["type"] if action is not None else op
+        try:
+            if action is not None:
+                ref, eng = self._both("act", action=action)
+            else:
+                ref, eng = self._both(op, deck=step["deck"])
+        except EngineFault as exc:
+            return Divergence(
+                OP_RULES.get(label, "TURN-1"),
+                label,
+                "error",
+                f"engine answered {exc.kind}",
+                [str(exc)],
+            )
+        ref_after, eng_after = ref["state"], eng["state"]
+        if (
+            ref.get("accepted") != eng.get("accepted")
+            and action is not None
+            and self.handshake.run_ends != "requested"
+        ):
+            ref, ref_after = self._other_end(before, action, ref, eng)
+        recycled = bool(
+            action is not None
+            and action["type"] == "draw_stock"
+            and not before["stock"]
+            and ref.get("accepted")
+        )
+        self.ref_state, self.eng_state = ref_after, eng_after
+        if bool(ref.get("accepted")) != bool(eng.get("accepted")):
+            reason = ref.get("reason") if not ref.get("accepted") else eng.get("reason")
+            rule = self._reason_rule(reason if isinstance(reason, str) else None, label)
+            shown = answer_outcome(eng) if self.reasons or eng.get("accepted") else "rejected"
+            summary = f"reference {answer_outcome(ref)}, engine {shown}"
+            return Divergence(rule, label, "outcome", summary, [f"{label}: {summary}"])
+        if not ref.get("accepted"):
+            if self.reasons and not self._same_reason(
+                ref.get("reason"), eng.get("reason"), action, before
+            ):
+                rule = self._reason_rule(ref.get("reason"), label)
+                summary = (
+                    f"reference rejected ({ref.get('reason')}), "
+                    f"engine rejected ({eng.get('reason')})"
+                )
+                return Divergence(rule, label, "reason", summary, [summary])
+            changed = compare_unchanged(eng_before, eng_after, unmodelled=self.handshake.unmodelled)
+            if changed:
+                return Divergence(
+                    "DISPUTE-35",
+                    label,
+                    "unchanged",
+                    "a rejected action changed the engine's state: "
+                    + ", ".join(sorted({field_of(m.what) for m in changed})),
+                    [str(m) for m in changed],
+                )
+            return None
+        self._count(label, before, ref_after, recycled)
+        found = self._state_diff(ref_after, eng_after, recycled=recycled)
+        if found:
+            return self._classify_state(
+                label, found, ref_after, eng_after, kind="state", recycled=recycled
+            )
+        self._resync(allowed=not deal_mode)
+        return None
+
+    def _count(
+        self, label: str, before: Mapping[str, Any], after: Mapping[str, Any], recycled: bool
+    ) -> None:
+        self.events[label] += 1
+        if recycled and after["phase"] != "cancelled":
+            self.events["recycle"] += 1
+        if after["phase"] != before["phase"] and after["phase"] in ENDED_PHASES:
+            self.events[
+                {"deal_over": "close", "cancelled": "cancel", "game_over": "game_over"}[
+                    after["phase"]
+                ]
+            ] += 1
+            winners = after.get("winners")
+            if after["phase"] == "game_over" and isinstance(winners, list) and len(winners) > 1:
+                self.events["tied game end"] += 1  # END-5: equal lowest totals share the win
+
+    def _other_end(
+        self,
+        before: dict[str, Any],
+        action: Mapping[str, Any],
+        ref: dict[str, Any],
+        eng: dict[str, Any],
+    ) -> tuple[dict[str, Any], dict[str, Any]]:
+        """An engine that picks run ends itself (``run_ends: engine``): try the other end."""
+        key = (
+            "end"
+            if action["type"] == "lay_off"
+            else "to"
+            if action["type"] == "swap_joker"
+            else None
+        )
+        if (
+            key is None
+            or action.get(key) not in ("low", "high")
+            or ref.get("accepted")
+            or not eng.get("accepted")
+        ):
+            return ref, ref["state"]
+        other = {**action, key: "high" if action[key] == "low" else "low"}
+        self.reference.request(
+            "load_state", state={**strip_private(before), "profile": self.options.profile}
+        )
+        alt = self.reference.request("act", action=other)
+        if alt.get("accepted"):
+            return alt, alt["state"]
+        self.reference.request(
+            "load_state", state={**strip_private(ref["state"]), "profile": self.options.profile}
+        )
+        return ref, ref["state"]
+
+    def _same_reason(
+        self,
+        ref_reason: Any,
+        eng_reason: Any,
+        action: Mapping[str, Any] | None,
+        before: Mapping[str, Any],
+    ) -> bool:
+        """Whether the engine's rejection reason is fair beside the reference's: by the
+        cards for a lay-off at a named end (:func:`lay_off_fair_reasons`), else by family.
+        An engine that picks ends itself may judge another end: families only."""
+        if ref_reason == eng_reason:
+            return True
+        if not isinstance(ref_reason, str) or not isinstance(eng_reason, str):
+            return False
+        if action is not None and self.handshake.run_ends == "requested":
+            return eng_reason in lay_off_fair_reasons(ref_reason, action, before)
+        return same_fair_family(ref_reason, eng_reason)
+
+    def _reason_rule(self, reason: str | None, label: str) -> str:
+        if reason and reason in self.catalogue.reasons:
+            return self.catalogue.reasons[reason].rule
+        return OP_RULES.get(label, "TURN-1")
+
+    def _state_diff(
+        self, ref_state: Mapping[str, Any], eng_state: Mapping[str, Any], *, recycled: bool
+    ) -> list[Mismatch]:
+        return compare_state(
+            expected_state(ref_state, recycled),
+            eng_state,
+            unmodelled=self.handshake.unmodelled,
+            runs_as_sets=self.runs_as_sets,
+        )
+
+    def _classify_state(
+        self,
+        label: str,
+        found: list[Mismatch],
+        ref_state: Mapping[str, Any],
+        eng_state: Mapping[str, Any],
+        *,
+        kind: str,
+        recycled: bool = False,
+    ) -> Divergence:
+        fields = sorted({field_of(m.what) for m in found})
+        rule = next((FIELD_RULES[f] for f in fields if f in FIELD_RULES), None)
+        if label == "new_game":
+            # The pack (its size shows in the stock), the deal, the lot, the first turn.
+            by_field = {"stock_size": "CARDS-1", "hand_sizes": "DEAL-3", "dealer": "DEAL-1"}
+            rule = next((by_field[f] for f in fields if f in by_field), rule or "DEAL-5")
+        if "phase" in fields and "game_over" in (ref_state.get("phase"), eng_state.get("phase")):
+            rule = "END-4"  # whether the game ended comes before who won it (winners)
+        if rule is None:
+            if "phase" in fields and "cancelled" in (
+                ref_state.get("phase"),
+                eng_state.get("phase"),
+            ):
+                rule = "STOCK-2"
+            elif "phase" in fields and "game_over" in (
+                ref_state.get("phase"),
+                eng_state.get("phase"),
+            ):
+                rule = "END-4"
+            elif recycled:
+                rule = "STOCK-1"
+            elif label in ("start_deal", "next_deal", "redeal", "load_state") and fields == [
+                "turn"
+            ]:
+                rule = "DEAL-5"
+            elif label == "discard" and "phase" in fields:
+                rule = "END-1"
+            elif "turn" in fields and len(fields) == 1:
+                rule = "TURN-1"
+            else:
+                rule = OP_RULES.get(label, "TURN-1")
+        return Divergence(
+            rule, label, kind, "state differs in " + ", ".join(fields), [str(m) for m in found]
+        )
+
+    def query(self, setup: Mapping[str, Any]) -> tuple[Divergence | None, dict[str, Any]]:
+        """Put one melds-level query to both; compare valid/reason or points."""
+        op = setup["query"]
+        fields = {k: v for k, v in setup.items() if k != "query"}
+        self.queries += 1
+        try:
+            ref, eng = self._both(op, **fields)
+        except EngineFault as exc:
+            summary = f"engine answered {exc.kind}"
+            return Divergence(OP_RULES[op], op, "error", summary, [str(exc)]), exc.reference
+        if op == "penalty":
+            if ref.get("points") != eng.get("points"):
+                summary = f"reference {ref.get('points')} points, engine {eng.get('points')}"
+                return Divergence("SCORE-2", op, "check", "points differ", [summary]), ref
+            return None, ref
+        if ref.get("valid") != eng.get("valid"):
+            reason = ref.get("reason") if not ref.get("valid") else eng.get("reason")
+            rule = self._reason_rule(reason if isinstance(reason, str) else None, op)
+            summary = f"reference valid={ref.get('valid')}, engine valid={eng.get('valid')}"
+            if not ref.get("valid") and ref.get("reason"):
+                summary += f" (reference: {ref['reason']})"
+            return Divergence(rule, op, "check", summary, [summary]), ref
+        if (
+            self.reasons
+            and ref.get("valid") is False
+            and not same_fair_family(ref.get("reason"), eng.get("reason"))
+        ):
+            rule = self._reason_rule(ref.get("reason"), op)
+            summary = f"reference reason {ref.get('reason')}, engine reason {eng.get('reason')}"
+            return Divergence(rule, op, "reason", summary, [summary]), ref
+        return None, ref
