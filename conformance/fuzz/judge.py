@@ -11,10 +11,11 @@ from typing import Any, Final
 
 from conformance.cards import JOKER
 from conformance.catalogue import Catalogue
-from conformance.compare import EXACT_KEYS, strip_private
+from conformance.compare import EXACT_KEYS, Mismatch, strip_private
 from conformance.engine import Handshake
 
 from .melds import run_card, run_low
+from .model import Divergence
 
 #: Reasons that docs/reasons.md ("Fair reasons by family") makes interchangeable.
 FAIR_FAMILIES: Final[tuple[frozenset[str], ...]] = (
@@ -180,3 +181,75 @@ def canonical_state(state: Mapping[str, Any], runs_as_sets: bool) -> dict[str, A
         for m in out.get("table", [])
     ]
     return out
+
+
+def same_reason(
+    ref_reason: Any,
+    eng_reason: Any,
+    action: Mapping[str, Any] | None,
+    before: Mapping[str, Any],
+    *,
+    by_cards: bool,
+) -> bool:
+    """Whether the engine's rejection reason is fair beside the reference's: by the
+    cards for a lay-off at a named end (:func:`lay_off_fair_reasons`), else by family.
+    An engine that picks ends itself may judge another end: families only."""
+    if ref_reason == eng_reason:
+        return True
+    if not isinstance(ref_reason, str) or not isinstance(eng_reason, str):
+        return False
+    if action is not None and by_cards:
+        return eng_reason in lay_off_fair_reasons(ref_reason, action, before)
+    return same_fair_family(ref_reason, eng_reason)
+
+
+def reason_rule(catalogue: Catalogue, reason: str | None, label: str) -> str:
+    """The rule a divergence on ``label`` is filed under: its reason's rule, else the op's."""
+    if reason and reason in catalogue.reasons:
+        return catalogue.reasons[reason].rule
+    return OP_RULES.get(label, "TURN-1")
+
+
+def classify_state(
+    label: str,
+    found: list[Mismatch],
+    ref_state: Mapping[str, Any],
+    eng_state: Mapping[str, Any],
+    *,
+    kind: str,
+    recycled: bool = False,
+) -> Divergence:
+    """The divergence of a state that differs in ``found``, filed under the rule of the
+    field that differs, else of what happened (a cancel, a game end, a recycle), else the op's."""
+    fields = sorted({field_of(m.what) for m in found})
+    rule = next((FIELD_RULES[f] for f in fields if f in FIELD_RULES), None)
+    if label == "new_game":
+        # The pack (its size shows in the stock), the deal, the lot, the first turn.
+        by_field = {"stock_size": "CARDS-1", "hand_sizes": "DEAL-3", "dealer": "DEAL-1"}
+        rule = next((by_field[f] for f in fields if f in by_field), rule or "DEAL-5")
+    if "phase" in fields and "game_over" in (ref_state.get("phase"), eng_state.get("phase")):
+        rule = "END-4"  # whether the game ended comes before who won it (winners)
+    if rule is None:
+        if "phase" in fields and "cancelled" in (
+            ref_state.get("phase"),
+            eng_state.get("phase"),
+        ):
+            rule = "STOCK-2"
+        elif "phase" in fields and "game_over" in (
+            ref_state.get("phase"),
+            eng_state.get("phase"),
+        ):
+            rule = "END-4"
+        elif recycled:
+            rule = "STOCK-1"
+        elif label in ("start_deal", "next_deal", "redeal", "load_state") and fields == ["turn"]:
+            rule = "DEAL-5"
+        elif label == "discard" and "phase" in fields:
+            rule = "END-1"
+        elif "turn" in fields and len(fields) == 1:
+            rule = "TURN-1"
+        else:
+            rule = OP_RULES.get(label, "TURN-1")
+    return Divergence(
+        rule, label, kind, "state differs in " + ", ".join(fields), [str(m) for m in found]
+    )

@@ -25,16 +25,17 @@ from conformance.errors import EngineError, EngineReportedError
 from conformance.profiles import find_profile
 
 from .judge import (
-    FIELD_RULES,
     OP_RULES,
     answer_outcome,
     canonical_state,
+    classify_state,
     expected_state,
     field_of,
-    lay_off_fair_reasons,
     new_game_check,
+    reason_rule,
     reference_rulings,
     same_fair_family,
+    same_reason,
 )
 from .model import Divergence, FuzzOptions
 from .states import built_state
@@ -95,6 +96,9 @@ class Pair:
             raise
         self.reasons = "reasons" in hs.capabilities
         self.runs_as_sets = hs.run_order == "engine" or hs.run_ends == "engine"
+        #: A lay-off's reason is judged by its cards at the named end (the engine takes
+        #: the end it is asked for); else by family (it may have judged another end).
+        self.by_cards = hs.run_ends == "requested"
         self.can_load = "turns" in hs.capabilities
         self.can_deal = "deals" in hs.capabilities
         self.can_query = "melds" in hs.capabilities
@@ -238,7 +242,7 @@ class Pair:
         else:
             found = self._state_diff(ref["state"], eng["state"], recycled=False)
         if found:
-            return self._classify_state(op, found, ref["state"], eng["state"], kind="setup")
+            return classify_state(op, found, ref["state"], eng["state"], kind="setup")
         self._resync(allowed=op == "load_state" or self.can_load)
         return None
 
@@ -279,15 +283,15 @@ class Pair:
         self.ref_state, self.eng_state = ref_after, eng_after
         if bool(ref.get("accepted")) != bool(eng.get("accepted")):
             reason = ref.get("reason") if not ref.get("accepted") else eng.get("reason")
-            rule = self._reason_rule(reason if isinstance(reason, str) else None, label)
+            rule = reason_rule(self.catalogue, reason if isinstance(reason, str) else None, label)
             shown = answer_outcome(eng) if self.reasons or eng.get("accepted") else "rejected"
             summary = f"reference {answer_outcome(ref)}, engine {shown}"
             return Divergence(rule, label, "outcome", summary, [f"{label}: {summary}"])
         if not ref.get("accepted"):
-            if self.reasons and not self._same_reason(
-                ref.get("reason"), eng.get("reason"), action, before
+            if self.reasons and not same_reason(
+                ref.get("reason"), eng.get("reason"), action, before, by_cards=self.by_cards
             ):
-                rule = self._reason_rule(ref.get("reason"), label)
+                rule = reason_rule(self.catalogue, ref.get("reason"), label)
                 summary = (
                     f"reference rejected ({ref.get('reason')}), "
                     f"engine rejected ({eng.get('reason')})"
@@ -304,30 +308,14 @@ class Pair:
                     [str(m) for m in changed],
                 )
             return None
-        self._count(label, before, ref_after, recycled)
+        count_events(self.events, label, before, ref_after, recycled)
         found = self._state_diff(ref_after, eng_after, recycled=recycled)
         if found:
-            return self._classify_state(
+            return classify_state(
                 label, found, ref_after, eng_after, kind="state", recycled=recycled
             )
         self._resync(allowed=not deal_mode)
         return None
-
-    def _count(
-        self, label: str, before: Mapping[str, Any], after: Mapping[str, Any], recycled: bool
-    ) -> None:
-        self.events[label] += 1
-        if recycled and after["phase"] != "cancelled":
-            self.events["recycle"] += 1
-        if after["phase"] != before["phase"] and after["phase"] in ENDED_PHASES:
-            self.events[
-                {"deal_over": "close", "cancelled": "cancel", "game_over": "game_over"}[
-                    after["phase"]
-                ]
-            ] += 1
-            winners = after.get("winners")
-            if after["phase"] == "game_over" and isinstance(winners, list) and len(winners) > 1:
-                self.events["tied game end"] += 1  # END-5: equal lowest totals share the win
 
     def _other_end(
         self,
@@ -363,29 +351,6 @@ class Pair:
         )
         return ref, ref["state"]
 
-    def _same_reason(
-        self,
-        ref_reason: Any,
-        eng_reason: Any,
-        action: Mapping[str, Any] | None,
-        before: Mapping[str, Any],
-    ) -> bool:
-        """Whether the engine's rejection reason is fair beside the reference's: by the
-        cards for a lay-off at a named end (:func:`lay_off_fair_reasons`), else by family.
-        An engine that picks ends itself may judge another end: families only."""
-        if ref_reason == eng_reason:
-            return True
-        if not isinstance(ref_reason, str) or not isinstance(eng_reason, str):
-            return False
-        if action is not None and self.handshake.run_ends == "requested":
-            return eng_reason in lay_off_fair_reasons(ref_reason, action, before)
-        return same_fair_family(ref_reason, eng_reason)
-
-    def _reason_rule(self, reason: str | None, label: str) -> str:
-        if reason and reason in self.catalogue.reasons:
-            return self.catalogue.reasons[reason].rule
-        return OP_RULES.get(label, "TURN-1")
-
     def _state_diff(
         self, ref_state: Mapping[str, Any], eng_state: Mapping[str, Any], *, recycled: bool
     ) -> list[Mismatch]:
@@ -394,51 +359,6 @@ class Pair:
             eng_state,
             unmodelled=self.handshake.unmodelled,
             runs_as_sets=self.runs_as_sets,
-        )
-
-    def _classify_state(
-        self,
-        label: str,
-        found: list[Mismatch],
-        ref_state: Mapping[str, Any],
-        eng_state: Mapping[str, Any],
-        *,
-        kind: str,
-        recycled: bool = False,
-    ) -> Divergence:
-        fields = sorted({field_of(m.what) for m in found})
-        rule = next((FIELD_RULES[f] for f in fields if f in FIELD_RULES), None)
-        if label == "new_game":
-            # The pack (its size shows in the stock), the deal, the lot, the first turn.
-            by_field = {"stock_size": "CARDS-1", "hand_sizes": "DEAL-3", "dealer": "DEAL-1"}
-            rule = next((by_field[f] for f in fields if f in by_field), rule or "DEAL-5")
-        if "phase" in fields and "game_over" in (ref_state.get("phase"), eng_state.get("phase")):
-            rule = "END-4"  # whether the game ended comes before who won it (winners)
-        if rule is None:
-            if "phase" in fields and "cancelled" in (
-                ref_state.get("phase"),
-                eng_state.get("phase"),
-            ):
-                rule = "STOCK-2"
-            elif "phase" in fields and "game_over" in (
-                ref_state.get("phase"),
-                eng_state.get("phase"),
-            ):
-                rule = "END-4"
-            elif recycled:
-                rule = "STOCK-1"
-            elif label in ("start_deal", "next_deal", "redeal", "load_state") and fields == [
-                "turn"
-            ]:
-                rule = "DEAL-5"
-            elif label == "discard" and "phase" in fields:
-                rule = "END-1"
-            elif "turn" in fields and len(fields) == 1:
-                rule = "TURN-1"
-            else:
-                rule = OP_RULES.get(label, "TURN-1")
-        return Divergence(
-            rule, label, kind, "state differs in " + ", ".join(fields), [str(m) for m in found]
         )
 
     def query(self, setup: Mapping[str, Any]) -> tuple[Divergence | None, dict[str, Any]]:
@@ -458,7 +378,7 @@ class Pair:
             return None, ref
         if ref.get("valid") != eng.get("valid"):
             reason = ref.get("reason") if not ref.get("valid") else eng.get("reason")
-            rule = self._reason_rule(reason if isinstance(reason, str) else None, op)
+            rule = reason_rule(self.catalogue, reason if isinstance(reason, str) else None, op)
             summary = f"reference valid={ref.get('valid')}, engine valid={eng.get('valid')}"
             if not ref.get("valid") and ref.get("reason"):
                 summary += f" (reference: {ref['reason']})"
@@ -468,7 +388,28 @@ class Pair:
             and ref.get("valid") is False
             and not same_fair_family(ref.get("reason"), eng.get("reason"))
         ):
-            rule = self._reason_rule(ref.get("reason"), op)
+            rule = reason_rule(self.catalogue, ref.get("reason"), op)
             summary = f"reference reason {ref.get('reason')}, engine reason {eng.get('reason')}"
             return Divergence(rule, op, "reason", summary, [summary]), ref
         return None, ref
+
+
+def count_events(
+    events: Counter[str],
+    label: str,
+    before: Mapping[str, Any],
+    after: Mapping[str, Any],
+    recycled: bool,
+) -> None:
+    """Count what an accepted step exercised: its type, a recycle, a close, a cancel, a
+    game end and a tied game end (the report's ``events``)."""
+    events[label] += 1
+    if recycled and after["phase"] != "cancelled":
+        events["recycle"] += 1
+    if after["phase"] != before["phase"] and after["phase"] in ENDED_PHASES:
+        events[
+            {"deal_over": "close", "cancelled": "cancel", "game_over": "game_over"}[after["phase"]]
+        ] += 1
+        winners = after.get("winners")
+        if after["phase"] == "game_over" and isinstance(winners, list) and len(winners) > 1:
+            events["tied game end"] += 1  # END-5: equal lowest totals share the win
