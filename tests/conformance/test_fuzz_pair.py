@@ -1,0 +1,58 @@
+"""The engine and the reference side by side (conformance/fuzz/pair.py): declared
+rulings and interface choices are never divergences; undeclared ones are."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.conformance.fuzzkit import (
+    PROXY,
+    REFERENCE,
+    run_fuzz,
+)
+
+#: A seed and game at which the undeclared interface choice shows (game 7 of seed 3).
+SEED_UNDECLARED, GAME_UNDECLARED = 3, 7
+
+
+def test_the_reference_with_house_rulings_against_itself_finds_nothing() -> None:
+    # The engine declares its rulings; the reference is configured with them.
+    argv = [*REFERENCE, "--ruling", "VARIANT-01=thirty", "--ruling", "DISPUTE-31=at_least"]
+    result = run_fuzz(argv, games=3)
+    assert result.rulings["VARIANT-01"] == "thirty"
+    assert result.findings == []
+
+
+@pytest.mark.parametrize(
+    "flags",
+    [
+        ["--own-order", "--own-ends"],
+        ["--no-dealer", "--players", "3"],
+        ["--unsupported", "load_state"],
+        ["--unsupported", "swap_joker", "--message", "no"],
+    ],
+    ids=["arranges-runs", "no-dealer-3-players", "deals-only", "no-swap"],
+)
+def test_interface_choices_are_never_divergences(flags: list[str]) -> None:
+    result = run_fuzz([*PROXY, *flags], games=3)
+    assert result.findings == [], [f.divergence.mismatches for f in result.findings]
+
+
+def test_an_undeclared_interface_choice_is_found() -> None:
+    # Picking the lay-off end without saying so is a divergence (docs/protocol.md §2).
+    result = run_fuzz(
+        [*PROXY, "--own-ends", "--undeclared"],
+        games=GAME_UNDECLARED + 1,
+        seed=SEED_UNDECLARED,
+        only_games=(GAME_UNDECLARED,),
+    )
+    assert result.findings
+
+
+def test_a_deal_only_engine_is_fuzzed_from_decks() -> None:
+    result = run_fuzz([*PROXY, "--unsupported", "load_state"], games=2)
+    assert "load_state" in result.unsupported_ops
+    assert result.steps > 100
+    # Its scenes are dealt from decks too (no built state is sent).
+    assert result.events.get("scene: deal", 0) > 0
+    assert not any(k in result.events for k in ("scene: closing", "scene: run ends"))
