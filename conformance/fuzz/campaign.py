@@ -136,7 +136,7 @@ def fuzz(
             "profile": options.profile,
             "rulings": pair.rulings,
             "seed": options.seed,
-            "run_ends": pair.handshake.run_ends,
+            "run_ends": pair.decl.run_ends,
         }
         for finding in findings:
             if finding.divergence.op == "adapter" or interrupted is not None:

@@ -31,10 +31,10 @@ def play_main(pair: Pair, game: int) -> list[Occurrence]:
     options = pair.options
     rng = game_rng(options.seed, game)
     occurrences: list[Occurrence] = []
-    hs = pair.handshake
+    decl = pair.decl
     if pair.can_query and "query" not in pair.unsupported_ops:
         for _ in range(QUERIES_PER_GAME):
-            setup = random_query(rng, hs, options.profile)
+            setup = random_query(rng, decl, options.profile)
             if setup["query"] in pair.unsupported_ops:
                 continue
             try:
@@ -47,8 +47,7 @@ def play_main(pair: Pair, game: int) -> list[Occurrence]:
     if not (pair.can_load or pair.can_deal):
         return occurrences
     facts = find_profile(options.profile)
-    players_choices = [p for p in hs.players if p in facts.players] or [min(facts.players)]
-    players = rng.choice(players_choices)
+    players = rng.choice(pair.player_counts)
     deal = rng.randint(1, facts.deal_count)
     dealer = rng.randrange(players)
     totals = [rng.choice([0, 0, 10, 25, 60]) for _ in range(players)]
@@ -68,7 +67,7 @@ def play_main(pair: Pair, game: int) -> list[Occurrence]:
             "totals": totals,
             "deck": shuffled_deck(rng, facts, players),
         }
-    policy = Policy(rng, hs, facts)
+    policy = Policy(rng, decl, facts)
     try:
         try:
             try:

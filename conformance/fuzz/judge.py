@@ -12,7 +12,7 @@ from typing import Any, Final
 from conformance.cards import JOKER
 from conformance.catalogue import Catalogue
 from conformance.compare import EXACT_KEYS, Mismatch, strip_private
-from conformance.engine import Handshake
+from conformance.declarations import Declarations
 
 from .melds import run_card, run_low
 from .model import Divergence
@@ -103,22 +103,11 @@ def same_fair_family(a: str | None, b: str | None) -> bool:
     return b in fair_reasons(a)
 
 
-def reference_rulings(
-    handshake: Handshake, catalogue: Catalogue
-) -> tuple[dict[str, str], list[str]]:
-    """The engine's declared rulings the reference can play, and warnings for the rest."""
-    good: dict[str, str] = {}
-    warnings: list[str] = []
-    for point, option in sorted(handshake.rulings.items()):
-        dispute = catalogue.disputes.get(point)
-        if dispute is None or option not in dispute.options:
-            warnings.append(
-                f"the engine declares {point}={option!r}, which the catalogue does not know; "
-                "the reference plays the profile's option there"
-            )
-            continue
-        good[point] = option
-    return good, warnings
+def reference_rulings(decl: Declarations) -> tuple[dict[str, str], list[str]]:
+    """The engine's declared rulings the reference can play (points and options the
+    catalogue knows), and a warning for each it cannot (the profile's option is played)."""
+    warnings = [f"{p}; the reference plays the profile's option there" for p in decl.problems]
+    return dict(decl.declared), warnings
 
 
 def answer_outcome(answer: Mapping[str, Any]) -> str:

@@ -20,9 +20,9 @@ from conformance.compare import (
     compare_unchanged,
     strip_private,
 )
+from conformance.declarations import Declarations, declarations
 from conformance.engine import EngineSession, Handshake
 from conformance.errors import EngineError, EngineReportedError
-from conformance.profiles import find_profile
 
 from .judge import (
     OP_RULES,
@@ -79,10 +79,12 @@ class Pair:
         self.engine.start()
         hs = self.engine.handshake
         assert hs is not None
-        # The engine's rulings in the fuzzed profile (docs/protocol.md §2, profile_rulings).
-        hs = hs.for_profile(options.profile)
-        self.handshake: Handshake = hs
-        self.rulings, self.warnings = reference_rulings(hs, catalogue)
+        #: The handshake as read in the fuzzed profile (the report's ``engine``).
+        self.handshake: Handshake = hs.for_profile(options.profile)
+        #: What the engine declares in this profile: the one view every judge reads
+        #: (conformance/declarations.py); nothing below reads the handshake's fields.
+        self.decl: Declarations = declarations(hs, options.profile, catalogue)
+        self.rulings, self.warnings = reference_rulings(self.decl)
         self.rulings.update(dict(options.reference_rulings))
         ref_argv = [*options.reference_argv]
         for point, option in self.rulings.items():
@@ -94,14 +96,19 @@ class Pair:
         except EngineError:
             self.engine.close()
             raise
-        self.reasons = "reasons" in hs.capabilities
-        self.runs_as_sets = hs.run_order == "engine" or hs.run_ends == "engine"
+        decl = self.decl
+        self.reasons = "reasons" in decl.capabilities
+        self.runs_as_sets = decl.runs_as_sets
         #: A lay-off's reason is judged by its cards at the named end (the engine takes
         #: the end it is asked for); else by family (it may have judged another end).
-        self.by_cards = hs.run_ends == "requested"
-        self.can_load = "turns" in hs.capabilities
-        self.can_deal = "deals" in hs.capabilities
-        self.can_query = "melds" in hs.capabilities
+        self.by_cards = decl.run_ends == "requested"
+        self.can_load = "turns" in decl.capabilities
+        self.can_deal = "deals" in decl.capabilities
+        self.can_query = "melds" in decl.capabilities
+        #: The player counts games seat: the engine's within the profile's.
+        self.player_counts = [p for p in decl.players if p in decl.profile_players] or [
+            min(decl.profile_players)
+        ]
         self.unsupported_ops: set[str] = set()
         if self.can_load:
             self._probe_load_state()
@@ -118,8 +125,7 @@ class Pair:
         """Learn once, before any game, whether the engine loads states, so that every
         worker plays the same games for a seed (an engine may lack ``load_state``)."""
         rng = random.Random("carioca-fuzz:probe")
-        facts = find_profile(self.options.profile)
-        players = ([p for p in self.handshake.players if p in facts.players] or [2])[0]
+        players = self.player_counts[0]
         state = built_state(rng, players, 1, 0, [0] * players, self.options.profile)
         try:
             self.engine.request("load_state", state=state)
@@ -167,7 +173,7 @@ class Pair:
         replay it.
         """
         merged = strip_private(self.eng_state)
-        for name in self.handshake.unmodelled:
+        for name in self.decl.unmodelled:
             merged[name] = self.ref_state.get(name)
         if merged.get("phase") in ENDED_PHASES:
             merged["turn"] = self.ref_state.get("turn")
@@ -237,7 +243,7 @@ class Pair:
             # The shuffle and the dealer drawn by lot are each engine's own: compare what
             # the rules fix (the counts, the dealer among the players, who moves first).
             found = compare_state(
-                new_game_check(ref["state"]), eng["state"], unmodelled=self.handshake.unmodelled
+                new_game_check(ref["state"]), eng["state"], unmodelled=self.decl.unmodelled
             )
         else:
             found = self._state_diff(ref["state"], eng["state"], recycled=False)
@@ -271,7 +277,7 @@ class Pair:
         if (
             ref.get("accepted") != eng.get("accepted")
             and action is not None
-            and self.handshake.run_ends != "requested"
+            and self.decl.run_ends != "requested"
         ):
             ref, ref_after = self._other_end(before, action, ref, eng)
         recycled = bool(
@@ -297,7 +303,7 @@ class Pair:
                     f"engine rejected ({eng.get('reason')})"
                 )
                 return Divergence(rule, label, "reason", summary, [summary])
-            changed = compare_unchanged(eng_before, eng_after, unmodelled=self.handshake.unmodelled)
+            changed = compare_unchanged(eng_before, eng_after, unmodelled=self.decl.unmodelled)
             if changed:
                 return Divergence(
                     "DISPUTE-35",
@@ -357,7 +363,7 @@ class Pair:
         return compare_state(
             expected_state(ref_state, recycled),
             eng_state,
-            unmodelled=self.handshake.unmodelled,
+            unmodelled=self.decl.unmodelled,
             runs_as_sets=self.runs_as_sets,
         )
 

@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from conformance.cards import CANONICAL_ORDER, JOKER, RANKS, SUITS
-from conformance.engine import Handshake
+from conformance.declarations import Declarations
 from conformance.profiles import ProfileData, find_profile
 from conformance.properties import _keep_score, _lay_off_candidates, card_value, find_opening
 
@@ -20,12 +20,12 @@ class Policy:
     """Chooses the next action from the reference's state: greedy or random, seeded."""
 
     def __init__(
-        self, rng: random.Random, handshake: Handshake, facts: ProfileData | None = None
+        self, rng: random.Random, decl: Declarations, facts: ProfileData | None = None
     ) -> None:
         self.rng = rng
         self.facts = facts or find_profile("argentine")
-        self.listed_runs = handshake.run_order == "listed"
-        self.requested_ends = handshake.run_ends == "requested"
+        self.listed_runs = decl.run_order == "listed"
+        self.requested_ends = decl.run_ends == "requested"
         self.greedy = rng.random() < 0.6
 
     def action(self, state: Mapping[str, Any]) -> dict[str, Any]:
@@ -243,10 +243,10 @@ class Policy:
         return {"type": "swap_joker", "player": player, "meld": meld, "card": card, "to": to}
 
 
-def random_query(rng: random.Random, handshake: Handshake, profile: str) -> dict[str, Any]:
+def random_query(rng: random.Random, decl: Declarations, profile: str) -> dict[str, Any]:
     """One random meld, contract or penalty query (protocol request fields plus ``query``)."""
     facts = find_profile(profile)
-    policy = Policy(rng, handshake, facts)
+    policy = Policy(rng, decl, facts)
     roll = rng.random()
     if roll < 0.2:
         size = rng.randrange(0, 13)

@@ -46,10 +46,9 @@ def play_scene(pair: Pair, game: int) -> list[Occurrence]:
     """
     options = pair.options
     rng = game_rng(options.seed, game, "scene")
-    hs = pair.handshake
+    decl = pair.decl
     facts = find_profile(options.profile)
-    players_choices = [p for p in hs.players if p in facts.players] or [min(facts.players)]
-    players = rng.choice(players_choices)
+    players = rng.choice(pair.player_counts)
     dealer = rng.randrange(players)
     roll = rng.random()
     if not pair.can_load:
@@ -90,7 +89,7 @@ def play_scene(pair: Pair, game: int) -> list[Occurrence]:
             # hands and the upcard, or one card off either way.
             perfect = players * facts.hand_size(deal) + 1
             setup["cut"] = perfect + rng.choice([0, 0, -1, 1])
-    policy = Policy(rng, hs, facts)
+    policy = Policy(rng, decl, facts)
     policy.greedy = True  # a scene's point is a close or a lay-off, not a random walk
     try:
         try:

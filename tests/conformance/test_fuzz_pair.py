@@ -8,6 +8,7 @@ import pytest
 from tests.conformance.fuzzkit import (
     PROXY,
     REFERENCE,
+    ROOT,
     run_fuzz,
 )
 
@@ -56,3 +57,20 @@ def test_a_deal_only_engine_is_fuzzed_from_decks() -> None:
     # Its scenes are dealt from decks too (no built state is sent).
     assert result.events.get("scene: deal", 0) > 0
     assert not any(k in result.events for k in ("scene: closing", "scene: run ends"))
+
+
+def test_the_fuzzer_reads_declarations_only_through_the_shared_view() -> None:
+    # issue 24: no judge reads a declaration on its own. The handshake is read twice: to
+    # build the Declarations (conformance/declarations.py) and to show it in the report.
+    package = ROOT / "conformance" / "fuzz"
+    uses = sorted(
+        f"{path.name}: {line.strip()}"
+        for path in package.glob("*.py")
+        for line in path.read_text(encoding="utf-8").splitlines()
+        if ".handshake" in line or "hs." in line
+    )
+    assert uses == [
+        "campaign.py: engine=pair.handshake.as_dict(),",
+        "pair.py: hs = self.engine.handshake",
+        "pair.py: self.handshake: Handshake = hs.for_profile(options.profile)",
+    ]

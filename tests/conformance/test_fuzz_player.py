@@ -10,6 +10,8 @@ import random
 
 import pytest
 
+from conformance.catalogue import load_catalogue
+from conformance.declarations import Declarations, declarations
 from conformance.engine import Handshake
 from conformance.fuzz.player import Policy, random_query
 from conformance.fuzz.states import built_state
@@ -24,14 +26,14 @@ HELLO = {
 }
 
 
-def _handshake(**extra: object) -> Handshake:
-    return Handshake.from_hello({**HELLO, **extra})
+def _declared(profile: str = "argentine", **extra: object) -> Declarations:
+    return declarations(Handshake.from_hello({**HELLO, **extra}), profile, load_catalogue())
 
 
-def _actions(seed: int, profile: str, hs: Handshake, n: int = 40) -> list[dict[str, object]]:
+def _actions(seed: int, profile: str, decl: Declarations, n: int = 40) -> list[dict[str, object]]:
     rng = random.Random(seed)
     facts = find_profile(profile)
-    policy = Policy(rng, hs, facts)
+    policy = Policy(rng, decl, facts)
     out = []
     for k in range(n):
         state = built_state(rng, 3, 1 + k % facts.deal_count, k % 3, [0, 0, 0], profile)
@@ -43,7 +45,7 @@ def _actions(seed: int, profile: str, hs: Handshake, n: int = 40) -> list[dict[s
 
 @pytest.mark.parametrize("profile", ["argentine", "chilean", "pagat", "perla"])
 def test_the_policy_proposes_protocol_actions_for_seats_of_the_game(profile: str) -> None:
-    actions = _actions(1, profile, _handshake())
+    actions = _actions(1, profile, _declared(profile))
     kinds = {a["type"] for a in actions}
     assert kinds <= ACTIONS
     assert {"draw_stock", "discard"} & kinds
@@ -54,17 +56,17 @@ def test_the_policy_proposes_protocol_actions_for_seats_of_the_game(profile: str
 
 
 def test_the_same_seed_proposes_the_same_actions() -> None:
-    hs = _handshake()
-    assert _actions(7, "argentine", hs) == _actions(7, "argentine", hs)
-    assert _actions(7, "argentine", hs) != _actions(8, "argentine", hs)
+    decl = _declared()
+    assert _actions(7, "argentine", decl) == _actions(7, "argentine", decl)
+    assert _actions(7, "argentine", decl) != _actions(8, "argentine", decl)
 
 
 def test_random_queries_are_protocol_requests_of_the_profile() -> None:
     rng = random.Random(3)
-    hs = _handshake()
+    decl = _declared("chilean")
     seen = set()
     for _ in range(200):
-        query = random_query(rng, hs, "chilean")
+        query = random_query(rng, decl, "chilean")
         seen.add(query["query"])
         assert query["profile"] == "chilean"
         if query["query"] == "check_meld":
