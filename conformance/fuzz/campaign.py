@@ -136,7 +136,7 @@ def fuzz(
             "profile": options.profile,
             "rulings": pair.rulings,
             "seed": options.seed,
-            "run_ends": pair.decl.run_ends,
+            "by_cards": pair.by_cards,
         }
         for finding in findings:
             if finding.divergence.op == "adapter" or interrupted is not None:

@@ -17,7 +17,15 @@ from conformance.profiles import find_profile
 from conformance.reachability import unreachable_problems
 from conformance.scenarios import load_file
 
-from .judge import expected_state, fair_reasons, field_of, lay_off_fair_reasons, new_game_check
+from .judge import (
+    expected_state,
+    fair_reasons,
+    field_of,
+    lay_off_fair_reasons,
+    new_game_check,
+    recycle_drawer,
+    recycled_in,
+)
 from .model import Divergence, Finding, Trace
 from .pair import Pair
 
@@ -31,7 +39,9 @@ def draft_scenario(
     person's check against the rules text (docs/adding-scenarios.md).
     """
     occ = finding.example
-    div = finding.divergence
+    # The example's own divergence: after shrinking, what the shrunk game showed (its
+    # mismatches name its own players and cards, not those of the game as found).
+    div = occ.divergence
     trace = occ.trace
     profile = pair_info["profile"]
     rulings: Mapping[str, str] = pair_info["rulings"]
@@ -45,7 +55,7 @@ def draft_scenario(
     doc: dict[str, Any] = {
         "id": scenario_id,
         "title": f"Fuzz draft: {div.op} ({div.kind}) under {div.rule}",
-        "rules": [div.rule],
+        "rules": list(div.rules or (div.rule,)),
         "source": (
             f"drafted from the reference by fuzz (seed {pair_info['seed']}, game {occ.game}); "
             "check every expectation against the rules text"
@@ -109,8 +119,22 @@ def draft_scenario(
         }
     steps = []
     befores = pair_info.get("befores") or [None] * len(trace.steps)
-    by_cards = pair_info.get("run_ends", "requested") == "requested"
-    for step, answer, before in zip(trace.steps, pair_info["answers"], befores, strict=True):
+    by_cards = pair_info.get("by_cards", True)
+    recycled, drawer = False, None
+    for n, (step, answer, before) in enumerate(
+        zip(trace.steps, pair_info["answers"], befores, strict=True), start=1
+    ):
+        if before is not None and answer.get("accepted"):
+            if recycled_in(before, answer.get("state") or {}, step.get("action")):
+                recycled, drawer = True, recycle_drawer(before, step.get("action"))
+                if n < len(trace.steps):
+                    doc["notes"] += (
+                        f"; step {n} recycles the stock, whose order is the engine's own "
+                        "(docs/protocol.md §6): the later steps follow the reference's order, "
+                        "so start the case after the recycle before it joins the corpus"
+                    )
+            else:
+                recycled, drawer = False, None
         if step["op"] == "act":
             out: dict[str, Any] = {"action": step["action"]}
         else:
@@ -133,8 +157,9 @@ def draft_scenario(
     if setup_op == "new_game" and not trace.steps:
         doc["final"] = new_game_check(ref_state)
     elif check_keys:
-        recycled = "stock_cards" in check_keys
-        full = expected_state(ref_state, recycled)
+        # After a recycle the stock's order and the card drawn from it are the engine's:
+        # the draft pins their sizes and the other hands, never which card was drawn.
+        full = expected_state(ref_state, recycled=recycled, drawer=drawer)
         final = {k: full[k] for k in check_keys if k in full}
         if final:
             if steps:
@@ -164,6 +189,10 @@ def draft_problems(doc: Mapping[str, Any], catalogue: Catalogue) -> list[str]:
     return [str(e) for e in loaded.errors]
 
 
+#: State-check keys a draft may pin besides the exact ones (compare.py's EXACT_KEYS).
+PINNED = ("stock_cards", "stock", "stock_size", "hands", "hand_sizes", "table", "discard")
+
+
 def _check_keys(div: Divergence) -> list[str]:
     """The state-check keys a draft pins: the fields that differed."""
     if div.kind not in ("state", "setup"):
@@ -171,8 +200,10 @@ def _check_keys(div: Divergence) -> list[str]:
     keys = []
     for text in div.mismatches:
         name = field_of(text.split(":", 1)[0])
-        if name in EXACT_KEYS or name in ("stock_cards", "stock", "hands", "table", "discard"):
+        if name in EXACT_KEYS or name in PINNED:
             keys.append(name)
+        if name in ("hands", "stock"):
+            keys += ["hand_sizes", "stock_size"]  # what a recycle's check holds instead
     return sorted(set(keys))
 
 

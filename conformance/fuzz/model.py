@@ -92,6 +92,12 @@ class Divergence:
     ``setup`` (a dealt or loaded state), ``check`` (a melds query) or ``error``."""
     summary: str
     mismatches: list[str]
+    disputed: bool = False
+    """True when a disputed point decides it (a wild upcard, a run's length): its rules
+    then name the points that govern ``rule`` (:func:`~conformance.fuzz.judge.deciding_rules`)."""
+    rules: tuple[str, ...] = ()
+    """Every rule that decides it, ``rule`` first, in the profile's own IDs (set when the
+    occurrence is filed under its profile; empty before)."""
 
     @property
     def key(self) -> str:

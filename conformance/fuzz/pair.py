@@ -25,19 +25,26 @@ from conformance.engine import EngineSession, Handshake
 from conformance.errors import EngineError, EngineReportedError
 
 from .judge import (
+    DEAL_OPS,
     OP_RULES,
+    RUN_LENGTH_RULE,
     answer_outcome,
     canonical_state,
     classify_state,
     expected_state,
     field_of,
+    length_decides,
     new_game_check,
+    pool_mismatches,
     reason_rule,
+    recycle_drawer,
+    recycled_in,
     reference_rulings,
     same_fair_family,
     same_reason,
 )
 from .model import Divergence, FuzzOptions
+from .readings import alternatives
 from .states import built_state
 
 
@@ -100,8 +107,9 @@ class Pair:
         self.reasons = "reasons" in decl.capabilities
         self.runs_as_sets = decl.runs_as_sets
         #: A lay-off's reason is judged by its cards at the named end (the engine takes
-        #: the end it is asked for); else by family (it may have judged another end).
-        self.by_cards = decl.run_ends == "requested"
+        #: the end it is asked for, its jokers where they are listed); else by family (it
+        #: may have judged another end, or its joker standing elsewhere).
+        self.by_cards = decl.run_ends == "requested" and decl.run_order == "listed"
         self.can_load = "turns" in decl.capabilities
         self.can_deal = "deals" in decl.capabilities
         self.can_query = "melds" in decl.capabilities
@@ -246,7 +254,7 @@ class Pair:
                 new_game_check(ref["state"]), eng["state"], unmodelled=self.decl.unmodelled
             )
         else:
-            found = self._state_diff(ref["state"], eng["state"], recycled=False)
+            found = self._state_diff(ref["state"], eng["state"], recycled=False, first_turn=op)
         if found:
             return classify_state(op, found, ref["state"], eng["state"], kind="setup")
         self._resync(allowed=op == "load_state" or self.can_load)
@@ -273,36 +281,32 @@ class Pair:
                 f"engine answered {exc.kind}",
                 [str(exc)],
             )
+        if action is not None and eng.get("accepted") and not ref.get("accepted"):
+            ref = self._fair_reading(before, action, ref)
         ref_after, eng_after = ref["state"], eng["state"]
-        if (
-            ref.get("accepted") != eng.get("accepted")
-            and action is not None
-            and self.decl.run_ends != "requested"
-        ):
-            ref, ref_after = self._other_end(before, action, ref, eng)
-        recycled = bool(
-            action is not None
-            and action["type"] == "draw_stock"
-            and not before["stock"]
-            and ref.get("accepted")
-        )
+        accepted = bool(ref.get("accepted"))
+        recycled = accepted and recycled_in(before, ref_after, action)
+        drawer = recycle_drawer(before, action) if recycled else None
         self.ref_state, self.eng_state = ref_after, eng_after
-        if bool(ref.get("accepted")) != bool(eng.get("accepted")):
-            reason = ref.get("reason") if not ref.get("accepted") else eng.get("reason")
-            rule = reason_rule(self.catalogue, reason if isinstance(reason, str) else None, label)
+        if accepted != bool(eng.get("accepted")):
+            reason = ref.get("reason") if not accepted else eng.get("reason")
+            rule, disputed = self._answer_rule(label, action or {}, before, ref, reason)
             shown = answer_outcome(eng) if self.reasons or eng.get("accepted") else "rejected"
             summary = f"reference {answer_outcome(ref)}, engine {shown}"
-            return Divergence(rule, label, "outcome", summary, [f"{label}: {summary}"])
-        if not ref.get("accepted"):
+            mismatch = [f"{label}: {summary}"]
+            return Divergence(rule, label, "outcome", summary, mismatch, disputed=disputed)
+        if not accepted:
             if self.reasons and not same_reason(
                 ref.get("reason"), eng.get("reason"), action, before, by_cards=self.by_cards
             ):
-                rule = reason_rule(self.catalogue, ref.get("reason"), label)
+                rule, disputed = self._answer_rule(
+                    label, action or {}, before, ref, ref.get("reason")
+                )
                 summary = (
                     f"reference rejected ({ref.get('reason')}), "
                     f"engine rejected ({eng.get('reason')})"
                 )
-                return Divergence(rule, label, "reason", summary, [summary])
+                return Divergence(rule, label, "reason", summary, [summary], disputed=disputed)
             changed = compare_unchanged(eng_before, eng_after, unmodelled=self.decl.unmodelled)
             if changed:
                 return Divergence(
@@ -315,7 +319,11 @@ class Pair:
                 )
             return None
         count_events(self.events, label, before, ref_after, recycled)
-        found = self._state_diff(ref_after, eng_after, recycled=recycled)
+        found = self._state_diff(
+            ref_after, eng_after, recycled=recycled, drawer=drawer, first_turn=label
+        )
+        if drawer is not None:
+            found += pool_mismatches(ref_after, eng_after, before, drawer)
         if found:
             return classify_state(
                 label, found, ref_after, eng_after, kind="state", recycled=recycled
@@ -323,47 +331,69 @@ class Pair:
         self._resync(allowed=not deal_mode)
         return None
 
-    def _other_end(
+    def _answer_rule(
         self,
-        before: dict[str, Any],
-        action: Mapping[str, Any],
-        ref: dict[str, Any],
-        eng: dict[str, Any],
-    ) -> tuple[dict[str, Any], dict[str, Any]]:
-        """An engine that picks run ends itself (``run_ends: engine``): try the other end."""
-        key = (
-            "end"
-            if action["type"] == "lay_off"
-            else "to"
-            if action["type"] == "swap_joker"
-            else None
-        )
-        if (
-            key is None
-            or action.get(key) not in ("low", "high")
-            or ref.get("accepted")
-            or not eng.get("accepted")
-        ):
-            return ref, ref["state"]
-        other = {**action, key: "high" if action[key] == "low" else "low"}
+        label: str,
+        request: Mapping[str, Any],
+        before: Mapping[str, Any],
+        ref: Mapping[str, Any],
+        reason: Any,
+    ) -> tuple[str, bool]:
+        """The rule an outcome or reason divergence is filed under, and whether a disputed
+        point decides it: the run-length rule for a run of 14 cards it decides, else the
+        reason's rule, else the op's."""
+        if length_decides(label, request, before, ref):
+            return RUN_LENGTH_RULE, True
+        return reason_rule(
+            self.catalogue, reason if isinstance(reason, str) else None, label
+        ), False
+
+    def _fair_reading(
+        self, before: dict[str, Any], action: Mapping[str, Any], ref: dict[str, Any]
+    ) -> dict[str, Any]:
+        """The reference's answer under a reading the engine may have taken (readings.py):
+        another end (``run_ends: engine``), another arrangement of the run acted on
+        (``run_order: engine``); ``ref`` when it refuses them all."""
+        decl = self.decl
+        ends, order = decl.run_ends == "engine", decl.run_order == "engine"
+        if not (ends or order):
+            return ref
+        profile = self.options.profile
+        for table, other in alternatives(before, action, ends=ends, order=order):
+            state = {**strip_private(before), "profile": profile}
+            if table is not None:
+                state["table"] = table
+            try:
+                self.reference.request("load_state", state=state)
+            except EngineReportedError:
+                continue  # that arrangement is not a table the reference holds
+            alt = self.reference.request("act", action=other)
+            if alt.get("accepted"):
+                self.events["engine's reading"] += 1
+                return alt
         self.reference.request(
-            "load_state", state={**strip_private(before), "profile": self.options.profile}
+            "load_state", state={**strip_private(ref["state"]), "profile": profile}
         )
-        alt = self.reference.request("act", action=other)
-        if alt.get("accepted"):
-            return alt, alt["state"]
-        self.reference.request(
-            "load_state", state={**strip_private(ref["state"]), "profile": self.options.profile}
-        )
-        return ref, ref["state"]
+        return ref
 
     def _state_diff(
-        self, ref_state: Mapping[str, Any], eng_state: Mapping[str, Any], *, recycled: bool
+        self,
+        ref_state: Mapping[str, Any],
+        eng_state: Mapping[str, Any],
+        *,
+        recycled: bool,
+        drawer: int | None = None,
+        first_turn: str = "",
     ) -> list[Mismatch]:
+        """The state check's mismatches. After an op that starts a deal (``first_turn``),
+        who moves first reads the dealer: not compared for an engine that keeps none."""
+        unmodelled = self.decl.unmodelled
+        if first_turn in DEAL_OPS and not self.decl.models("dealer"):
+            unmodelled = unmodelled | {"turn"}
         return compare_state(
-            expected_state(ref_state, recycled),
+            expected_state(ref_state, recycled=recycled, drawer=drawer),
             eng_state,
-            unmodelled=self.decl.unmodelled,
+            unmodelled=unmodelled,
             runs_as_sets=self.runs_as_sets,
         )
 
@@ -384,19 +414,19 @@ class Pair:
             return None, ref
         if ref.get("valid") != eng.get("valid"):
             reason = ref.get("reason") if not ref.get("valid") else eng.get("reason")
-            rule = reason_rule(self.catalogue, reason if isinstance(reason, str) else None, op)
+            rule, disputed = self._answer_rule(op, fields, {}, ref, reason)
             summary = f"reference valid={ref.get('valid')}, engine valid={eng.get('valid')}"
             if not ref.get("valid") and ref.get("reason"):
                 summary += f" (reference: {ref['reason']})"
-            return Divergence(rule, op, "check", summary, [summary]), ref
+            return Divergence(rule, op, "check", summary, [summary], disputed=disputed), ref
         if (
             self.reasons
             and ref.get("valid") is False
             and not same_fair_family(ref.get("reason"), eng.get("reason"))
         ):
-            rule = reason_rule(self.catalogue, ref.get("reason"), op)
+            rule, disputed = self._answer_rule(op, fields, {}, ref, ref.get("reason"))
             summary = f"reference reason {ref.get('reason')}, engine reason {eng.get('reason')}"
-            return Divergence(rule, op, "reason", summary, [summary]), ref
+            return Divergence(rule, op, "reason", summary, [summary], disputed=disputed), ref
         return None, ref
 
 

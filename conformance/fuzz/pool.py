@@ -17,6 +17,7 @@ from conformance.errors import EngineError
 from conformance.profiles import ProfileData, find_profile
 
 from .games import play_main
+from .judge import filed
 from .model import Divergence, FuzzOptions, Occurrence, Trace
 from .pair import Pair
 from .scenes import play_scene
@@ -83,7 +84,7 @@ def play_one(
         except EngineError:
             can_go_on = False
     # A profile that states a rule its own way cites its own ID (CHILE-CARDS-1).
-    return [in_profile(occ, facts) for occ in found], played, can_go_on
+    return [in_profile(occ, facts, pair.catalogue) for occ in found], played, can_go_on
 
 
 def play_in_processes(
@@ -196,9 +197,6 @@ def _worker_process(
         results.put(("done", PairStats.of(pair)))
 
 
-def in_profile(occ: Occurrence, facts: ProfileData) -> Occurrence:
-    """``occ`` citing the rule ID under which ``facts``' profile states its rule."""
-    rule = facts.rule_id(occ.divergence.rule)
-    if rule == occ.divergence.rule:
-        return occ
-    return replace(occ, divergence=replace(occ.divergence, rule=rule))
+def in_profile(occ: Occurrence, facts: ProfileData, catalogue: Catalogue) -> Occurrence:
+    """``occ`` citing the rules that decide it as ``facts``' profile states them."""
+    return replace(occ, divergence=filed(occ.divergence, facts, catalogue))

@@ -26,6 +26,7 @@ def finding_dict(finding: Finding) -> dict[str, Any]:
     return {
         "key": finding.divergence.key,
         "rule": finding.divergence.rule,
+        "rules": list(finding.divergence.rules or (finding.divergence.rule,)),
         "op": finding.divergence.op,
         "kind": finding.divergence.kind,
         "summary": finding.divergence.summary,
@@ -36,7 +37,8 @@ def finding_dict(finding: Finding) -> dict[str, Any]:
             "steps": len(occ.trace.steps),
             "players": occ.trace.size()[1] or None,
             "shrunk": finding.shrunk,
-            "mismatches": finding.divergence.mismatches,
+            # The example's own: a shrunk example's mismatches are the shrunk game's.
+            "mismatches": occ.divergence.mismatches,
             "trace": occ.trace.as_dict(),
         },
         "scenario": finding.scenario,

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
-from dataclasses import replace
 from typing import Any, Final
 
 from conformance.compare import strip_private
@@ -14,6 +13,7 @@ from conformance.errors import EngineError, EngineReportedError
 from conformance.profiles import find_profile
 from conformance.scenarios import fill_after
 
+from .judge import filed
 from .model import Divergence, Occurrence, Trace
 from .pair import EndGame, Pair
 
@@ -21,16 +21,26 @@ from .pair import EndGame, Pair
 SHRINK_BUDGET: Final = 150
 
 
-def _replay(pair: Pair, trace: Trace, key: str) -> int | None:
+def _replay(
+    pair: Pair, trace: Trace, key: str, shown: list[Divergence] | None = None
+) -> int | None:
     """Replay ``trace``; the index of the step where divergence ``key`` shows, else None.
 
     ``-1`` means the setup itself diverges that way. Any other divergence first is None.
-    ``key`` cites the profile's own rule IDs, as findings do (:func:`in_profile`).
+    ``key`` cites the profile's own rule IDs, as findings do (:func:`~.judge.filed`); the
+    divergence as this replay shows it is appended to ``shown``.
     """
     facts = find_profile(pair.options.profile)
 
     def same(found: Divergence | None) -> bool:
-        return found is not None and replace(found, rule=facts.rule_id(found.rule)).key == key
+        if found is None:
+            return False
+        found = filed(found, facts, pair.catalogue)
+        if found.key != key:
+            return False
+        if shown is not None:
+            shown.append(found)
+        return True
 
     try:
         if trace.setup["op"] == "query":
@@ -209,9 +219,12 @@ def _without_player(
 
 
 def _found_again(pair: Pair, occurrence: Occurrence, trace: Trace) -> Occurrence:
-    """Replay ``trace`` once more and keep the reference's answers along it."""
-    _replay(pair, trace, occurrence.divergence.key)
-    return Occurrence(occurrence.game, occurrence.divergence, trace, {"state": pair.ref_state})
+    """Replay ``trace`` once more and keep the reference's answers along it, and the
+    divergence as the shrunk game shows it (its own players and cards)."""
+    shown: list[Divergence] = []
+    _replay(pair, trace, occurrence.divergence.key, shown)
+    divergence = shown[-1] if shown else occurrence.divergence
+    return Occurrence(occurrence.game, divergence, trace, {"state": pair.ref_state})
 
 
 def _shrink_query(pair: Pair, occurrence: Occurrence, budget: list[int]) -> Occurrence:
@@ -247,5 +260,8 @@ def _shrink_query(pair: Pair, occurrence: Occurrence, budget: list[int]) -> Occu
                 break
     if setup == occurrence.trace.setup:
         return occurrence
-    _, ref = pair.query({k: v for k, v in setup.items() if k != "op"})
-    return Occurrence(occurrence.game, occurrence.divergence, Trace(setup), ref)
+    found, ref = pair.query({k: v for k, v in setup.items() if k != "op"})
+    facts = find_profile(pair.options.profile)
+    shown = filed(found, facts, pair.catalogue) if found is not None else None
+    divergence = shown if shown is not None and shown.key == key else occurrence.divergence
+    return Occurrence(occurrence.game, divergence, Trace(setup), ref)

@@ -8,6 +8,7 @@ seconds and gives the same findings on every run: nothing depends on timing.
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -26,6 +27,9 @@ SCHEMA = json.loads((ROOT / "conformance/schemas/fuzz-report.schema.json").read_
 REFERENCE = [sys.executable, "-m", "reference.adapter"]
 PROXY = [sys.executable, str(ROOT / "tests" / "fake_adapters" / "real_engine_proxy.py")]
 CATALOGUE = load_catalogue()
+#: The reference behind the choices the protocol leaves to an engine (recycled order, no
+#: dealer, its own joker placement), tests/fake_adapters/house_engine_proxy.py.
+HOUSE = [sys.executable, str(ROOT / "tests" / "fake_adapters" / "house_engine_proxy.py")]
 #: Steps a game in the mutant subsets, as in the sweep.
 SWEEP_STEPS = 120
 
@@ -76,3 +80,29 @@ def cli(*args: str) -> subprocess.CompletedProcess[str]:
         cwd=ROOT,
         timeout=300,
     )
+
+
+def draft_disagreements(finding: dict[str, Any]) -> list[str]:
+    """Where a finding's draft and example disagree (issue 24): the notes describe the
+    example's own divergence, and name only seats of the draft's own game."""
+    doc, example = finding.get("scenario"), finding["example"]
+    if not doc:
+        return []
+    problems = []
+    notes = "; ".join(example["mismatches"])[:500]
+    if not doc["notes"].startswith(notes):
+        problems.append(f"notes {doc['notes']!r} are not the example's {notes!r}")
+    setup = doc.get("setup") or {}
+    given = setup.get("state") or setup.get("deal") or setup.get("new_game") or {}
+    players = given.get("players")
+    if players is None:
+        return problems
+    if example["players"] not in (None, players):
+        problems.append(f"the example says {example['players']} players, the draft {players}")
+    seats = [int(n) for n in re.findall(r"(?:hands|opened|totals|deal_scores)\[(\d+)\]", notes)]
+    for pair in re.findall(r"\bturn: expected (\d+), got (\d+)", notes):
+        seats += [int(n) for n in pair]
+    problems += [f"seat {n} in a {players}-player game" for n in seats if n >= players]
+    if finding.get("rules") and doc["rules"] != finding["rules"]:
+        problems.append(f"the draft cites {doc['rules']}, the finding {finding['rules']}")
+    return problems

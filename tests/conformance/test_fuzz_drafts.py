@@ -12,10 +12,12 @@ from pathlib import Path
 import pytest
 import yaml
 
+from conformance import fuzz
 from tests.conformance.fuzzkit import (
     CATALOGUE,
     REFERENCE,
     SWEEP_STEPS,
+    draft_disagreements,
     grade,
     run_fuzz,
     write_drafts,
@@ -53,6 +55,9 @@ def test_fuzzing_a_mutant_finds_it_and_drafts_a_killing_scenario(name: str, tmp_
     game = SUBSET[name]
     result = run_fuzz(argv, games=game + 1, only_games=(game,), max_steps=SWEEP_STEPS)
     assert result.findings, f"{name}: no divergence in game {game}"
+    # A draft's notes, setup and example agree (they describe the shrunk game).
+    for finding in fuzz.report_dict(result)["findings"]:
+        assert draft_disagreements(finding) == [], finding
     drafts = write_drafts(result, tmp_path)
     assert drafts
     for path in drafts:
@@ -180,6 +185,9 @@ def test_fuzzing_a_profiles_mutant_drafts_a_scenario_of_that_profile_that_kills_
     held = {*CATALOGUE.rules_for(profile), *CATALOGUE.disputes_for(profile)}
     for finding in result.findings:
         assert finding.divergence.rule in held, finding.divergence
+        assert set(finding.divergence.rules) <= held, finding.divergence
+    for finding_doc in fuzz.report_dict(result)["findings"]:
+        assert draft_disagreements(finding_doc) == [], finding_doc
     for path in write_drafts(result, tmp_path):
         document = yaml.safe_load(path.read_text())
         assert document["profiles"] == [profile]
@@ -187,3 +195,44 @@ def test_fuzzing_a_profiles_mutant_drafts_a_scenario_of_that_profile_that_kills_
             assert grade(REFERENCE, path, profile) == "pass", path.read_text()
             return
     pytest.fail(f"{name}: no draft fails the mutant")
+
+
+# --------------------------------------------------------------------------- attribution
+
+
+@pytest.mark.parametrize(
+    ("profile", "point", "option", "game", "rules"),
+    [
+        # A 14-card run that pagat refuses (PAGAT-RUN-4, DISPUTE-57), not MELD-RUN-1.
+        ("pagat", "DISPUTE-57", "allowed", 3, ["PAGAT-RUN-4", "DISPUTE-57", "DISPUTE-12"]),
+        # A joker upcard buried: the upcard rule and DISPUTE-09, not DEAL-3.
+        ("argentine", "DISPUTE-09", "bury", 2, ["DEAL-4", "DISPUTE-09"]),
+    ],
+)
+def test_findings_cite_the_rules_that_decide_them(
+    profile: str, point: str, option: str, game: int, rules: list[str]
+) -> None:
+    # The engine plays the profile's option; the reference is told to play the other.
+    result = run_fuzz(
+        REFERENCE,
+        games=game + 1,
+        only_games=(game,),
+        profile=profile,
+        reference_rulings=((point, option),),
+    )
+    assert result.findings
+    for finding in fuzz.report_dict(result)["findings"]:
+        assert (finding["rule"], finding["rules"]) == (rules[0], rules), finding["key"]
+        assert finding["scenario"]["rules"] == rules
+        assert draft_disagreements(finding) == []
+
+
+def test_a_findings_draft_describes_its_own_example() -> None:
+    # first_turn_dealer shows in several games; the smallest example (two players, found
+    # after a larger one) once carried the notes of the first (``turn: expected 0, got 3``
+    # beside ``players: 2``). Notes, setup and example now all come from the example.
+    result = run_fuzz(harness.mutant_argv("first_turn_dealer"), games=6, max_steps=SWEEP_STEPS)
+    findings = fuzz.report_dict(result)["findings"]
+    assert any(f["count"] > 1 and f["scenario"] for f in findings)
+    for finding in findings:
+        assert draft_disagreements(finding) == [], finding

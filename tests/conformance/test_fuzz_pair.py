@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from tests.conformance.fuzzkit import (
+    HOUSE,
     PROXY,
     REFERENCE,
     ROOT,
@@ -74,3 +75,41 @@ def test_the_fuzzer_reads_declarations_only_through_the_shared_view() -> None:
         "pair.py: hs = self.engine.handshake",
         "pair.py: self.handshake: Handshake = hs.for_profile(options.profile)",
     ]
+
+
+# --------------------------------------------------------------------------- the protocol's leeway
+
+
+@pytest.mark.parametrize(
+    ("flag", "game", "event"),
+    [
+        # docs/protocol.md §6: a recycled stock's order (so the card drawn from it).
+        ("--recycle-order", 1, "recycle"),
+        # §2 unmodelled dealer: who moves first in a deal reads the dealer.
+        ("--no-dealer", 0, "next_deal"),
+        # §2 run_order engine: where its jokers stand, and so where a card fits.
+        ("--jokers-low", 6, "engine's reading"),
+    ],
+)
+def test_what_the_protocol_leaves_to_the_engine_is_never_a_divergence(
+    flag: str, game: int, event: str
+) -> None:
+    result = run_fuzz([*HOUSE, flag], games=game + 1, only_games=(game,))
+    assert result.events.get(event, 0) > 0, result.events  # the leeway was used
+    assert result.findings == [], [f.divergence.mismatches for f in result.findings]
+
+
+@pytest.mark.parametrize(
+    ("flag", "game", "fields"),
+    [("--no-dealer", 0, {"dealer", "turn"}), ("--jokers-low", 1, {"table"})],
+)
+def test_the_same_behaviour_undeclared_is_found(flag: str, game: int, fields: set[str]) -> None:
+    result = run_fuzz([*HOUSE, flag, "--undeclared"], games=game + 1, only_games=(game,))
+    found = {f.divergence.summary.removeprefix("state differs in ") for f in result.findings}
+    assert found & fields, found
+
+
+def test_every_leeway_at_once_in_another_profile_is_never_a_divergence() -> None:
+    flags = ["--recycle-order", "--no-dealer", "--jokers-low"]
+    result = run_fuzz([*HOUSE, *flags], games=3, profile="pagat")
+    assert result.findings == [], [f.divergence.mismatches for f in result.findings]
