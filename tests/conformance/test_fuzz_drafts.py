@@ -236,3 +236,36 @@ def test_a_findings_draft_describes_its_own_example() -> None:
     assert any(f["count"] > 1 and f["scenario"] for f in findings)
     for finding in findings:
         assert draft_disagreements(finding) == [], finding
+
+
+def test_a_draft_ending_in_a_recycle_never_pins_the_card_drawn() -> None:
+    # docs/protocol.md §6: the recycled order is the engine's, so is the card drawn from it.
+    before = {
+        "profile": "argentine", "players": 2, "deal_number": 1, "dealer": 1, "turn": 0,
+        "phase": "draw", "hands": [["AS"] * 11, ["KD"] * 11], "opened": [False, False],
+        "turn_opened": False, "table": [], "stock": [], "discard": ["2C", "3C", "4C", "5C"],
+        "totals": [0, 0], "deal_scores": None, "closer": None, "winners": None,
+    }  # fmt: skip
+    after = {**before, "phase": "play", "hands": [["AS"] * 11 + ["4C"], ["KD"] * 11],
+             "stock": ["3C", "5C"], "discard": ["2C"]}  # fmt: skip
+    step = {"op": "act", "action": {"type": "draw_stock", "player": 0}}
+    divergence = fuzz.Divergence(
+        "STOCK-1", "draw_stock", "state", "state differs in discard, hands",
+        ["discard: expected [2♣], got []", "hands[0] and stock (the recycled pool): ..."],
+        rules=("STOCK-1",),
+    )  # fmt: skip
+    example = fuzz.Occurrence(
+        0, divergence, fuzz.Trace({"op": "load_state", "state": before}, [step]), {"state": after}
+    )
+    info = {
+        "profile": "argentine",
+        "rulings": {},
+        "seed": 0,
+        "answers": [{"accepted": True, "state": after}],
+        "befores": [before],
+    }
+    doc = fuzz.draft_scenario(fuzz.Finding(divergence, 1, [0], example), "cc-8000", info, CATALOGUE)
+    pinned = doc["steps"][-1]["state"]
+    assert pinned["discard"] == ["2C"]
+    assert pinned["hands"] == {1: ["KD"] * 11} and pinned["hand_sizes"] == [12, 11]
+    assert pinned["stock_size"] == 2 and "stock" not in pinned and "stock_cards" not in pinned
