@@ -4,13 +4,18 @@ pair of adapters, their counters summed afterwards."""
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
-import queue as queue_module
+import signal
 import threading
+import time
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from multiprocessing.connection import Connection, wait
+from multiprocessing.process import BaseProcess
+from types import FrameType
+from typing import Any, Final, cast
 
 from conformance.catalogue import Catalogue
 from conformance.errors import EngineError
@@ -87,6 +92,13 @@ def play_one(
     return [in_profile(occ, facts, pair.catalogue) for occ in found], played, can_go_on
 
 
+#: Seconds the workers get, once a campaign is stopped, to finish the game under way
+#: before they are told to end (SIGTERM): their adapters are then closed at once.
+STOP_GRACE: Final = 2.0
+#: Seconds a worker told to end gets to close its adapters before it is killed.
+END_GRACE: Final = 5.0
+
+
 def play_in_processes(
     engine_argv: Sequence[str],
     options: FuzzOptions,
@@ -104,97 +116,141 @@ def play_in_processes(
     seeded by its index, so which process plays it does not change its findings.
     ``record`` receives each game's occurrences and steps as they arrive; the processes'
     counters are returned.
+
+    Each worker has a pipe of its own and is handed one game at a time: no queue, lock or
+    semaphore is shared, so nothing needs multiprocessing's resource tracker, and a worker
+    that dies leaves no lock held. Once ``stop`` is set (or a signal interrupts the main
+    thread) no game is handed out; the workers get :data:`STOP_GRACE` seconds to finish the
+    game under way, then SIGTERM, which closes their adapters (a hung adapter included),
+    and :data:`END_GRACE` seconds more before they are killed.
     """
     context = multiprocessing.get_context("spawn")  # no fork of a process with threads
-    todo = context.Queue()
-    results = context.Queue()
-    halt = context.Event()
-    for game in games:
-        todo.put(game)
-    for _ in range(workers):
-        todo.put(None)
+    todo = list(reversed(games))
     args = (list(engine_argv), options, catalogue, dict(env) if env is not None else None)
-    procs = [
-        context.Process(target=_worker_process, args=(*args, todo, results, halt), daemon=True)
-        for _ in range(workers)
-    ]
-    for proc in procs:
+    links: dict[Connection, BaseProcess] = {}
+    for _ in range(workers):
+        mine, theirs = context.Pipe()
+        proc = context.Process(target=worker_process, args=(*args, theirs), daemon=True)
         proc.start()
+        theirs.close()  # the worker's end lives in the worker only: EOF when it is gone
+        links[mine] = proc
     stats: list[PairStats] = []
     failures: list[str] = []
-    finished = 0
-    gone = False
+    open_links = dict(links)
+
+    def hand_out(link: Connection) -> None:
+        game = todo.pop() if todo and not stop.is_set() else None
+        try:
+            link.send(game)
+        except OSError:
+            open_links.pop(link, None)  # the worker is gone; its EOF is read below
+
+    stopped_at: float | None = None
     try:
-        while finished < workers:
-            if stop.is_set():
-                halt.set()
-            try:
-                message = results.get(timeout=0.5)
-            except queue_module.Empty:
-                if gone:
-                    break  # every worker was gone and all they sent has been read
-                # A worker that exited has flushed its messages to the queue first: read
-                # once more after seeing them all gone, so that none is lost.
-                gone = not any(proc.is_alive() for proc in procs)
-                continue
-            kind = message[0]
-            if kind == "game":
-                record(message[1], message[2], message[3])
-            elif kind == "done":
-                stats.append(message[1])
-                finished += 1
-            elif kind == "failed":
-                failures.append(message[1])
-                finished += 1
-            elif kind == "gave_up":
-                stop.set()  # the engine cannot be restarted: keep what was played
-                halt.set()
+        for link in list(open_links):
+            hand_out(link)
+        while open_links:
+            if stop.is_set() and stopped_at is None:
+                stopped_at = time.monotonic()
+            if stopped_at is not None and time.monotonic() - stopped_at > STOP_GRACE:
+                break  # the workers still playing are ended below
+            for ready in wait(list(open_links), timeout=0.5):
+                link = cast(Connection, ready)
+                try:
+                    message = link.recv()
+                except (EOFError, OSError):
+                    open_links.pop(link, None)  # it died: its games are not counted
+                    continue
+                kind = message[0]
+                if kind == "game":
+                    record(message[1], message[2], message[3])
+                    hand_out(link)
+                elif kind == "done":
+                    stats.append(message[1])
+                    open_links.pop(link, None)
+                elif kind == "failed":
+                    failures.append(message[1])
+                    open_links.pop(link, None)
+                elif kind == "gave_up":
+                    stop.set()  # the engine cannot be restarted: keep what was played
     finally:
-        halt.set()
-        for proc in procs:
-            proc.join(timeout=10)
-            if proc.is_alive():
-                proc.kill()
-                proc.join()
+        _end_workers(links)
     if failures and not stats:
         raise EngineError(failures[0])
     return stats
 
 
-def _worker_process(
+def _end_workers(links: Mapping[Connection, BaseProcess]) -> None:
+    """Tell every worker still running to end (SIGTERM: it closes its adapters), wait a
+    bounded time, then kill what is left; close the pipes."""
+    for link in links:
+        with contextlib.suppress(OSError):
+            link.send(None)
+    deadline = time.monotonic() + 1.0
+    for proc in links.values():
+        proc.join(timeout=max(0.0, deadline - time.monotonic()))
+    for proc in links.values():
+        if proc.is_alive():
+            proc.terminate()
+    deadline = time.monotonic() + END_GRACE
+    for proc in links.values():
+        proc.join(timeout=max(0.0, deadline - time.monotonic()))
+        if proc.is_alive():
+            proc.kill()
+            proc.join()
+    for link in links:
+        link.close()
+
+
+def worker_process(
     engine_argv: list[str],
     options: FuzzOptions,
     catalogue: Catalogue,
     env: dict[str, str] | None,
-    todo: Any,
-    results: Any,
-    halt: Any,
+    link: Connection,
 ) -> None:
-    """One worker process of :func:`play_in_processes`: a pair plays games from ``todo``
-    until it reads None or ``halt`` is set, sending each game's occurrences to ``results``
-    and, at the end, its counters."""
+    """One worker process of :func:`play_in_processes`: a pair plays the games it is
+    handed on ``link`` until it is handed None, sending each game's occurrences back and,
+    at the end, its counters.
+
+    Ctrl-C reaches the whole foreground process group, workers included: they ignore it
+    and let the main process decide (it sends None, then SIGTERM). SIGTERM ends the game
+    under way at once and closes the pair's adapters, however they hang.
+    """
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+    def ended(signum: int, frame: FrameType | None) -> None:
+        raise SystemExit(128 + signum)
+
+    signal.signal(signal.SIGTERM, ended)
     facts = find_profile(options.profile)
+    never = threading.Event()
+    pair: Pair | None = None
     try:
-        pair = Pair(engine_argv, options, catalogue, env=env)
-    except EngineError as exc:
-        results.put(("failed", str(exc)))
-        return
-    try:
-        while not halt.is_set():
-            game = todo.get()
+        try:
+            pair = Pair(engine_argv, options, catalogue, env=env)
+        except EngineError as exc:
+            link.send(("failed", str(exc)))
+            return
+        while True:
+            game = link.recv()
             if game is None:
                 break
-            outcome = play_one(pair, game, facts, halt)
+            outcome = play_one(pair, game, facts, never)
             if outcome is None:
                 break
             found, steps, can_go_on = outcome
-            results.put(("game", game, found, steps))
+            link.send(("game", game, found, steps))
             if not can_go_on:
-                results.put(("gave_up",))
+                link.send(("gave_up",))
                 break
+        link.send(("done", PairStats.of(pair)))
+    except (EOFError, OSError):
+        pass  # the main process has gone: nothing to report to
     finally:
-        pair.close()
-        results.put(("done", PairStats.of(pair)))
+        if pair is not None:
+            pair.close()
+        link.close()
 
 
 def in_profile(occ: Occurrence, facts: ProfileData, catalogue: Catalogue) -> Occurrence:
