@@ -29,8 +29,10 @@ How the parts fit, from the bottom up:
 - :mod:`~conformance.fuzz.shrink`: a smaller reproduction of a finding;
 - :mod:`~conformance.fuzz.drafts`: a finding as a draft scenario;
 - :mod:`~conformance.fuzz.campaign`: :func:`fuzz`, the campaign that ties these together;
-- :mod:`~conformance.fuzz.report`: the JSON report, the drafts on disk, shard merges and the
-  summary.
+- :mod:`~conformance.fuzz.report`: the JSON report, the drafts on disk and the summary;
+- :mod:`~conformance.fuzz.merge`: shard reports read within bounds and merged;
+- :mod:`~conformance.fuzz.command`: the ``fuzz`` command as a library call: the campaign
+  or the merge, the files written, and the outcome with its exit code.
 
 A library user needs only the names below: ``fuzz(argv, FuzzOptions(...), catalogue)``,
 then ``report_dict``, ``write_outputs`` and ``summary``; ``merge_reports`` for shards.
@@ -47,6 +49,7 @@ from .judge import (
     reference_rulings,
     same_fair_family,
 )
+from .merge import merge_reports, read_report
 from .model import (
     DEFAULT_MAX_STEPS,
     FIRST_DRAFT_ID,
@@ -60,7 +63,15 @@ from .model import (
     game_indices,
     parse_shard,
 )
-from .report import REPORT_VERSION, finding_dict, merge_reports, report_dict, summary, write_outputs
+from .report import (
+    REPORT_VERSION,
+    finding_dict,
+    report_dict,
+    report_text,
+    summary,
+    unstarted_report,
+    write_outputs,
+)
 from .shrink import shrink
 
 __all__ = [
@@ -85,10 +96,13 @@ __all__ = [
     "merge_reports",
     "new_game_check",
     "parse_shard",
+    "read_report",
     "reference_rulings",
     "report_dict",
+    "report_text",
     "same_fair_family",
     "shrink",
     "summary",
+    "unstarted_report",
     "write_outputs",
 ]

@@ -41,6 +41,8 @@ class FuzzResult:
     games_ended_early: int = 0
     steps: int = 0
     queries: int = 0
+    compared: int = 0
+    """Requests both adapters answered (so graded); 0: the campaign graded nothing."""
     divergences: int = 0
     findings: list[Finding] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
@@ -132,34 +134,11 @@ def fuzz(
             interrupted = "stopped"  # the caller's stop event, or an adapter that died
         findings = group([o for g in sorted(per_game) for o in per_game[g]])
         pair = pairs[0]
-        info = {
-            "profile": options.profile,
-            "rulings": pair.rulings,
-            "seed": options.seed,
-            "by_cards": pair.by_cards,
-        }
-        for finding in findings:
-            if finding.divergence.op == "adapter" or interrupted is not None:
-                continue  # a crash or hang, or an interrupted run: no answers to draft from
-            as_found = finding.example
-            if options.shrink:
-                finding.example = shrink(pair, as_found)
-                finding.shrunk = finding.example is not as_found
-            try:
-                finding.scenario = draft_of(pair, finding, info, catalogue)
-                problems = draft_problems(finding.scenario, catalogue)
-                if problems and finding.shrunk:
-                    # A shrunk state the harness's own check refuses (the check is not the
-                    # reference): draft the example as it was found instead.
-                    pair.warnings.append(
-                        f"the shrunk draft for {finding.divergence.key} fails check "
-                        f"({problems[0]}); the example as found is drafted"
-                    )
-                    finding.example, finding.shrunk = as_found, False
-                    finding.scenario = draft_of(pair, finding, info, catalogue)
-            except (EngineError, KeyError) as exc:
-                finding.scenario = None
-                pair.warnings.append(f"no draft for {finding.divergence.key}: {exc}")
+        try:
+            _shrink_and_draft(pair, findings, options, catalogue, interrupted)
+        except KeyboardInterrupt as exc:
+            # A signal while shrinking: the findings keep what was drafted so far.
+            interrupted = str(exc) or "SIGINT"
         every = [*stats, *(PairStats.of(p) for p in pairs)]
         result = FuzzResult(
             engine=pair.handshake.as_dict(),
@@ -170,6 +149,7 @@ def fuzz(
             games_played=len(per_game),
             steps=sum(s.steps for s in every),
             queries=sum(s.queries for s in every),
+            compared=sum(s.compared for s in every),
             divergences=sum(len(v) for v in per_game.values()),
             findings=findings,
             interrupted=interrupted,
@@ -196,6 +176,44 @@ def fuzz(
     result.seconds = time.monotonic() - started
     number_drafts(result.findings)
     return result
+
+
+def _shrink_and_draft(
+    pair: Pair,
+    findings: Sequence[Finding],
+    options: FuzzOptions,
+    catalogue: Catalogue,
+    interrupted: str | None,
+) -> None:
+    """Shrink each finding's example (unless told not to) and draft its scenario."""
+    info = {
+        "profile": options.profile,
+        "rulings": pair.rulings,
+        "seed": options.seed,
+        "by_cards": pair.by_cards,
+    }
+    for finding in findings:
+        if finding.divergence.op == "adapter" or interrupted is not None:
+            continue  # a crash or hang, or an interrupted run: no answers to draft from
+        as_found = finding.example
+        if options.shrink:
+            finding.example = shrink(pair, as_found)
+            finding.shrunk = finding.example is not as_found
+        try:
+            finding.scenario = draft_of(pair, finding, info, catalogue)
+            problems = draft_problems(finding.scenario, catalogue)
+            if problems and finding.shrunk:
+                # A shrunk state the harness's own check refuses (the check is not the
+                # reference): draft the example as it was found instead.
+                pair.warnings.append(
+                    f"the shrunk draft for {finding.divergence.key} fails check "
+                    f"({problems[0]}); the example as found is drafted"
+                )
+                finding.example, finding.shrunk = as_found, False
+                finding.scenario = draft_of(pair, finding, info, catalogue)
+        except (EngineError, KeyError) as exc:
+            finding.scenario = None
+            pair.warnings.append(f"no draft for {finding.divergence.key}: {exc}")
 
 
 def group(occurrences: Iterable[Occurrence]) -> list[Finding]:

@@ -4,6 +4,7 @@ finding. Plain data shared by every other part of :mod:`conformance.fuzz`."""
 
 from __future__ import annotations
 
+import math
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -50,6 +51,18 @@ class FuzzOptions:
     reference_rulings: tuple[tuple[str, str], ...] = ()
     """Options the reference plays over what the engine declares: a campaign then shows
     exactly where that option changes play (the tests fuzz one ruling against another)."""
+
+
+def finite(value: Any, default: float = 0.0) -> float:
+    """``value`` when it is a finite number, else ``default``: what the harness writes is
+    standard JSON, whatever a shard's report held (no NaN or Infinity)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return default
+    try:
+        number = float(value)
+    except OverflowError:  # an integer of hundreds of digits
+        return default
+    return number if math.isfinite(number) else default
 
 
 def parse_shard(text: str) -> tuple[int, int]:

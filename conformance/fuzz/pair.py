@@ -124,6 +124,9 @@ class Pair:
         self.eng_state: dict[str, Any] = {}
         self.steps = 0
         self.queries = 0
+        #: Requests both adapters answered, so compared (graded): an engine that answers
+        #: ``unsupported`` to everything has none, and its campaign grades nothing.
+        self.compared = 0
         #: What the games exercised: accepted actions by type, recycles, cancels, closes.
         self.events: Counter[str] = Counter()
         #: Why games stopped before their last step (an op unsupported, a state refused).
@@ -167,7 +170,9 @@ class Pair:
             if exc.kind == "unsupported":
                 self.unsupported_ops.add(op if op != "act" else f"act:{fields['action']['type']}")
                 raise EndGame(f"engine: {op} unsupported") from None
+            self.compared += 1  # an error answer is graded: it is a divergence
             raise EngineFault(op, exc, ref) from None
+        self.compared += 1
         return ref, eng
 
     def _resync(self, allowed: bool) -> None:
@@ -224,6 +229,7 @@ class Pair:
                     self.can_load = False
                     self.unsupported_ops.add("load_state")
                     raise EndGame("engine: load_state unsupported") from None
+                self.compared += 1
                 if exc.kind == "invalid_state":
                     return Divergence(
                         "CARDS-1",
@@ -246,6 +252,8 @@ class Pair:
                     f"engine answered {exc.kind}",
                     [str(exc)],
                 )
+        if op == "load_state":
+            self.compared += 1
         self.ref_state, self.eng_state = ref["state"], eng["state"]
         if op == "new_game":
             # The shuffle and the dealer drawn by lot are each engine's own: compare what

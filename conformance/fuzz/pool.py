@@ -45,6 +45,7 @@ class PairStats:
 
     steps: int = 0
     queries: int = 0
+    compared: int = 0
     events: Counter[str] = field(default_factory=Counter)
     ended_early: Counter[str] = field(default_factory=Counter)
     warnings: list[str] = field(default_factory=list)
@@ -56,6 +57,7 @@ class PairStats:
         return cls(
             pair.steps,
             pair.queries,
+            pair.compared,
             Counter(pair.events),
             Counter(pair.ended_early),
             list(pair.warnings),

@@ -4,7 +4,6 @@ beside it, the merge of shard reports, and the end-of-run summary."""
 from __future__ import annotations
 
 import json
-from collections import Counter
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final
@@ -12,9 +11,10 @@ from typing import Any, Final
 import yaml
 
 from conformance.catalogue import Catalogue
+from conformance.textsafe import safe_text
 
 from .campaign import FuzzResult
-from .model import FIRST_DRAFT_ID, LAST_DRAFT_ID, Finding, FuzzError
+from .model import Finding, FuzzOptions, finite
 
 #: Version of the JSON report's layout (conformance/schemas/fuzz-report.schema.json).
 REPORT_VERSION: Final = 1
@@ -68,16 +68,57 @@ def report_dict(result: FuzzResult) -> dict[str, Any]:
             "games": result.games_played,
             "steps": result.steps,
             "queries": result.queries,
+            "compared": result.compared,
             "divergences": result.divergences,
             "findings": len(result.findings),
-            "seconds": round(result.seconds, 3),
+            "seconds": round(finite(result.seconds), 3),
         },
         "events": result.events,
         "findings": [finding_dict(f) for f in result.findings],
         "interrupted": result.interrupted,
+        "adapter_error": None,
         "unsupported_ops": result.unsupported_ops,
         "warnings": result.warnings,
     }
+
+
+def unstarted_report(
+    engine_argv: Sequence[str], options: FuzzOptions, error: str, stderr_tail: str = ""
+) -> dict[str, Any]:
+    """The report of a campaign whose adapter (the engine's or the reference's) never got
+    through its handshake: no game, ``engine`` null, ``adapter_error`` saying why, as
+    ``run`` writes complete reports for a dead adapter (CI reads them either way)."""
+    why = error if not stderr_tail else f"{error}\n{stderr_tail.rstrip()}"
+    return {
+        "report": "carioca-conformance fuzz",
+        "version": REPORT_VERSION,
+        "engine": None,
+        "engine_argv": list(engine_argv),
+        "reference_argv": list(options.reference_argv),
+        "rulings": {},
+        "campaign": {
+            "seed": options.seed,
+            "games": options.games,
+            "max_steps": options.max_steps,
+            "profile": options.profile,
+            "shards": [{"index": options.shard[0], "count": options.shard[1]}],
+            "only_games": list(options.only_games),
+        },
+        "totals": dict.fromkeys(
+            ("games", "steps", "queries", "compared", "divergences", "findings", "seconds"), 0
+        ),
+        "events": {},
+        "findings": [],
+        "interrupted": None,
+        "adapter_error": safe_text(why),
+        "unsupported_ops": [],
+        "warnings": [],
+    }
+
+
+def report_text(report: Mapping[str, Any]) -> str:
+    """The report as the file holds it: standard JSON (never NaN or Infinity)."""
+    return json.dumps(report, indent=1, ensure_ascii=False, allow_nan=False) + "\n"
 
 
 def write_outputs(report: dict[str, Any], out: Path) -> Path:
@@ -105,82 +146,8 @@ def write_outputs(report: dict[str, Any], out: Path) -> Path:
         atomic_write_text(path, text)
         finding["scenario_file"] = str(path)
     target = out / "fuzz-report.json"
-    atomic_write_text(target, json.dumps(report, indent=1, ensure_ascii=False) + "\n")
+    atomic_write_text(target, report_text(report))
     return target
-
-
-def merge_reports(reports: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    """Merge shard reports of one campaign: totals add up, findings merge by key.
-
-    A finding seen in several shards keeps the sum of the counts and the smallest example
-    (fewest steps, then fewest players, then the lowest game index).
-
-    :raises FuzzError: when the reports are of different campaigns or engines.
-    """
-    if not reports:
-        raise FuzzError("--merge needs at least one report")
-    first = reports[0]
-    for other in reports[1:]:
-        for what in ("seed", "games", "profile", "max_steps"):
-            if other["campaign"][what] != first["campaign"][what]:
-                raise FuzzError(
-                    f"cannot merge: campaign {what} differs "
-                    f"({first['campaign'][what]!r} vs {other['campaign'][what]!r})"
-                )
-        if other["engine"]["implementation"] != first["engine"]["implementation"]:
-            raise FuzzError("cannot merge reports of different engines")
-    totals = {k: 0 for k in first["totals"]}
-    by_key: dict[str, dict[str, Any]] = {}
-    shards = []
-    warnings: set[str] = set()
-    unsupported: set[str] = set()
-    events: Counter[str] = Counter()
-    for rep in reports:
-        for k, v in rep["totals"].items():
-            totals[k] = totals.get(k, 0) + v
-        events.update(rep.get("events", {}))
-        shards += rep["campaign"]["shards"]
-        warnings |= set(rep.get("warnings", []))
-        unsupported |= set(rep.get("unsupported_ops", []))
-        for f in rep["findings"]:
-            have = by_key.get(f["key"])
-            if have is None:
-                by_key[f["key"]] = json.loads(json.dumps(f))
-                continue
-            have["count"] += f["count"]
-            have["games"] = sorted(set(have["games"]) | set(f["games"]))[:100]
-
-            def size(x: Mapping[str, Any]) -> tuple[int, int, int]:
-                ex = x["example"]
-                return (ex["steps"], ex["players"] or 0, ex["game"])
-
-            if size(f) < size(have):
-                keep = {"count": have["count"], "games": have["games"]}
-                by_key[f["key"]] = {**json.loads(json.dumps(f)), **keep}
-    findings = sorted(by_key.values(), key=lambda f: (f["rule"], f["key"]))
-    totals["findings"] = len(findings)
-    for i, f in enumerate(findings):
-        if f.get("scenario") and FIRST_DRAFT_ID + i <= LAST_DRAFT_ID:
-            f["scenario"]["id"] = f"cc-{FIRST_DRAFT_ID + i:04d}"
-        elif f.get("scenario"):
-            f["scenario"] = None
-        f["scenario_file"] = None
-    return {
-        **{
-            k: first[k]
-            for k in ("report", "version", "engine", "engine_argv", "reference_argv", "rulings")
-        },
-        "campaign": {
-            **first["campaign"],
-            "shards": sorted(shards, key=lambda s: (s["count"], s["index"])),
-        },
-        "totals": totals,
-        "events": dict(sorted(events.items())),
-        "findings": findings,
-        "interrupted": next((r["interrupted"] for r in reports if r.get("interrupted")), None),
-        "unsupported_ops": sorted(unsupported),
-        "warnings": sorted(warnings),
-    }
 
 
 def summary(report: Mapping[str, Any], catalogue: Catalogue | None = None) -> str:
@@ -188,9 +155,12 @@ def summary(report: Mapping[str, Any], catalogue: Catalogue | None = None) -> st
     t = report["totals"]
     camp = report["campaign"]
     shards = ", ".join(f"{s['index']}/{s['count']}" for s in camp["shards"])
+    if report.get("adapter_error"):
+        first = str(report["adapter_error"]).splitlines()[0]
+        return f"fuzz: shard(s) {shards}: no game played: an adapter could not start: {first}\n"
     lines = [
         f"fuzz: seed {camp['seed']}, shard(s) {shards}: {t['games']} games, {t['steps']} steps, "
-        f"{t['queries']} queries in {t['seconds']:.1f} s",
+        f"{t['queries']} queries in {finite(t['seconds']):.1f} s",
         f"{t['divergences']} divergence(s), {t['findings']} finding(s)",
     ]
     if report.get("events"):
