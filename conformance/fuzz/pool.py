@@ -25,17 +25,20 @@ from .games import play_main
 from .judge import filed
 from .model import Divergence, FuzzOptions, Occurrence, Trace
 from .pair import Pair
+from .probes import play_probes
 from .scenes import play_scene
 
 
 def play_game(pair: Pair, game: int) -> tuple[list[Occurrence], int]:
     """Play one seeded game: queries, the main game, then one end-of-game or run-end scene
-    (:func:`play_scene`, from a stream of its own, so the main games of a seed stay the
-    same); return its divergences and steps played."""
+    (:func:`play_scene`) and the contract probes (:func:`play_probes`), each from a stream
+    of its own, so the main games of a seed stay the same; return its divergences and
+    steps played."""
     steps_before = pair.steps
     occurrences = play_main(pair, game)
     if pair.can_load or pair.can_deal:
         occurrences += play_scene(pair, game)
+    occurrences += play_probes(pair, game)
     return occurrences, pair.steps - steps_before
 
 

@@ -123,7 +123,7 @@ def _take(counts: Counter[str], cards: Sequence[str]) -> bool:
     return True
 
 
-def _natural_meld(
+def natural_meld(
     rng: random.Random, counts: Counter[str], kind: str, size: int, facts: ProfileData
 ) -> list[str] | None:
     """A meld of ``size`` natural (never wild) cards from ``counts``, taken out of it: a
@@ -194,7 +194,7 @@ def _closing_state(
     counts = Counter(facts.pack(players).canonical_order())
     melds = []
     for kind, size in zip(kinds, sizes, strict=True):
-        cards = _natural_meld(rng, counts, kind, size, facts)
+        cards = natural_meld(rng, counts, kind, size, facts)
         if cards is None:
             return None
         melds.append({"kind": kind, "cards": cards})

@@ -23,8 +23,9 @@ def test_the_reference_against_itself_finds_nothing() -> None:
     # The scenes after the main games: closes in the last deal, ties for the lowest total,
     # runs probed at their ace and joker ends, a new game; and no built scene refused.
     scenes = ("scene: closing", "scene: run ends", "scene: new game")
-    for event in (*scenes, "game_over", "tied game end"):
+    for event in (*scenes, "game_over", "tied game end", "probe: extra meld"):
         assert result.events.get(event, 0) > 0, event
+    assert "probe: refused" not in result.events
     assert "scene: refused" not in result.events
 
 
@@ -35,8 +36,10 @@ def test_each_profiles_reference_against_itself_finds_nothing(profile: str) -> N
     assert result.games_played == 6 and result.steps > 500
     # (The scenes' game ends in these profiles show in the subsets below: chilean_tie_breaks,
     # chilean_seven_rounds, perla_going_out_zero.)
-    for event in ("open", "discard", "draw_discard", "close", "scene: closing"):
+    probes = ("probe: extra meld", "probe: natural 2") if profile == "chilean" else ()
+    for event in ("open", "discard", "draw_discard", "close", "scene: closing", *probes):
         assert result.events.get(event, 0) > 0, event
+    assert "probe: refused" not in result.events
     # Every built state is one the profile allows (perla's trios of different suits...).
     assert not any("refuses the setup" in event for event in result.events), result.events
     assert "scene: refused" not in result.events

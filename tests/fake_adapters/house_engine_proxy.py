@@ -14,6 +14,13 @@ a rule, and the fuzzer must then report nothing. Each flag makes the reference b
   run too, and a lay-off or joker replacement the reference refuses on a run whose joker
   stands at one end is tried with that joker at the other end (its jokers float).
 
+Two behaviours no declaration covers, which the fuzzer's contract probes must find:
+
+- ``--extra-melds``: an opening (or ``check_contract``) with one meld more than the
+  contract is taken when the contract without it is;
+- ``--refuse-natural-two``: a joker replacement by a natural 2 is refused (the chilean
+  2 taking a wild card's place at a run's 2-position, which an engine got wrong).
+
 ``--undeclared`` keeps the behaviour but declares nothing (``--no-dealer``, ``--jokers-low``):
 then the differences are the engine's fault, and the fuzzer must find them.
 Standard library only, like every adapter.
@@ -66,6 +73,8 @@ class Proxy:
         if op == "act":
             return self.act(request)
         answer = self.ask(request)
+        if self.args.extra_melds and op == "check_contract" and answer.get("valid") is False:
+            answer = self.without_one(request, answer)
         if op in ("start_deal", "next_deal", "redeal", "new_game"):
             answer = self.first_player(rid, answer)
         if self.args.jokers_low and op == "load_state" and isinstance(answer.get("state"), dict):
@@ -77,7 +86,18 @@ class Proxy:
         before = self.state
         if self.args.jokers_low and action.get("type") == "open":
             action["melds"] = [self.jokers_low(rid, m) for m in action.get("melds", [])]
+        if (
+            self.args.refuse_natural_two
+            and before is not None
+            and action.get("type") == "swap_joker"
+            and str(action.get("card", "")).startswith("2")
+        ):
+            return self.finish(
+                {"id": rid, "accepted": False, "reason": "no_joker_for_card", "state": before}
+            )
         answer = self.ask({**request, "action": action})
+        if self.args.extra_melds and action.get("type") == "open" and not answer.get("accepted"):
+            answer = self.open_with_extra(request, action, answer)
         if self.args.jokers_low and before is not None and not answer.get("accepted"):
             answer = self.joker_elsewhere(request, action, before, answer)
         if (
@@ -103,6 +123,43 @@ class Proxy:
         if self.ask({**probe, "meld": {"kind": "run", "cards": moved}}).get("valid"):
             return {**meld, "cards": moved}
         return meld
+
+    def without_one(self, request: dict[str, Any], refused: dict[str, Any]) -> dict[str, Any]:
+        """A contract query taken when it is valid without one of its melds."""
+        melds = list(request.get("melds") or [])
+        for i in range(len(melds)):
+            fewer = {**request, "melds": melds[:i] + melds[i + 1 :]}
+            if len(melds) > 1 and self.ask(fewer).get("valid"):
+                return {"id": request["id"], "valid": True}
+        return refused
+
+    def open_with_extra(
+        self, request: dict[str, Any], action: dict[str, Any], refused: dict[str, Any]
+    ) -> dict[str, Any]:
+        """An opening taken when it is the contract plus one meld: the contract is opened,
+        then the extra meld is put on the table from the hand."""
+        melds = list(action.get("melds") or [])
+        for i in range(len(melds)):
+            fewer = {**action, "melds": melds[:i] + melds[i + 1 :]}
+            if len(melds) < 2:
+                break
+            answer = self.ask({**request, "action": fewer})
+            if not answer.get("accepted"):
+                continue
+            state = {k: v for k, v in answer["state"].items() if k != "x"}
+            player = action["player"]
+            hand = list(state["hands"][player])
+            for card in melds[i]["cards"]:
+                if card in hand:
+                    hand.remove(card)
+            hands = [list(h) for h in state["hands"]]
+            hands[player] = hand
+            extra = {"owner": player, "kind": melds[i]["kind"], "cards": list(melds[i]["cards"])}
+            loaded = self.load(
+                request["id"], {**state, "hands": hands, "table": [*state["table"], extra]}
+            )
+            return {**answer, "state": loaded}
+        return refused
 
     def joker_elsewhere(
         self,
@@ -203,6 +260,8 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--recycle-order", action="store_true", help="recycle in its own order")
     parser.add_argument("--no-dealer", action="store_true", help="keep no dealer")
     parser.add_argument("--jokers-low", action="store_true", help="arrange runs' jokers itself")
+    parser.add_argument("--extra-melds", action="store_true", help="open with one meld more")
+    parser.add_argument("--refuse-natural-two", action="store_true", help="no swap by a 2")
     parser.add_argument("--undeclared", action="store_true", help="declare none of the above")
     args = parser.parse_args(argv)
     proxy = Proxy(args)
