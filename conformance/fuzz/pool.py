@@ -141,6 +141,7 @@ def play_in_processes(
         links[mine] = proc
     stats: list[PairStats] = []
     failures: list[str] = []
+    died: list[Connection] = []
     open_links = dict(links)
 
     def hand_out(link: Connection) -> None:
@@ -164,7 +165,9 @@ def play_in_processes(
                 try:
                     message = link.recv()
                 except (EOFError, OSError):
-                    open_links.pop(link, None)  # it died: its games are not counted
+                    # It died (killed, out of memory): the game it was playing is lost.
+                    open_links.pop(link, None)
+                    died.append(link)
                     continue
                 kind = message[0]
                 if kind == "game":
@@ -182,6 +185,12 @@ def play_in_processes(
         _end_workers(links)
     if failures and not stats:
         raise EngineError(failures[0])
+    if died and not stop.is_set():
+        codes = ", ".join(str(links[link].exitcode) for link in died)
+        if not stats:
+            raise EngineError(f"every fuzz worker process ended before it played (exit {codes})")
+        note = f"{len(died)} worker process(es) ended early (exit {codes}): a game was lost"
+        stats.append(PairStats(warnings=[note]))
     return stats
 
 
