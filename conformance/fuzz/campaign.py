@@ -82,9 +82,10 @@ def fuzz(
     facts = find_profile(options.profile)
     workers = max(1, min(options.workers, len(games) or 1))
     stop = stop if stop is not None else threading.Event()
-    # One pair here: it plays when there is one worker, and shrinks and drafts the findings;
-    # more workers are processes with a pair each (play_in_processes). Starting it first
-    # reports an engine or reference that cannot start before any worker is spawned.
+    # One pair here: it plays (beside the worker processes when there are several, each
+    # with a pair of its own: play_in_processes), then shrinks and drafts the findings.
+    # Starting it first reports an engine or reference that cannot start before any
+    # worker is spawned.
     pairs: list[Pair] = []
     try:
         pairs.append(Pair(engine_argv, options, catalogue, env=env))
@@ -121,7 +122,7 @@ def fuzz(
                         stop.set()  # it cannot be restarted: keep what was played
             else:
                 stats += play_in_processes(
-                    engine_argv, options, catalogue, env, games, workers, stop, record
+                    pairs[0], engine_argv, options, catalogue, env, games, workers, stop, record
                 )
         except KeyboardInterrupt as exc:
             # Ctrl-C, SIGTERM, SIGHUP (conformance/interrupt.py): stop the workers, keep

@@ -11,8 +11,8 @@ from conformance.compare import ENDED_PHASES
 from conformance.profiles import ProfileData, find_profile
 
 from .melds import shuffled_deck
-from .model import SHRINK_TAIL, Occurrence, Trace
-from .pair import EndGame, Pair, SetupRefused
+from .model import SHRINK_TAIL, EndGame, Occurrence, SetupRefused, Trace
+from .pair import Pair
 from .player import Policy, random_query
 from .states import built_state
 

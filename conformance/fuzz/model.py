@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from conformance.errors import EngineReportedError
 from conformance.scenarios import DRAFT_IDS
 
 #: Draft scenario ids: cc-8000 .. cc-8999 are reserved for fuzz drafts and never given to
@@ -23,6 +24,27 @@ DEFAULT_MAX_STEPS: Final = 120
 #: The most steps before a divergence that the shrinker replays from a loaded state (when
 #: the state just before it does not show the divergence, docs/fuzzing.md).
 SHRINK_TAIL: Final = 4
+
+
+class EndGame(Exception):
+    """The game cannot go on comparably (an op unsupported, a state the reference refuses)."""
+
+
+class SetupRefused(EndGame):
+    """The reference refuses a built state (a table the profile's rules do not allow)."""
+
+
+class EngineFault(Exception):
+    """The engine answered an error (not ``unsupported``) to a request the reference took."""
+
+    def __init__(
+        self, op: str, error: EngineReportedError, reference: Mapping[str, Any] | None = None
+    ) -> None:
+        super().__init__(f"{op}: {error.kind}: {error.message}")
+        self.op = op
+        self.kind = error.kind
+        #: The reference's answer to the same request (a draft's expectations).
+        self.reference: dict[str, Any] = dict(reference or {})
 
 
 class FuzzError(Exception):

@@ -18,7 +18,6 @@ from conformance.compare import (
     Mismatch,
     compare_state,
     compare_unchanged,
-    strip_private,
 )
 from conformance.declarations import Declarations, declarations
 from conformance.engine import EngineSession, Handshake
@@ -29,7 +28,6 @@ from .judge import (
     OP_RULES,
     RUN_LENGTH_RULE,
     answer_outcome,
-    canonical_state,
     classify_state,
     expected_state,
     field_of,
@@ -43,30 +41,9 @@ from .judge import (
     same_fair_family,
     same_reason,
 )
-from .model import Divergence, FuzzOptions
-from .readings import alternatives
+from .model import Divergence, EndGame, EngineFault, FuzzOptions, SetupRefused
+from .readings import fair_reading, take_engine_state
 from .states import built_state
-
-
-class EndGame(Exception):
-    """The game cannot go on comparably (an op unsupported, a state the reference refuses)."""
-
-
-class SetupRefused(EndGame):
-    """The reference refuses a built state (a table the profile's rules do not allow)."""
-
-
-class EngineFault(Exception):
-    """The engine answered an error (not ``unsupported``) to a request the reference took."""
-
-    def __init__(
-        self, op: str, error: EngineReportedError, reference: Mapping[str, Any] | None = None
-    ) -> None:
-        super().__init__(f"{op}: {error.kind}: {error.message}")
-        self.op = op
-        self.kind = error.kind
-        #: The reference's answer to the same request (a draft's expectations).
-        self.reference: dict[str, Any] = dict(reference or {})
 
 
 class Pair:
@@ -175,42 +152,6 @@ class Pair:
         self.compared += 1
         return ref, eng
 
-    def _resync(self, allowed: bool) -> None:
-        """Make the reference hold the engine's state where they differ only as allowed.
-
-        After a recycle the stock order is the engine's own, and an engine that arranges
-        runs or picks ends lists runs its own way; the reference loads the engine's state
-        (its unmodelled fields, and ``turn`` once a deal has ended, taken from the
-        reference) so that later draws agree. ``allowed`` is False for an engine that only
-        deals from decks: a game that would need it ends there, since no scenario could
-        replay it.
-        """
-        merged = strip_private(self.eng_state)
-        for name in self.decl.unmodelled:
-            merged[name] = self.ref_state.get(name)
-        if merged.get("phase") in ENDED_PHASES:
-            merged["turn"] = self.ref_state.get("turn")
-        ref_winners, eng_winners = self.ref_state.get("winners"), merged.get("winners")
-        # Winners are a set of players (docs/scenario-format.md): the engine's order is its own.
-        if (
-            isinstance(ref_winners, list)
-            and isinstance(eng_winners, list)
-            and sorted(ref_winners) == sorted(eng_winners)
-        ):
-            merged["winners"] = ref_winners
-        if canonical_state(merged, False) == canonical_state(self.ref_state, False):
-            return
-        if not allowed:
-            raise EndGame(
-                "the states differ as the protocol allows; "
-                "a deal-only engine cannot be replayed past it"
-            )
-        merged["profile"] = self.options.profile
-        try:
-            self.ref_state = self.reference.request("load_state", state=merged)["state"]
-        except EngineReportedError as exc:
-            raise EndGame(f"the reference refuses the engine's state: {exc}") from None
-
     # -- setup and steps ---------------------------------------------------------------
 
     def setup(self, setup: Mapping[str, Any]) -> Divergence | None:
@@ -265,7 +206,7 @@ class Pair:
             found = self._state_diff(ref["state"], eng["state"], recycled=False, first_turn=op)
         if found:
             return classify_state(op, found, ref["state"], eng["state"], kind="setup")
-        self._resync(allowed=op == "load_state" or self.can_load)
+        take_engine_state(self, allowed=op == "load_state" or self.can_load)
         return None
 
     def step(self, step: Mapping[str, Any], *, deal_mode: bool) -> Divergence | None:
@@ -290,7 +231,7 @@ class Pair:
                 [str(exc)],
             )
         if action is not None and eng.get("accepted") and not ref.get("accepted"):
-            ref = self._fair_reading(before, action, ref)
+            ref = fair_reading(self, before, action, ref)
         ref_after, eng_after = ref["state"], eng["state"]
         accepted = bool(ref.get("accepted"))
         recycled = accepted and recycled_in(before, ref_after, action)
@@ -336,7 +277,7 @@ class Pair:
             return classify_state(
                 label, found, ref_after, eng_after, kind="state", recycled=recycled
             )
-        self._resync(allowed=not deal_mode)
+        take_engine_state(self, allowed=not deal_mode)
         return None
 
     def _answer_rule(
@@ -355,34 +296,6 @@ class Pair:
         return reason_rule(
             self.catalogue, reason if isinstance(reason, str) else None, label
         ), False
-
-    def _fair_reading(
-        self, before: dict[str, Any], action: Mapping[str, Any], ref: dict[str, Any]
-    ) -> dict[str, Any]:
-        """The reference's answer under a reading the engine may have taken (readings.py):
-        another end (``run_ends: engine``), another arrangement of the run acted on
-        (``run_order: engine``); ``ref`` when it refuses them all."""
-        decl = self.decl
-        ends, order = decl.run_ends == "engine", decl.run_order == "engine"
-        if not (ends or order):
-            return ref
-        profile = self.options.profile
-        for table, other in alternatives(before, action, ends=ends, order=order):
-            state = {**strip_private(before), "profile": profile}
-            if table is not None:
-                state["table"] = table
-            try:
-                self.reference.request("load_state", state=state)
-            except EngineReportedError:
-                continue  # that arrangement is not a table the reference holds
-            alt = self.reference.request("act", action=other)
-            if alt.get("accepted"):
-                self.events["engine's reading"] += 1
-                return alt
-        self.reference.request(
-            "load_state", state={**strip_private(ref["state"]), "profile": profile}
-        )
-        return ref
 
     def _state_diff(
         self,

@@ -102,9 +102,13 @@ def play_one(
 STOP_GRACE: Final = 2.0
 #: Seconds a worker told to end gets to close its adapters before it is killed.
 END_GRACE: Final = 5.0
+#: Games handed to a worker ahead of its results, so it never waits for the next one
+#: while the main process is playing a game of its own.
+AHEAD: Final = 2
 
 
 def play_in_processes(
+    pair: Pair,
     engine_argv: Sequence[str],
     options: FuzzOptions,
     catalogue: Catalogue,
@@ -114,84 +118,132 @@ def play_in_processes(
     stop: threading.Event,
     record: Callable[[int, list[Occurrence], int], None],
 ) -> list[PairStats]:
-    """Play ``games`` in ``workers`` processes, each with its own pair of adapters.
+    """Play ``games`` with ``workers`` pairs of adapters: ``pair`` in this process and one
+    in each of ``workers - 1`` worker processes.
 
     Processes, not threads: the harness's own work per step (JSON, validation, comparing
-    two states) is about half of a step and would hold one interpreter's lock. Each game is
-    seeded by its index, so which process plays it does not change its findings.
-    ``record`` receives each game's occurrences and steps as they arrive; the processes'
-    counters are returned.
+    two states) is about half of a step and would hold one interpreter's lock. This
+    process plays too, so a campaign starts playing at once and starts one process fewer.
+    Each game is seeded by its index, so who plays it does not change its findings.
+    ``record`` receives each game's occurrences and steps as they arrive; the worker
+    processes' counters are returned (``pair`` keeps its own).
 
-    Each worker has a pipe of its own and is handed one game at a time: no queue, lock or
-    semaphore is shared, so nothing needs multiprocessing's resource tracker, and a worker
-    that dies leaves no lock held. Once ``stop`` is set (or a signal interrupts the main
-    thread) no game is handed out; the workers get :data:`STOP_GRACE` seconds to finish the
-    game under way, then SIGTERM, which closes their adapters (a hung adapter included),
-    and :data:`END_GRACE` seconds more before they are killed.
+    Each worker has a pipe of its own and is handed :data:`AHEAD` games ahead: no queue,
+    lock or semaphore is shared, so nothing needs multiprocessing's resource tracker, and a
+    worker that dies leaves no lock held. Once ``stop`` is set (or a signal interrupts the
+    main thread) no game is handed out; the workers get :data:`STOP_GRACE` seconds to
+    finish the games they hold, then SIGTERM, which closes their adapters (a hung adapter
+    included), and :data:`END_GRACE` seconds more before they are killed.
     """
+    facts = find_profile(options.profile)
     context = multiprocessing.get_context("spawn")  # no fork of a process with threads
     todo = list(reversed(games))
     args = (list(engine_argv), options, catalogue, dict(env) if env is not None else None)
     links: dict[Connection, BaseProcess] = {}
-    for _ in range(workers):
+    for _ in range(workers - 1):
         mine, theirs = context.Pipe()
         proc = context.Process(target=worker_process, args=(*args, theirs), daemon=True)
-        proc.start()
+        _start_deaf_to_ctrl_c(proc)
         theirs.close()  # the worker's end lives in the worker only: EOF when it is gone
         links[mine] = proc
     stats: list[PairStats] = []
     failures: list[str] = []
     died: list[Connection] = []
     open_links = dict(links)
+    held: dict[Connection, int] = dict.fromkeys(links, 0)
+    told_to_end: set[Connection] = set()
 
     def hand_out(link: Connection) -> None:
-        game = todo.pop() if todo and not stop.is_set() else None
+        """Keep ``link``'s worker :data:`AHEAD` games ahead; None once there is no more."""
         try:
-            link.send(game)
+            while held[link] < AHEAD and todo and not stop.is_set():
+                link.send(todo.pop())
+                held[link] += 1
+            if held[link] == 0 and link not in told_to_end and (not todo or stop.is_set()):
+                link.send(None)
+                told_to_end.add(link)
         except OSError:
             open_links.pop(link, None)  # the worker is gone; its EOF is read below
 
-    stopped_at: float | None = None
+    def read(timeout: float) -> None:
+        """Handle what the workers sent (waiting up to ``timeout`` for the first)."""
+        for ready in wait(list(open_links), timeout=timeout):
+            link = cast(Connection, ready)
+            try:
+                message = link.recv()
+            except (EOFError, OSError):
+                # It died (killed, out of memory): the games it held are lost.
+                open_links.pop(link, None)
+                died.append(link)
+                continue
+            kind = message[0]
+            if kind == "game":
+                held[link] -= 1
+                record(message[1], message[2], message[3])
+                hand_out(link)
+            elif kind == "done":
+                stats.append(message[1])
+                open_links.pop(link, None)
+            elif kind == "failed":
+                failures.append(message[1])
+                open_links.pop(link, None)
+            elif kind == "gave_up":
+                stop.set()  # the engine cannot be restarted: keep what was played
+
     try:
         for link in list(open_links):
             hand_out(link)
+        while todo and not stop.is_set():
+            read(0.0)
+            if not todo or stop.is_set():
+                break
+            game = todo.pop()
+            outcome = play_one(pair, game, facts, stop)
+            if outcome is None:
+                break
+            found, steps, can_go_on = outcome
+            record(game, found, steps)
+            if not can_go_on:
+                stop.set()  # it cannot be restarted: keep what was played
+        stopped_at: float | None = None
+        for link in list(open_links):
+            hand_out(link)  # None to the idle ones: there is no more
         while open_links:
             if stop.is_set() and stopped_at is None:
                 stopped_at = time.monotonic()
+                for link in list(open_links):
+                    hand_out(link)
             if stopped_at is not None and time.monotonic() - stopped_at > STOP_GRACE:
                 break  # the workers still playing are ended below
-            for ready in wait(list(open_links), timeout=0.5):
-                link = cast(Connection, ready)
-                try:
-                    message = link.recv()
-                except (EOFError, OSError):
-                    # It died (killed, out of memory): the game it was playing is lost.
-                    open_links.pop(link, None)
-                    died.append(link)
-                    continue
-                kind = message[0]
-                if kind == "game":
-                    record(message[1], message[2], message[3])
-                    hand_out(link)
-                elif kind == "done":
-                    stats.append(message[1])
-                    open_links.pop(link, None)
-                elif kind == "failed":
-                    failures.append(message[1])
-                    open_links.pop(link, None)
-                elif kind == "gave_up":
-                    stop.set()  # the engine cannot be restarted: keep what was played
+            read(0.5)
     finally:
         _end_workers(links)
-    if failures and not stats:
+    if failures and not stats and links:
         raise EngineError(failures[0])
     if died and not stop.is_set():
         codes = ", ".join(str(links[link].exitcode) for link in died)
-        if not stats:
-            raise EngineError(f"every fuzz worker process ended before it played (exit {codes})")
-        note = f"{len(died)} worker process(es) ended early (exit {codes}): a game was lost"
+        note = f"{len(died)} worker process(es) ended early (exit {codes}): games were lost"
         stats.append(PairStats(warnings=[note]))
     return stats
+
+
+def _deaf(signum: int, frame: FrameType | None) -> None:
+    """A worker's SIGINT: nothing (the main process decides when the workers end)."""
+
+
+def _start_deaf_to_ctrl_c(proc: BaseProcess) -> None:
+    """Start ``proc`` ignoring SIGINT, which it inherits through exec: a terminal's Ctrl-C
+    reaches the whole process group, and a worker still importing its modules would
+    otherwise die of it with a traceback. (A Ctrl-C in the few milliseconds of the start
+    itself is ignored by this process too; handlers can only be set in the main thread.)"""
+    if threading.current_thread() is not threading.main_thread():
+        proc.start()
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        proc.start()
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def _end_workers(links: Mapping[Connection, BaseProcess]) -> None:
@@ -231,11 +283,13 @@ def worker_process(
     and let the main process decide (it sends None, then SIGTERM). SIGTERM ends the game
     under way at once and closes the pair's adapters, however they hang.
     """
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
     def ended(signum: int, frame: FrameType | None) -> None:
         raise SystemExit(128 + signum)
 
+    # A handler that does nothing, not SIG_IGN (ignored since the worker was started): the
+    # adapters this worker starts get the default back at exec.
+    signal.signal(signal.SIGINT, _deaf)
     signal.signal(signal.SIGTERM, ended)
     facts = find_profile(options.profile)
     never = threading.Event()

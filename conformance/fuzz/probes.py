@@ -29,8 +29,8 @@ from conformance.profiles import ProfileData, find_profile
 
 from .games import game_rng, play_steps
 from .melds import run_card
-from .model import Occurrence, Trace
-from .pair import EndGame, Pair, SetupRefused
+from .model import EndGame, Occurrence, SetupRefused, Trace
+from .pair import Pair
 from .player import Policy
 from .scenes import natural_meld
 from .states import draw_state

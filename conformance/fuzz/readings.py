@@ -5,8 +5,11 @@ where it fits, whatever ``end`` or ``to`` says; one that arranges runs itself
 (``run_order: engine``) reads a run's cards as a set, so its jokers stand where it placed
 them, which may be another place than the reference's listing. When such an engine
 accepts an action the reference refused, the pair asks the reference again under each
-reading the engine may have taken (:func:`alternatives`); only if none is accepted is the
-refusal a divergence.
+reading the engine may have taken (:func:`fair_reading`); only if none is accepted is the
+refusal a divergence. Where the states then differ only as the protocol allows (a
+recycled stock's order, the engine's own run listing, its own first player without a
+dealer), the reference takes the engine's state (:func:`take_engine_state`), so that
+later steps agree.
 """
 
 from __future__ import annotations
@@ -14,9 +17,17 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator, Mapping, Sequence
 from itertools import product
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from conformance.cards import JOKER, RANKS
+from conformance.compare import ENDED_PHASES, strip_private
+from conformance.errors import EngineReportedError
+
+from .judge import canonical_state
+from .model import EndGame
+
+if TYPE_CHECKING:  # the pair calls these; importing it here would be a cycle
+    from .pair import Pair
 
 #: The most readings tried for one action (a run with several jokers has many places).
 MAX_READINGS: Final = 24
@@ -115,3 +126,67 @@ def alternatives(
         if tried > MAX_READINGS:
             return
         yield candidate_table, candidate
+
+
+def fair_reading(
+    pair: Pair, before: dict[str, Any], action: Mapping[str, Any], ref: dict[str, Any]
+) -> dict[str, Any]:
+    """The reference's answer under a reading the engine may have taken (readings.py):
+    another end (``run_ends: engine``), another arrangement of the run acted on
+    (``run_order: engine``); ``ref`` when it refuses them all."""
+    decl = pair.decl
+    ends, order = decl.run_ends == "engine", decl.run_order == "engine"
+    if not (ends or order):
+        return ref
+    profile = pair.options.profile
+    for table, other in alternatives(before, action, ends=ends, order=order):
+        state = {**strip_private(before), "profile": profile}
+        if table is not None:
+            state["table"] = table
+        try:
+            pair.reference.request("load_state", state=state)
+        except EngineReportedError:
+            continue  # that arrangement is not a table the reference holds
+        alt = pair.reference.request("act", action=other)
+        if alt.get("accepted"):
+            pair.events["engine's reading"] += 1
+            return alt
+    pair.reference.request("load_state", state={**strip_private(ref["state"]), "profile": profile})
+    return ref
+
+
+def take_engine_state(pair: Pair, allowed: bool) -> None:
+    """Make the reference hold the engine's state where they differ only as allowed.
+
+    After a recycle the stock order is the engine's own, and an engine that arranges
+    runs or picks ends lists runs its own way; the reference loads the engine's state
+    (its unmodelled fields, and ``turn`` once a deal has ended, taken from the
+    reference) so that later draws agree. ``allowed`` is False for an engine that only
+    deals from decks: a game that would need it ends there, since no scenario could
+    replay it.
+    """
+    merged = strip_private(pair.eng_state)
+    for name in pair.decl.unmodelled:
+        merged[name] = pair.ref_state.get(name)
+    if merged.get("phase") in ENDED_PHASES:
+        merged["turn"] = pair.ref_state.get("turn")
+    ref_winners, eng_winners = pair.ref_state.get("winners"), merged.get("winners")
+    # Winners are a set of players (docs/scenario-format.md): the engine's order is its own.
+    if (
+        isinstance(ref_winners, list)
+        and isinstance(eng_winners, list)
+        and sorted(ref_winners) == sorted(eng_winners)
+    ):
+        merged["winners"] = ref_winners
+    if canonical_state(merged, False) == canonical_state(pair.ref_state, False):
+        return
+    if not allowed:
+        raise EndGame(
+            "the states differ as the protocol allows; "
+            "a deal-only engine cannot be replayed past it"
+        )
+    merged["profile"] = pair.options.profile
+    try:
+        pair.ref_state = pair.reference.request("load_state", state=merged)["state"]
+    except EngineReportedError as exc:
+        raise EndGame(f"the reference refuses the engine's state: {exc}") from None

@@ -17,8 +17,8 @@ from conformance.properties import card_value
 
 from .games import game_rng, play_steps
 from .melds import run_card, shuffled_deck
-from .model import Occurrence, Trace
-from .pair import EndGame, Pair, SetupRefused
+from .model import EndGame, Occurrence, SetupRefused, Trace
+from .pair import Pair
 from .player import Policy
 from .states import draw_state
 

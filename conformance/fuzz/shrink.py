@@ -14,8 +14,8 @@ from conformance.profiles import find_profile
 from conformance.scenarios import fill_after
 
 from .judge import filed
-from .model import Divergence, Occurrence, Trace
-from .pair import EndGame, Pair
+from .model import Divergence, EndGame, Occurrence, Trace
+from .pair import Pair
 
 #: Replays the delta-debugging shrinker may spend on one finding.
 SHRINK_BUDGET: Final = 150
