@@ -253,6 +253,8 @@ def new_game_check(state: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def canonical_state(state: Mapping[str, Any], runs_as_sets: bool) -> dict[str, Any]:
+    """``state`` with what carries no meaning put in one order: hands and trios sorted, and
+    runs too when the engine arranges them itself (``runs_as_sets``); no ``x``, no profile."""
     out = strip_private(state)
     out.pop("profile", None)
     out["hands"] = [sorted(h) for h in out.get("hands", [])]

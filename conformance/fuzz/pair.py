@@ -28,6 +28,7 @@ from .judge import (
     OP_RULES,
     RUN_LENGTH_RULE,
     answer_outcome,
+    canonical_state,
     classify_state,
     expected_state,
     field_of,
@@ -256,7 +257,13 @@ class Pair:
                     f"engine rejected ({eng.get('reason')})"
                 )
                 return Divergence(rule, label, "reason", summary, [summary], disputed=disputed)
-            changed = compare_unchanged(eng_before, eng_after, unmodelled=self.decl.unmodelled)
+            # Trios are multisets, and so are runs an engine arranges itself: a rejection
+            # may list them its own way and still leave the state unchanged.
+            changed = compare_unchanged(
+                canonical_state(eng_before, self.runs_as_sets),
+                canonical_state(eng_after, self.runs_as_sets),
+                unmodelled=self.decl.unmodelled,
+            )
             if changed:
                 return Divergence(
                     "DISPUTE-35",

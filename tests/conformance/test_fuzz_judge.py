@@ -11,6 +11,7 @@ from conformance import fuzz
 from conformance.cards import RANKS
 from conformance.compare import compare_state
 from conformance.fuzz.judge import (
+    canonical_state,
     classify_state,
     deciding_rules,
     expected_state,
@@ -152,3 +153,26 @@ def test_a_wild_upcard_after_a_deal_is_filed_under_the_upcard_rule() -> None:
         "start_deal", found, {**ref, "discard": ["KS"]}, {**eng, "discard": ["QS"]}, kind="setup"
     )
     assert (calm.rule, calm.disputed) == ("DEAL-4", False)
+
+
+def test_what_carries_no_meaning_is_put_in_one_order() -> None:
+    state = {
+        "x": "private",
+        "profile": "argentine",
+        "hands": [["KD", "2S"]],
+        "table": [
+            {"owner": 0, "kind": "trio", "cards": ["9H", "9C", "9D"]},
+            {"owner": 0, "kind": "run", "cards": ["JK", "5S", "6S", "7S"]},
+        ],
+    }
+    listed = canonical_state(state, runs_as_sets=False)
+    assert "x" not in listed and "profile" not in listed
+    assert listed["hands"] == [["2S", "KD"]]
+    assert listed["table"][0]["cards"] == ["9C", "9D", "9H"]  # a trio is a multiset
+    assert listed["table"][1]["cards"] == ["JK", "5S", "6S", "7S"]  # a listed run is not
+    moved = {
+        **state,
+        "table": [state["table"][0], {**state["table"][1], "cards": ["5S", "6S", "7S", "JK"]}],
+    }
+    assert canonical_state(moved, runs_as_sets=True) == canonical_state(state, runs_as_sets=True)
+    assert canonical_state(moved, runs_as_sets=False) != listed
