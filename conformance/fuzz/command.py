@@ -24,14 +24,14 @@ import sys
 import threading
 from collections.abc import Mapping, Sequence
 from contextlib import nullcontext
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Final, TextIO
 
 from conformance.catalogue import Catalogue
 from conformance.errors import EngineError
 
-from .campaign import ProgressFn, fuzz
+from .campaign import FuzzResult, ProgressFn, fuzz
 from .merge import merge_reports, read_report
 from .model import FuzzError, FuzzOptions
 from .report import report_dict, report_text, summary, unstarted_report, write_outputs
@@ -118,18 +118,34 @@ def campaign(
 
     stop = threading.Event()
     guard = interruptible(on_signal=stop.set) if handle_signals else nullcontext(Signals())
+    result: FuzzResult | None = None
+    error: EngineError | None = None
+    signalled: str | None = None
     with guard as signals:
         try:
             result = fuzz(engine_argv, options, catalogue, progress=progress, stop=stop)
-            report = report_dict(result)
         except EngineError as exc:
-            report = unstarted_report(engine_argv, options, str(exc), exc.stderr_tail)
+            error = exc
         except KeyboardInterrupt as exc:
-            # A signal before the first game (the adapters were starting).
+            # A signal while the adapters started, or just after the campaign returned.
+            signalled = str(exc) or "SIGINT"
+        finally:
+            signals.defer()  # from here a signal waits: the report is written first
+        if result is not None:
+            report = report_dict(result)
+            if signalled and not report["interrupted"]:
+                report["interrupted"] = signalled
+        elif error is not None:
+            report = unstarted_report(engine_argv, options, str(error), error.stderr_tail)
+        else:
             report = unstarted_report(engine_argv, options, "interrupted before any game")
-            report["adapter_error"], report["interrupted"] = None, str(exc) or "SIGINT"
-        signals.defer()  # the report is written even if a second signal comes
-        return _finish(report, out, json_path)
+            report["adapter_error"], report["interrupted"] = None, signalled
+        outcome = _finish(report, out, json_path)
+    late = signals.exit_code()
+    if late is not None and outcome.exit_code not in SIGNAL_CODES.values():
+        # A signal while the report was written: the files are whole, the code says so.
+        outcome = replace(outcome, exit_code=late)
+    return outcome
 
 
 def merge(paths: Sequence[str | Path], out: Path, *, json_path: Path | None = None) -> Outcome:
