@@ -131,9 +131,9 @@ def alternatives(
 def fair_reading(
     pair: Pair, before: dict[str, Any], action: Mapping[str, Any], ref: dict[str, Any]
 ) -> dict[str, Any]:
-    """The reference's answer under a reading the engine may have taken (readings.py):
-    another end (``run_ends: engine``), another arrangement of the run acted on
-    (``run_order: engine``); ``ref`` when it refuses them all."""
+    """The reference's answer under a reading the engine may have taken
+    (:func:`alternatives`): another end (``run_ends: engine``), another arrangement of the
+    run acted on (``run_order: engine``); ``ref`` when it refuses them all."""
     decl = pair.decl
     ends, order = decl.run_ends == "engine", decl.run_order == "engine"
     if not (ends or order):
@@ -158,8 +158,9 @@ def fair_reading(
 def take_engine_state(pair: Pair, allowed: bool) -> None:
     """Make the reference hold the engine's state where they differ only as allowed.
 
-    After a recycle the stock order is the engine's own, and an engine that arranges
-    runs or picks ends lists runs its own way; the reference loads the engine's state
+    After a recycle the stock order is the engine's own, an engine that arranges runs or
+    picks ends lists runs its own way, and one that keeps no dealer picks the first player
+    of a deal; the reference loads the engine's state
     (its unmodelled fields, and ``turn`` once a deal has ended, taken from the
     reference) so that later draws agree. ``allowed`` is False for an engine that only
     deals from decks: a game that would need it ends there, since no scenario could
