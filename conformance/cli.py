@@ -562,56 +562,29 @@ def cmd_record(args: argparse.Namespace) -> int:
 
 def cmd_fuzz(args: argparse.Namespace) -> int:
     """Differential fuzzing against the reference (docs/fuzzing.md); ``--merge`` joins shards."""
-    import json
-    import threading
-
     from conformance import fuzz
-    from conformance.errors import EngineError
-    from conformance.interrupt import interruptible
-    from conformance.report import atomic_write_text
+    from conformance.fuzz import command
 
-    out = Path(args.out)
+    out, json_path = Path(args.out), Path(args.json) if args.json else None
     try:
         if args.merge:
-            reports = [json.loads(Path(p).read_text(encoding="utf-8")) for p in args.merge]
-            report = fuzz.merge_reports(reports)
+            outcome = command.merge(args.merge, out, json_path=json_path)
         else:
             options = fuzz.FuzzOptions(
                 games=args.games, seed=args.seed, workers=args.workers, max_steps=args.max_steps,
                 shard=fuzz.parse_shard(args.shard), only_games=tuple(args.game or ()),
                 profile=args.profile, timeout=args.timeout, shrink=not args.no_shrink,
             )  # fmt: skip
-            if options.games < 0 or options.workers < 1:
-                raise UsageError("--games must be 0 or more and --workers 1 or more")
-            tty = sys.stderr.isatty()
-
-            def progress(done: int, total: int, steps: int, found: int) -> None:
-                if tty or done == total or done % max(1, total // 10) == 0:
-                    line = f"fuzz: {done}/{total} games, {steps} steps, {found} divergence(s)"
-                    print(("\r" + line) if tty else line, end="" if tty and done < total else "\n",
-                          file=sys.stderr, flush=True)  # fmt: skip
-
-            stop = threading.Event()
-            with interruptible(on_signal=stop.set) as signals:
-                result = fuzz.fuzz(
-                    parse_adapter(args.adapter), options, _catalogue(args), progress=progress,
-                    stop=stop,
-                )  # fmt: skip
-                signals.defer()  # the report is written even if a second signal comes
-            report = fuzz.report_dict(result)
-    except (OSError, ValueError, KeyError, fuzz.FuzzError) as exc:
+            outcome = command.campaign(
+                parse_adapter(args.adapter), options, _catalogue(args), out,
+                json_path=json_path, progress=command.progress_printer(),
+            )  # fmt: skip
+    except (OSError, ValueError, fuzz.FuzzError) as exc:
         raise UsageError(f"fuzz: {exc}") from None
-    except EngineError as exc:
-        print(f"error: an adapter could not start: {exc}", file=sys.stderr)
-        return EXIT_ADAPTER
-    path = fuzz.write_outputs(report, out)
-    if args.json:
-        atomic_write_text(Path(args.json), json.dumps(report, indent=1, ensure_ascii=False) + "\n")
-    print(fuzz.summary(report), end="")
-    print(f"report: {path}")
-    if report.get("interrupted"):
-        return {"SIGTERM": 143, "SIGHUP": 129}.get(report["interrupted"], 130)
-    return EXIT_FAILED if report["findings"] else EXIT_OK
+    print(outcome.text, end="")
+    if outcome.problem:
+        print(outcome.problem, file=sys.stderr)
+    return outcome.exit_code
 
 
 # --------------------------------------------------------------------------- parser

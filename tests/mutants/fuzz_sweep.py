@@ -9,7 +9,7 @@ docs/fuzzing.md). Run from the repository root::
 One line a mutant: ``found`` or ``MISSED``, the first game that shows the killing draft's
 divergence, the rule it cites, and how many findings and drafts the campaign made. ``--jobs``
 campaigns run side by side (each one adapter pair, ``--workers 1``), so 2 keeps a 2-core
-machine busy and no more. ``tests/conformance/test_fuzz.py`` calls :func:`sweep_one` in its
+machine busy and no more. ``tests/conformance/test_fuzz_drafts.py`` calls :func:`sweep_one` in its
 opt-in full sweep.
 """
 

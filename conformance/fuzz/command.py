@@ -1,0 +1,186 @@
+"""The ``fuzz`` command as a library call: a campaign or a merge, its files, its verdict.
+
+The command line (``carioca-conformance fuzz``, conformance/cli.py) parses its arguments
+and prints; everything else is here, so a library user (the pytest plugin, a notebook, a
+CI script) gets the same report files and the same exit code without argparse:
+
+- :func:`campaign` plays a campaign (handling Ctrl-C, SIGTERM and SIGHUP: the games played
+  are kept), writes ``fuzz-report.json`` and the drafts, and returns an :class:`Outcome`;
+  an adapter that cannot start still gets its report (``engine`` null, ``adapter_error``);
+- :func:`merge` reads shard reports within bounds, validated by the report schema
+  (conformance/fuzz/merge.py), merges and writes them;
+- :func:`verdict` is the exit code of a report, and the one line saying why when it is
+  not a plain pass or fail.
+
+Exit codes (docs/fuzzing.md): 0 no divergence, 1 findings, 2 usage error (a bad shard or
+input report), 3 an adapter could not start, 4 nothing graded (no request was answered by
+both adapters: an engine that answers ``unsupported`` to everything earns no green), 130,
+143, 129 interrupted by SIGINT, SIGTERM, SIGHUP.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+from collections.abc import Mapping, Sequence
+from contextlib import nullcontext
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any, Final, TextIO
+
+from conformance.catalogue import Catalogue
+from conformance.errors import EngineError
+
+from .campaign import FuzzResult, ProgressFn, fuzz
+from .merge import merge_reports, read_report
+from .model import FuzzError, FuzzOptions
+from .report import report_dict, report_text, summary, unstarted_report, write_outputs
+
+EXIT_OK: Final = 0
+EXIT_FAILED: Final = 1
+EXIT_USAGE: Final = 2
+EXIT_ADAPTER: Final = 3
+#: Nothing was graded: the same code ``run`` gives a run that grades nothing.
+EXIT_UNGRADED: Final = 4
+#: 128 + the signal number, the shell's convention (conformance/interrupt.py).
+SIGNAL_CODES: Final[Mapping[str, int]] = {"SIGINT": 130, "SIGTERM": 143, "SIGHUP": 129}
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What the command did: the report (as written), its file, the exit code, the text
+    for standard output, and the one line for standard error when there is one."""
+
+    report: dict[str, Any]
+    path: Path
+    exit_code: int
+    text: str
+    problem: str | None = None
+
+
+def verdict(report: Mapping[str, Any]) -> tuple[int, str | None]:
+    """The exit code of ``report`` and, unless it is a plain pass or fail, why."""
+    if report.get("adapter_error"):
+        first = str(report["adapter_error"]).splitlines()[0]
+        return EXIT_ADAPTER, f"error: an adapter could not start: {first}"
+    interrupted = report.get("interrupted")
+    if isinstance(interrupted, str) and interrupted in SIGNAL_CODES:
+        return SIGNAL_CODES[interrupted], None
+    if report["findings"]:
+        return EXIT_FAILED, None
+    totals = report["totals"]
+    compared = totals.get("compared")
+    if compared is None:  # a report written before ``compared`` existed
+        compared = totals["steps"] + totals["queries"]
+    if compared == 0:
+        lacking = report.get("unsupported_ops") or []
+        said = f" (it answered unsupported to {', '.join(lacking)})" if lacking else ""
+        return EXIT_UNGRADED, (
+            "error: fuzz graded nothing: no request was answered by both the engine and "
+            f"the reference{said}; a campaign that compares nothing is not a pass "
+            f"(exit {EXIT_UNGRADED})"
+        )
+    return EXIT_OK, None
+
+
+def _finish(report: dict[str, Any], out: Path, json_path: Path | None) -> Outcome:
+    """Write the report and its drafts (and the ``--json`` copy); the outcome."""
+    from conformance.report import atomic_write_text
+
+    path = write_outputs(report, out)
+    if json_path is not None:
+        atomic_write_text(json_path, report_text(report))
+    code, problem = verdict(report)
+    return Outcome(report, path, code, summary(report) + f"report: {path}\n", problem)
+
+
+def campaign(
+    engine_argv: Sequence[str],
+    options: FuzzOptions,
+    catalogue: Catalogue,
+    out: Path,
+    *,
+    json_path: Path | None = None,
+    progress: ProgressFn | None = None,
+    handle_signals: bool = True,
+) -> Outcome:
+    """Play the campaign ``options`` describes against ``engine_argv`` and write its report.
+
+    ``handle_signals``: Ctrl-C, SIGTERM and SIGHUP stop the campaign, which keeps the
+    games played and exits with 128 + the signal (the main thread only; a library caller
+    with handlers of its own passes False and sets nothing).
+
+    :raises FuzzError: for options no campaign can play (negative games, no worker).
+    """
+    if options.games < 0 or options.workers < 1:
+        raise FuzzError("--games must be 0 or more and --workers 1 or more")
+    from conformance.interrupt import Signals, interruptible
+
+    stop = threading.Event()
+    guard = interruptible(on_signal=stop.set) if handle_signals else nullcontext(Signals())
+    result: FuzzResult | None = None
+    error: EngineError | None = None
+    signalled: str | None = None
+    with guard as signals:
+        try:
+            result = fuzz(engine_argv, options, catalogue, progress=progress, stop=stop)
+        except EngineError as exc:
+            error = exc
+        except KeyboardInterrupt as exc:
+            # A signal while the adapters started, or just after the campaign returned.
+            signalled = str(exc) or "SIGINT"
+        finally:
+            signals.defer()  # from here a signal waits: the report is written first
+        if result is not None:
+            report = report_dict(result)
+            if signalled and not report["interrupted"]:
+                report["interrupted"] = signalled
+        elif error is not None:
+            report = unstarted_report(engine_argv, options, str(error), error.stderr_tail)
+        else:
+            report = unstarted_report(engine_argv, options, "interrupted before any game")
+            report["adapter_error"], report["interrupted"] = None, signalled
+        outcome = _finish(report, out, json_path)
+    late = signals.exit_code()
+    if late is not None and outcome.exit_code not in SIGNAL_CODES.values():
+        # A signal while the report was written: the files are whole, the code says so.
+        outcome = replace(outcome, exit_code=late)
+    return outcome
+
+
+def merge(paths: Sequence[str | Path], out: Path, *, json_path: Path | None = None) -> Outcome:
+    """Merge the shard reports at ``paths`` into one report under ``out``.
+
+    :raises FuzzError: naming the report that cannot be read or merged (exit 2).
+    """
+    return _finish(merge_reports([read_report(p) for p in paths]), out, json_path)
+
+
+def progress_printer(stream: TextIO | None = None) -> ProgressFn:
+    """The command line's progress display: one line rewritten on a terminal, else a line
+    every tenth of the games."""
+    out = stream if stream is not None else sys.stderr
+    tty = out.isatty()
+
+    def progress(done: int, total: int, steps: int, found: int) -> None:
+        if tty or done == total or done % max(1, total // 10) == 0:
+            line = f"fuzz: {done}/{total} games, {steps} steps, {found} divergence(s)"
+            end = "" if tty and done < total else "\n"
+            print(("\r" + line) if tty else line, end=end, file=out, flush=True)
+
+    return progress
+
+
+__all__ = [
+    "EXIT_ADAPTER",
+    "EXIT_FAILED",
+    "EXIT_OK",
+    "EXIT_UNGRADED",
+    "EXIT_USAGE",
+    "SIGNAL_CODES",
+    "Outcome",
+    "campaign",
+    "merge",
+    "progress_printer",
+    "verdict",
+]

@@ -1,0 +1,242 @@
+"""Merging the reports of a campaign's shards (``fuzz --merge``; ``report merge --fuzz``).
+
+Shard reports come back from CI artifacts that anyone could have edited, so
+:func:`read_report` reads one within bounds and validates it against
+``conformance/schemas/fuzz-report.schema.json`` before anything looks inside: a file that
+is too large, not UTF-8, not JSON, nested too deep, holds an integer of more than
+:data:`MAX_INT_DIGITS` digits or a ``NaN``/``Infinity``, or is not a fuzz report at all,
+is one :class:`~conformance.fuzz.model.FuzzError` naming the file (the command line: exit 2).
+
+:func:`merge_reports` refuses reports of different campaigns or engines, a report whose
+adapter never started, and the same shard given twice (its games would count twice); it
+names the shards that are missing, in ``warnings``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from functools import cache
+from pathlib import Path
+from typing import Any, Final
+
+from conformance.validation import SchemaValidator
+
+from .model import FIRST_DRAFT_ID, LAST_DRAFT_ID, FuzzError, finite
+
+#: The fuzz report schema.
+SCHEMA_PATH: Final = Path(__file__).resolve().parents[1] / "schemas" / "fuzz-report.schema.json"
+#: Largest shard report read, in bytes (a 2,000-game campaign with drafts is a few MB).
+MAX_REPORT_BYTES: Final = 128 * 1024 * 1024
+#: Deepest nesting of arrays and objects accepted (a finding's trace nests about 12).
+MAX_DEPTH: Final = 64
+#: Longest integer accepted, in digits (seeds and counts fit in 20).
+MAX_INT_DIGITS: Final = 40
+#: Most missing shards named one by one in the warning (the rest are counted).
+MISSING_NAMED: Final = 10
+
+
+class _Refused(ValueError):
+    """Raised from the decoder's hooks."""
+
+
+def _parse_int(text: str) -> int:
+    digits = len(text.lstrip("-"))
+    if digits > MAX_INT_DIGITS:
+        raise _Refused(f"an integer of {digits} digits (at most {MAX_INT_DIGITS})")
+    return int(text)
+
+
+def _parse_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise _Refused(f"the number {text[:40]} is not a finite float")
+    return value
+
+
+def _parse_constant(name: str) -> Any:
+    raise _Refused(f"{name} is not JSON (no NaN or Infinity)")
+
+
+def _too_deep(value: Any) -> bool:
+    """True when ``value`` nests more than :data:`MAX_DEPTH` deep (iteratively)."""
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        children = node.values() if isinstance(node, dict) else node
+        if depth > MAX_DEPTH:
+            return True
+        stack.extend((c, depth + 1) for c in children if isinstance(c, dict | list))
+    return False
+
+
+@cache
+def _validator() -> SchemaValidator:
+    return SchemaValidator(json.loads(SCHEMA_PATH.read_text(encoding="utf-8")))
+
+
+def read_report(path: str | Path) -> dict[str, Any]:
+    """The fuzz report at ``path``, read within bounds and valid by its schema.
+
+    :raises FuzzError: naming the file and what is wrong with it.
+    """
+    try:
+        with Path(path).open("rb") as handle:
+            data = handle.read(MAX_REPORT_BYTES + 1)
+    except OSError as exc:
+        raise FuzzError(f"{path}: cannot read the report: {exc.strerror or exc}") from None
+    if len(data) > MAX_REPORT_BYTES:
+        raise FuzzError(f"{path}: larger than the limit of {MAX_REPORT_BYTES} bytes")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise FuzzError(f"{path}: not UTF-8 text: {exc.reason}") from None
+    try:
+        doc = json.loads(
+            text, parse_int=_parse_int, parse_float=_parse_float, parse_constant=_parse_constant
+        )
+    except json.JSONDecodeError as exc:
+        where = f"line {exc.lineno} column {exc.colno}"
+        raise FuzzError(f"{path}: not JSON: {where}: {exc.msg}") from None
+    except _Refused as exc:
+        raise FuzzError(f"{path}: {exc}") from None
+    except RecursionError:
+        doc = None
+    except ValueError as exc:  # what the decoder refuses besides syntax
+        raise FuzzError(f"{path}: cannot be decoded: {str(exc)[:200]}") from None
+    if doc is None or (isinstance(doc, dict | list) and _too_deep(doc)):
+        raise FuzzError(f"{path}: nested more than {MAX_DEPTH} levels deep (not a fuzz report)")
+    error = _validator().best_error(doc)
+    if error is not None:
+        where = "/" + "/".join(str(part) for part in error.absolute_path)
+        message = error.message if len(error.message) <= 300 else error.message[:300] + "…"
+        raise FuzzError(f"{path}: not a fuzz report: at {where}: {message}")
+    assert isinstance(doc, dict)
+    return doc
+
+
+def _label(report: Mapping[str, Any], index: int) -> str:
+    shards = report["campaign"]["shards"]
+    return (
+        "report "
+        + str(index + 1)
+        + " (shard "
+        + ", ".join(f"{s['index']}/{s['count']}" for s in shards)
+        + ")"
+    )
+
+
+def _shard_warnings(shards: Sequence[Mapping[str, int]]) -> list[str]:
+    """Refuse a shard given twice or shards of different splits; name the missing ones."""
+    seen: set[tuple[int, int]] = set()
+    for shard in shards:
+        key = (int(shard["index"]), int(shard["count"]))
+        if key in seen:
+            raise FuzzError(
+                f"cannot merge: shard {key[0]}/{key[1]} is given twice "
+                "(its games would be counted twice)"
+            )
+        seen.add(key)
+    counts = sorted({count for _, count in seen})
+    if len(counts) > 1:
+        raise FuzzError(f"cannot merge shards of different splits: /{', /'.join(map(str, counts))}")
+    n = counts[0]
+    have = {index for index, _ in seen}
+    missing = n - len(have)
+    if missing <= 0:
+        return []
+    named: list[str] = []
+    k = 1
+    # Bounded by the input: at most len(have) + MISSING_NAMED steps, whatever N says.
+    while len(named) < MISSING_NAMED and k <= n:
+        if k not in have:
+            named.append(f"{k}/{n}")
+        k += 1
+    more = f" and {missing - len(named)} more" if missing > len(named) else ""
+    return [f"shard(s) {', '.join(named)}{more} missing: this report covers part of the campaign"]
+
+
+def merge_reports(reports: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """Merge shard reports of one campaign: totals add up, findings merge by key.
+
+    A finding seen in several shards keeps the sum of the counts and the smallest example
+    (fewest steps, then fewest players, then the lowest game index). The shards that are
+    missing are named in ``warnings``.
+
+    :raises FuzzError: when the reports are of different campaigns or engines, a report's
+        adapter never started, or a shard is given twice.
+    """
+    if not reports:
+        raise FuzzError("--merge needs at least one report")
+    for i, rep in enumerate(reports):
+        if rep.get("engine") is None:
+            why = str(rep.get("adapter_error") or "no handshake").splitlines()[0]
+            raise FuzzError(f"cannot merge: {_label(rep, i)}: its adapter never started ({why})")
+    first = reports[0]
+    for other in reports[1:]:
+        for what in ("seed", "games", "profile", "max_steps"):
+            if other["campaign"][what] != first["campaign"][what]:
+                raise FuzzError(
+                    f"cannot merge: campaign {what} differs "
+                    f"({first['campaign'][what]!r} vs {other['campaign'][what]!r})"
+                )
+        if other["engine"]["implementation"] != first["engine"]["implementation"]:
+            raise FuzzError("cannot merge reports of different engines")
+    shards = [s for rep in reports for s in rep["campaign"]["shards"]]
+    warnings: set[str] = set(_shard_warnings(shards))
+    totals: dict[str, Any] = {}
+    by_key: dict[str, dict[str, Any]] = {}
+    unsupported: set[str] = set()
+    events: Counter[str] = Counter()
+    for rep in reports:
+        for k, v in rep["totals"].items():
+            if k == "seconds":
+                totals[k] = finite(totals.get(k, 0)) + finite(v)
+            elif isinstance(v, int) and not isinstance(v, bool):
+                totals[k] = totals.get(k, 0) + v
+        events.update(rep.get("events", {}))
+        warnings |= set(rep.get("warnings", []))
+        unsupported |= set(rep.get("unsupported_ops", []))
+        for f in rep["findings"]:
+            have = by_key.get(f["key"])
+            if have is None:
+                by_key[f["key"]] = json.loads(json.dumps(f))
+                continue
+            have["count"] += f["count"]
+            have["games"] = sorted(set(have["games"]) | set(f["games"]))[:100]
+            if _size(f) < _size(have):
+                keep = {"count": have["count"], "games": have["games"]}
+                by_key[f["key"]] = {**json.loads(json.dumps(f)), **keep}
+    totals["seconds"] = round(finite(totals.get("seconds", 0)), 3)
+    findings = sorted(by_key.values(), key=lambda f: (f["rule"], f["key"]))
+    totals["findings"] = len(findings)
+    for i, f in enumerate(findings):
+        if f.get("scenario") and FIRST_DRAFT_ID + i <= LAST_DRAFT_ID:
+            f["scenario"]["id"] = f"cc-{FIRST_DRAFT_ID + i:04d}"
+        elif f.get("scenario"):
+            f["scenario"] = None
+        f["scenario_file"] = None
+    return {
+        **{
+            k: first[k]
+            for k in ("report", "version", "engine", "engine_argv", "reference_argv", "rulings")
+        },
+        "campaign": {
+            **first["campaign"],
+            "shards": sorted(shards, key=lambda s: (s["count"], s["index"])),
+        },
+        "totals": totals,
+        "events": dict(sorted(events.items())),
+        "findings": findings,
+        "interrupted": next((r["interrupted"] for r in reports if r.get("interrupted")), None),
+        "adapter_error": None,
+        "unsupported_ops": sorted(unsupported),
+        "warnings": sorted(warnings),
+    }
+
+
+def _size(finding: Mapping[str, Any]) -> tuple[int, int, int]:
+    example = finding["example"]
+    return (example["steps"], example["players"] or 0, example["game"])

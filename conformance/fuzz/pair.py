@@ -1,0 +1,379 @@
+"""The engine-versus-reference pair: both adapters, each request put to both, and the
+answers compared (acceptance, reason, state) into a :class:`~conformance.fuzz.model.Divergence`.
+
+The reference is started as a subprocess configured with the engine's declared rulings;
+where the protocol lets the engine differ (a recycled stock's order, its own run
+arrangement), the reference loads the engine's state so that later steps agree."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from conformance.catalogue import Catalogue
+from conformance.compare import (
+    ENDED_PHASES,
+    Mismatch,
+    compare_state,
+    compare_unchanged,
+)
+from conformance.declarations import Declarations, declarations
+from conformance.engine import EngineSession, Handshake
+from conformance.errors import EngineError, EngineReportedError
+
+from .judge import (
+    DEAL_OPS,
+    OP_RULES,
+    RUN_LENGTH_RULE,
+    answer_outcome,
+    canonical_state,
+    classify_state,
+    expected_state,
+    field_of,
+    length_decides,
+    new_game_check,
+    pool_mismatches,
+    reason_rule,
+    recycle_drawer,
+    recycled_in,
+    reference_rulings,
+    same_fair_family,
+    same_reason,
+)
+from .model import Divergence, EndGame, EngineFault, FuzzOptions, SetupRefused
+from .readings import fair_reading, take_engine_state
+from .states import built_state
+
+
+class Pair:
+    """The engine under test and the reference, each in its own adapter process."""
+
+    def __init__(
+        self,
+        engine_argv: Sequence[str],
+        options: FuzzOptions,
+        catalogue: Catalogue,
+        *,
+        env: Mapping[str, str] | None = None,
+    ) -> None:
+        self.options = options
+        self.catalogue = catalogue
+        self.engine = EngineSession(engine_argv, timeout=options.timeout, env=env)
+        self.engine.start()
+        hs = self.engine.handshake
+        assert hs is not None
+        #: The handshake as read in the fuzzed profile (the report's ``engine``).
+        self.handshake: Handshake = hs.for_profile(options.profile)
+        #: What the engine declares in this profile: the one view every judge reads
+        #: (conformance/declarations.py); nothing below reads the handshake's fields.
+        self.decl: Declarations = declarations(hs, options.profile, catalogue)
+        self.rulings, self.warnings = reference_rulings(self.decl)
+        self.rulings.update(dict(options.reference_rulings))
+        ref_argv = [*options.reference_argv]
+        for point, option in self.rulings.items():
+            ref_argv += ["--ruling", f"{point}={option}"]
+        self.reference_argv = ref_argv
+        self.reference = EngineSession(ref_argv, timeout=options.timeout, env=env)
+        try:
+            self.reference.start()
+        except EngineError:
+            self.engine.close()
+            raise
+        decl = self.decl
+        self.reasons = "reasons" in decl.capabilities
+        self.runs_as_sets = decl.runs_as_sets
+        #: A lay-off's reason is judged by its cards at the named end (the engine takes
+        #: the end it is asked for, its jokers where they are listed); else by family (it
+        #: may have judged another end, or its joker standing elsewhere).
+        self.by_cards = decl.run_ends == "requested" and decl.run_order == "listed"
+        self.can_load = "turns" in decl.capabilities
+        self.can_deal = "deals" in decl.capabilities
+        self.can_query = "melds" in decl.capabilities
+        #: The player counts games seat: the engine's within the profile's.
+        self.player_counts = [p for p in decl.players if p in decl.profile_players] or [
+            min(decl.profile_players)
+        ]
+        self.unsupported_ops: set[str] = set()
+        if self.can_load:
+            self._probe_load_state()
+        self.ref_state: dict[str, Any] = {}
+        self.eng_state: dict[str, Any] = {}
+        self.steps = 0
+        self.queries = 0
+        #: Requests both adapters answered, so compared (graded): an engine that answers
+        #: ``unsupported`` to everything has none, and its campaign grades nothing.
+        self.compared = 0
+        #: What the games exercised: accepted actions by type, recycles, cancels, closes.
+        self.events: Counter[str] = Counter()
+        #: Why games stopped before their last step (an op unsupported, a state refused).
+        self.ended_early: Counter[str] = Counter()
+
+    def _probe_load_state(self) -> None:
+        """Learn once, before any game, whether the engine loads states, so that every
+        worker plays the same games for a seed (an engine may lack ``load_state``)."""
+        rng = random.Random("carioca-fuzz:probe")
+        players = self.player_counts[0]
+        state = built_state(rng, players, 1, 0, [0] * players, self.options.profile)
+        try:
+            self.engine.request("load_state", state=state)
+        except EngineReportedError as exc:
+            if exc.kind == "unsupported":
+                self.can_load = False
+                self.unsupported_ops.add("load_state")
+
+    def close(self) -> None:
+        """Say bye to both adapters."""
+        self.engine.close()
+        self.reference.close()
+
+    def restart_engine(self) -> None:
+        """After an engine crash: start it again (the reference too, if it died)."""
+        if not self.engine.alive:
+            self.engine.restart()
+        if not self.reference.alive:
+            self.reference.restart()
+
+    # -- requests ----------------------------------------------------------------------
+
+    def _both(self, op: str, **fields: Any) -> tuple[dict[str, Any], dict[str, Any]]:
+        try:
+            ref = self.reference.request(op, **fields)
+        except EngineReportedError as exc:
+            raise EndGame(f"the reference answered {exc.kind} to {op}: {exc.message}") from None
+        try:
+            eng = self.engine.request(op, **fields)
+        except EngineReportedError as exc:
+            if exc.kind == "unsupported":
+                self.unsupported_ops.add(op if op != "act" else f"act:{fields['action']['type']}")
+                raise EndGame(f"engine: {op} unsupported") from None
+            self.compared += 1  # an error answer is graded: it is a divergence
+            raise EngineFault(op, exc, ref) from None
+        self.compared += 1
+        return ref, eng
+
+    # -- setup and steps ---------------------------------------------------------------
+
+    def setup(self, setup: Mapping[str, Any]) -> Divergence | None:
+        """Deal or load the setup on both; compare the states."""
+        op = setup["op"]
+        fields = {k: v for k, v in setup.items() if k != "op"}
+        if op == "load_state":
+            try:
+                ref = self.reference.request("load_state", **fields)
+            except EngineReportedError as exc:
+                raise SetupRefused(f"the reference refuses the setup: {exc}") from None
+            try:
+                eng = self.engine.request("load_state", **fields)
+            except EngineReportedError as exc:
+                if exc.kind == "unsupported":
+                    self.can_load = False
+                    self.unsupported_ops.add("load_state")
+                    raise EndGame("engine: load_state unsupported") from None
+                self.compared += 1
+                if exc.kind == "invalid_state":
+                    return Divergence(
+                        "CARDS-1",
+                        "load_state",
+                        "setup",
+                        "engine refuses a reachable state",
+                        [str(exc)],
+                    )
+                return Divergence(
+                    "CARDS-1", "load_state", "error", f"engine answered {exc.kind}", [str(exc)]
+                )
+        else:
+            try:
+                ref, eng = self._both(op, **fields)
+            except EngineFault as exc:
+                return Divergence(
+                    OP_RULES.get(op, "DEAL-3"),
+                    op,
+                    "error",
+                    f"engine answered {exc.kind}",
+                    [str(exc)],
+                )
+        if op == "load_state":
+            self.compared += 1
+        self.ref_state, self.eng_state = ref["state"], eng["state"]
+        if op == "new_game":
+            # The shuffle and the dealer drawn by lot are each engine's own: compare what
+            # the rules fix (the counts, the dealer among the players, who moves first).
+            found = compare_state(
+                new_game_check(ref["state"]), eng["state"], unmodelled=self.decl.unmodelled
+            )
+        else:
+            found = self._state_diff(ref["state"], eng["state"], recycled=False, first_turn=op)
+        if found:
+            return classify_state(op, found, ref["state"], eng["state"], kind="setup")
+        take_engine_state(self, allowed=op == "load_state" or self.can_load)
+        return None
+
+    def step(self, step: Mapping[str, Any], *, deal_mode: bool) -> Divergence | None:
+        """Put one step to both; return the divergence, if any."""
+        before = self.ref_state
+        eng_before = self.eng_state
+        op = step["op"]
+        self.steps += 1
+        action = step.get("action")
+        label = action["type"] if action is not None else op
+        try:
+            if action is not None:
+                ref, eng = self._both("act", action=action)
+            else:
+                ref, eng = self._both(op, deck=step["deck"])
+        except EngineFault as exc:
+            return Divergence(
+                OP_RULES.get(label, "TURN-1"),
+                label,
+                "error",
+                f"engine answered {exc.kind}",
+                [str(exc)],
+            )
+        if action is not None and eng.get("accepted") and not ref.get("accepted"):
+            ref = fair_reading(self, before, action, ref)
+        ref_after, eng_after = ref["state"], eng["state"]
+        accepted = bool(ref.get("accepted"))
+        recycled = accepted and recycled_in(before, ref_after, action)
+        drawer = recycle_drawer(before, action) if recycled else None
+        self.ref_state, self.eng_state = ref_after, eng_after
+        if accepted != bool(eng.get("accepted")):
+            reason = ref.get("reason") if not accepted else eng.get("reason")
+            rule, disputed = self._answer_rule(label, action or {}, before, ref, reason)
+            shown = answer_outcome(eng) if self.reasons or eng.get("accepted") else "rejected"
+            summary = f"reference {answer_outcome(ref)}, engine {shown}"
+            mismatch = [f"{label}: {summary}"]
+            return Divergence(rule, label, "outcome", summary, mismatch, disputed=disputed)
+        if not accepted:
+            if self.reasons and not same_reason(
+                ref.get("reason"), eng.get("reason"), action, before, by_cards=self.by_cards
+            ):
+                rule, disputed = self._answer_rule(
+                    label, action or {}, before, ref, ref.get("reason")
+                )
+                summary = (
+                    f"reference rejected ({ref.get('reason')}), "
+                    f"engine rejected ({eng.get('reason')})"
+                )
+                return Divergence(rule, label, "reason", summary, [summary], disputed=disputed)
+            # Trios are multisets, and so are runs an engine arranges itself: a rejection
+            # may list them its own way and still leave the state unchanged.
+            changed = compare_unchanged(
+                canonical_state(eng_before, self.runs_as_sets),
+                canonical_state(eng_after, self.runs_as_sets),
+                unmodelled=self.decl.unmodelled,
+            )
+            if changed:
+                return Divergence(
+                    "DISPUTE-35",
+                    label,
+                    "unchanged",
+                    "a rejected action changed the engine's state: "
+                    + ", ".join(sorted({field_of(m.what) for m in changed})),
+                    [str(m) for m in changed],
+                )
+            return None
+        count_events(self.events, label, before, ref_after, recycled)
+        found = self._state_diff(
+            ref_after, eng_after, recycled=recycled, drawer=drawer, first_turn=label
+        )
+        if drawer is not None:
+            found += pool_mismatches(ref_after, eng_after, before, drawer)
+        if found:
+            return classify_state(
+                label, found, ref_after, eng_after, kind="state", recycled=recycled
+            )
+        take_engine_state(self, allowed=not deal_mode)
+        return None
+
+    def _answer_rule(
+        self,
+        label: str,
+        request: Mapping[str, Any],
+        before: Mapping[str, Any],
+        ref: Mapping[str, Any],
+        reason: Any,
+    ) -> tuple[str, bool]:
+        """The rule an outcome or reason divergence is filed under, and whether a disputed
+        point decides it: the run-length rule for a run of 14 cards it decides, else the
+        reason's rule, else the op's."""
+        if length_decides(label, request, before, ref):
+            return RUN_LENGTH_RULE, True
+        return reason_rule(
+            self.catalogue, reason if isinstance(reason, str) else None, label
+        ), False
+
+    def _state_diff(
+        self,
+        ref_state: Mapping[str, Any],
+        eng_state: Mapping[str, Any],
+        *,
+        recycled: bool,
+        drawer: int | None = None,
+        first_turn: str = "",
+    ) -> list[Mismatch]:
+        """The state check's mismatches. After an op that starts a deal (``first_turn``),
+        who moves first reads the dealer: not compared for an engine that keeps none."""
+        unmodelled = self.decl.unmodelled
+        if first_turn in DEAL_OPS and not self.decl.models("dealer"):
+            unmodelled = unmodelled | {"turn"}
+        return compare_state(
+            expected_state(ref_state, recycled=recycled, drawer=drawer),
+            eng_state,
+            unmodelled=unmodelled,
+            runs_as_sets=self.runs_as_sets,
+        )
+
+    def query(self, setup: Mapping[str, Any]) -> tuple[Divergence | None, dict[str, Any]]:
+        """Put one melds-level query to both; compare valid/reason or points."""
+        op = setup["query"]
+        fields = {k: v for k, v in setup.items() if k != "query"}
+        self.queries += 1
+        try:
+            ref, eng = self._both(op, **fields)
+        except EngineFault as exc:
+            summary = f"engine answered {exc.kind}"
+            return Divergence(OP_RULES[op], op, "error", summary, [str(exc)]), exc.reference
+        if op == "penalty":
+            if ref.get("points") != eng.get("points"):
+                summary = f"reference {ref.get('points')} points, engine {eng.get('points')}"
+                return Divergence("SCORE-2", op, "check", "points differ", [summary]), ref
+            return None, ref
+        if ref.get("valid") != eng.get("valid"):
+            reason = ref.get("reason") if not ref.get("valid") else eng.get("reason")
+            rule, disputed = self._answer_rule(op, fields, {}, ref, reason)
+            summary = f"reference valid={ref.get('valid')}, engine valid={eng.get('valid')}"
+            if not ref.get("valid") and ref.get("reason"):
+                summary += f" (reference: {ref['reason']})"
+            return Divergence(rule, op, "check", summary, [summary], disputed=disputed), ref
+        if (
+            self.reasons
+            and ref.get("valid") is False
+            and not same_fair_family(ref.get("reason"), eng.get("reason"))
+        ):
+            rule, disputed = self._answer_rule(op, fields, {}, ref, ref.get("reason"))
+            summary = f"reference reason {ref.get('reason')}, engine reason {eng.get('reason')}"
+            return Divergence(rule, op, "reason", summary, [summary], disputed=disputed), ref
+        return None, ref
+
+
+def count_events(
+    events: Counter[str],
+    label: str,
+    before: Mapping[str, Any],
+    after: Mapping[str, Any],
+    recycled: bool,
+) -> None:
+    """Count what an accepted step exercised: its type, a recycle, a close, a cancel, a
+    game end and a tied game end (the report's ``events``)."""
+    events[label] += 1
+    if recycled and after["phase"] != "cancelled":
+        events["recycle"] += 1
+    if after["phase"] != before["phase"] and after["phase"] in ENDED_PHASES:
+        events[
+            {"deal_over": "close", "cancelled": "cancel", "game_over": "game_over"}[after["phase"]]
+        ] += 1
+        winners = after.get("winners")
+        if after["phase"] == "game_over" and isinstance(winners, list) and len(winners) > 1:
+            events["tied game end"] += 1  # END-5: equal lowest totals share the win

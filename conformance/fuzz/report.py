@@ -1,0 +1,186 @@
+"""The JSON report (conformance/schemas/fuzz-report.schema.json), the drafts written
+beside it, the merge of shard reports, and the end-of-run summary."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any, Final
+
+import yaml
+
+from conformance.catalogue import Catalogue
+from conformance.textsafe import safe_text
+
+from .campaign import FuzzResult
+from .model import Finding, FuzzOptions, finite
+
+#: Version of the JSON report's layout (conformance/schemas/fuzz-report.schema.json).
+REPORT_VERSION: Final = 1
+
+
+def finding_dict(finding: Finding) -> dict[str, Any]:
+    """A finding as the JSON report holds it."""
+    occ = finding.example
+    return {
+        "key": finding.divergence.key,
+        "rule": finding.divergence.rule,
+        "rules": list(finding.divergence.rules or (finding.divergence.rule,)),
+        "op": finding.divergence.op,
+        "kind": finding.divergence.kind,
+        "summary": finding.divergence.summary,
+        "count": finding.count,
+        "games": sorted(finding.games)[:100],
+        "example": {
+            "game": occ.game,
+            "steps": len(occ.trace.steps),
+            "players": occ.trace.size()[1] or None,
+            "shrunk": finding.shrunk,
+            # The example's own: a shrunk example's mismatches are the shrunk game's.
+            "mismatches": occ.divergence.mismatches,
+            "trace": occ.trace.as_dict(),
+        },
+        "scenario": finding.scenario,
+        "scenario_file": finding.scenario_file,
+    }
+
+
+def report_dict(result: FuzzResult) -> dict[str, Any]:
+    """The JSON report (conformance/schemas/fuzz-report.schema.json)."""
+    opts = result.options
+    return {
+        "report": "carioca-conformance fuzz",
+        "version": REPORT_VERSION,
+        "engine": result.engine,
+        "engine_argv": result.engine_argv,
+        "reference_argv": result.reference_argv,
+        "rulings": result.rulings,
+        "campaign": {
+            "seed": opts.seed,
+            "games": opts.games,
+            "max_steps": opts.max_steps,
+            "profile": opts.profile,
+            "shards": [{"index": opts.shard[0], "count": opts.shard[1]}],
+            "only_games": list(opts.only_games),
+        },
+        "totals": {
+            "games": result.games_played,
+            "steps": result.steps,
+            "queries": result.queries,
+            "compared": result.compared,
+            "divergences": result.divergences,
+            "findings": len(result.findings),
+            "seconds": round(finite(result.seconds), 3),
+        },
+        "events": result.events,
+        "findings": [finding_dict(f) for f in result.findings],
+        "interrupted": result.interrupted,
+        "adapter_error": None,
+        "unsupported_ops": result.unsupported_ops,
+        "warnings": result.warnings,
+    }
+
+
+def unstarted_report(
+    engine_argv: Sequence[str], options: FuzzOptions, error: str, stderr_tail: str = ""
+) -> dict[str, Any]:
+    """The report of a campaign whose adapter (the engine's or the reference's) never got
+    through its handshake: no game, ``engine`` null, ``adapter_error`` saying why, as
+    ``run`` writes complete reports for a dead adapter (CI reads them either way)."""
+    why = error if not stderr_tail else f"{error}\n{stderr_tail.rstrip()}"
+    return {
+        "report": "carioca-conformance fuzz",
+        "version": REPORT_VERSION,
+        "engine": None,
+        "engine_argv": list(engine_argv),
+        "reference_argv": list(options.reference_argv),
+        "rulings": {},
+        "campaign": {
+            "seed": options.seed,
+            "games": options.games,
+            "max_steps": options.max_steps,
+            "profile": options.profile,
+            "shards": [{"index": options.shard[0], "count": options.shard[1]}],
+            "only_games": list(options.only_games),
+        },
+        "totals": dict.fromkeys(
+            ("games", "steps", "queries", "compared", "divergences", "findings", "seconds"), 0
+        ),
+        "events": {},
+        "findings": [],
+        "interrupted": None,
+        "adapter_error": safe_text(why),
+        "unsupported_ops": [],
+        "warnings": [],
+    }
+
+
+def report_text(report: Mapping[str, Any]) -> str:
+    """The report as the file holds it: standard JSON (never NaN or Infinity)."""
+    return json.dumps(report, indent=1, ensure_ascii=False, allow_nan=False) + "\n"
+
+
+def write_outputs(report: dict[str, Any], out: Path) -> Path:
+    """Write ``fuzz-report.json`` and one draft YAML per finding under ``out``; return its path.
+
+    Drafts go to ``out/drafts/cc-8NNN.yaml`` and the report records each file's path.
+    """
+    from conformance.report import atomic_write_text
+
+    drafts = out / "drafts"
+    drafts.mkdir(parents=True, exist_ok=True)
+    for old in drafts.glob("cc-8*.yaml"):
+        old.unlink()
+    for finding in report["findings"]:
+        doc = finding.get("scenario")
+        if not doc:
+            finding["scenario_file"] = None
+            continue
+        path = drafts / f"{doc['id']}.yaml"
+        header = (
+            "# Draft written by `carioca-conformance fuzz` from the reference's answers:\n"
+            "# check every expectation against the rules text, then give it a corpus id.\n"
+        )
+        text = header + yaml.safe_dump(doc, sort_keys=False, default_flow_style=None, width=100)
+        atomic_write_text(path, text)
+        finding["scenario_file"] = str(path)
+    target = out / "fuzz-report.json"
+    atomic_write_text(target, report_text(report))
+    return target
+
+
+def summary(report: Mapping[str, Any], catalogue: Catalogue | None = None) -> str:
+    """The end-of-run summary: totals, then findings grouped by rule ID."""
+    t = report["totals"]
+    camp = report["campaign"]
+    shards = ", ".join(f"{s['index']}/{s['count']}" for s in camp["shards"])
+    if report.get("adapter_error"):
+        first = str(report["adapter_error"]).splitlines()[0]
+        return f"fuzz: shard(s) {shards}: no game played: an adapter could not start: {first}\n"
+    lines = [
+        f"fuzz: seed {camp['seed']}, shard(s) {shards}: {t['games']} games, {t['steps']} steps, "
+        f"{t['queries']} queries in {finite(t['seconds']):.1f} s",
+        f"{t['divergences']} divergence(s), {t['findings']} finding(s)",
+    ]
+    if report.get("events"):
+        lines.insert(1, "accepted: " + ", ".join(f"{k} {v}" for k, v in report["events"].items()))
+    by_rule: dict[str, list[Mapping[str, Any]]] = {}
+    for f in report["findings"]:
+        by_rule.setdefault(f["rule"], []).append(f)
+    for rule, findings in sorted(by_rule.items()):
+        lines.append(f"  {rule}:")
+        for f in findings:
+            ex = f["example"]
+            where = f", draft {f['scenario_file']}" if f.get("scenario_file") else ""
+            lines.append(
+                f"    {f['op']} ({f['kind']}): {f['summary']} — {f['count']}x; smallest: game "
+                f"{ex['game']}, {ex['steps']} step(s){where}"
+            )
+    if report.get("interrupted"):
+        lines.append(f"interrupted by {report['interrupted']}: the games played so far")
+    for w in report.get("warnings", []):
+        lines.append(f"warning: {w}")
+    if report.get("unsupported_ops"):
+        lines.append("engine answered unsupported to: " + ", ".join(report["unsupported_ops"]))
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,75 @@
+"""The fuzz command as a library call (conformance/fuzz/command.py): files and exit codes.
+
+An adapter that cannot start still gets its report (exit 3); a campaign that compares
+nothing (an engine answering ``unsupported`` to everything) is not a pass (exit 4, with
+one line saying why; issue 23).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from conformance import fuzz
+from conformance.fuzz import command
+from tests.conformance.fuzzkit import CATALOGUE, ROOT, SCHEMA, cli
+
+FAKES = ROOT / "tests" / "fake_adapters"
+UNSUPPORTED = f"{sys.executable} {FAKES / 'unsupported_adapter.py'}"
+
+
+def test_an_engine_answering_unsupported_to_everything_is_not_a_pass(tmp_path: Path) -> None:
+    done = cli("--adapter", UNSUPPORTED, "--games", "2", "--out", str(tmp_path))
+    assert done.returncode == command.EXIT_UNGRADED, done.stderr
+    (line,) = [x for x in done.stderr.splitlines() if "graded nothing" in x]
+    assert "unsupported" in line and "exit 4" in line
+    report = json.loads((tmp_path / "fuzz-report.json").read_text())
+    jsonschema.validate(report, SCHEMA)
+    assert report["totals"]["compared"] == 0 and report["findings"] == []
+    assert "load_state" in report["unsupported_ops"]
+
+
+def test_an_adapter_that_cannot_start_still_gets_its_report(tmp_path: Path) -> None:
+    adapter = f"{sys.executable} {FAKES / 'fake_adapter.py'} --protocol 99"
+    done = cli("--adapter", adapter, "--games", "2", "--out", str(tmp_path),
+               "--json", str(tmp_path / "copy.json"))  # fmt: skip
+    assert done.returncode == command.EXIT_ADAPTER, done.stderr
+    assert "an adapter could not start" in done.stderr and "Traceback" not in done.stderr
+    report = json.loads((tmp_path / "fuzz-report.json").read_text())
+    jsonschema.validate(report, SCHEMA)
+    assert report["engine"] is None and "protocol" in report["adapter_error"]
+    assert report == json.loads((tmp_path / "copy.json").read_text())
+
+
+def test_the_library_call_returns_what_the_command_line_prints(tmp_path: Path) -> None:
+    options = fuzz.FuzzOptions(games=1, max_steps=10, shrink=False)
+    argv = [sys.executable, "-m", "reference.adapter"]
+    outcome = command.campaign(argv, options, CATALOGUE, tmp_path, handle_signals=False)
+    assert outcome.exit_code == command.EXIT_OK and outcome.problem is None
+    assert outcome.report["totals"]["compared"] > 0
+    assert outcome.text.endswith(f"report: {outcome.path}\n")
+    assert json.loads(outcome.path.read_text()) == outcome.report
+    with pytest.raises(fuzz.FuzzError, match="--workers"):
+        command.campaign(argv, fuzz.FuzzOptions(workers=0), CATALOGUE, tmp_path)
+
+
+@pytest.mark.parametrize(
+    ("changes", "code"),
+    [
+        ({}, command.EXIT_OK),
+        ({"findings": [{"key": "k"}]}, command.EXIT_FAILED),
+        ({"interrupted": "SIGTERM", "findings": [{"key": "k"}]}, 143),
+        ({"interrupted": "stopped", "findings": [{"key": "k"}]}, command.EXIT_FAILED),
+        ({"totals": {"steps": 9, "queries": 0, "compared": 0}}, command.EXIT_UNGRADED),
+        # A report from before ``compared`` existed: what was put to both counts.
+        ({"totals": {"steps": 9, "queries": 0}}, command.EXIT_OK),
+        ({"adapter_error": "no hello"}, command.EXIT_ADAPTER),
+    ],
+)
+def test_the_verdict_of_a_report(changes: dict[str, object], code: int) -> None:
+    report = {"findings": [], "totals": {"steps": 9, "queries": 1, "compared": 10}, **changes}
+    assert command.verdict(report)[0] == code

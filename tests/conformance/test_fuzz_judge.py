@@ -1,0 +1,178 @@
+"""Judging an answer beside the reference's (conformance/fuzz/judge.py): fair reasons, recycles,
+and the rules a divergence is filed under."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from conformance import fuzz
+from conformance.cards import RANKS
+from conformance.compare import compare_state
+from conformance.fuzz.judge import (
+    canonical_state,
+    classify_state,
+    deciding_rules,
+    expected_state,
+    length_decides,
+    pool_mismatches,
+    recycle_drawer,
+    recycled_in,
+)
+from conformance.profiles import find_profile
+from tests.conformance.fuzzkit import CATALOGUE
+
+
+def test_fair_reason_families() -> None:
+    assert fuzz.same_fair_family("run_wraps", "beyond_ace")
+    assert fuzz.same_fair_family("beyond_ace", "does_not_fit")
+    assert not fuzz.same_fair_family("run_wraps", "does_not_fit")
+    assert not fuzz.same_fair_family("run_gap", "run_suit")
+
+
+@pytest.mark.parametrize(
+    ("run", "card", "end", "reason", "fair"),
+    [
+        # docs/reasons.md: the 2 above a high ace, the K below a low one, or a joker would
+        # go round the corner; any other card past an ace fits nowhere either.
+        (["JS", "QS", "KS", "AS"], "2S", "high", "beyond_ace", ["beyond_ace", "run_wraps"]),
+        (["JH", "QH", "KH", "JK"], "2H", "high", "beyond_ace", ["beyond_ace", "run_wraps"]),
+        (["AS", "2S", "3S", "4S"], "KS", "low", "beyond_ace", ["beyond_ace", "run_wraps"]),
+        (["JK", "2S", "3S", "4S"], "JK", "low", "beyond_ace", ["beyond_ace", "run_wraps"]),
+        (["JS", "QS", "KS", "AS"], "10S", "high", "beyond_ace", ["beyond_ace", "does_not_fit"]),
+        (["AS", "2S", "3S", "4S"], "2H", "low", "beyond_ace", ["beyond_ace", "does_not_fit"]),
+        # Not past an ace: the families of fair_reasons.
+        (["5S", "6S", "7S", "JK"], "8S", "high", "does_not_fit", ["beyond_ace", "does_not_fit"]),
+    ],
+)
+def test_a_lay_off_past_an_ace_is_judged_by_its_card(
+    run: list[str], card: str, end: str, reason: str, fair: list[str]
+) -> None:
+    state = {"table": [{"owner": 0, "kind": "trio", "cards": ["9C", "9D", "9H"]},
+                       {"owner": 0, "kind": "run", "cards": run}]}  # fmt: skip
+    action = {"type": "lay_off", "player": 0, "card": card, "meld": 1, "end": end}
+    assert fuzz.lay_off_fair_reasons(reason, action, state) == fair
+    # A trio, or another action, keeps the families.
+    trio = {**action, "meld": 0}
+    assert fuzz.lay_off_fair_reasons("does_not_fit", trio, state) == ["beyond_ace", "does_not_fit"]
+    swap = {"type": "swap_joker", "player": 0, "card": card, "meld": 1, "to": end}
+    assert fuzz.lay_off_fair_reasons("beyond_ace", swap, state) == fuzz.fair_reasons("beyond_ace")
+
+
+# --------------------------------------------------------------------------- recycles
+
+
+def _state(hands: list[list[str]], stock: list[str], discard: list[str]) -> dict[str, Any]:
+    return {
+        "phase": "play",
+        "turn": 0,
+        "hands": hands,
+        "table": [],
+        "stock": stock,
+        "discard": discard,
+    }
+
+
+def test_a_recycle_is_seen_by_the_stock_growing_within_a_turn() -> None:
+    draw = {"type": "draw_stock", "player": 0}
+    before = _state([["AS"], ["KD"]], [], ["2C", "3C", "4C"])
+    after = _state([["AS", "3C"], ["KD"]], ["4C"], ["2C"])
+    assert recycled_in(before, after, draw) and recycle_drawer(before, draw) == 0
+    plain = _state([["AS"], ["KD"]], ["9H", "8H"], ["2C"])
+    drawn = _state([["AS", "9H"], ["KD"]], ["8H"], ["2C"])
+    assert not recycled_in(plain, drawn, draw)
+    # Perla's empty stock ends the round (DISPUTE-75); a cancelled deal recycles nothing.
+    for phase in ("deal_over", "cancelled"):
+        assert not recycled_in(before, {**before, "phase": phase}, draw)
+
+
+def test_after_a_recycle_the_card_drawn_is_the_engines_own_but_the_pool_is_not() -> None:
+    before = _state([["AS"], ["KD"]], [], ["2C", "3C", "4C", "5C"])
+    ref = _state([["AS", "3C"], ["KD"]], ["4C", "5C"], ["2C"])
+    check = expected_state(ref, recycled=True, drawer=0)
+    assert "stock" not in check and check["stock_size"] == 2
+    assert check["hands"] == {1: ["KD"]} and check["hand_sizes"] == [2, 1]
+    # Another order, another card drawn from the pool: fair.
+    other = _state([["AS", "5C"], ["KD"]], ["3C", "4C"], ["2C"])
+    assert compare_state(check, other) == [] and pool_mismatches(ref, other, before, 0) == []
+    # A card that was not in the pool, or a card held before that is gone: not fair.
+    wrong = _state([["AS", "2C"], ["KD"]], ["3C", "4C"], ["5C"])
+    assert pool_mismatches(ref, wrong, before, 0)
+    lost = _state([["3C", "4C"], ["KD"]], ["AS", "5C"], ["2C"])
+    assert any("held before" in str(m) for m in pool_mismatches(ref, lost, before, 0))
+
+
+# --------------------------------------------------------------------------- attribution
+
+
+@pytest.mark.parametrize(
+    ("profile", "rule", "expected"),
+    [
+        ("argentine", "DEAL-4", ("DEAL-4", "DISPUTE-09")),
+        # Chile buries a wild upcard by its own rule, which DISPUTE-51 decides.
+        ("chilean", "DEAL-4", ("CHILE-DEAL-7", "DEAL-4", "DISPUTE-09", "DISPUTE-51")),
+        ("pagat", "MELD-RUN-4", ("PAGAT-RUN-4", "DISPUTE-57", "DISPUTE-12")),
+        ("argentine", "MELD-RUN-4", ("MELD-RUN-4", "DISPUTE-12")),
+    ],
+)
+def test_a_divergence_at_a_disputed_point_cites_the_rule_and_points_that_decide_it(
+    profile: str, rule: str, expected: tuple[str, ...]
+) -> None:
+    assert deciding_rules(CATALOGUE, find_profile(profile), rule, True) == expected
+    held = {*CATALOGUE.rules_for(profile), *CATALOGUE.disputes_for(profile)}
+    assert set(expected) <= held
+    # Elsewhere only the rule, as the profile states it.
+    assert deciding_rules(CATALOGUE, find_profile("chilean"), "SCORE-2", False) == (
+        "CHILE-SCORE-2",
+    )
+
+
+def test_the_length_of_a_fourteen_card_run_decides_only_when_the_answer_is_about_it() -> None:
+    fourteen = {"kind": "run", "cards": ["AS", *[f"{r}S" for r in RANKS[1:]], "AS"]}
+    query = {"meld": fourteen, "initial": False}
+    assert length_decides("check_meld", query, {}, {"valid": False, "reason": "run_size"})
+    assert length_decides("check_meld", query, {}, {"valid": True})
+    assert not length_decides("check_meld", query, {}, {"valid": False, "reason": "run_suit"})
+    shorter = {"meld": {"kind": "run", "cards": fourteen["cards"][:13]}, "initial": False}
+    assert not length_decides("check_meld", shorter, {}, {"valid": True})
+    # A lay-off onto a 13-card run makes the 14th card.
+    table = {"table": [{"owner": 0, "kind": "run", "cards": fourteen["cards"][:13]}]}
+    lay = {"type": "lay_off", "player": 0, "card": "AS", "meld": 0, "end": "high"}
+    assert length_decides("lay_off", lay, table, {"accepted": False, "reason": "beyond_ace"})
+
+
+def test_a_wild_upcard_after_a_deal_is_filed_under_the_upcard_rule() -> None:
+    ref = {"phase": "draw", "discard": ["KS"], "stock": ["JK", "5D"]}
+    eng = {"phase": "draw", "discard": ["JK"], "stock": ["KS", "5D"]}
+    found = compare_state({"discard": ref["discard"], "stock": ref["stock"]}, eng)
+    div = classify_state("start_deal", found, ref, eng, kind="setup")
+    assert (div.rule, div.disputed) == ("DEAL-4", True)
+    # The same piles with a natural upcard: the upcard rule, no disputed point.
+    calm = classify_state(
+        "start_deal", found, {**ref, "discard": ["KS"]}, {**eng, "discard": ["QS"]}, kind="setup"
+    )
+    assert (calm.rule, calm.disputed) == ("DEAL-4", False)
+
+
+def test_what_carries_no_meaning_is_put_in_one_order() -> None:
+    state = {
+        "x": "private",
+        "profile": "argentine",
+        "hands": [["KD", "2S"]],
+        "table": [
+            {"owner": 0, "kind": "trio", "cards": ["9H", "9C", "9D"]},
+            {"owner": 0, "kind": "run", "cards": ["JK", "5S", "6S", "7S"]},
+        ],
+    }
+    listed = canonical_state(state, runs_as_sets=False)
+    assert "x" not in listed and "profile" not in listed
+    assert listed["hands"] == [["2S", "KD"]]
+    assert listed["table"][0]["cards"] == ["9C", "9D", "9H"]  # a trio is a multiset
+    assert listed["table"][1]["cards"] == ["JK", "5S", "6S", "7S"]  # a listed run is not
+    moved = {
+        **state,
+        "table": [state["table"][0], {**state["table"][1], "cards": ["5S", "6S", "7S", "JK"]}],
+    }
+    assert canonical_state(moved, runs_as_sets=True) == canonical_state(state, runs_as_sets=True)
+    assert canonical_state(moved, runs_as_sets=False) != listed

@@ -1,0 +1,74 @@
+"""The report, shards and merges (conformance/fuzz/report.py), and the fuzz command."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from conformance import fuzz
+from tests.conformance.fuzzkit import (
+    REFERENCE,
+    SCHEMA,
+    cli,
+    run_fuzz,
+)
+from tests.mutants import harness
+
+
+def test_shards_split_the_seed_space_and_merge_into_the_whole() -> None:
+    argv = harness.mutant_argv("twos_wild")
+    whole = fuzz.report_dict(run_fuzz(argv, games=2, shrink=False))
+    parts = [fuzz.report_dict(run_fuzz(argv, games=2, shrink=False, shard=(i, 2))) for i in (1, 2)]
+    assert [p["totals"]["games"] for p in parts] == [1, 1]
+    merged = fuzz.merge_reports(parts)
+    jsonschema.validate(merged, SCHEMA)
+    assert merged["totals"]["games"] == 2
+    assert merged["campaign"]["shards"] == [{"index": 1, "count": 2}, {"index": 2, "count": 2}]
+    assert [(f["key"], f["count"]) for f in merged["findings"]] == [
+        (f["key"], f["count"]) for f in whole["findings"]
+    ]
+
+
+def test_merging_reports_of_different_campaigns_is_refused() -> None:
+    report = fuzz.report_dict(run_fuzz(REFERENCE, games=1))
+    other = json.loads(json.dumps(report))
+    other["campaign"]["seed"] = 99
+    with pytest.raises(fuzz.FuzzError, match="seed"):
+        fuzz.merge_reports([report, other])
+
+
+def test_cli_fuzz_writes_report_and_drafts_then_merges(tmp_path: Path) -> None:
+    mutant = f"{sys.executable} -m tests.mutants.adapter --mutant twos_wild"
+    out = tmp_path / "s1"
+    first = cli("--adapter", mutant, "--games", "2", "--shard", "1/2", "--out", str(out),
+                 "--max-steps", "10")  # fmt: skip
+    assert first.returncode == 1, first.stderr
+    assert "finding(s)" in first.stdout and "smallest" in first.stdout
+    report = json.loads((out / "fuzz-report.json").read_text())
+    jsonschema.validate(report, SCHEMA)
+    assert report["findings"]
+    assert all(Path(f["scenario_file"]).exists() for f in report["findings"])
+    # The other shard, faked as the same campaign's second half with nothing found.
+    other = json.loads(json.dumps(report))
+    other["campaign"]["shards"] = [{"index": 2, "count": 2}]
+    other["findings"] = []
+    (tmp_path / "s2.json").write_text(json.dumps(other))
+    merged_dir = tmp_path / "merged"
+    merged = cli("--merge", str(out / "fuzz-report.json"), str(tmp_path / "s2.json"),
+                  "--out", str(merged_dir))  # fmt: skip
+    assert merged.returncode == 1, merged.stderr
+    data = json.loads((merged_dir / "fuzz-report.json").read_text())
+    jsonschema.validate(data, SCHEMA)
+    assert data["totals"]["games"] == 2 * report["totals"]["games"]
+    assert len(list((merged_dir / "drafts").glob("cc-8*.yaml"))) == len(data["findings"])
+
+
+def test_cli_fuzz_usage_errors(tmp_path: Path) -> None:
+    bad = cli("--shard", "3/2", "--out", str(tmp_path / "bad"))
+    assert bad.returncode == 2 and "--shard" in bad.stderr
+    missing = cli("--merge", str(tmp_path / "nope.json"), "--out", str(tmp_path / "m"))
+    assert missing.returncode == 2 and "nope.json" in missing.stderr
