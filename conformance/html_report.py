@@ -584,8 +584,18 @@ def _fuzz(fuzz: Sequence[LoadedReport]) -> list[str]:
         if isinstance(totals, dict):
             shown = ", ".join(f"{esc(k)} {esc(v)}" for k, v in totals.items())
             out.append(f'<p class="muted">{shown}</p>')
+        compared = totals.get("compared") if isinstance(totals, dict) else None
+        adapter_error = report.doc.get("adapter_error")
         if findings:
             out.append(f'<ul class="findings">{"".join(_finding(f) for f in findings)}</ul>')
+        elif adapter_error:
+            # A campaign whose adapter never started compared nothing: no green here.
+            out.append(f'<p class="warning">Nothing compared: {esc(adapter_error)}</p>')
+        elif compared == 0:
+            out.append(
+                '<p class="warning">Nothing compared: the engine answered no request the '
+                "reference answered, so no finding means nothing.</p>"
+            )
         else:
             out.append("<p>No finding: the engine and the reference agreed on every input.</p>")
     return out

@@ -30,18 +30,13 @@ from typing import Any, Final, TextIO
 
 from conformance.catalogue import Catalogue
 from conformance.errors import EngineError
+from conformance.verdict import EXIT_ADAPTER, EXIT_FAILED, EXIT_OK, EXIT_UNGRADED, EXIT_USAGE
 
 from .campaign import FuzzResult, ProgressFn, fuzz
 from .merge import merge_reports, read_report
 from .model import FuzzError, FuzzOptions
 from .report import report_dict, report_text, summary, unstarted_report, write_outputs
 
-EXIT_OK: Final = 0
-EXIT_FAILED: Final = 1
-EXIT_USAGE: Final = 2
-EXIT_ADAPTER: Final = 3
-#: Nothing was graded: the same code ``run`` gives a run that grades nothing.
-EXIT_UNGRADED: Final = 4
 #: 128 + the signal number, the shell's convention (conformance/interrupt.py).
 SIGNAL_CODES: Final[Mapping[str, int]] = {"SIGINT": 130, "SIGTERM": 143, "SIGHUP": 129}
 

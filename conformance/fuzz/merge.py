@@ -4,7 +4,7 @@ Shard reports come back from CI artifacts that anyone could have edited, so
 :func:`read_report` reads one within bounds and validates it against
 ``conformance/schemas/fuzz-report.schema.json`` before anything looks inside: a file that
 is too large, not UTF-8, not JSON, nested too deep, holds an integer of more than
-:data:`MAX_INT_DIGITS` digits or a ``NaN``/``Infinity``, or is not a fuzz report at all,
+:data:`conformance.jsonsafe.MAX_INT_DIGITS` digits or a ``NaN``/``Infinity``, or is not a fuzz report at all,
 is one :class:`~conformance.fuzz.model.FuzzError` naming the file (the command line: exit 2).
 
 :func:`merge_reports` refuses reports of different campaigns or engines, a report whose
@@ -15,61 +15,21 @@ names the shards that are missing, in ``warnings``.
 from __future__ import annotations
 
 import json
-import math
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from functools import cache
 from pathlib import Path
 from typing import Any, Final
 
+from conformance.jsonsafe import JSONFileError, read_json_file
 from conformance.validation import SchemaValidator
 
 from .model import FIRST_DRAFT_ID, LAST_DRAFT_ID, FuzzError, finite
 
 #: The fuzz report schema.
 SCHEMA_PATH: Final = Path(__file__).resolve().parents[1] / "schemas" / "fuzz-report.schema.json"
-#: Largest shard report read, in bytes (a 2,000-game campaign with drafts is a few MB).
-MAX_REPORT_BYTES: Final = 128 * 1024 * 1024
-#: Deepest nesting of arrays and objects accepted (a finding's trace nests about 12).
-MAX_DEPTH: Final = 64
-#: Longest integer accepted, in digits (seeds and counts fit in 20).
-MAX_INT_DIGITS: Final = 40
 #: Most missing shards named one by one in the warning (the rest are counted).
 MISSING_NAMED: Final = 10
-
-
-class _Refused(ValueError):
-    """Raised from the decoder's hooks."""
-
-
-def _parse_int(text: str) -> int:
-    digits = len(text.lstrip("-"))
-    if digits > MAX_INT_DIGITS:
-        raise _Refused(f"an integer of {digits} digits (at most {MAX_INT_DIGITS})")
-    return int(text)
-
-
-def _parse_float(text: str) -> float:
-    value = float(text)
-    if not math.isfinite(value):
-        raise _Refused(f"the number {text[:40]} is not a finite float")
-    return value
-
-
-def _parse_constant(name: str) -> Any:
-    raise _Refused(f"{name} is not JSON (no NaN or Infinity)")
-
-
-def _too_deep(value: Any) -> bool:
-    """True when ``value`` nests more than :data:`MAX_DEPTH` deep (iteratively)."""
-    stack: list[tuple[Any, int]] = [(value, 1)]
-    while stack:
-        node, depth = stack.pop()
-        children = node.values() if isinstance(node, dict) else node
-        if depth > MAX_DEPTH:
-            return True
-        stack.extend((c, depth + 1) for c in children if isinstance(c, dict | list))
-    return False
 
 
 @cache
@@ -78,36 +38,15 @@ def _validator() -> SchemaValidator:
 
 
 def read_report(path: str | Path) -> dict[str, Any]:
-    """The fuzz report at ``path``, read within bounds and valid by its schema.
+    """The fuzz report at ``path``, read within bounds (conformance/jsonsafe.py: size,
+    depth, integer digits, no NaN or Infinity) and valid by its schema.
 
     :raises FuzzError: naming the file and what is wrong with it.
     """
     try:
-        with Path(path).open("rb") as handle:
-            data = handle.read(MAX_REPORT_BYTES + 1)
-    except OSError as exc:
-        raise FuzzError(f"{path}: cannot read the report: {exc.strerror or exc}") from None
-    if len(data) > MAX_REPORT_BYTES:
-        raise FuzzError(f"{path}: larger than the limit of {MAX_REPORT_BYTES} bytes")
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise FuzzError(f"{path}: not UTF-8 text: {exc.reason}") from None
-    try:
-        doc = json.loads(
-            text, parse_int=_parse_int, parse_float=_parse_float, parse_constant=_parse_constant
-        )
-    except json.JSONDecodeError as exc:
-        where = f"line {exc.lineno} column {exc.colno}"
-        raise FuzzError(f"{path}: not JSON: {where}: {exc.msg}") from None
-    except _Refused as exc:
-        raise FuzzError(f"{path}: {exc}") from None
-    except RecursionError:
-        doc = None
-    except ValueError as exc:  # what the decoder refuses besides syntax
-        raise FuzzError(f"{path}: cannot be decoded: {str(exc)[:200]}") from None
-    if doc is None or (isinstance(doc, dict | list) and _too_deep(doc)):
-        raise FuzzError(f"{path}: nested more than {MAX_DEPTH} levels deep (not a fuzz report)")
+        doc = read_json_file(path, "the fuzz report")
+    except JSONFileError as exc:
+        raise FuzzError(str(exc)) from None
     error = _validator().best_error(doc)
     if error is not None:
         where = "/" + "/".join(str(part) for part in error.absolute_path)

@@ -566,3 +566,25 @@ def test_chromium_renders_the_matrix_and_a_cell_opens_from_the_keyboard(
         assert painted(opened, FAIL_RGB)
     finally:
         tools.close()
+
+
+def test_a_fuzz_campaign_that_compared_nothing_is_never_shown_as_agreement(
+    docs: tuple[dict[str, Any], dict[str, Any]], tmp_path: Path
+) -> None:
+    # An engine answering `unsupported` to everything: no finding, and nothing compared.
+    import sys
+
+    from conformance import fuzz as fuzzing
+
+    unsupported = Path(__file__).resolve().parents[1] / "fake_adapters" / "unsupported_adapter.py"
+    options = fuzzing.FuzzOptions(games=1, shrink=False, max_steps=10)
+    report = fuzzing.report_dict(
+        fuzzing.fuzz([sys.executable, str(unsupported)], options, CATALOGUE)
+    )
+    assert report["findings"] == [] and report["totals"]["compared"] == 0
+    fuzz = tmp_path / "fuzz.json"
+    fuzz.write_text(json.dumps(report))
+    page = parse(render_html(loaded(docs), CATALOGUE, fuzz=[load_fuzz_report(str(fuzz))]))
+    text = " ".join(" ".join(page.text).split())
+    assert "Nothing compared" in text
+    assert "agreed on every input" not in text
