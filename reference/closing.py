@@ -104,7 +104,12 @@ def _end_without_closer(state: GameState) -> GameState:
     trace.decided("DISPUTE-75", "PERLA-STOCK-1", "PERLA-END-1")
     if trace.active():
         trace_values(state.profile, state.hands)
-    scores = tuple(hand_score(h, state.profile) for h in state.hands)
+    # A scored round pays the DISPUTE-35 penalties owed, as a closed deal does (only a
+    # cancelled deal, which scores nothing, lets them lapse).
+    owed = state.owed or (0,) * state.players
+    if any(owed):
+        trace.decided("DISPUTE-35")
+    scores = tuple(hand_score(h, state.profile) + owed[i] for i, h in enumerate(state.hands))
     return _deal_over(state, scores, closer=None)
 
 

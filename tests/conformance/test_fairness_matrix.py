@@ -52,7 +52,6 @@ LAW_DEALS = "4"
 FUZZ_GAMES = "4"
 
 #: Why the reference's own interface modes wait (the lead enables them after the merge).
-AFTER_REF = "enable after merging branch `ref`: the reference's interface flags"
 
 
 @dataclass(frozen=True)
@@ -94,27 +93,18 @@ HOUSES = (
     House(
         "penalty-for-illegal-actions",
         (*HOUSE, "--ruling", "DISPUTE-35=penalty"),
-        known={
-            "perla": (
-                "reference bug: a round ended by the empty stock (DISPUTE-75 round_ends) "
-                "scores the hands without the DISPUTE-35 penalties owed "
-                "(reference/game.py _end_without_closer drops state.owed)"
-            )
-        },
     ),
     # It asks the reference whether an arrangement is a valid argentine run, so argentine only.
     House("arranges-runs-and-picks-ends", (*PROXY, "--own-order", "--own-ends"), ("argentine",)),
     # --- the reference's own interface choices (branch "ref") -----------------------------------
-    House("ref-arranges-runs", (*REFERENCE, "--interface", "run_order=engine"), pending=AFTER_REF),
+    House("ref-arranges-runs", (*REFERENCE, "--interface", "run_order=engine")),
     House(
         "ref-picks-ends-keeps-no-dealer-or-winners",
         (*REFERENCE, "--interface", "run_ends=engine", "--unmodelled", "dealer,winners"),
-        pending=AFTER_REF,
     ),
     House(
         "ref-three-to-five-jokers-thirty",
         (*REFERENCE, "--players", "3,4,5", "--ruling", "VARIANT-01=thirty"),
-        pending=AFTER_REF,
     ),
 )
 
