@@ -74,6 +74,12 @@ class Pair:
         ref_argv = [*options.reference_argv]
         for point, option in self.rulings.items():
             ref_argv += ["--ruling", f"{point}={option}"]
+        # The reference reads the protocol as the engine declares it does (it plays every
+        # interface choice): an engine that arranges runs is asked the same question, so a
+        # query on a run listed out of order is never a finding against it.
+        for key, value in self.decl.interface.items():
+            if value == "engine":
+                ref_argv += ["--interface", f"{key}={value}"]
         self.reference_argv = ref_argv
         self.reference = EngineSession(ref_argv, timeout=options.timeout, env=env)
         try:
