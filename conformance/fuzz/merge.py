@@ -4,7 +4,8 @@ Shard reports come back from CI artifacts that anyone could have edited, so
 :func:`read_report` reads one within bounds and validates it against
 ``conformance/schemas/fuzz-report.schema.json`` before anything looks inside: a file that
 is too large, not UTF-8, not JSON, nested too deep, holds a huge integer or a ``NaN`` or
-``Infinity`` (the limits of conformance/jsonsafe.py), or is not a fuzz report at all, is one :class:`~conformance.fuzz.model.FuzzError` naming the file (the command line: exit 2).
+``Infinity`` (the limits of conformance/jsonsafe.py), or is not a fuzz report at all, is
+one :class:`~conformance.fuzz.model.FuzzError` naming the file (the command line: exit 2).
 
 :func:`merge_reports` refuses reports of different campaigns or engines, a report whose
 adapter never started, and the same shard given twice (its games would count twice); it
