@@ -255,8 +255,10 @@ def _recycle(state: GameState) -> GameState:
     """Shuffle all discards but the top one into an empty stock (STOCK-1), if any.
 
     Used by DISPUTE-18 options ``a`` and ``c``; option ``b`` recycles inside the stock draw.
+    Under DISPUTE-75 ``round_ends`` no stock is ever recycled (docs/rules.md, DISPUTE-18's
+    Perla ruling): the draw from the empty stock ends the round instead.
     """
-    if state.stock or len(state.discard) <= 1:
+    if state.stock or len(state.discard) <= 1 or profile_rules(state, "DISPUTE-75", "round_ends"):
         return state
     trace.decided("STOCK-1", "DISPUTE-18")
     rng = random.Random(state.seed)

@@ -249,7 +249,10 @@ def test_a_next_deal_step_sends_its_cut(tmp_path: Path, cut: int, totals: list[i
     text = PERLA_ROUNDS.read_text(encoding="utf-8").split("\n---\n")[0]
     text = text.replace("id: cc-1965", "id: cc-1001", 1)
     text = text.replace("next_deal: {deck_top: [KD]}", f"next_deal: {{deck_top: [KD], cut: {cut}}}")
-    text = text.replace("totals: [79, -30, 89], opened", f"totals: {totals}, opened", 1)
+    # The totals after next_deal, at DISPUTE-65 same_turn (the profile's option).
+    after = "\n                  totals: {by_option: {DISPUTE-65: {same_turn: [79, -30, 89]"
+    assert text.count(after) == 1
+    text = text.replace(after, after.replace("[79, -30, 89]", str(totals)))
     case = tmp_path / "cut.yaml"
     case.write_text(text, encoding="utf-8")
     loaded = load_corpus([case], catalogue=load_catalogue())
