@@ -179,14 +179,22 @@ def _new_melds(state: GameState, action: Open) -> GameState:
             raise _reject(action, reason)
     hand = state.hands[action.player]
     laid = [c for m in action.melds for c in m.cards]
-    if len(hand) == len(laid):
-        raise _reject(action, Reason.HAND_WOULD_EMPTY)  # TURN-9
+    closes = False
+    if state.profile.discard_to_close and len(hand) == len(laid):
+        # New melds are a meld action like a lay-off: DISPUTE-13 says whether they may
+        # empty the hand (perla's going out by melding, DISPUTE-71, sets it to yes).
+        trace.decided("DISPUTE-13")
+        if state.profile.ruling("DISPUTE-13") != "yes":
+            raise _reject(action, Reason.HAND_WOULD_EMPTY, rules=("TURN-9", "DISPUTE-13"))
+        closes = True
+        trace.decided("END-1", "TURN-9")
     trace.decided("TURN-8", "VARIANT-04")
-    return replace(
+    after = replace(
         state,
         hands=_with_hand(state, action.player, _remove(hand, laid)),
         table=(*state.table, *(TableMeld(action.player, m) for m in action.melds)),
     )
+    return _close(after, action.player) if closes else after
 
 
 def _swap_to_hand(state: GameState, action: SwapJoker) -> GameState:
