@@ -618,11 +618,18 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
 
 
 def cmd_audit(args: argparse.Namespace) -> int:
-    """Run the corpus under every single-option change of the rulings; report leaning cases."""
-    from conformance.audit import audit, audit_summary
+    """Run the corpus under every single-option change of the rulings (or an author's rulings
+    files): leaning cases, or with --graded the graded share of each profile's checks."""
+    from conformance.audit.command import AuditRequest, run_audit
+    from conformance.audit.declared import RulingsFileError, read_rulings
+    from conformance.profiles import default_profiles
 
     if args.workers < 0:
         raise UsageError("--workers must be 0 (one per CPU) or more")
+    if args.floor is not None and not 0.0 <= args.floor <= 1.0:
+        raise UsageError("--floor must be a share between 0 and 1 (0.97)")
+    if (args.rulings or args.json or args.floor is not None) and not args.graded:
+        raise UsageError("--rulings, --floor and --json go with --graded")
     catalogue = _catalogue(args)
     loaded = _load(args, catalogue)
     if loaded.errors:
@@ -632,20 +639,31 @@ def cmd_audit(args: argparse.Namespace) -> int:
     unknown = sorted(set(args.point or ()) - set(catalogue.disputes))
     if unknown:
         raise UsageError(f"unknown point(s): {', '.join(unknown)}")
+    profiles = list(default_profiles()) if args.profile == ALL_PROFILES else [_profile_name(args)]
+    try:
+        rulings = tuple(read_rulings(Path(f), catalogue) for f in args.rulings or ())
+    except RulingsFileError as exc:
+        raise UsageError(str(exc)) from None
     paths, corpus = _given(args)
-    result = audit(
-        parse_adapter(args.adapter),
-        selection.corpus_paths(paths, corpus),
-        catalogue,
-        catalogue_path=args.catalogue,
-        profile=args.profile,
-        points=args.point or (),
-        workers=args.workers,
+    output = run_audit(
+        AuditRequest(
+            argv=tuple(parse_adapter(args.adapter)),
+            paths=tuple(selection.corpus_paths(paths, corpus)),
+            catalogue=catalogue,
+            catalogue_path=args.catalogue,
+            profiles=tuple(profiles),
+            points=tuple(args.point or ()),
+            workers=args.workers,
+            graded=args.graded,
+            rulings=rulings,
+            floor=args.floor,
+            json_path=Path(args.json) if args.json else None,
+        )
     )
-    print(audit_summary(result), end="")
-    if result.broken_runs and not result.findings:
-        return EXIT_ADAPTER
-    return EXIT_OK if result.ok else EXIT_FAILED
+    print(output.text, end="")
+    if args.json:
+        print(f"measurement: {args.json}")
+    return {"ok": EXIT_OK, "broken": EXIT_ADAPTER}.get(output.outcome, EXIT_FAILED)
 
 
 def cmd_report(args: argparse.Namespace) -> int:
@@ -902,11 +920,15 @@ def build_parser() -> argparse.ArgumentParser:
 
     aud = sub.add_parser(
         "audit",
-        help="prove every case names the disputed points and variants it leans on",
+        help="prove every case names the disputed points and variants it leans on; "
+        "--graded: the graded share under each honest declaration",
         description="Run the corpus against the reference once at the profile's rulings and "
         "once per single-option change (each other option of each DISPUTE and VARIANT). "
         "Every case must pass, or be unsupported because it names that point; anything "
-        "else is listed as case, point=option and the run exits 1.",
+        "else is listed as case, point=option and the run exits 1. With --graded: the "
+        "share of the profile's checks graded under each change (worst first) or under "
+        "each --rulings FILE; exit 1 under the floor or on any failing check "
+        "(docs/adding-scenarios.md, 'The audit').",
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -914,13 +936,34 @@ def build_parser() -> argparse.ArgumentParser:
     aud.add_argument(
         "--adapter",
         metavar="CMD",
-        help="adapter command that accepts --ruling POINT=OPTION (default: the reference)",
+        help="adapter command that accepts the reference's --ruling and --interface "
+        "(default: the reference)",
     )
     aud.add_argument("--point", action="append", metavar="ID", help="audit only these points")
-    aud.add_argument("--profile", default=DEFAULT_PROFILE)
+    aud.add_argument("--profile", default=DEFAULT_PROFILE, help="a profile, or 'all'")
     aud.add_argument(
         "--workers", type=int, default=0, metavar="N", help="processes (default: one per CPU)"
     )
+    aud.add_argument(
+        "--graded",
+        action="store_true",
+        help="measure the share of each profile's checks graded under each change",
+    )
+    aud.add_argument(
+        "--rulings",
+        action="append",
+        metavar="FILE",
+        help="with --graded: measure these declarations (points and options, run_order, "
+        "run_ends, unmodelled, players) instead of the single-option changes; repeatable",
+    )
+    aud.add_argument(
+        "--floor",
+        type=float,
+        metavar="SHARE",
+        help="with --graded: the least share each ruling must keep "
+        "(default 0.97; 0.90 with --rulings)",
+    )
+    aud.add_argument("--json", metavar="FILE", help="with --graded: write the measurement as JSON")
     aud.set_defaults(func=cmd_audit)
 
     rep = sub.add_parser(

@@ -1,0 +1,236 @@
+"""Running the corpus against the reference under many rulings at once: the audit's engine.
+
+One **run** is the reference (or any adapter taking the reference's flags) started with one
+set of declarations (a single-option change, or an author's rulings file) and playing every
+case of one profile. A case written for an interface reading (``interface: {run_order:
+engine}``) is played by an adapter started in that reading (``--interface run_order=engine``),
+so that it is audited like any other case; cases are grouped by the reading they need, one
+adapter per group.
+
+Runs are spread over worker processes (the harness side is CPU-bound Python; threads would
+share one core), each loading the corpus once. A worker sends back compact records (per
+case: status and each check's key, status, cause and, when failed, its rules and diff), which
+the measurement (:mod:`conformance.audit.measure`), the findings
+(:mod:`conformance.audit.findings`) and the audit both ways (:mod:`conformance.audit.bothways`)
+read.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from conformance.catalogue import Catalogue, load_catalogue
+from conformance.declarations import INTERFACE_DEFAULTS
+from conformance.errors import EngineError
+from conformance.results import CaseResult
+from conformance.runner import RunOptions, run_scenarios
+from conformance.scenarios import Scenario, load_corpus
+
+#: One single-option change: ``(point, option)``, or ``(None, None)`` for the profile's rulings.
+Change = tuple[str | None, str | None]
+
+#: The profile's own rulings.
+BASELINE: Change = (None, None)
+
+#: Statuses of a check that count as graded (conformance.results.graded()).
+GRADED = frozenset({"pass", "fail", "xfail", "xpass"})
+
+
+@dataclass(frozen=True)
+class CheckRecord:
+    """One check's outcome in one run, as small as the analyses need."""
+
+    key: str
+    status: str
+    cause: str | None = None
+    #: Failed only: the rules it is attributed to and what differed.
+    rules: tuple[str, ...] = ()
+    diff: str = ""
+
+
+@dataclass(frozen=True)
+class CaseRecord:
+    """One case's outcome in one run."""
+
+    id: str
+    status: str
+    #: The case's diff, error or note, cut short (what a finding line shows).
+    detail: str
+    checks: tuple[CheckRecord, ...]
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """What one run plays: a profile, the adapter flags of its declarations, and which cases.
+
+    ``flags`` are added to the adapter's argv for every case (``--ruling P=O``,
+    ``--unmodelled``, ``--players``); ``interface`` holds the interface choices the
+    declarations fix (a case needing another reading is then not graded, as for a real
+    engine); the choices they leave open follow each case's own ``interface``.
+    """
+
+    profile: str
+    change: Change = BASELINE
+    flags: tuple[str, ...] = ()
+    interface: tuple[tuple[str, str], ...] = ()
+    #: Only these cases (None: every case of the profile).
+    cases: frozenset[str] | None = None
+    #: Audit mode (conformance.runner.RunOptions.grade_assumed): points whose assumptions
+    #: are graded anyway.
+    grade_assumed: frozenset[str] = frozenset()
+    #: A label for the run in reports (the change, or the rulings file's name).
+    label: str = ""
+    #: ``change`` (the profile's rulings or a single-option change) or ``file`` (a rulings
+    #: file's declarations).
+    kind: str = "change"
+
+
+@dataclass(frozen=True)
+class RunRecord:
+    """One run's records, or why its adapter could not start."""
+
+    spec: RunSpec
+    cases: tuple[CaseRecord, ...] = ()
+    broken: str | None = None
+    by_id: Mapping[str, CaseRecord] = field(default_factory=dict, compare=False, repr=False)
+
+
+def change_flags(change: Change) -> tuple[str, ...]:
+    """The reference's flags for one single-option change."""
+    point, option = change
+    return () if point is None else ("--ruling", f"{point}={option}")
+
+
+def change_label(change: Change) -> str:
+    """``POINT=OPTION``, or ``the profile's rulings``."""
+    point, option = change
+    return "the profile's rulings" if point is None else f"{point}={option}"
+
+
+def interface_group(scenario: Scenario, fixed: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
+    """The interface reading an adapter must play to grade ``scenario``: the declarations'
+    fixed choices, else the case's own; only the choices that are not the default."""
+    reading = {**INTERFACE_DEFAULTS, **scenario.interface, **fixed}
+    return tuple((k, v) for k, v in sorted(reading.items()) if INTERFACE_DEFAULTS.get(k) != v)
+
+
+def interface_flags(group: Iterable[tuple[str, str]]) -> list[str]:
+    """The reference's ``--interface`` flags for one reading."""
+    flags: list[str] = []
+    for key, value in group:
+        flags += ["--interface", f"{key}={value}"]
+    return flags
+
+
+@dataclass(frozen=True)
+class _Job:
+    argv: tuple[str, ...]
+    paths: tuple[str, ...]
+    catalogue: str | None
+    spec: RunSpec
+
+
+#: The corpus each worker process loaded, by (paths, catalogue, profile): loading and
+#: validating the scenarios costs more than running them, so it happens once per process.
+_LOADED: dict[tuple[tuple[str, ...], str | None, str], tuple[Catalogue, list[Scenario]]] = {}
+
+
+def forget_loaded() -> None:
+    """Drop the corpus this process loaded (the files may have changed since)."""
+    _LOADED.clear()
+
+
+def profile_cases(
+    paths: tuple[str, ...], catalogue_path: str | None, profile: str
+) -> tuple[Catalogue, list[Scenario]]:
+    """The catalogue and the cases of ``profile`` under ``paths``, loaded once per process."""
+    key = (paths, catalogue_path, profile)
+    if key not in _LOADED:
+        catalogue = load_catalogue(catalogue_path)
+        loaded = load_corpus([Path(p) for p in paths], catalogue=catalogue)
+        _LOADED[key] = (catalogue, [s for s in loaded.scenarios if profile in s.profiles])
+    return _LOADED[key]
+
+
+def _records(results: Iterable[CaseResult]) -> list[CaseRecord]:
+    out = []
+    for result in results:
+        checks = tuple(
+            CheckRecord(
+                c.key,
+                c.status,
+                c.cause,
+                c.rules if c.status == "fail" else (),
+                (c.diff or "")[:300] if c.status == "fail" else "",
+            )
+            for c in result.checks
+        )
+        detail = result.diff or result.error or result.note or ""
+        detail = " | ".join(line.strip() for line in detail.strip().splitlines())
+        out.append(CaseRecord(result.id, result.status, detail[:400], checks))
+    return out
+
+
+def run_one(job: _Job) -> RunRecord:
+    """Play one run (in a worker process): one adapter per interface group."""
+    catalogue, scenarios = profile_cases(job.paths, job.catalogue, job.spec.profile)
+    spec = job.spec
+    chosen = [s for s in scenarios if spec.cases is None or s.id in spec.cases]
+    fixed = dict(spec.interface)
+    groups: dict[tuple[tuple[str, str], ...], list[Scenario]] = {}
+    for scenario in chosen:
+        groups.setdefault(interface_group(scenario, fixed), []).append(scenario)
+    # Every case must be graded: a run of engine errors must not leave the rest not_run.
+    options = RunOptions(
+        profile=spec.profile, max_consecutive_errors=10**9, grade_assumed=spec.grade_assumed
+    )
+    records: dict[str, CaseRecord] = {}
+    for group, cases in groups.items():
+        argv = [*job.argv, *spec.flags, *interface_flags(group)]
+        try:
+            run = run_scenarios(argv, cases, options, catalogue=catalogue)
+        except EngineError as exc:
+            return RunRecord(spec, broken=f"adapter could not start: {exc}")
+        if run.run_error is not None:
+            return RunRecord(spec, broken=f"adapter could not start: {run.run_error}")
+        records.update((r.id, r) for r in _records(run.results))
+    ordered = tuple(records[s.id] for s in chosen if s.id in records)
+    return RunRecord(spec, ordered)
+
+
+def execute(
+    argv: Sequence[str],
+    paths: Sequence[Path],
+    catalogue_path: str | None,
+    specs: Sequence[RunSpec],
+    *,
+    workers: int = 0,
+    progress: Callable[[RunRecord], None] | None = None,
+) -> list[RunRecord]:
+    """Play every run of ``specs`` (``workers`` processes side by side; 0: one per CPU, at
+    most 4; 1: in this process), in order; each record indexed by case id."""
+    forget_loaded()
+    jobs = [_Job(tuple(argv), tuple(str(p) for p in paths), catalogue_path, s) for s in specs]
+    workers = workers or min(4, os.cpu_count() or 1)
+    done: list[RunRecord] = []
+
+    def collect(record: RunRecord) -> None:
+        record = RunRecord(
+            record.spec, record.cases, record.broken, {c.id: c for c in record.cases}
+        )
+        done.append(record)
+        if progress is not None:
+            progress(record)
+
+    if workers == 1 or len(jobs) <= 1:
+        for job in jobs:
+            collect(run_one(job))
+    else:
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            for record in pool.map(run_one, jobs):
+                collect(record)
+    return done
