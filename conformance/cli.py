@@ -145,6 +145,16 @@ def cmd_check(args: argparse.Namespace) -> int:
     if drafts and args.strict:
         print(f"{len(drafts)} scenario(s) not yet reviewed (--strict)", file=sys.stderr)
         return EXIT_USAGE
+    if args.strict:
+        # What the audit can tell without running (conformance/audit/static.py).
+        from conformance.audit.static import static_findings
+
+        found = static_findings(loaded.scenarios, catalogue)
+        for finding in found:
+            print(finding.line(), file=sys.stderr)
+        if found:
+            print(f"{len(found)} audit finding(s) (--strict)", file=sys.stderr)
+            return EXIT_USAGE
     # Every case is checked with the facts of each profile it lists; --profile counts one.
     per_profile = ""
     if profile is not None:
@@ -628,8 +638,10 @@ def cmd_audit(args: argparse.Namespace) -> int:
         raise UsageError("--workers must be 0 (one per CPU) or more")
     if args.floor is not None and not 0.0 <= args.floor <= 1.0:
         raise UsageError("--floor must be a share between 0 and 1 (0.97)")
-    if (args.rulings or args.json or args.floor is not None) and not args.graded:
-        raise UsageError("--rulings, --floor and --json go with --graded")
+    if (args.rulings or args.floor is not None) and not args.graded:
+        raise UsageError("--rulings and --floor go with --graded")
+    if args.json and not (args.graded or args.both_ways):
+        raise UsageError("--json goes with --graded or --both-ways")
     catalogue = _catalogue(args)
     loaded = _load(args, catalogue)
     if loaded.errors:
@@ -658,11 +670,12 @@ def cmd_audit(args: argparse.Namespace) -> int:
             rulings=rulings,
             floor=args.floor,
             json_path=Path(args.json) if args.json else None,
+            both_ways=args.both_ways,
         )
     )
     print(output.text, end="")
     if args.json:
-        print(f"measurement: {args.json}")
+        print(f"audit report: {args.json}")
     return {"ok": EXIT_OK, "broken": EXIT_ADAPTER}.get(output.outcome, EXIT_FAILED)
 
 
@@ -884,7 +897,11 @@ def build_parser() -> argparse.ArgumentParser:
     check = sub.add_parser("check", help="validate scenario files")
     common_corpus(check)
     check.add_argument(
-        "--strict", action="store_true", help="fail on scenarios not yet reviewed (review: draft)"
+        "--strict",
+        action="store_true",
+        help="fail on scenarios not yet reviewed (review: draft) and on the audit's static "
+        "findings (a by_option equal for every option, an assumption on a point no profile "
+        "of the case rules on)",
     )
     check.add_argument(
         "--profile",
@@ -963,7 +980,15 @@ def build_parser() -> argparse.ArgumentParser:
         help="with --graded: the least share each ruling must keep "
         "(default 0.97; 0.90 with --rulings)",
     )
-    aud.add_argument("--json", metavar="FILE", help="with --graded: write the measurement as JSON")
+    aud.add_argument(
+        "--both-ways",
+        action="store_true",
+        help="also report every assumption a check does not need, and every case-level "
+        "assumption only some of its checks need (grading them anyway under each option)",
+    )
+    aud.add_argument(
+        "--json", metavar="FILE", help="with --graded or --both-ways: write the findings as JSON"
+    )
     aud.set_defaults(func=cmd_audit)
 
     rep = sub.add_parser(

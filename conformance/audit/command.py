@@ -18,7 +18,18 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
+from conformance.audit.bothways import (
+    Assumption,
+    BothWays,
+    Use,
+    anyway_specs,
+    both_ways,
+    both_ways_json,
+    both_ways_text,
+    uses,
+)
 from conformance.audit.declared import RulingsFile, interface_of
 from conformance.audit.findings import AuditResult, audit_summary, changes_to_audit, judged
 from conformance.audit.measure import (
@@ -36,6 +47,8 @@ from conformance.audit.runs import (
     change_flags,
     change_label,
     execute,
+    forget_loaded,
+    profile_cases,
 )
 from conformance.catalogue import Catalogue
 
@@ -71,6 +84,7 @@ class AuditOutput:
     outcome: Outcome = "ok"
     measures: list[ProfileMeasure] = field(default_factory=list)
     results: list[AuditResult] = field(default_factory=list)
+    both_ways: BothWays | None = None
 
 
 def specs_for(request: AuditRequest, profile: str) -> list[RunSpec]:
@@ -98,10 +112,21 @@ def specs_for(request: AuditRequest, profile: str) -> list[RunSpec]:
     return specs
 
 
+def anyway_for(request: AuditRequest, profile: str) -> list[RunSpec]:
+    """The runs of the audit both ways in one profile (grading assumed checks anyway)."""
+    paths = tuple(str(p) for p in request.paths)
+    _, scenarios = profile_cases(paths, request.catalogue_path, profile)
+    changes = changes_to_audit(request.catalogue, profile, request.points)
+    return anyway_specs(scenarios, request.catalogue, profile, changes)
+
+
 def run_audit(request: AuditRequest) -> AuditOutput:
     """Play every run the request needs and put the reports together."""
     started = time.monotonic()
+    forget_loaded()  # the files may have changed since an earlier audit in this process
     specs = [spec for profile in request.profiles for spec in specs_for(request, profile)]
+    if request.both_ways:
+        specs += [spec for profile in request.profiles for spec in anyway_for(request, profile)]
     records = execute(
         request.argv, request.paths, request.catalogue_path, specs, workers=request.workers
     )
@@ -129,18 +154,37 @@ def run_audit(request: AuditRequest) -> AuditOutput:
                 time.monotonic() - started,
             )
             out.results.append(result)
-            parts.append(f"{profile}: " + audit_summary(result))
+            parts.append(f"{profile}:\n" + audit_summary(result))
             if not result.ok:
                 broken_only = broken_only and not result.findings
-    bad = [m for m in out.measures if not m.ok] + [r for r in out.results if not r.ok]
+    bad: list[object] = [m for m in out.measures if not m.ok]
+    bad += [r for r in out.results if not r.ok]
+    if request.both_ways:
+        out.both_ways = _both_ways(request, records)
+        parts.append(both_ways_text(out.both_ways, request.profiles))
+        if not out.both_ways.ok:
+            bad.append(out.both_ways)
+            broken_only = False
     if bad:
         out.outcome = "broken" if broken_only else "findings"
-    if request.graded and request.json_path is not None:
-        request.json_path.write_text(
-            json.dumps(measure_json(out.measures), indent=2) + "\n", encoding="utf-8"
-        )
+    if request.json_path is not None:
+        data: dict[str, Any] = measure_json(out.measures) if request.graded else {"ok": not bad}
+        if out.both_ways is not None:
+            data["ok"] = data["ok"] and out.both_ways.ok
+            data["both_ways"] = both_ways_json(out.both_ways)
+        request.json_path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
     out.text = "".join(parts)
     return out
+
+
+def _both_ways(request: AuditRequest, records: Sequence[RunRecord]) -> BothWays:
+    paths = tuple(str(p) for p in request.paths)
+    found: dict[Assumption, Use] = {}
+    for profile in request.profiles:
+        _, scenarios = profile_cases(paths, request.catalogue_path, profile)
+        anyway = [r for r in records if r.spec.profile == profile and r.spec.kind == "anyway"]
+        uses(scenarios, request.catalogue, profile, anyway, found)
+    return both_ways(found)
 
 
 def _measure(
