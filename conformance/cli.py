@@ -630,6 +630,7 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
 def cmd_audit(args: argparse.Namespace) -> int:
     """Run the corpus under every single-option change of the rulings (or an author's rulings
     files): leaning cases, or with --graded the graded share of each profile's checks."""
+    from conformance.audit.allowance import AllowanceError, read_allowance
     from conformance.audit.command import AuditRequest, run_audit
     from conformance.audit.declared import RulingsFileError, read_rulings
     from conformance.profiles import default_profiles
@@ -640,8 +641,12 @@ def cmd_audit(args: argparse.Namespace) -> int:
         raise UsageError("--floor must be a share between 0 and 1 (0.97)")
     if (args.rulings or args.floor is not None) and not args.graded:
         raise UsageError("--rulings and --floor go with --graded")
-    if args.json and not (args.graded or args.both_ways):
-        raise UsageError("--json goes with --graded or --both-ways")
+    if (args.json or args.allowance or args.write_allowance) and not (
+        args.graded or args.both_ways
+    ):
+        raise UsageError(
+            "--json, --allowance and --write-allowance go with --graded or --both-ways"
+        )
     catalogue = _catalogue(args)
     loaded = _load(args, catalogue)
     if loaded.errors:
@@ -654,7 +659,8 @@ def cmd_audit(args: argparse.Namespace) -> int:
     profiles = list(default_profiles()) if args.profile == ALL_PROFILES else [_profile_name(args)]
     try:
         rulings = tuple(read_rulings(Path(f), catalogue) for f in args.rulings or ())
-    except RulingsFileError as exc:
+        allowance = read_allowance(Path(args.allowance)) if args.allowance else None
+    except (RulingsFileError, AllowanceError) as exc:
         raise UsageError(str(exc)) from None
     paths, corpus = _given(args)
     output = run_audit(
@@ -671,6 +677,8 @@ def cmd_audit(args: argparse.Namespace) -> int:
             floor=args.floor,
             json_path=Path(args.json) if args.json else None,
             both_ways=args.both_ways,
+            allowance=allowance,
+            write_allowance=Path(args.write_allowance) if args.write_allowance else None,
         )
     )
     print(output.text, end="")
@@ -988,6 +996,15 @@ def build_parser() -> argparse.ArgumentParser:
     )
     aud.add_argument(
         "--json", metavar="FILE", help="with --graded or --both-ways: write the findings as JSON"
+    )
+    aud.add_argument(
+        "--allowance",
+        metavar="FILE",
+        help="what the corpus does not meet yet (rows' shares today, failing checks, "
+        "assumptions): fail only on what it does not list",
+    )
+    aud.add_argument(
+        "--write-allowance", metavar="FILE", help="write an allowance file for what this run found"
     )
     aud.set_defaults(func=cmd_audit)
 

@@ -304,6 +304,8 @@ class BothWays:
     too_wide: tuple[Use, ...]
     #: Assumptions looked at.
     assumptions: int
+    #: Findings the allowance file lists (not findings while it does).
+    known: tuple[Use, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -311,20 +313,37 @@ class BothWays:
         return not self.unneeded and not self.too_wide
 
 
-def both_ways(found: Mapping[Assumption, Use]) -> BothWays:
-    """The findings among ``found``, by case."""
+def both_ways(
+    found: Mapping[Assumption, Use], allowed: frozenset[tuple[str, str, str]] = frozenset()
+) -> BothWays:
+    """The findings among ``found``, by case; ``allowed``: ``(case, where, point)`` of the
+    findings the allowance file lists."""
     ordered = sorted(found.values(), key=lambda u: (u.assumption.case, u.assumption.where))
+    findings = [u for u in ordered if u.unneeded or u.too_wide]
+    known = tuple(u for u in findings if key_of(u) in allowed)
+    new = [u for u in findings if key_of(u) not in allowed]
     return BothWays(
-        tuple(u for u in ordered if u.unneeded),
-        tuple(u for u in ordered if u.too_wide),
+        tuple(u for u in new if u.unneeded),
+        tuple(u for u in new if u.too_wide),
         len(found),
+        known,
     )
+
+
+def key_of(use: Use) -> tuple[str, str, str]:
+    """``(case, where, point)``: how an allowance file names a finding."""
+    a = use.assumption
+    return a.case, a.where, a.point
 
 
 def both_ways_text(result: BothWays, profiles: Sequence[str]) -> str:
     """The report: every finding, then one line of totals."""
     lines = [use.line() for use in (*result.unneeded, *result.too_wide)]
     scope = ", ".join(profiles)
+    if result.known:
+        lines.append(
+            f"both ways: {len(result.known)} finding(s) allowed for now (the allowance file)"
+        )
     if result.ok:
         lines.append(
             f"both ways OK ({scope}): {result.assumptions} assumption(s), each needed by "

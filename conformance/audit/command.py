@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from conformance.audit.allowance import Allowance, allowance_text, share_floor
 from conformance.audit.bothways import (
     Assumption,
     BothWays,
@@ -28,10 +29,17 @@ from conformance.audit.bothways import (
     both_ways,
     both_ways_json,
     both_ways_text,
+    key_of,
     uses,
 )
 from conformance.audit.declared import RulingsFile, interface_of
-from conformance.audit.findings import AuditResult, audit_summary, changes_to_audit, judged
+from conformance.audit.findings import (
+    AuditResult,
+    Finding,
+    audit_summary,
+    changes_to_audit,
+    judged,
+)
 from conformance.audit.measure import (
     RULINGS_FLOOR,
     SINGLE_FLOOR,
@@ -74,6 +82,10 @@ class AuditRequest:
     floor: float | None = None
     json_path: Path | None = None
     both_ways: bool = False
+    #: What the corpus is allowed not to meet yet (conformance/audit/allowance.py).
+    allowance: Allowance | None = None
+    #: Write an allowance file for what this run found.
+    write_allowance: Path | None = None
 
 
 @dataclass
@@ -85,6 +97,8 @@ class AuditOutput:
     measures: list[ProfileMeasure] = field(default_factory=list)
     results: list[AuditResult] = field(default_factory=list)
     both_ways: BothWays | None = None
+    #: ``--graded``: cases unsupported under a change they do not name.
+    declined: list[Finding] = field(default_factory=list)
 
 
 def specs_for(request: AuditRequest, profile: str) -> list[RunSpec]:
@@ -145,6 +159,17 @@ def run_audit(request: AuditRequest) -> AuditOutput:
                 broken_only = broken_only and all(
                     row.broken is not None for row in found.rows if not row.ok
                 )
+            # A case nothing of which is graded under a change it does not name, for a
+            # reason no failing check shows (the adapter declined an op, say).
+            declined = [
+                f
+                for f in judged(changes, request.paths, request.catalogue_path, profile, 0).findings
+                if f.status == "unsupported"
+            ]
+            if declined:
+                parts += [f"{profile}: {f.line()}\n" for f in declined]
+                out.declined += declined
+                broken_only = False
         else:
             result = judged(
                 changes,
@@ -157,7 +182,7 @@ def run_audit(request: AuditRequest) -> AuditOutput:
             parts.append(f"{profile}:\n" + audit_summary(result))
             if not result.ok:
                 broken_only = broken_only and not result.findings
-    bad: list[object] = [m for m in out.measures if not m.ok]
+    bad: list[object] = [m for m in out.measures if not m.ok] + list(out.declined)
     bad += [r for r in out.results if not r.ok]
     if request.both_ways:
         out.both_ways = _both_ways(request, records)
@@ -165,6 +190,11 @@ def run_audit(request: AuditRequest) -> AuditOutput:
         if not out.both_ways.ok:
             bad.append(out.both_ways)
             broken_only = False
+    if request.allowance is not None:
+        parts.append(_stale_text(request.allowance, out))
+    if request.write_allowance is not None:
+        request.write_allowance.write_text(_allowance_of(out), encoding="utf-8")
+        parts.append(f"allowance written: {request.write_allowance}\n")
     if bad:
         out.outcome = "broken" if broken_only else "findings"
     if request.json_path is not None:
@@ -184,7 +214,58 @@ def _both_ways(request: AuditRequest, records: Sequence[RunRecord]) -> BothWays:
         _, scenarios = profile_cases(paths, request.catalogue_path, profile)
         anyway = [r for r in records if r.spec.profile == profile and r.spec.kind == "anyway"]
         uses(scenarios, request.catalogue, profile, anyway, found)
-    return both_ways(found)
+    allowed = request.allowance.both_ways if request.allowance is not None else frozenset()
+    return both_ways(found, allowed)
+
+
+def _allowance_of(out: AuditOutput) -> str:
+    """An allowance file listing everything the run found under the floors."""
+    floors = {
+        m.profile: {
+            row.label: share_floor(row.share)
+            for row in (m.baseline, *m.changes)
+            if row.broken is None and row.share < row.target
+        }
+        for m in out.measures
+    }
+    failing = [
+        (m.profile, row.label, f.case, f.check)
+        for m in out.measures
+        for row in (m.baseline, *m.changes)
+        for f in (*row.failing, *row.known)
+    ]
+    found = out.both_ways
+    both = [key_of(u) for u in (*found.unneeded, *found.too_wide, *found.known)] if found else []
+    return allowance_text(floors, failing, both)
+
+
+def _stale_text(allowance: Allowance, out: AuditOutput) -> str:
+    """The allowance entries the corpus no longer needs: to remove, so the file shrinks."""
+    stale: list[str] = []
+    for m in out.measures:
+        rows = {row.label: row for row in (m.baseline, *m.changes)}
+        for label in allowance.floors.get(m.profile, {}):
+            row = rows.get(label)
+            if row is not None and row.broken is None and row.share >= row.target:
+                stale.append(f"floors.{m.profile}.{label} (keeps {row.share:.1%})")
+        known = {(m.profile, r.label, f.case, f.check) for r in rows.values() for f in r.known}
+        stale += [
+            f"failing {c} {k} under {r}"
+            for p, r, c, k in sorted(allowance.failing)
+            if p == m.profile and r in rows and (p, r, c, k) not in known
+        ]
+    if out.both_ways is not None:
+        known_bw = {key_of(u) for u in out.both_ways.known}
+        stale += [f"both_ways {c} {w} {p}" for c, w, p in sorted(allowance.both_ways - known_bw)]
+    if not stale:
+        return ""
+    head = f"{len(stale)} allowance entry(ies) no longer needed: remove them from {allowance.path}"
+    return (
+        head
+        + "\n"
+        + "".join(f"  {s}\n" for s in stale[:40])
+        + (f"  ... and {len(stale) - 40} more\n" if len(stale) > 40 else "")
+    )
 
 
 def _measure(
@@ -202,4 +283,5 @@ def _measure(
         files,
         floor=request.floor if request.floor is not None else SINGLE_FLOOR,
         rulings_floor=request.floor if request.floor is not None else RULINGS_FLOOR,
+        allowance=request.allowance,
     )

@@ -22,6 +22,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from conformance.audit.allowance import Allowance
 from conformance.audit.runs import BASELINE, GRADED, Change, RunRecord
 
 #: The default floors: a single-option change, and an author's rulings file.
@@ -59,6 +60,11 @@ class Row:
     #: ``(case, checks lost)``, most first.
     losing_most: tuple[tuple[str, int], ...] = ()
     broken: str | None = None
+    #: The floor the row is meant to keep (``floor`` is lower while an allowance file lets
+    #: it keep what it keeps today: conformance/audit/allowance.py).
+    target: float = 0.0
+    #: Failing checks the allowance file lists (not findings while it does).
+    known: tuple[FailingCheck, ...] = ()
 
     @property
     def share(self) -> float:
@@ -123,24 +129,33 @@ def row_of(
     floor: float,
     label: str,
     change: Change | None,
+    allowance: Allowance | None = None,
 ) -> Row:
-    """The row of one run against the baseline's checks ``plan`` (key -> baseline status)."""
+    """The row of one run against the baseline's checks ``plan`` (key -> baseline status);
+    ``allowance``: what the corpus is allowed not to meet yet (change rows only)."""
     total = len(plan)
+    profile = record.spec.profile
+    kept = floor if allowance is None else allowance.floor(profile, label, floor)
     if record.broken is not None:
-        return Row(label, change, 0, total, 0, floor, broken=record.broken)
+        return Row(label, change, 0, total, 0, kept, broken=record.broken, target=floor)
     statuses = _checks(record)
     graded = sum(1 for key in plan if statuses.get(key) in GRADED)
     lost_keys = [k for k, s in plan.items() if s in GRADED and statuses.get(k) not in GRADED]
     per_case = Counter(case for case, _ in lost_keys)
+    failing = _failing(record)
+    allowed = allowance.failing if allowance is not None else frozenset()
+    known = tuple(f for f in failing if (profile, label, f.case, f.check) in allowed)
     return Row(
         label,
         change,
         graded,
         total,
         len(lost_keys),
-        floor,
-        _failing(record),
+        kept,
+        tuple(f for f in failing if f not in known),
         tuple(per_case.most_common(LOSING_MOST)),
+        target=floor,
+        known=known,
     )
 
 
@@ -152,12 +167,13 @@ def measure(
     *,
     floor: float = SINGLE_FLOOR,
     rulings_floor: float = RULINGS_FLOOR,
+    allowance: Allowance | None = None,
 ) -> ProfileMeasure:
     """The measurement of ``profile`` from its runs: the baseline (the profile's rulings),
-    single-option changes and rulings files."""
+    single-option changes and rulings files; ``allowance`` applies to the first two."""
     plan = _checks(baseline)
-    base = row_of(baseline, plan, floor, "the profile's rulings", BASELINE)
-    rows = [row_of(r, plan, floor, r.spec.label, r.spec.change) for r in changes]
+    base = row_of(baseline, plan, floor, "the profile's rulings", BASELINE, allowance)
+    rows = [row_of(r, plan, floor, r.spec.label, r.spec.change, allowance) for r in changes]
     rows.sort(key=lambda row: (row.broken is None, row.share, -len(row.failing), row.label))
     files = [row_of(r, plan, rulings_floor, r.spec.label, None) for r in declared]
     return ProfileMeasure(profile, len(baseline.cases), len(plan), base, tuple(rows), tuple(files))
@@ -197,6 +213,14 @@ def measure_text(measure: ProfileMeasure, *, failing_limit: int = 40) -> str:
             lines.append(f"  {found.case} {found.check}{rules} under {row.label}: {found.detail}")
         if len(failing) > failing_limit:
             lines.append(f"  ... and {len(failing) - failing_limit} more (--json FILE has all)")
+    known = sum(len(row.known) for row in measure.rows)
+    allowed = [row for row in measure.rows if row.floor < row.target and row.share < row.target]
+    if known or allowed:
+        lines.append(
+            f"{measure.profile}: allowed for now (the allowance file): {len(allowed)} ruling(s) "
+            f"under {_pct(measure.baseline.target).strip()} kept at today's share, "
+            f"{known} failing check(s)"
+        )
     under = [row for row in measure.rows if row.under_floor]
     if measure.ok:
         worst = min(measure.rows, key=lambda row: row.share)
@@ -228,6 +252,8 @@ def measure_json(measures: Sequence[ProfileMeasure]) -> dict[str, Any]:
             "floor": r.floor,
             "ok": r.ok,
             "broken": r.broken,
+            "target": r.target,
+            "known": [{"case": f.case, "check": f.check} for f in r.known],
             "losing_most": [{"case": c, "lost": n} for c, n in r.losing_most],
             "failing": [
                 {"case": f.case, "check": f.check, "rules": list(f.rules), "detail": f.detail}

@@ -118,6 +118,38 @@ def interface_group(scenario: Scenario, fixed: Mapping[str, str]) -> tuple[tuple
     return tuple((k, v) for k, v in sorted(reading.items()) if INTERFACE_DEFAULTS.get(k) != v)
 
 
+def interface_groups(
+    scenarios: Sequence[Scenario], fixed: Mapping[str, str]
+) -> dict[tuple[tuple[str, str], ...], list[Scenario]]:
+    """The cases in as few adapter readings as grade them all: the default reading for every
+    case that needs no other, and the cases that need another merged wherever their
+    choices agree (a case that needs ``run_order: engine`` and names no ``run_ends`` is
+    graded as well by an adapter that also picks ends), since each adapter costs a start."""
+    groups: dict[tuple[tuple[str, str], ...], list[Scenario]] = {}
+    pinned: dict[tuple[tuple[str, str], ...], dict[str, str]] = {}
+    for scenario in scenarios:
+        needs = {**scenario.interface, **fixed}
+        if not interface_group(scenario, fixed):
+            groups.setdefault((), []).append(scenario)
+            continue
+        for key, pins in pinned.items():
+            if key and all(pins.get(k, v) == v for k, v in needs.items()):
+                pins.update(needs)
+                groups[key].append(scenario)
+                break
+        else:
+            key = interface_group(scenario, fixed)
+            pinned[key] = dict(needs)
+            groups[key] = [scenario]
+    # Each merged group's reading is the union of its cases' choices.
+    return {
+        tuple((k, v) for k, v in sorted(pinned[key].items()) if INTERFACE_DEFAULTS.get(k) != v)
+        if key
+        else (): cases
+        for key, cases in groups.items()
+    }
+
+
 def interface_flags(group: Iterable[tuple[str, str]]) -> list[str]:
     """The reference's ``--interface`` flags for one reading."""
     flags: list[str] = []
@@ -180,10 +212,7 @@ def run_one(job: _Job) -> RunRecord:
     catalogue, scenarios = profile_cases(job.paths, job.catalogue, job.spec.profile)
     spec = job.spec
     chosen = [s for s in scenarios if spec.cases is None or s.id in spec.cases]
-    fixed = dict(spec.interface)
-    groups: dict[tuple[tuple[str, str], ...], list[Scenario]] = {}
-    for scenario in chosen:
-        groups.setdefault(interface_group(scenario, fixed), []).append(scenario)
+    groups = interface_groups(chosen, dict(spec.interface))
     # Every case must be graded: a run of engine errors must not leave the rest not_run.
     options = RunOptions(
         profile=spec.profile, max_consecutive_errors=10**9, grade_assumed=spec.grade_assumed

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from conformance.audit.allowance import AllowanceError, parse_allowance, read_allowance
 from conformance.audit.bothways import Assumption, Use, gated_checks
 from conformance.audit.static import static_findings
 from conformance.catalogue import load_catalogue
@@ -135,3 +136,61 @@ def test_check_strict_fails_on_static_findings(capsys: pytest.CaptureFixture[str
     assert main(["check", "--strict", str(DATA / "static.yaml")]) == 2
     assert "2 audit finding(s) (--strict)" in capsys.readouterr().err
     assert main(["check", "--strict", str(DATA / "both-ways.yaml")]) == 0
+
+
+# -- the allowance file ---------------------------------------------------------------------
+
+
+def test_an_allowance_written_by_a_run_lets_exactly_that_run_pass(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    allowance = tmp_path / "allowance.yaml"
+    files = [str(DATA / "both-ways.yaml"), str(DATA / "interface-ace.yaml")]
+    args = ["audit", "--graded", "--both-ways", "--point", "VARIANT-01", "--point", "VARIANT-02"]
+    args += ["--workers", "1"]
+    assert main([*args, "--write-allowance", str(allowance), *files]) == 1
+    capsys.readouterr()
+    written = read_allowance(allowance)
+    # 9 checks at the profile's rulings. Under thirty, cc-9021's two (its case assumes fifty)
+    # and cc-9023's check 2 are not graded: 6/9. Under low_only, cc-9022's one and cc-9002's
+    # check 2: 7/9, and cc-9001's check 2 fails. Shares are kept rounded down.
+    assert written.floors == {
+        "argentine": {"VARIANT-01=thirty": 0.666, "VARIANT-02=low_only": 0.777}
+    }
+    assert written.failing == {("argentine", "VARIANT-02=low_only", "cc-9001", "check 2")}
+    assert written.both_ways == {
+        ("cc-9021", "case", "VARIANT-01"),
+        ("cc-9022", "case", "VARIANT-02"),
+    }
+    assert main([*args, "--allowance", str(allowance), *files]) == 0
+    out = capsys.readouterr().out
+    assert "allowed for now" in out and "no longer needed" not in out
+    # An entry the corpus no longer needs is named, to be removed; it does not fail the run.
+    text = allowance.read_text(encoding="utf-8")
+    allowance.write_text(
+        text.replace("both_ways:\n", "both_ways:\n- {case: cc-9023, where: case, point: P}\n"),
+        encoding="utf-8",
+    )
+    assert main([*args, "--allowance", str(allowance), *files]) == 0
+    assert "both_ways cc-9023 case P" in capsys.readouterr().out
+
+
+def test_a_lower_share_than_allowed_still_fails() -> None:
+    allowance = parse_allowance({"floors": {"perla": {"P=x": 0.5}}}, "a.yaml")
+    assert allowance.floor("perla", "P=x", 0.97) == 0.5
+    assert allowance.floor("perla", "Q=y", 0.97) == 0.97
+    assert allowance.floor("perla", "P=x", 0.4) == 0.4  # never above the floor asked for
+
+
+@pytest.mark.parametrize(
+    ("data", "words"),
+    [
+        ({"floors": {"perla": {"P=x": 1.5}}}, "floors.perla.P=x: expected a share 0..1"),
+        ({"failing": [{"case": "cc-1"}]}, "failing[0]: expected a mapping with profile"),
+        ({"colour": []}, "expected a mapping of floors, failing and both_ways"),
+    ],
+)
+def test_a_bad_allowance_is_named(data: object, words: str) -> None:
+    with pytest.raises(AllowanceError, match=r"a\.yaml") as caught:
+        parse_allowance(data, "a.yaml")
+    assert words in str(caught.value)
