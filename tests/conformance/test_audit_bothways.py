@@ -168,7 +168,7 @@ def test_an_allowance_written_by_a_run_lets_exactly_that_run_pass(
     # An entry the corpus no longer needs is named, to be removed; it does not fail the run.
     text = allowance.read_text(encoding="utf-8")
     allowance.write_text(
-        text.replace("both_ways:\n", "both_ways:\n- {case: cc-9023, where: case, point: P}\n"),
+        text.replace("both_ways:\n", "both_ways:\n  - {case: cc-9023, where: case, point: P}\n"),
         encoding="utf-8",
     )
     assert main([*args, "--allowance", str(allowance), *files]) == 0
