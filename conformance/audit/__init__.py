@@ -10,7 +10,11 @@ audit plays the corpus under many such declarations and reads what comes back:
   names the point, under every single-option change (``audit``);
 - :mod:`~conformance.audit.measure`: the graded share of each profile's checks under each
   change and each author's rulings file (``audit --graded``);
-- :mod:`~conformance.audit.declared`: the rulings file;
+- :mod:`~conformance.audit.bothways`: every assumption a check does not need, and every
+  case or step assumption wider than the checks that need it (``audit --both-ways``);
+- :mod:`~conformance.audit.static`: what needs no run (``check --strict``);
+- :mod:`~conformance.audit.declared`: an author's rulings file (``--rulings``);
+- :mod:`~conformance.audit.allowance`: what the corpus does not meet yet (``--allowance``);
 - :mod:`~conformance.audit.command`: what the ``audit`` command plays and prints.
 
 docs/adding-scenarios.md explains the findings and what to do about each.

@@ -344,7 +344,12 @@ def both_ways_text(result: BothWays, profiles: Sequence[str]) -> str:
         lines.append(
             f"both ways: {len(result.known)} finding(s) allowed for now (the allowance file)"
         )
-    if result.ok:
+    if result.ok and result.known:
+        lines.append(
+            f"both ways OK ({scope}): of {result.assumptions} assumption(s), no finding the "
+            f"allowance does not list ({len(result.known)} listed)"
+        )
+    elif result.ok:
         lines.append(
             f"both ways OK ({scope}): {result.assumptions} assumption(s), each needed by "
             "every check it gates"

@@ -224,9 +224,11 @@ def measure_text(measure: ProfileMeasure, *, failing_limit: int = 40) -> str:
     under = [row for row in measure.rows if row.under_floor]
     if measure.ok:
         worst = min(measure.rows, key=lambda row: row.share)
+        floors = "its floor" if not (known or allowed) else "its floor or its share allowed"
+        fails = "no check fails" if not known else "no check fails that the allowance does not list"
         lines.append(
-            f"{measure.profile}: OK: {len(measure.rows)} ruling(s), the worst keeps "
-            f"{_pct(worst.share).strip()} ({worst.label}), no check fails"
+            f"{measure.profile}: OK: {len(measure.rows)} ruling(s) each keep {floors}, the "
+            f"worst {_pct(worst.share).strip()} ({worst.label}); {fails}"
         )
     else:
         lines.append(

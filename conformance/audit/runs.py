@@ -27,7 +27,13 @@ from conformance.catalogue import Catalogue, load_catalogue
 from conformance.declarations import INTERFACE_DEFAULTS
 from conformance.errors import EngineError
 from conformance.results import CaseResult
-from conformance.runner import RunOptions, run_scenarios
+from conformance.runner import (
+    CaseRunner,
+    RunOptions,
+    not_run_result,
+    section_of,
+    start_session,
+)
 from conformance.scenarios import Scenario, load_corpus
 
 #: One single-option change: ``(point, option)``, or ``(None, None)`` for the profile's rulings.
@@ -160,10 +166,12 @@ def interface_flags(group: Iterable[tuple[str, str]]) -> list[str]:
 
 @dataclass(frozen=True)
 class _Job:
+    """Runs that share one adapter command: a change's run and its run graded anyway."""
+
     argv: tuple[str, ...]
     paths: tuple[str, ...]
     catalogue: str | None
-    spec: RunSpec
+    specs: tuple[RunSpec, ...]
 
 
 #: The corpus each worker process loaded, by (paths, catalogue, profile): loading and
@@ -207,28 +215,90 @@ def _records(results: Iterable[CaseResult]) -> list[CaseRecord]:
     return out
 
 
-def run_one(job: _Job) -> RunRecord:
-    """Play one run (in a worker process): one adapter per interface group."""
-    catalogue, scenarios = profile_cases(job.paths, job.catalogue, job.spec.profile)
-    spec = job.spec
-    chosen = [s for s in scenarios if spec.cases is None or s.id in spec.cases]
-    groups = interface_groups(chosen, dict(spec.interface))
+def _options(spec: RunSpec) -> RunOptions:
     # Every case must be graded: a run of engine errors must not leave the rest not_run.
-    options = RunOptions(
+    return RunOptions(
         profile=spec.profile, max_consecutive_errors=10**9, grade_assumed=spec.grade_assumed
     )
-    records: dict[str, CaseRecord] = {}
-    for group, cases in groups.items():
-        argv = [*job.argv, *spec.flags, *interface_flags(group)]
-        try:
-            run = run_scenarios(argv, cases, options, catalogue=catalogue)
-        except EngineError as exc:
-            return RunRecord(spec, broken=f"adapter could not start: {exc}")
-        if run.run_error is not None:
-            return RunRecord(spec, broken=f"adapter could not start: {run.run_error}")
-        records.update((r.id, r) for r in _records(run.results))
-    ordered = tuple(records[s.id] for s in chosen if s.id in records)
-    return RunRecord(spec, ordered)
+
+
+def play(
+    argv: Sequence[str],
+    batches: Sequence[tuple[Sequence[Scenario], RunOptions]],
+    catalogue: Catalogue,
+) -> list[list[CaseResult]] | str:
+    """Play each batch of cases with its options, one after another, on ONE adapter session
+    (a run and its run graded anyway share the adapter's start); the results per batch, or
+    why the adapter could not start."""
+    if not any(cases for cases, _ in batches):
+        return [[] for _ in batches]
+    try:
+        session = start_session(argv, batches[0][1])
+    except EngineError as exc:
+        return f"adapter could not start: {exc}"
+    out: list[list[CaseResult]] = []
+    try:
+        for cases, options in batches:
+            runner = CaseRunner(session, options, catalogue)
+            results: list[CaseResult] = []
+            for i, scenario in enumerate(cases):
+                upcoming = cases[i + 1] if i + 1 < len(cases) else None
+                section = section_of(scenario, catalogue)
+                try:
+                    results.append(runner.run(scenario, section, upcoming))
+                except Exception as exc:  # a harness bug must not lose the case
+                    error = f"harness error: {type(exc).__name__}: {exc}"
+                    results.append(
+                        not_run_result(scenario, catalogue, error, options.profile, status="error")
+                    )
+            out.append(results)
+    finally:
+        session.close()
+    return out
+
+
+def run_job(job: _Job) -> list[RunRecord]:
+    """Play one job's runs (in a worker process): one adapter per interface reading, shared
+    by the job's runs."""
+    first = job.specs[0]
+    catalogue, scenarios = profile_cases(job.paths, job.catalogue, first.profile)
+    chosen = [
+        [s for s in scenarios if spec.cases is None or s.id in spec.cases] for spec in job.specs
+    ]
+    wanted = {s.id for cases in chosen for s in cases}
+    every = [s for s in scenarios if s.id in wanted]
+    records: list[dict[str, CaseRecord]] = [{} for _ in job.specs]
+    for reading, cases in interface_groups(every, dict(first.interface)).items():
+        ids = {s.id for s in cases}
+        batches = [
+            ([s for s in mine if s.id in ids], _options(spec))
+            for spec, mine in zip(job.specs, chosen, strict=True)
+        ]
+        argv = [*job.argv, *first.flags, *interface_flags(reading)]
+        outcome = play(argv, batches, catalogue)
+        if isinstance(outcome, str):
+            return [RunRecord(spec, broken=outcome) for spec in job.specs]
+        for found, results in zip(records, outcome, strict=True):
+            found.update((r.id, r) for r in _records(results))
+    return [
+        RunRecord(spec, tuple(found[s.id] for s in mine if s.id in found))
+        for spec, mine, found in zip(job.specs, chosen, records, strict=True)
+    ]
+
+
+def _jobs(
+    argv: Sequence[str], paths: Sequence[Path], catalogue_path: str | None, specs: Sequence[RunSpec]
+) -> list[tuple[_Job, list[int]]]:
+    """The specs grouped by the adapter command they play (profile, flags, interface), in
+    order of first appearance, with the index of each spec in ``specs``."""
+    grouped: dict[tuple[object, ...], list[int]] = {}
+    for index, spec in enumerate(specs):
+        grouped.setdefault((spec.profile, spec.flags, spec.interface), []).append(index)
+    where = tuple(str(p) for p in paths)
+    return [
+        (_Job(tuple(argv), where, catalogue_path, tuple(specs[i] for i in group)), group)
+        for group in grouped.values()
+    ]
 
 
 def execute(
@@ -241,25 +311,27 @@ def execute(
     progress: Callable[[RunRecord], None] | None = None,
 ) -> list[RunRecord]:
     """Play every run of ``specs`` (``workers`` processes side by side; 0: one per CPU, at
-    most 4; 1: in this process), in order; each record indexed by case id."""
-    forget_loaded()
-    jobs = [_Job(tuple(argv), tuple(str(p) for p in paths), catalogue_path, s) for s in specs]
+    most 4; 1: in this process); one record per spec, in order, each indexed by case id."""
+    jobs = _jobs(argv, paths, catalogue_path, specs)
     workers = workers or min(4, os.cpu_count() or 1)
-    done: list[RunRecord] = []
+    done: dict[int, RunRecord] = {}
 
-    def collect(record: RunRecord) -> None:
-        record = RunRecord(
-            record.spec, record.cases, record.broken, {c.id: c for c in record.cases}
-        )
-        done.append(record)
-        if progress is not None:
-            progress(record)
+    def collect(records: list[RunRecord], indexes: list[int]) -> None:
+        for record, index in zip(records, indexes, strict=True):
+            indexed = RunRecord(
+                record.spec, record.cases, record.broken, {c.id: c for c in record.cases}
+            )
+            done[index] = indexed
+            if progress is not None:
+                progress(indexed)
 
     if workers == 1 or len(jobs) <= 1:
-        for job in jobs:
-            collect(run_one(job))
+        for job, indexes in jobs:
+            collect(run_job(job), indexes)
     else:
         with ProcessPoolExecutor(max_workers=workers) as pool:
-            for record in pool.map(run_one, jobs):
-                collect(record)
-    return done
+            for (_, indexes), records in zip(
+                jobs, pool.map(run_job, [job for job, _ in jobs]), strict=True
+            ):
+                collect(records, indexes)
+    return [done[i] for i in range(len(specs))]

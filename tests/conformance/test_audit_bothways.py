@@ -165,6 +165,10 @@ def test_an_allowance_written_by_a_run_lets_exactly_that_run_pass(
     assert main([*args, "--allowance", str(allowance), *files]) == 0
     out = capsys.readouterr().out
     assert "allowed for now" in out and "no longer needed" not in out
+    # An OK under an allowance says so: it never claims what the allowance excuses.
+    assert "no check fails that the allowance does not list" in out
+    assert "no finding the allowance does not list (2 listed)" in out
+    assert "each needed by every check it gates" not in out
     # An entry the corpus no longer needs is named, to be removed; it does not fail the run.
     text = allowance.read_text(encoding="utf-8")
     allowance.write_text(
