@@ -258,9 +258,11 @@ def uses(
     profile: str,
     anyway: Sequence[RunRecord],
     into: dict[Assumption, Use] | None = None,
+    points: Sequence[str] = (),
 ) -> dict[Assumption, Use]:
     """What every assumption of the profile's cases gates and needs, from the runs graded
-    anyway (``anyway_specs``); ``into``: uses from other profiles, to merge with."""
+    anyway (``anyway_specs``); ``into``: uses from other profiles, to merge with;
+    ``points``: only assumptions on these (``audit --point``)."""
     found: dict[Assumption, Use] = {} if into is None else into
     by_change = {r.spec.change: r for r in anyway}
     for scenario in scenarios:
@@ -269,8 +271,8 @@ def uses(
         plan = scenario.plan_for(profile)
         for where, point, option in assumptions_of(scenario):
             ruled = profile_option(catalogue, point, profile)
-            if ruled is None:
-                continue  # no engine is held to it: a static finding
+            if ruled is None or (points and point not in points):
+                continue  # not held to it (a static finding), or not audited
             assumption = Assumption(scenario.id, where, point, option)
             use = found.setdefault(assumption, Use(assumption))
             keys = gated_checks(assumption, plan)

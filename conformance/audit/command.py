@@ -213,7 +213,7 @@ def _both_ways(request: AuditRequest, records: Sequence[RunRecord]) -> BothWays:
     for profile in request.profiles:
         _, scenarios = profile_cases(paths, request.catalogue_path, profile)
         anyway = [r for r in records if r.spec.profile == profile and r.spec.kind == "anyway"]
-        uses(scenarios, request.catalogue, profile, anyway, found)
+        uses(scenarios, request.catalogue, profile, anyway, found, request.points)
     allowed = request.allowance.both_ways if request.allowance is not None else frozenset()
     return both_ways(found, allowed)
 

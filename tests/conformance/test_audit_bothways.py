@@ -198,3 +198,13 @@ def test_a_bad_allowance_is_named(data: object, words: str) -> None:
     with pytest.raises(AllowanceError, match=r"a\.yaml") as caught:
         parse_allowance(data, "a.yaml")
     assert words in str(caught.value)
+
+
+def test_both_ways_under_point_judges_only_that_points_assumptions(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    args = ["audit", "--both-ways", "--point", "VARIANT-01", "--workers", "1"]
+    assert main([*args, str(DATA / "both-ways.yaml")]) == 1
+    text = capsys.readouterr().out
+    assert "cc-9021: the case assumes VARIANT-01=fifty" in text
+    assert "cc-9022" not in text  # its VARIANT-02 assumption is not audited here
