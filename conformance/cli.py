@@ -679,6 +679,7 @@ def cmd_audit(args: argparse.Namespace) -> int:
             both_ways=args.both_ways,
             allowance=allowance,
             write_allowance=Path(args.write_allowance) if args.write_allowance else None,
+            whole_corpus=not paths,
         )
     )
     print(output.text, end="")

@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -86,6 +86,8 @@ class AuditRequest:
     allowance: Allowance | None = None
     #: Write an allowance file for what this run found.
     write_allowance: Path | None = None
+    #: The whole corpus was given (no file or folder picked out): floors can be judged.
+    whole_corpus: bool = True
 
 
 @dataclass
@@ -138,15 +140,27 @@ def run_audit(request: AuditRequest) -> AuditOutput:
     """Play every run the request needs and put the reports together."""
     started = time.monotonic()
     forget_loaded()  # the files may have changed since an earlier audit in this process
+    out = AuditOutput()
+    parts: list[str] = []
+    broken_only = True
+    paths = tuple(str(p) for p in request.paths)
+    profiles = [p for p in request.profiles if profile_cases(paths, request.catalogue_path, p)[1]]
+    for profile in request.profiles:
+        if profile not in profiles:
+            # Nothing graded is never a pass: a profile asked for alone fails; with
+            # --profile all, one the selection holds no case of is only said.
+            parts.append(f"{profile}: no case of the profile in the selection: nothing audited\n")
+            if len(request.profiles) == 1:
+                out.outcome = "findings"
+                out.text = "".join(parts)
+                return out
+    request = replace(request, profiles=tuple(profiles))
     specs = [spec for profile in request.profiles for spec in specs_for(request, profile)]
     if request.both_ways:
         specs += [spec for profile in request.profiles for spec in anyway_for(request, profile)]
     records = execute(
         request.argv, request.paths, request.catalogue_path, specs, workers=request.workers
     )
-    out = AuditOutput()
-    parts: list[str] = []
-    broken_only = True
     for profile in request.profiles:
         mine = [r for r in records if r.spec.profile == profile]
         changes = [r for r in mine if r.spec.kind == "change"]
@@ -191,7 +205,7 @@ def run_audit(request: AuditRequest) -> AuditOutput:
             bad.append(out.both_ways)
             broken_only = False
     if request.allowance is not None:
-        parts.append(_stale_text(request.allowance, out))
+        parts.append(_stale_text(request, out))
     if request.write_allowance is not None:
         request.write_allowance.write_text(_allowance_of(out), encoding="utf-8")
         parts.append(f"allowance written: {request.write_allowance}\n")
@@ -239,24 +253,42 @@ def _allowance_of(out: AuditOutput) -> str:
     return allowance_text(floors, failing, both)
 
 
-def _stale_text(allowance: Allowance, out: AuditOutput) -> str:
-    """The allowance entries the corpus no longer needs: to remove, so the file shrinks."""
+def _stale_text(request: AuditRequest, out: AuditOutput) -> str:
+    """The allowance entries the corpus no longer needs: to remove, so the file shrinks.
+
+    Only what this run could see: a failing check or an assumption of a case in the
+    selection (and of a point audited), a floor only when the whole corpus was measured.
+    """
+    allowance = request.allowance
+    assert allowance is not None
+    paths = tuple(str(p) for p in request.paths)
     stale: list[str] = []
     for m in out.measures:
+        _, scenarios = profile_cases(paths, request.catalogue_path, m.profile)
+        seen = {s.id for s in scenarios}
         rows = {row.label: row for row in (m.baseline, *m.changes)}
-        for label in allowance.floors.get(m.profile, {}):
+        for label in allowance.floors.get(m.profile, {}) if request.whole_corpus else ():
             row = rows.get(label)
             if row is not None and row.broken is None and row.share >= row.target:
                 stale.append(f"floors.{m.profile}.{label} (keeps {row.share:.1%})")
         known = {(m.profile, r.label, f.case, f.check) for r in rows.values() for f in r.known}
         stale += [
-            f"failing {c} {k} under {r}"
+            f"failing {c} {k} under {r} in {p}"
             for p, r, c, k in sorted(allowance.failing)
-            if p == m.profile and r in rows and (p, r, c, k) not in known
+            if p == m.profile and r in rows and c in seen and (p, r, c, k) not in known
         ]
     if out.both_ways is not None:
+        seen = {
+            s.id
+            for p in request.profiles
+            for s in profile_cases(paths, request.catalogue_path, p)[1]
+        }
         known_bw = {key_of(u) for u in out.both_ways.known}
-        stale += [f"both_ways {c} {w} {p}" for c, w, p in sorted(allowance.both_ways - known_bw)]
+        stale += [
+            f"both_ways {c} {w} {p}"
+            for c, w, p in sorted(allowance.both_ways - known_bw)
+            if c in seen and (not request.points or p in request.points)
+        ]
     if not stale:
         return ""
     head = f"{len(stale)} allowance entry(ies) no longer needed: remove them from {allowance.path}"

@@ -172,11 +172,17 @@ def test_an_allowance_written_by_a_run_lets_exactly_that_run_pass(
     # An entry the corpus no longer needs is named, to be removed; it does not fail the run.
     text = allowance.read_text(encoding="utf-8")
     allowance.write_text(
-        text.replace("both_ways:\n", "both_ways:\n  - {case: cc-9023, where: case, point: P}\n"),
+        text.replace(
+            "both_ways:\n", "both_ways:\n  - {case: cc-9023, where: case, point: VARIANT-01}\n"
+        ),
         encoding="utf-8",
     )
     assert main([*args, "--allowance", str(allowance), *files]) == 0
-    assert "both_ways cc-9023 case P" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "both_ways cc-9023 case VARIANT-01" in out
+    # Only what the run could see: floors are judged on the whole corpus alone, and no
+    # entry of a case outside the selection is called stale.
+    assert "floors." not in out and "1 allowance entry(ies) no longer needed" in out
 
 
 def test_a_lower_share_than_allowed_still_fails() -> None:

@@ -239,3 +239,15 @@ def test_audit_options_that_need_graded_are_refused(tmp_path: Path) -> None:
     bad = tmp_path / "bad.yaml"
     bad.write_text("VARIANT-01: forty\n", encoding="utf-8")
     assert main(["audit", "--graded", "--rulings", str(bad), str(INTERFACE_CASES)]) == 2
+
+
+def test_profile_all_says_which_profiles_the_selection_has_no_case_of(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    args = ["audit", "--graded", "--profile", "all", "--point", "DISPUTE-31", "--floor", "0.7"]
+    assert main([*args, "--workers", "1", str(DATA / "static.yaml")]) == 0
+    out = capsys.readouterr().out
+    assert "chilean: no case of the profile in the selection: nothing audited" in out
+    assert "argentine: OK" in out
+    # Asked for alone, a profile with nothing to audit is not a pass.
+    assert main(["audit", "--graded", "--profile", "perla", str(DATA / "static.yaml")]) == 1
