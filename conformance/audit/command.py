@@ -5,10 +5,12 @@
 - ``audit --graded``: the measurement (:mod:`conformance.audit.measure`), with ``--rulings
   FILE`` rows for an author's declarations, ``--floor`` and ``--json FILE``;
 - ``audit --both-ways``: also the assumptions a check or a case does not need
-  (:mod:`conformance.audit.bothways`).
+  (:mod:`conformance.audit.bothways`);
+- ``--allowance FILE``: fail only on what the corpus is not allowed yet, and name the
+  entries it no longer needs; ``--write-allowance FILE`` (:mod:`conformance.audit.allowance`).
 
 Every run of every profile goes to one pool of workers, so ``--profile all`` keeps both
-cores busy.
+cores busy; a change's run and its run graded anyway share one adapter.
 """
 
 from __future__ import annotations
