@@ -145,6 +145,16 @@ def cmd_check(args: argparse.Namespace) -> int:
     if drafts and args.strict:
         print(f"{len(drafts)} scenario(s) not yet reviewed (--strict)", file=sys.stderr)
         return EXIT_USAGE
+    if args.strict:
+        # What the audit can tell without running (conformance/audit/static.py).
+        from conformance.audit.static import static_findings
+
+        found = static_findings(loaded.scenarios, catalogue)
+        for finding in found:
+            print(finding.line(), file=sys.stderr)
+        if found:
+            print(f"{len(found)} audit finding(s) (--strict)", file=sys.stderr)
+            return EXIT_USAGE
     # Every case is checked with the facts of each profile it lists; --profile counts one.
     per_profile = ""
     if profile is not None:
@@ -591,11 +601,25 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
 
 
 def cmd_audit(args: argparse.Namespace) -> int:
-    """Run the corpus under every single-option change of the rulings; report leaning cases."""
-    from conformance.audit import audit, audit_summary
+    """Run the corpus under every single-option change of the rulings (or an author's rulings
+    files): leaning cases, or with --graded the graded share of each profile's checks."""
+    from conformance.audit.allowance import AllowanceError, read_allowance
+    from conformance.audit.command import AuditRequest, run_audit
+    from conformance.audit.declared import RulingsFileError, read_rulings
+    from conformance.profiles import default_profiles
 
     if args.workers < 0:
         raise UsageError("--workers must be 0 (one per CPU) or more")
+    if args.floor is not None and not 0.0 <= args.floor <= 1.0:
+        raise UsageError("--floor must be a share between 0 and 1 (0.97)")
+    if (args.rulings or args.floor is not None) and not args.graded:
+        raise UsageError("--rulings and --floor go with --graded")
+    if (args.json or args.allowance or args.write_allowance) and not (
+        args.graded or args.both_ways
+    ):
+        raise UsageError(
+            "--json, --allowance and --write-allowance go with --graded or --both-ways"
+        )
     catalogue = _catalogue(args)
     loaded = _load(args, catalogue)
     if loaded.errors:
@@ -605,20 +629,36 @@ def cmd_audit(args: argparse.Namespace) -> int:
     unknown = sorted(set(args.point or ()) - set(catalogue.disputes))
     if unknown:
         raise UsageError(f"unknown point(s): {', '.join(unknown)}")
+    profiles = list(default_profiles()) if args.profile == ALL_PROFILES else [_profile_name(args)]
+    try:
+        rulings = tuple(read_rulings(Path(f), catalogue) for f in args.rulings or ())
+        allowance = read_allowance(Path(args.allowance)) if args.allowance else None
+    except (RulingsFileError, AllowanceError) as exc:
+        raise UsageError(str(exc)) from None
     paths, corpus = _given(args)
-    result = audit(
-        parse_adapter(args.adapter),
-        selection.corpus_paths(paths, corpus),
-        catalogue,
-        catalogue_path=args.catalogue,
-        profile=args.profile,
-        points=args.point or (),
-        workers=args.workers,
+    output = run_audit(
+        AuditRequest(
+            argv=tuple(parse_adapter(args.adapter)),
+            paths=tuple(selection.corpus_paths(paths, corpus)),
+            catalogue=catalogue,
+            catalogue_path=args.catalogue,
+            profiles=tuple(profiles),
+            points=tuple(args.point or ()),
+            workers=args.workers,
+            graded=args.graded,
+            rulings=rulings,
+            floor=args.floor,
+            json_path=Path(args.json) if args.json else None,
+            both_ways=args.both_ways,
+            allowance=allowance,
+            write_allowance=Path(args.write_allowance) if args.write_allowance else None,
+            whole_corpus=not paths,
+        )
     )
-    print(audit_summary(result), end="")
-    if result.broken_runs and not result.findings:
-        return EXIT_ADAPTER
-    return EXIT_OK if result.ok else EXIT_FAILED
+    print(output.text, end="")
+    if args.json:
+        print(f"audit report: {args.json}")
+    return {"ok": EXIT_OK, "broken": EXIT_ADAPTER}.get(output.outcome, EXIT_FAILED)
 
 
 def cmd_report(args: argparse.Namespace) -> int:
@@ -839,7 +879,11 @@ def build_parser() -> argparse.ArgumentParser:
     check = sub.add_parser("check", help="validate scenario files")
     common_corpus(check)
     check.add_argument(
-        "--strict", action="store_true", help="fail on scenarios not yet reviewed (review: draft)"
+        "--strict",
+        action="store_true",
+        help="fail on scenarios not yet reviewed (review: draft) and on the audit's static "
+        "findings (a by_option equal for every option, an assumption on a point no profile "
+        "of the case rules on)",
     )
     check.add_argument(
         "--profile",
@@ -875,11 +919,15 @@ def build_parser() -> argparse.ArgumentParser:
 
     aud = sub.add_parser(
         "audit",
-        help="prove every case names the disputed points and variants it leans on",
+        help="prove every case names the disputed points and variants it leans on; "
+        "--graded: the graded share under each honest declaration",
         description="Run the corpus against the reference once at the profile's rulings and "
         "once per single-option change (each other option of each DISPUTE and VARIANT). "
         "Every case must pass, or be unsupported because it names that point; anything "
-        "else is listed as case, point=option and the run exits 1.",
+        "else is listed as case, point=option and the run exits 1. With --graded: the "
+        "share of the profile's checks graded under each change (worst first) or under "
+        "each --rulings FILE; exit 1 under the floor or on any failing check "
+        "(docs/adding-scenarios.md, 'The audit').",
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -887,12 +935,50 @@ def build_parser() -> argparse.ArgumentParser:
     aud.add_argument(
         "--adapter",
         metavar="CMD",
-        help="adapter command that accepts --ruling POINT=OPTION (default: the reference)",
+        help="adapter command that accepts the reference's --ruling and --interface "
+        "(default: the reference)",
     )
     aud.add_argument("--point", action="append", metavar="ID", help="audit only these points")
-    aud.add_argument("--profile", default=DEFAULT_PROFILE)
+    aud.add_argument("--profile", default=DEFAULT_PROFILE, help="a profile, or 'all'")
     aud.add_argument(
         "--workers", type=int, default=0, metavar="N", help="processes (default: one per CPU)"
+    )
+    aud.add_argument(
+        "--graded",
+        action="store_true",
+        help="measure the share of each profile's checks graded under each change",
+    )
+    aud.add_argument(
+        "--rulings",
+        action="append",
+        metavar="FILE",
+        help="with --graded: measure these declarations (points and options, run_order, "
+        "run_ends, unmodelled, players) instead of the single-option changes; repeatable",
+    )
+    aud.add_argument(
+        "--floor",
+        type=float,
+        metavar="SHARE",
+        help="with --graded: the least share each ruling must keep "
+        "(default 0.97; 0.90 with --rulings)",
+    )
+    aud.add_argument(
+        "--both-ways",
+        action="store_true",
+        help="also report every assumption a check does not need, and every case-level "
+        "assumption only some of its checks need (grading them anyway under each option)",
+    )
+    aud.add_argument(
+        "--json", metavar="FILE", help="with --graded or --both-ways: write the findings as JSON"
+    )
+    aud.add_argument(
+        "--allowance",
+        metavar="FILE",
+        help="what the corpus does not meet yet (rows' shares today, failing checks, "
+        "assumptions): fail only on what it does not list",
+    )
+    aud.add_argument(
+        "--write-allowance", metavar="FILE", help="write an allowance file for what this run found"
     )
     aud.set_defaults(func=cmd_audit)
 

@@ -88,6 +88,9 @@ class RunOptions:
     fresh_process: bool = False
     #: Most resident memory of each adapter's process group, in bytes; None: no limit.
     memory_limit: int | None = DEFAULT_MEMORY_LIMIT
+    #: Audit mode only (``audit --both-ways``): grade the checks that assume an option of
+    #: these points as if the engine shared the assumption (grading.expect.held).
+    grade_assumed: frozenset[str] = frozenset()
 
 
 class _Unsupported(Exception):
@@ -203,7 +206,8 @@ class CaseRunner:
         profile = self.options.profile
         declared = self._declared(handshake)
         option = graded_option(upcoming, declared)
-        if why_ungradable(upcoming, declared, "", option) is not None:
+        gap = why_ungradable(upcoming, declared, "", option, self.options.grade_assumed)
+        if gap is not None:
             return None
         if upcoming.level == "melds":
             asked = melds_requests(upcoming, profile, self._judge(upcoming, handshake))
@@ -356,6 +360,7 @@ class CaseRunner:
             pack=the_pack,
             values=self._values,
             runs_as_sets=declared.runs_as_sets,
+            grade_assumed=self.options.grade_assumed,
         )
 
     def _grade(
@@ -363,7 +368,13 @@ class CaseRunner:
     ) -> None:
         declared = judge.declared
         profile = self.options.profile
-        gap = why_ungradable(scenario, declared, profile_unsupported(profile, handshake), option)
+        gap = why_ungradable(
+            scenario,
+            declared,
+            profile_unsupported(profile, handshake),
+            option,
+            self.options.grade_assumed,
+        )
         if gap is not None:
             raise _Unsupported(gap)
         walk = CaseWalk(scenario, judge, self._exchange, self, self._next_first)

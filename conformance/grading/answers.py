@@ -73,6 +73,8 @@ class Judge:
     #: them: then no value is named).
     values: ProfileData | None = None
     runs_as_sets: bool = False
+    #: Audit mode only: points whose assumptions are graded anyway (grading.expect.held).
+    grade_assumed: frozenset[str] = frozenset()
     _expected: dict[str, tuple[Any, NotGraded | None]] = field(default_factory=dict)
 
     # -- expectations ---------------------------------------------------------------------------
@@ -81,7 +83,9 @@ class Judge:
         """What ``check`` expects of this engine, or why it is not graded (memoised)."""
         found = self._expected.get(check.key)
         if found is None:
-            found = expected_value(check, self.declared, self.disputed, self.reasons)
+            found = expected_value(
+                check, self.declared, self.disputed, self.reasons, self.grade_assumed
+            )
             self._expected[check.key] = found
         return found
 

@@ -30,14 +30,19 @@ Expected = tuple[Any, NotGraded | None]
 
 
 def expected_value(
-    check: PlannedCheck, declared: Declarations, disputed: str | None, reasons: bool
+    check: PlannedCheck,
+    declared: Declarations,
+    disputed: str | None,
+    reasons: bool,
+    grade_assumed: frozenset[str] = frozenset(),
 ) -> Expected:
     """The value ``check`` expects of the engine ``declared`` describes, or why none.
 
     ``reasons``: the engine claims the ``reasons`` capability (reason checks need it).
+    ``grade_assumed``: audit mode only (:func:`held`).
     """
     if check.assumes:
-        gap = declared.assumption_gap(check.assumes)
+        gap = declared.assumption_gap(held(check.assumes, grade_assumed))
         if gap is not None:
             return None, NotGraded("option", f"the check {gap}")
     if check.what == "reason" and not reasons:
@@ -55,6 +60,17 @@ def expected_value(
     if check.what == "unchanged" and not rejects(value):
         return None, NotGraded("option", "the action is accepted under the engine's option")
     return value, None
+
+
+def held(assumes: Mapping[str, str], grade_assumed: frozenset[str]) -> Mapping[str, str]:
+    """The assumptions an engine is held to: all of ``assumes`` but those on the points of
+    ``grade_assumed``, which are graded anyway. Audit mode only (``audit --both-ways``,
+    conformance/audit): a check graded under an option it assumes away shows whether it
+    needs the assumption at all. A run for an engine author never sets it.
+    """
+    if not grade_assumed:
+        return assumes
+    return {p: o for p, o in assumes.items() if p not in grade_assumed}
 
 
 def applies(check: PlannedCheck, declared: Declarations, disputed: str | None) -> bool:

@@ -19,6 +19,7 @@ from conformance.declarations import Declarations
 from conformance.engine import Ahead, EngineSession, Request
 from conformance.errors import EngineReportedError
 from conformance.grading.answers import Judge, StepOutcome
+from conformance.grading.expect import held
 from conformance.grading.ledger import Ledger
 from conformance.optionfacts import hand_size, pack
 from conformance.profiles import (
@@ -64,17 +65,22 @@ class Gap:
 
 
 def why_ungradable(
-    scenario: Scenario, declared: Declarations, profile_note: str, option: str | None
+    scenario: Scenario,
+    declared: Declarations,
+    profile_note: str,
+    option: str | None,
+    grade_assumed: frozenset[str] = frozenset(),
 ) -> Gap | None:
     """Why no check of ``scenario`` can be graded against the engine ``declared`` describes
     (a capability, the profile, the case's own assumptions, interface or seats); None if
-    some can. ``profile_note``: what to say when the engine lacks the profile."""
+    some can. ``profile_note``: what to say when the engine lacks the profile;
+    ``grade_assumed``: audit mode only (grading.expect.held)."""
     missing = declared.lacks(LEVEL_CAPABILITIES[scenario.level])
     if missing:
         return Gap("capability", f"engine lacks capability {', '.join(missing)}")
     if not declared.plays_profile:
         return Gap("profile", profile_note)
-    gap = declared.assumption_gap(scenario.assumes)
+    gap = declared.assumption_gap(held(scenario.assumes, grade_assumed))
     if gap is not None:
         return Gap("option", f"the case {gap}")
     if scenario.disputed is not None and option is None:
@@ -233,7 +239,8 @@ class CaseWalk:
         last: StepOutcome | None = None
         for step in steps:
             number = step.index + 1
-            gap = self.judge.declared.assumption_gap(step.assumes) if step.assumes else None
+            assumes = held(step.assumes, self.judge.grade_assumed)
+            gap = self.judge.declared.assumption_gap(assumes) if assumes else None
             if gap is not None:
                 note = f"step {number} {gap}"
                 self.ledger.not_graded(self.ledger.rest(number - 1), "option", note)

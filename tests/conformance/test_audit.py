@@ -160,16 +160,15 @@ def test_summary_shows_undeclared_points_as_not_declared(corpus: list[Scenario])
     assert " VARIANT-01  fifty          fifty" in text
 
 
-def test_a_case_for_another_interface_reading_is_not_audited_not_a_finding(
-    tmp_path: Path,
-) -> None:
-    # cc-1201 is written for engines that arrange runs themselves
-    # (run_order: engine); the reference reads the listing, so it cannot audit them.
-    target = tmp_path / "run-listing-order.yaml"
-    shutil.copy(CORPUS / "melds" / "run-listing-order.yaml", target)
-    result = audit(REFERENCE, [target], load_catalogue(), points=["VARIANT-02"], workers=1)
-    assert result.ok, "\n".join(f.line() for f in result.findings)
-    declined = dict(result.not_audited)
-    assert set(declined) == {"cc-1201"}
-    assert "run_order" in declined["cc-1201"]
-    assert "not audited" in audit_summary(result)
+def test_a_case_for_another_interface_reading_is_audited_in_that_reading() -> None:
+    # cc-9001 and cc-9002 are written for engines that arrange runs themselves
+    # (run_order: engine): the audit plays them with the reference in that reading, so
+    # cc-9001's unnamed lean on the high ace (VARIANT-02) is caught, and cc-9002, which
+    # names it on its check, is honest.
+    cases = Path(__file__).parent / "data" / "audit" / "interface-ace.yaml"
+    result = audit(REFERENCE, [cases], load_catalogue(), points=["VARIANT-02"], workers=1)
+    assert result.not_audited == ()
+    assert [(f.case, f.point, f.option, f.status) for f in result.findings] == [
+        ("cc-9001", "VARIANT-02", "low_only", "fail")
+    ]
+    assert "does not name VARIANT-02" in audit_summary(result)

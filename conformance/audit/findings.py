@@ -1,4 +1,4 @@
-"""The ruling audit: does every case name every disputed point it leans on?
+"""The case-level audit: does every case name every disputed point it leans on?
 
 The reference plays any option of any disputed point or house variant
 (``python -m reference.adapter --ruling POINT=OPTION``). The audit runs the corpus once at
@@ -6,39 +6,42 @@ the profile's rulings and once per single-option change (each other option of ea
 every other point at the profile's option), and requires of every case under every option:
 
 - it passes, or
-- it is ``unsupported`` *because it names that point* (its ``disputed`` block or its
-  ``assumes``): the harness declined to grade it against an option it does not cover.
+- it is ``unsupported`` *because it names that point* (its ``disputed`` block, an
+  ``assumes`` of the case, a step or a check, or a ``by_option`` keyed by it): the harness
+  declined to grade it against an option it does not cover.
 
-A case the audited adapter does not support even at the profile's rulings (one written for
-another interface reading, say ``run_order: engine``) cannot be audited by it: it is listed
-as not audited, never as a finding.
+A case written for an interface reading (``run_order: engine``) is played by an adapter
+in that reading (conformance/audit/runs.py). A case the adapter does not support even at
+the profile's rulings (it assumes an option the profile does not play) is listed as not
+audited under the other changes, never as a finding.
 
 Anything else (a fail, an error, or ``unsupported`` for another reason) is a finding: the
 case gives a different answer under an option it does not name, so an engine ruling that way
 would be marked wrong for a ruling the case never claimed to test. Add ``assumes`` or
 ``by_option`` expectations to the case, as the rules text supports (docs/adding-scenarios.md).
-
-Each run is one persistent adapter process; runs are spread over worker processes, because
-the harness side is CPU-bound Python and threads would share one core.
 """
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from conformance.catalogue import Catalogue, load_catalogue
-from conformance.errors import EngineError
+from conformance.audit.runs import (
+    CaseRecord,
+    Change,
+    RunRecord,
+    RunSpec,
+    change_flags,
+    change_label,
+    execute,
+    profile_cases,
+)
+from conformance.catalogue import Catalogue
 from conformance.profiles import DEFAULT_PROFILE
-from conformance.runner import CaseResult, RunOptions, run_scenarios
-from conformance.scenarios import Scenario, load_corpus
-
-#: One audited configuration: ``(point, option)``, or ``(None, None)`` for the profile's.
-Change = tuple[str | None, str | None]
+from conformance.results import CaseResult
+from conformance.scenarios import Scenario
 
 
 @dataclass(frozen=True)
@@ -92,70 +95,32 @@ def changes_to_audit(
 
 
 def names_point(scenario: Scenario, point: str) -> bool:
-    """True if the case says it depends on ``point`` (its disputed point or an assumption)."""
-    return (scenario.disputed is not None and scenario.disputed.id == point) or (
+    """True if the case says it depends on ``point``: its disputed point, an assumption of
+    the case, of a step or of a check, or a ``by_option`` keyed by the point."""
+    if (scenario.disputed is not None and scenario.disputed.id == point) or (
         point in scenario.assumes
-    )
+    ):
+        return True
+    if any(point in step.assumes for step in scenario.steps):
+        return True
+    return any(point in check.leans for plan in scenario.plans.values() for check in plan)
 
 
-def judge(scenario: Scenario, result: CaseResult, change: Change) -> Finding | None:
+def judge(scenario: Scenario, result: CaseResult | CaseRecord, change: Change) -> Finding | None:
     """The finding for one case under one change, or None when the case is honest."""
     point, option = change
     if result.status == "pass":
         return None
     if result.status == "unsupported" and point is not None and names_point(scenario, point):
         return None
-    detail = result.diff or result.error or result.note or ""
+    if isinstance(result, CaseRecord):
+        detail = result.detail
+    else:
+        detail = result.diff or result.error or result.note or ""
+    detail = " | ".join(line.strip() for line in detail.strip().splitlines())
     if point is not None and not names_point(scenario, point):
-        detail = f"the case does not name {point}; " + detail.strip().replace("\n", " | ")
-    return Finding(scenario.id, point, option, result.status, detail.strip()[:400])
-
-
-def _argv_for(base: Sequence[str], change: Change) -> list[str]:
-    point, option = change
-    return [*base] if point is None else [*base, "--ruling", f"{point}={option}"]
-
-
-@dataclass(frozen=True)
-class _Job:
-    argv: tuple[str, ...]
-    paths: tuple[str, ...]
-    catalogue: str | None
-    profile: str
-    change: Change
-
-
-#: The corpus each worker process loaded, by (paths, catalogue, profile): loading and
-#: validating 250 scenarios costs more than running them, so it happens once per process.
-_LOADED: dict[tuple[tuple[str, ...], str | None, str], tuple[Catalogue, list[Scenario]]] = {}
-
-
-def _corpus(job: _Job) -> tuple[Catalogue, list[Scenario]]:
-    key = (job.paths, job.catalogue, job.profile)
-    if key not in _LOADED:
-        catalogue = load_catalogue(job.catalogue)
-        loaded = load_corpus([Path(p) for p in job.paths], catalogue=catalogue)
-        _LOADED[key] = (catalogue, [s for s in loaded.scenarios if job.profile in s.profiles])
-    return _LOADED[key]
-
-
-def _run_one(job: _Job) -> tuple[Change, list[tuple[str, str, str]] | str]:
-    """Run the corpus under one change (in a worker process); compact results or an error."""
-    catalogue, scenarios = _corpus(job)
-    # Every case must be graded: a run of engine errors must not leave the rest not_run.
-    options = RunOptions(profile=job.profile, max_consecutive_errors=10**9)
-    try:
-        argv = _argv_for(job.argv, job.change)
-        run = run_scenarios(argv, scenarios, options, catalogue=catalogue)
-    except EngineError as exc:
-        return job.change, f"adapter could not start: {exc}"
-    by_id = {s.id: s for s in scenarios}
-    found = []
-    for result in run.results:
-        finding = judge(by_id[result.id], result, job.change)
-        if finding is not None:
-            found.append((finding.case, finding.status, finding.detail))
-    return job.change, found
+        detail = f"the case does not name {point}; " + detail
+    return Finding(scenario.id, point, option, result.status, detail[:400])
 
 
 def audit(
@@ -169,50 +134,55 @@ def audit(
     workers: int = 0,
     progress: Callable[[Change, int], None] | None = None,
 ) -> AuditResult:
-    """Audit the corpus at ``paths`` with the adapter ``argv`` (which must accept ``--ruling``).
+    """Audit the corpus at ``paths`` with the adapter ``argv`` (which must accept
+    ``--ruling`` and ``--interface``).
 
     ``workers`` processes run the changes side by side (0: one per CPU, at most 4).
     """
     started = time.monotonic()
-    # The files may have changed since an earlier audit in this process.
-    _LOADED.clear()
-    loaded = load_corpus(list(paths), catalogue=catalogue)
-    cases = sum(1 for s in loaded.scenarios if profile in s.profiles)
     changes = changes_to_audit(catalogue, profile, points)
-    jobs = [
-        _Job(tuple(argv), tuple(str(p) for p in paths), catalogue_path, profile, change)
-        for change in changes
-    ]
-    workers = workers or min(4, os.cpu_count() or 1)
+    specs = [RunSpec(profile, c, change_flags(c), label=change_label(c)) for c in changes]
+
+    def report(record: RunRecord) -> None:
+        if progress is not None:
+            progress(record.spec.change, len(record.cases))
+
+    records = execute(argv, paths, catalogue_path, specs, workers=workers, progress=report)
+    return judged(records, paths, catalogue_path, profile, time.monotonic() - started)
+
+
+def judged(
+    records: Sequence[RunRecord],
+    paths: Sequence[Path],
+    catalogue_path: str | None,
+    profile: str,
+    duration: float,
+) -> AuditResult:
+    """The case-level findings of runs already played (one per change, the profile's first)."""
+    _, scenarios = profile_cases(tuple(str(p) for p in paths), catalogue_path, profile)
+    by_id = {s.id: s for s in scenarios}
+    changes = [r.spec.change for r in records]
     findings: list[Finding] = []
     broken: list[tuple[Change, str]] = []
-
-    def collect(change: Change, outcome: list[tuple[str, str, str]] | str) -> None:
-        if isinstance(outcome, str):
-            broken.append((change, outcome))
-        else:
-            findings.extend(Finding(c, change[0], change[1], s, d) for c, s, d in outcome)
-        if progress is not None:
-            progress(change, 0 if isinstance(outcome, str) else len(outcome))
-
-    if workers == 1:
-        for job in jobs:
-            collect(*_run_one(job))
-    else:
-        with ProcessPoolExecutor(max_workers=workers) as pool:
-            for change, outcome in pool.map(_run_one, jobs):
-                collect(change, outcome)
-    # A case unsupported at the profile's own rulings is beyond this adapter (an interface
-    # reading it does not declare): its unsupported answers under changes say nothing.
+    for record in records:
+        if record.broken is not None:
+            broken.append((record.spec.change, record.broken))
+            continue
+        for case in record.cases:
+            found = judge(by_id[case.id], case, record.spec.change)
+            if found is not None:
+                findings.append(found)
+    # A case unsupported at the profile's own rulings is beyond this adapter (it assumes an
+    # option the profile does not play): its unsupported answers under changes say nothing.
     declined = {f.case: f.detail for f in findings if f.point is None and f.status == "unsupported"}
     findings = [f for f in findings if not (f.case in declined and f.status == "unsupported")]
     order = {change: i for i, change in enumerate(changes)}
     findings.sort(key=lambda f: (order[(f.point, f.option)], f.case))
     return AuditResult(
         changes=tuple(changes),
-        cases=cases,
+        cases=len(scenarios),
         findings=tuple(findings),
-        duration=time.monotonic() - started,
+        duration=duration,
         broken_runs=tuple(broken),
         not_audited=tuple(sorted(declined.items())),
     )

@@ -1,0 +1,43 @@
+"""The audit of the corpus against the reference under every honest declaration (issue 25).
+
+The reference plays any option of any disputed point or house variant, and any interface
+choice, player counts and unmodelled fields (``python -m reference.adapter --help``). The
+audit plays the corpus under many such declarations and reads what comes back:
+
+- :mod:`~conformance.audit.runs`: the runs (one adapter per declaration and interface
+  reading, spread over worker processes) and their compact records;
+- :mod:`~conformance.audit.findings`: every case passes, or is unsupported because it
+  names the point, under every single-option change (``audit``);
+- :mod:`~conformance.audit.measure`: the graded share of each profile's checks under each
+  change and each author's rulings file (``audit --graded``);
+- :mod:`~conformance.audit.bothways`: every assumption a check does not need, and every
+  case or step assumption wider than the checks that need it (``audit --both-ways``);
+- :mod:`~conformance.audit.static`: what needs no run (``check --strict``);
+- :mod:`~conformance.audit.declared`: an author's rulings file (``--rulings``);
+- :mod:`~conformance.audit.allowance`: what the corpus does not meet yet (``--allowance``);
+- :mod:`~conformance.audit.command`: what the ``audit`` command plays and prints.
+
+docs/adding-scenarios.md explains the findings and what to do about each.
+"""
+
+from conformance.audit.findings import (
+    AuditResult,
+    Finding,
+    audit,
+    audit_summary,
+    changes_to_audit,
+    judge,
+    names_point,
+)
+from conformance.audit.runs import Change
+
+__all__ = [
+    "AuditResult",
+    "Change",
+    "Finding",
+    "audit",
+    "audit_summary",
+    "changes_to_audit",
+    "judge",
+    "names_point",
+]

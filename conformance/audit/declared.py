@@ -1,0 +1,214 @@
+"""An author's rulings file: the declarations an engine makes, for ``audit --graded --rulings``.
+
+The file is YAML or JSON, one mapping, in either of two forms:
+
+- flat, one point per line, as the reference's own ``--rulings FILE`` reads it::
+
+      DISPUTE-25: wild
+      VARIANT-01: thirty
+
+- or the fields of an engine's ``hello`` answer (docs/protocol.md §2), any of them::
+
+      rulings: {DISPUTE-25: wild, VARIANT-01: thirty}
+      profile_rulings: {chilean: {DISPUTE-48: natural}}
+      run_order: engine          # or listed (the default)
+      run_ends: engine           # or requested (the default)
+      unmodelled: [dealer, winners]
+      players: [3, 4, 5]
+      profile_players: {pagat: [2, 3]}
+
+The reference plays these declarations (``--ruling``, ``--interface``, ``--unmodelled``,
+``--players``) and the measurement counts what it is graded on. An interface choice the file
+does not make follows each case's own (the measurement is of the corpus, not of a reading
+the file did not choose).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from conformance.catalogue import Catalogue
+from conformance.scenarios.options import POINT_ID
+from conformance.yamlsafe import FileProblem, load_yaml_limited, read_limited_text
+
+#: The keys of the hello form.
+FIELDS = frozenset(
+    {
+        "rulings",
+        "profile_rulings",
+        "run_order",
+        "run_ends",
+        "unmodelled",
+        "players",
+        "profile_players",
+    }
+)
+
+#: The values each interface choice may take (docs/protocol.md §2).
+INTERFACE_VALUES: Mapping[str, tuple[str, ...]] = {
+    "run_order": ("listed", "engine"),
+    "run_ends": ("requested", "engine"),
+}
+
+
+class RulingsFileError(ValueError):
+    """A rulings file that cannot be read: the message names the file and the field."""
+
+
+@dataclass(frozen=True)
+class RulingsFile:
+    """The declarations of one rulings file."""
+
+    path: str
+    rulings: Mapping[str, str] = field(default_factory=dict)
+    profile_rulings: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    interface: Mapping[str, str] = field(default_factory=dict)
+    unmodelled: tuple[str, ...] = ()
+    players: tuple[int, ...] | None = None
+    profile_players: Mapping[str, tuple[int, ...]] = field(default_factory=dict)
+
+    @property
+    def name(self) -> str:
+        """The file's name, the label of its row."""
+        return Path(self.path).name
+
+    def rulings_for(self, profile: str) -> dict[str, str]:
+        """The points and options declared for ``profile``."""
+        return dict(self.profile_rulings.get(profile, self.rulings))
+
+    def differing(self, profile: str, catalogue: Catalogue) -> dict[str, str]:
+        """The declared points of ``profile`` whose option is not the profile's."""
+        found = {}
+        for point, option in sorted(self.rulings_for(profile).items()):
+            theirs = catalogue.disputes[point].profiles.get(profile)
+            if theirs is not None and theirs != option:
+                found[point] = option
+        return found
+
+    def flags(self, profile: str) -> tuple[str, ...]:
+        """The reference's flags that play these declarations in ``profile`` (the interface
+        flags are added per case group: conformance.audit.runs)."""
+        flags: list[str] = []
+        for point, option in sorted(self.rulings_for(profile).items()):
+            flags += ["--ruling", f"{point}={option}"]
+        if self.unmodelled:
+            flags += ["--unmodelled", ",".join(self.unmodelled)]
+        players = self.profile_players.get(profile, self.players)
+        if players is not None:
+            flags += ["--players", ",".join(map(str, players))]
+        return tuple(flags)
+
+
+def _rulings(value: Any, where: str, catalogue: Catalogue) -> dict[str, str]:
+    if not isinstance(value, Mapping):
+        raise RulingsFileError(f"{where}: expected a mapping of POINT: OPTION")
+    found: dict[str, str] = {}
+    for point, option in value.items():
+        point = str(point)
+        if not POINT_ID.match(point):
+            raise RulingsFileError(f"{where}: {point!r} is not a point (DISPUTE-nn, VARIANT-nn)")
+        known = catalogue.disputes.get(point)
+        if known is None:
+            raise RulingsFileError(f"{where}: {point} is not in the catalogue (docs/rules.md)")
+        if not isinstance(option, str) or option not in known.options:
+            raise RulingsFileError(
+                f"{where}: {point}: {option!r} is not one of its options "
+                f"({', '.join(known.options)})"
+            )
+        found[point] = option
+    return found
+
+
+def _players(value: Any, where: str) -> tuple[int, ...]:
+    if not isinstance(value, list) or not all(
+        isinstance(n, int) and not isinstance(n, bool) for n in value
+    ):
+        raise RulingsFileError(f"{where}: expected a list of player counts")
+    return tuple(value)
+
+
+def parse_rulings(data: Any, path: str, catalogue: Catalogue) -> RulingsFile:
+    """The declarations of a rulings file's content ``data`` read from ``path``.
+
+    :raises RulingsFileError: on anything that is not a known point, option or field.
+    """
+    if not isinstance(data, Mapping) or not data:
+        raise RulingsFileError(f"{path}: expected a non-empty mapping (points, or hello fields)")
+    if not set(map(str, data)) & FIELDS:
+        return RulingsFile(path, rulings=_rulings(data, path, catalogue))
+    unknown = sorted(set(map(str, data)) - FIELDS)
+    if unknown:
+        raise RulingsFileError(
+            f"{path}: unknown field(s) {', '.join(unknown)} (known: {', '.join(sorted(FIELDS))})"
+        )
+    rulings = _rulings(data.get("rulings", {}), f"{path}: rulings", catalogue)
+    per_profile = data.get("profile_rulings", {})
+    if not isinstance(per_profile, Mapping):
+        raise RulingsFileError(f"{path}: profile_rulings: expected a mapping of profiles")
+    profile_rulings = {
+        str(p): _rulings(r, f"{path}: profile_rulings.{p}", catalogue)
+        for p, r in per_profile.items()
+    }
+    interface: dict[str, str] = {}
+    for key, allowed in INTERFACE_VALUES.items():
+        if key in data:
+            if data[key] not in allowed:
+                raise RulingsFileError(f"{path}: {key}: expected one of {', '.join(allowed)}")
+            interface[key] = str(data[key])
+    unmodelled = data.get("unmodelled", [])
+    if not isinstance(unmodelled, list) or not all(isinstance(f, str) for f in unmodelled):
+        raise RulingsFileError(f"{path}: unmodelled: expected a list of state fields")
+    players = _players(data["players"], f"{path}: players") if "players" in data else None
+    given = data.get("profile_players", {})
+    if not isinstance(given, Mapping):
+        raise RulingsFileError(f"{path}: profile_players: expected a mapping of profiles")
+    profile_players = {
+        str(p): _players(n, f"{path}: profile_players.{p}") for p, n in given.items()
+    }
+    return RulingsFile(
+        path,
+        rulings,
+        profile_rulings,
+        interface,
+        tuple(unmodelled),
+        players,
+        profile_players,
+    )
+
+
+def read_rulings(path: Path, catalogue: Catalogue) -> RulingsFile:
+    """Read and parse a rulings file (YAML or JSON, safely loaded).
+
+    :raises RulingsFileError: when it cannot be read or parsed.
+    """
+    import yaml
+
+    try:
+        text = read_limited_text(path)
+    except OSError as exc:
+        raise RulingsFileError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    if isinstance(text, FileProblem):
+        raise RulingsFileError(f"{path}:{text.line}: {text.message}")
+    try:
+        data = load_yaml_limited(text)
+    except yaml.YAMLError as exc:
+        raise RulingsFileError(f"{path}: not YAML or JSON: {exc}") from None
+    if isinstance(data, FileProblem):
+        raise RulingsFileError(f"{path}:{data.line}: {data.message}")
+    return parse_rulings(data, str(path), catalogue)
+
+
+def interface_of(rulings: RulingsFile) -> tuple[tuple[str, str], ...]:
+    """The interface choices the file fixes, as a run's ``interface``."""
+    return tuple(sorted(rulings.interface.items()))
+
+
+__all__ = [
+    "RulingsFile",
+    "RulingsFileError",
+    "parse_rulings",
+    "read_rulings",
+]
