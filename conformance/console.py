@@ -265,12 +265,16 @@ def _laws(run: RunResult, verbosity: str) -> list[str]:
     if verbosity != VERBOSE and all(law.passed for law in laws):
         return ["", f"{head}: all {len(laws)} held"]
     held = sum(law.passed for law in laws)
-    lines = ["", f"{head}: {held} of {len(laws)} held"]
+    unchecked = sum(not law.checked for law in laws)
+    # A law that could check nothing is no pass, and not a broken law either: say which.
+    tail = f" ({unchecked} not checked)" if unchecked else ""
+    lines = ["", f"{head}: {held} of {len(laws)} held{tail}"]
     for law in laws:
         if law.passed and verbosity != VERBOSE:
             continue
-        verdict = "pass" if law.passed else "FAIL"
-        lines.append(f"  {verdict:<4} {law.name} ({', '.join(law.rules)}): {law.detail}".rstrip())
+        lines.append(
+            f"  {law.verdict:<4} {law.name} ({', '.join(law.rules)}): {law.detail}".rstrip()
+        )
     return lines
 
 

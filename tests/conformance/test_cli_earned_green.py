@@ -42,7 +42,8 @@ def test_an_engine_answering_unsupported_to_everything_is_not_green(
         line,
     ), line
     assert re.search(r"graded 0/\d+ (checks|cases) \(not graded: ", captured.out)
-    assert json.loads(report.read_text())["summary"]["unsupported"] == 64  # still reported
+    summary = json.loads(report.read_text())["summary"]
+    assert summary["unsupported"] == summary["total"] > 0  # every case still reported
 
 
 def test_every_profile_graded_on_nothing_fails_profile_all(

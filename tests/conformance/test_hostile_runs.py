@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 import time
 import uuid
@@ -79,10 +80,17 @@ def hostile_run(
     return code, document, ET.parse(junit).getroot(), elapsed, tag
 
 
-def reference_case_count(capsys: pytest.CaptureFixture[str]) -> int:
+def reference_case_count(capsys: pytest.CaptureFixture[str]) -> tuple[int, int]:
+    """The selection's size and how many of its cases the reference passes by default.
+
+    The rest are cases for a house variant the default reference does not play
+    (unsupported, never sent to the engine).
+    """
     assert main(["run", *SELECTION]) == 0
     last = capsys.readouterr().out.strip().splitlines()[-1]
-    return int(last.split()[0])
+    passed = re.search(r"(\d+) pass", last)
+    assert passed is not None, last
+    return int(last.split()[0]), int(passed.group(1))
 
 
 @pytest.mark.parametrize(
@@ -112,7 +120,7 @@ def test_one_misbehaviour_costs_one_errored_case(
     how: str,
     message: str,
 ) -> None:
-    total = reference_case_count(capsys)
+    total, passing = reference_case_count(capsys)
     once = tmp_path / "once"
     code, document, junit, elapsed, tag = hostile_run(
         tmp_path, monkeypatch, "--on", on, "--do", how, "--once-file", str(once)
@@ -124,7 +132,7 @@ def test_one_misbehaviour_costs_one_errored_case(
     # Two lines for one request are only noticed at the next request, which may be
     # the next case's: either way exactly one case errors and the rest pass.
     assert statuses.count("error") == 1, statuses
-    assert statuses.count("pass") == total - 1
+    assert statuses.count("pass") == passing - 1
     (errored,) = [c for c in cases if c["status"] == "error"]
     assert message in errored["error"], errored["error"]
     assert f"hostile proxy: {how}" in errored["stderr_tail"]
@@ -141,8 +149,8 @@ def test_one_misbehaviour_costs_one_errored_case(
 def test_an_engine_that_keeps_failing_is_given_up_on(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    total = reference_case_count(capsys)
-    code, document, _, elapsed, _ = hostile_run(
+    total, _ = reference_case_count(capsys)
+    code, document, _, _, _ = hostile_run(
         tmp_path,
         monkeypatch,
         "--on",
@@ -155,15 +163,15 @@ def test_an_engine_that_keeps_failing_is_given_up_on(
     statuses = [c["status"] for c in document["cases"]]
     assert len(statuses) == total
     assert statuses.count("error") == 3
-    assert statuses.count("not_run") >= 1
-    # Three one-second timeouts, not one per case.
-    assert elapsed < 15
+    # Given up after three: every later case is recorded as not run, none waited on.
+    first_not_run = statuses.index("not_run")
+    assert set(statuses[first_not_run:]) == {"not_run"}
 
 
 def test_a_failed_handshake_still_writes_complete_reports(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    total = reference_case_count(capsys)
+    total, _ = reference_case_count(capsys)
     code, document, junit, _, _ = hostile_run(
         tmp_path, monkeypatch, "--on", "hello", "--do", "crash"
     )

@@ -124,6 +124,14 @@ class Page(HTMLParser):
             self._cell.append(data)
 
 
+def badge(doc: dict[str, Any], cases: str) -> str:
+    """The badge line the page must show for ``doc``: ``cases`` (passed/graded cases, known
+    to the test) and the checks graded of all, counted here from the report's checks."""
+    checks = [k for c in doc["cases"] for k in c.get("checks", [])]
+    graded = sum(k["status"] != "not_graded" for k in checks)
+    return f"argentine {cases}, checks {graded}/{len(checks)} graded"
+
+
 def parse(page: str) -> Page:
     parser = Page()
     parser.feed(page)
@@ -157,7 +165,7 @@ def test_the_matrix_shows_each_sections_counts_as_the_reports_say(
             failing = any(c["status"] == "fail" for c in cases)
             assert ("st-fail" if failing else "st-pass") in cls
     # The last row is the badge line of each report.
-    assert body["all"][0] == ["argentine 5/5", "argentine 3/5"]
+    assert body["all"][0] == [badge(docs[0], "5/5"), badge(docs[1], "3/5")]
     # Sections run down in the catalogue's order.
     assert [row[0].split()[0] for row in rows[1:-1]] == ["MELD-TRIO", "TURN", "SCORE"]
 
@@ -228,7 +236,7 @@ def test_the_engines_table_shows_handshakes_and_versions(
     assert rows["corpus digest"] == [docs[0]["header"]["corpus_digest"]] * 2
     assert rows["harness"] == [docs[0]["header"]["harness_version"]] * 2
     assert rows["protocol (harness)"] == ["1", "1"]
-    assert rows["badge"] == ["argentine 5/5", "argentine 3/5"]
+    assert rows["badge"] == [badge(docs[0], "5/5"), badge(docs[1], "3/5")]
     assert "different corpora" not in " ".join(page.text)
     moved = copy.deepcopy(docs[1])
     moved["header"]["corpus_digest"] = "feedfacefeedface"
@@ -274,9 +282,10 @@ def test_report_command_writes_page_and_digest(
     page, digest = tmp_path / "page.html", tmp_path / "page.md"
     args = [*CAT, "report", *map(str, report_files), "--html", str(page)]
     assert main([*args, "--markdown", str(digest)]) == 0
+    docs = [json.loads(f.read_text(encoding="utf-8")) for f in report_files]
     assert parse(page.read_text(encoding="utf-8")).tables["matrix"][-1][1:] == [
-        "argentine 5/5",
-        "argentine 3/5",
+        badge(docs[0], "5/5"),
+        badge(docs[1], "3/5"),
     ]
     assert "| **all** |" in digest.read_text(encoding="utf-8")
     assert "wrote html" in capsys.readouterr().out
@@ -302,10 +311,13 @@ def test_report_command_names_a_bad_input(
 def test_run_html_writes_the_page_of_that_run(tmp_path: Path) -> None:
     page = tmp_path / "run.html"
     adapter = shlex.join([*FAKE, "--wrong-penalty"])
-    code = main([*CAT, "run", str(DATA / "good"), "--adapter", adapter, "--html", str(page), "-q"])
+    report = tmp_path / "run.json"
+    args = [*CAT, "run", str(DATA / "good"), "--adapter", adapter, "--html", str(page), "-q"]
+    code = main([*args, "--json", str(report)])
     assert code == 1
     parsed = parse(page.read_text(encoding="utf-8"))
-    assert parsed.tables["matrix"][-1][1:] == ["argentine 4/5"]
+    doc = json.loads(report.read_text(encoding="utf-8"))
+    assert parsed.tables["matrix"][-1][1:] == [badge(doc, "4/5")]
     score = next(r for r in parsed.tables["matrix"] if r[0].startswith("SCORE"))
     assert score[1].startswith("0/1") and "expected 33" in score[1]
 
@@ -317,7 +329,9 @@ def test_run_html_is_written_even_when_the_adapter_never_starts(tmp_path: Path) 
     parsed = parse(page.read_text(encoding="utf-8"))
     rows = {r[0]: r[1:] for r in parsed.tables["engines-table"][1:]}
     assert "adapter did not start" in rows and rows["implementation"] == ["unknown engine"]
-    assert parsed.tables["matrix"][-1][1:] == ["argentine 0/5"]
+    # Nothing graded: every check of the five cases is counted, none graded.
+    line = parsed.tables["matrix"][-1][1]
+    assert line.startswith("argentine 0/5, checks 0/") and line.endswith(" graded")
 
 
 def test_reports_without_the_badge_field_still_render(
@@ -326,7 +340,7 @@ def test_reports_without_the_badge_field_still_render(
     old = copy.deepcopy(docs[1])
     del old["badges"]
     page = parse(render_html(loaded((old,)), CATALOGUE))
-    assert page.tables["matrix"][-1][1:] == ["argentine 3/5"]
+    assert page.tables["matrix"][-1][1:] == [badge(old, "3/5")]
 
 
 # --------------------------------------------------------------------------- Chromium

@@ -71,8 +71,20 @@ def write(folder: Path, name: str, doc: dict[str, Any]) -> str:
 
 def test_the_json_report_carries_a_badge_line_per_profile(bad: dict[str, Any]) -> None:
     jsonschema.validate(bad, SCHEMA)
+    checks = [k for c in bad["cases"] for k in c["checks"]]
+    graded = sum(k["status"] != "not_graded" for k in checks)
+    assert checks and graded
     assert bad["badges"] == [
-        {"profile": "argentine", "passed": 4, "graded": 5, "total": 5, "line": "argentine 4/5"}
+        {
+            "profile": "argentine",
+            "passed": 4,
+            "graded": 5,
+            "total": 5,
+            "line": f"argentine 4/5, checks {graded}/{len(checks)} graded",
+            "checks_graded": graded,
+            "checks_total": len(checks),
+            "not_graded": {},
+        }
     ]
 
 
@@ -87,7 +99,8 @@ def test_reports_written_before_the_badge_field_still_load(
 ) -> None:
     old = copy.deepcopy(bad)
     del old["badges"]
-    assert load_report(write(tmp_path, "old.json", old)).badge_lines == ["argentine 4/5"]
+    (line,) = load_report(write(tmp_path, "old.json", old)).badge_lines
+    assert line.startswith("argentine 4/5, checks ")
 
 
 def test_shards_merge_into_the_whole_run(
