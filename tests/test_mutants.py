@@ -97,6 +97,7 @@ def test_the_unmutated_reference_passes_every_case(corpus: harness.Corpus) -> No
     assert result.counts["pass"] > 0
 
 
+@pytest.mark.slow  # the mutant sweep: CI runs it in `tox -e slow`
 @pytest.mark.parametrize("name", ARGENTINE_MUTANTS)
 def test_the_corpus_kills_the_mutant(name: str, corpus: harness.Corpus) -> None:
     result = harness.run(harness.mutant_argv(name), corpus)
@@ -192,6 +193,7 @@ def test_the_unmutated_reference_passes_every_case_of_a_profile(profile: str) ->
     assert result.counts["pass"] > 0
 
 
+@pytest.mark.slow  # the mutant sweep: CI runs it in `tox -e slow`
 @pytest.mark.parametrize(
     ("profile", "name"),
     [(profile, name) for profile, of in sorted(BY_PROFILE.items()) for name in sorted(of.names)],
