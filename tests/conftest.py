@@ -1,8 +1,12 @@
-"""Shared pytest configuration: the hypothesis profiles, and `tests` importable as a package.
+"""Shared pytest configuration: the hypothesis profiles, `tests` importable as a package, and
+the ``slow`` tests left out of a plain run.
 
 ``HYPOTHESIS_PROFILE`` picks one (default ``dev``); tox sets ``ci``, ``tox -e props-long``
 sets ``long``. ``ci`` is derandomized so a CI failure replays identically, and prints the
 reproduction blob so it can be replayed locally with ``@reproduce_failure``.
+
+Tests marked ``slow`` are left out of a plain ``pytest`` and of ``tox`` (see
+tests/slow_selection.py); ``tox -e slow``, which CI runs after ``tox``, runs them.
 """
 
 from __future__ import annotations
@@ -19,6 +23,10 @@ from hypothesis import HealthCheck, settings
 _ROOT = str(Path(__file__).resolve().parents[1])
 if _ROOT not in sys.path:
     sys.path.append(_ROOT)
+
+# ``--cpu-durations=N``: the costliest tests in CPU seconds, a measure the machine's load
+# hardly moves; the ``slow`` tests left out of a run that does not ask for them.
+pytest_plugins = ["tests.cpu_durations", "tests.slow_selection"]
 
 settings.register_profile(
     "ci",

@@ -45,6 +45,7 @@ def test_there_are_at_least_20_strength_mutants_each_with_a_probe() -> None:
     assert set(probes()) == set(STRENGTH)
 
 
+@pytest.mark.slow  # one of the mutant sweeps: CI runs it in `tox -e slow`
 @pytest.mark.parametrize("name", STRENGTH)
 def test_the_mutant_answers_its_probe_differently(name: str) -> None:
     requests = probes()[name]

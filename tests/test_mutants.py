@@ -84,6 +84,9 @@ def test_the_mutant_set_is_complete_and_cites_real_rules() -> None:
         assert set(mutant.rules) <= known, mutant.name
 
 
+# The sweep's control, slow with it: `tox -e corpus` runs the same reference over every
+# profile's slice (`run --profile all`) in the quick loop.
+@pytest.mark.slow
 def test_the_unmutated_reference_passes_every_case(corpus: harness.Corpus) -> None:
     result = harness.run(harness.reference_argv(), corpus)
     # ``unsupported`` is allowed: a disputed case may lack an expectation for the ruling the
@@ -97,6 +100,7 @@ def test_the_unmutated_reference_passes_every_case(corpus: harness.Corpus) -> No
     assert result.counts["pass"] > 0
 
 
+@pytest.mark.slow  # the mutant sweep: CI runs it in `tox -e slow`
 @pytest.mark.parametrize("name", ARGENTINE_MUTANTS)
 def test_the_corpus_kills_the_mutant(name: str, corpus: harness.Corpus) -> None:
     result = harness.run(harness.mutant_argv(name), corpus)
@@ -180,6 +184,7 @@ def _slice(profile: str) -> harness.Corpus:
     return _SLICES[profile]
 
 
+@pytest.mark.slow  # the sweep's control, as above
 @pytest.mark.parametrize("profile", sorted(BY_PROFILE))
 def test_the_unmutated_reference_passes_every_case_of_a_profile(profile: str) -> None:
     result = harness.run(harness.reference_argv(), _slice(profile), profile=profile)
@@ -192,6 +197,7 @@ def test_the_unmutated_reference_passes_every_case_of_a_profile(profile: str) ->
     assert result.counts["pass"] > 0
 
 
+@pytest.mark.slow  # the mutant sweep: CI runs it in `tox -e slow`
 @pytest.mark.parametrize(
     ("profile", "name"),
     [(profile, name) for profile, of in sorted(BY_PROFILE.items()) for name in sorted(of.names)],

@@ -247,6 +247,9 @@ def _reference_traces() -> bool:
     return ec.TRACE_OPTION in done.stdout
 
 
+# Slow: the whole corpus under every profile, which `tox -e corpus` also runs
+# (`coverage --executed --profile all`); CI runs both.
+@pytest.mark.slow
 @pytest.mark.skipif(not _reference_traces(), reason="the reference has no --trace-rules yet")
 @pytest.mark.parametrize("profile", ["argentine", "chilean", "pagat", "perla"])
 def test_every_rule_the_corpus_cites_fires_on_the_reference(profile: str) -> None:

@@ -8,8 +8,9 @@ zero failures, zero broken laws and zero findings: an engine that behaves as it 
 loses nothing. Then one test per judge proves the same judge still catches the difference
 when it is *not* declared, or the matrix could pass by judging nothing.
 
-The matrix takes minutes, so it runs in its own tox env (``tox -e fairness``, which sets
-``CARIOCA_FAIRNESS=1``), part of CI's env list; a plain ``pytest`` skips it.
+The matrix takes minutes, so it is ``slow``: a plain ``pytest`` (and ``tox``) leaves it out,
+``tox -e slow`` runs it with the other slow tests (CI runs that env after ``tox``), and
+``tox -e fairness`` runs it alone.
 
 Entries marked ``pending`` wait for a branch the lead merges: the reference's own
 interface choices (``--interface``, ``--unmodelled``, ``--players``, branch ``ref``).
@@ -20,7 +21,6 @@ strict xfail naming the defect, so fixing it turns the matrix red until the mark
 from __future__ import annotations
 
 import json
-import os
 import shlex
 import sys
 from collections.abc import Mapping
@@ -35,10 +35,7 @@ from conformance.engine import EngineSession
 from conformance.properties import RULES, run_properties
 from conformance.smoke import smoke
 
-pytestmark = pytest.mark.skipif(
-    os.environ.get("CARIOCA_FAIRNESS") != "1",
-    reason="the fairness matrix runs in `tox -e fairness` (CARIOCA_FAIRNESS=1)",
-)
+pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[2]
 FAKES = ROOT / "tests" / "fake_adapters"
