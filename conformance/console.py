@@ -345,6 +345,13 @@ def case_lines(
             out.extend("        " + line for line in (check.diff or check.what).splitlines())
     elif result.diff:
         out.extend("      " + line for line in result.diff.splitlines())
+    out.extend(why_lines(result))
+    return "\n".join(out)
+
+
+def why_lines(result: CaseResult) -> list[str]:
+    """A case's error, note and the tail of the engine's stderr, indented under the case."""
+    out: list[str] = []
     if result.error:
         out.append(f"      {result.error}")
     if result.note:
@@ -352,7 +359,7 @@ def case_lines(
     if result.stderr_tail:
         out.append("      engine stderr (tail):")
         out.extend("        " + line for line in result.stderr_tail.splitlines()[-STDERR_LINES:])
-    return "\n".join(out)
+    return out
 
 
 __all__ = [

@@ -31,6 +31,8 @@ import re
 import time
 from typing import Final
 
+from conformance.reaper import proc_stat
+
 #: Default cap on an adapter's resident memory (its whole process group), in bytes.
 DEFAULT_MEMORY_LIMIT: Final = 2 * 2**30
 #: Seconds between two looks at the adapter's memory (at most).
@@ -71,13 +73,7 @@ def format_size(size: int) -> str:
 
 def _stat(pid: int | str) -> tuple[int, int] | None:
     """(process group, resident bytes) of ``pid``; None once it is gone or a zombie."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as handle:
-            raw = handle.read()
-    except OSError:
-        return None
-    # The command name may hold spaces and parentheses: split after the last ')'.
-    fields = raw[raw.rfind(b")") + 2 :].split()
+    fields = proc_stat(pid)
     if len(fields) < 22 or fields[0] == b"Z":
         return None
     return int(fields[2]), int(fields[21]) * _PAGE

@@ -82,15 +82,20 @@ def is_subreaper() -> bool:
     return _subreaper
 
 
-def _stat(pid: str) -> tuple[str, int] | None:
-    """(state, parent pid) of ``pid``, None if it is gone."""
+def proc_stat(pid: int | str) -> list[bytes]:
+    """The fields of ``/proc/PID/stat`` after the command name (the state first); [] if gone."""
     try:
         with open(f"/proc/{pid}/stat", "rb") as handle:
             raw = handle.read()
     except OSError:
-        return None
+        return []
     # The command name may hold spaces and parentheses: split after the last ')'.
-    fields = raw[raw.rfind(b")") + 2 :].split()
+    return raw[raw.rfind(b")") + 2 :].split()
+
+
+def _stat(pid: str) -> tuple[str, int] | None:
+    """(state, parent pid) of ``pid``, None if it is gone."""
+    fields = proc_stat(pid)
     if len(fields) < 2:
         return None
     return fields[0].decode("ascii", "replace"), int(fields[1])

@@ -29,6 +29,7 @@ from typing import IO, TYPE_CHECKING, Any
 
 from conformance import CORPUS_VERSION, __version__
 from conformance.catalogue import Catalogue
+from conformance.console import why_lines
 from conformance.jsonsafe import dumps, finite
 from conformance.results import (
     NOT_GRADED_CAUSES,
@@ -714,13 +715,7 @@ def _case_lines(result: CaseResult) -> str:
     out = [f"  {result.status.upper():<11} {result.id} {result.title}"]
     if result.diff:
         out.extend("      " + line for line in result.diff.splitlines())
-    if result.error:
-        out.append(f"      {result.error}")
-    if result.note:
-        out.append(f"      {result.note}")
-    if result.stderr_tail:
-        out.append("      engine stderr (tail):")
-        out.extend("        " + line for line in result.stderr_tail.splitlines()[-10:])
+    out.extend(why_lines(result))
     return "\n".join(out)
 
 

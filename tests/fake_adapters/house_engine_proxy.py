@@ -34,7 +34,7 @@ import sys
 from collections import Counter
 from typing import Any
 
-from relay import ReferenceRelay  # beside this script, so on its sys.path
+from relay import ReferenceRelay, serve  # beside this script, so on its sys.path
 
 
 class Proxy:
@@ -265,13 +265,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--undeclared", action="store_true", help="declare none of the above")
     args = parser.parse_args(argv)
     proxy = Proxy(args)
-    for line in sys.stdin:
-        request = json.loads(line)
-        answer = proxy.handle(request)
-        sys.stdout.write(json.dumps(answer, separators=(",", ":")) + "\n")
-        sys.stdout.flush()
-        if request.get("op") == "bye":
-            break
+    serve(proxy.handle)
     proxy.ref.close()
     return 0
 

@@ -20,7 +20,7 @@ import sys
 from itertools import combinations_with_replacement
 from typing import Any
 
-from relay import ReferenceRelay  # beside this script, so on its sys.path
+from relay import ReferenceRelay, serve  # beside this script, so on its sys.path
 
 RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"]
 #: Most joker placements tried per run (an all-joker run has many; any valid one will do).
@@ -172,13 +172,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--declare-only", action="store_true", help="declare, do not behave so")
     args = parser.parse_args(argv)
     proxy = Proxy(args)
-    for line in sys.stdin:
-        request = json.loads(line)
-        answer = proxy.handle(request)
-        sys.stdout.write(json.dumps(answer, separators=(",", ":")) + "\n")
-        sys.stdout.flush()
-        if request.get("op") == "bye":
-            break
+    serve(proxy.handle)
     proxy.ref.close()
     return 0
 

@@ -8,8 +8,11 @@ harness.
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
+from collections.abc import Callable
+from typing import Any
 
 
 class ReferenceRelay:
@@ -40,3 +43,14 @@ class ReferenceRelay:
         assert self.child.stdin is not None
         self.child.stdin.close()
         return self.child.wait(timeout=5)
+
+
+def serve(handle: Callable[[dict[str, Any]], dict[str, Any]]) -> None:
+    """Answer requests from stdin with ``handle``, one JSON line each, until ``bye`` or EOF."""
+    for line in sys.stdin:
+        request = json.loads(line)
+        answer = handle(request)
+        sys.stdout.write(json.dumps(answer, separators=(",", ":")) + "\n")
+        sys.stdout.flush()
+        if request.get("op") == "bye":
+            break
