@@ -8,6 +8,7 @@ another player's action), checks the deal's scores and deals the next deal.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Mapping
 from itertools import pairwise
 from pathlib import Path
@@ -41,8 +42,11 @@ def _checked_keys(expect: Any) -> Iterator[str]:
     """The state keys a ``state``/``final`` check names (through ``by_option`` too)."""
     if isinstance(expect, Mapping):
         if set(expect) == {"by_option"}:
-            for branch in expect["by_option"].values():
-                yield from _checked_keys(branch)
+            for key, branch in expect["by_option"].items():
+                # {by_option: {POINT: {option: value}}} names the point, then its options.
+                named = isinstance(branch, Mapping) and re.fullmatch(r"(DISPUTE|VARIANT)-\d+", key)
+                for value in branch.values() if named else (branch,):
+                    yield from _checked_keys(value)
         else:
             yield from (str(k) for k in expect)
 

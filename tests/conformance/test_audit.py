@@ -33,15 +33,21 @@ def corpus() -> list[Scenario]:
 
 
 def _broken_copy(tmp_path: Path) -> Path:
-    """The file holding cc-0102 with DISPUTE-31 taken out of cc-0102's ``assumes``."""
+    """The file holding cc-0102 with its check's DISPUTE-31 values cut to the profile's.
+
+    The check then says a four-card trio is refused without naming the point it leans on,
+    which an engine ruling ``at_least`` would be failed for.
+    """
     source = CORPUS / "contracts" / "deal-1.yaml"
     text = source.read_text(encoding="utf-8")
     start = text.index("id: cc-0102")
-    line = "assumes: {DISPUTE-31: exact}\n"
-    at = text.index(line, start)
-    assert at < text.index("\nid: ", start + 1), "cc-0102 no longer assumes DISPUTE-31 alone"
+    end = text.index("\n---", start)
+    case = text[start:end]
+    at = case.index("    expect:\n")
+    assert "by_option:" in case[at:] and "DISPUTE-31" in case[at:], "cc-0102 changed shape"
+    broken = case[:at] + "    expect: {valid: false, reason: trio_size}\n"
     target = tmp_path / "deal-1.yaml"
-    target.write_text(text[:at] + text[at + len(line) :], encoding="utf-8")
+    target.write_text(text[:start] + broken.rstrip("\n") + text[end:], encoding="utf-8")
     return target
 
 
@@ -112,8 +118,11 @@ def test_an_engine_ruling_at_least_is_never_failed_for_opening_meld_size(
     assert run.handshake is not None and run.handshake.rulings["DISPUTE-31"] == "at_least"
     bad = [(r.id, r.status) for r in run.results if r.status not in ("pass", "unsupported")]
     assert bad == []
-    notes = {r.id: r.note for r in run.results if r.status == "unsupported"}
-    assert "DISPUTE-31 option 'exact'; the engine rules 'at_least'" in (notes["cc-0102"] or "")
+    # A case that only checks the point in passing (cc-0102: a four-card trio in deal 1)
+    # gives its at_least value and is graded on it, not skipped.
+    by_id = {r.id: r for r in run.results}
+    assert by_id["cc-0102"].status == "pass"
+    assert [c.status for c in by_id["cc-0102"].checks] == ["pass"]
     # The case about the point itself is graded against the engine's option, and passes.
     graded = {r.id: (r.option, r.status) for r in run.results}
     assert graded["cc-0136"] == ("at_least", "pass")

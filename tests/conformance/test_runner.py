@@ -278,7 +278,12 @@ def test_the_next_cases_first_request_goes_with_the_last_and_nothing_is_sent_twi
     catalogue = load_catalogue()
     corpus = load_corpus([Path(__file__).resolve().parents[2] / "scenarios"], catalogue=catalogue)
     argentine = [s for s in corpus.scenarios if "argentine" in s.profiles and not s.disputed]
-    turns = [s for s in argentine if s.level == "turns" and s.steps][:3]
+    # Cases whose last step has one expectation under every option, so flipping it fails.
+    turns = [
+        s
+        for s in argentine
+        if s.level == "turns" and s.steps and "by_option" not in str(s.steps[-1].expect)
+    ][:3]
     melds = [s for s in argentine if s.level == "melds" and len(s.checks) >= 2][:2]
     wrong_last = flipped(turns[0], len(turns[0].steps) - 1)
     cases = [turns[1], melds[0], wrong_last, turns[2], melds[1]]
