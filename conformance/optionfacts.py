@@ -2,7 +2,8 @@
 
 conformance/data/profiles.json holds each profile's facts at its own options. A few facts
 change with an option an engine may declare (VARIANT-05 ``twelve`` deals 12 cards in every
-deal; DISPUTE-43 ``one_fifty_nine`` takes a joker out of the Chilean 160-card pack); those
+deal; DISPUTE-43 ``one_fifty_nine`` takes a joker out of the Chilean 160-card pack;
+DISPUTE-78 ``always_108`` deals every Chilean game from two packs and four jokers); those
 are data in conformance/data/option_facts.json, applied in order over the profile's facts.
 The harness composes decks (``start_deal``, ``next_deal``, ``redeal``) and checks the pack
 of every answered state with them, so an engine is dealt and judged by its own rulings.
@@ -57,7 +58,10 @@ def pack(profile: ProfileData, players: int, ruling: Ruling) -> Pack:
     found = profile.pack(players)
     for entry in _facts().get(profile.name, {}).get("packs", ()):
         if _applies(entry, ruling) and players in entry["players"]:
-            found = replace(found, jokers=int(entry["jokers"]))
+            # An entry gives the jokers, and the copies of each natural card when they
+            # change too (DISPUTE-78 ``always_108``: two packs for 5 and 6 players).
+            copies = int(entry.get("copies", found.copies))
+            found = replace(found, copies=copies, jokers=int(entry["jokers"]))
     return found
 
 

@@ -98,9 +98,9 @@ def start_deal(
 
 def _trace_dealing(profile: Profile, players: int, deal_number: int) -> None:
     """Trace the rules a deal is dealt by: the player count (PLAYERS-1, DISPUTE-32), the
-    pack (CARDS-1; CHILE-CARDS-2 and DISPUTE-43 for the big pack), the dealing order, hand
-    size, upcard and first player (DEAL-2..5; DISPUTE-33, VARIANT-05), the contract number
-    (GAME-1)."""
+    pack (CARDS-1; CHILE-CARDS-2 and DISPUTE-43 for the big pack, DISPUTE-78 for chilean's),
+    the dealing order, hand size, upcard and first player (DEAL-2..5; DISPUTE-33, VARIANT-05),
+    the contract number (GAME-1)."""
     trace.decided("PLAYERS-1", "DEAL-2", "DEAL-3", "DEAL-4", "DEAL-5", "GAME-1")
     if players > 4:
         trace.decided("DISPUTE-32")
@@ -108,6 +108,8 @@ def _trace_dealing(profile: Profile, players: int, deal_number: int) -> None:
         trace.decided("CHILE-CARDS-2", "DISPUTE-43")
     else:
         trace.decided("CARDS-1")
+    if "DISPUTE-78" in profile.rulings:
+        trace.decided("DISPUTE-78")  # the Chilean pack: by the player count, or always 108
     if profile.name != "perla":
         trace.decided("VARIANT-05")  # perla's hand sizes are DISPUTE-68's, by the round
     if deal_number == 7 or (profile.name == "perla" and deal_number == profile.deals):

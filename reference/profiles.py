@@ -364,6 +364,8 @@ OPTIONS: Mapping[str, tuple[str, ...]] = MappingProxyType(
         "DISPUTE-54": ("optional", "compulsory"),
         "DISPUTE-55": ("standard", "joker_30", "joker_20", "two_20"),
         "DISPUTE-56": ("fresh_deal", "keep_hands"),
+        # A Chilean house point (issue 24): the pack whatever the player count.
+        "DISPUTE-78": ("by_players", "always_108"),
         # The Pagat points (seed 002); only the pagat profile rules on them.
         "DISPUTE-57": ("forbidden", "allowed"),
         "DISPUTE-58": ("discard", "melding"),
@@ -518,9 +520,10 @@ _FIXED: Mapping[str, Mapping[str, str]] = MappingProxyType(
 
 
 def _chilean_point(point: str) -> bool:
-    """True for DISPUTE-39..56 and DISPUTE-74..77, the points seed 001 raises."""
+    """True for DISPUTE-39..56 and DISPUTE-74..77, the points seed 001 raises, and
+    DISPUTE-78, the Chilean house pack."""
     number = int(point.split("-")[1]) if point.startswith("DISPUTE-") else 0
-    return 39 <= number <= 56 or 74 <= number <= 77
+    return 39 <= number <= 56 or 74 <= number <= 78
 
 
 def ruling_problems(rulings: Mapping[str, str]) -> tuple[str, ...]:
@@ -633,6 +636,7 @@ def _derive_chilean(profile: Profile) -> Profile:
         hand_sizes=(12,) * 8 if r("DISPUTE-42") == "twelve" else (11,) * 7 + (13,),
         # CHILE-CARDS-2, DISPUTE-43: 4 jokers with the third pack (160 cards), or 3 (159).
         big_jokers=3 if r("DISPUTE-43") == "one_fifty_nine" else 4,
+        **_chilean_pack(r),
         initial_sizes_exact=r("DISPUTE-41") != "at_least",  # CONTRACT-8
         initial_runs_exact=r("DISPUTE-41") == "exact",  # runs_at_least: runs of 4 or more
         short_runs=r("DISPUTE-52") == "three",  # MELD-RUN-1: runs of 3 cards too
@@ -644,6 +648,15 @@ def _derive_chilean(profile: Profile) -> Profile:
         out_score=-10 if r("DISPUTE-46") == "minus_ten" else 0,  # SCORE-1
         **_shared_points(r),
     )
+
+
+def _chilean_pack(r: Callable[[str], str]) -> dict[str, Any]:
+    """The Chilean pack by DISPUTE-78: CHILE-CARDS-1 and -2 (``by_players``: 106 cards for 2
+    to 4 players, the third pack from 5 on), or the house game's 108 cards (two packs and 4
+    jokers, as CARDS-1) for every player count, DISPUTE-43 then having no effect."""
+    if r("DISPUTE-78") == "always_108":
+        return {"jokers": 4, "big_pack_players": None}
+    return {"jokers": 2, "big_pack_players": 5}
 
 
 #: The option seed 001 is read to take on every point (docs/rules.md, "Chilean profile").

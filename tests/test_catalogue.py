@@ -44,8 +44,9 @@ PERLA_ID_RE = re.compile(r"^PERLA-[A-Z][A-Z0-9]*-[0-9]+$")
 # A rule of one later profile only (CHILE-, PAGAT-, PERLA-).
 PROFILE_ID_RE = re.compile(r"^(?:CHILE|PAGAT|PERLA)-[A-Z][A-Z0-9]*-[0-9]+$")
 PROFILES = ("argentine", "chilean", "pagat", "perla")
-# The Chilean points of rules-reading-profiles.md; 57..73 belong to seeds 002 and 003.
-CHILEAN_POINTS = [*range(39, 57), *range(74, 78)]
+# The Chilean points of rules-reading-profiles.md (57..73 belong to seeds 002 and 003), and
+# DISPUTE-78, the Chilean house game's pack (issue 24).
+CHILEAN_POINTS = [*range(39, 57), *range(74, 78), 78]
 # The Pagat points (seed 002's own), and the shared silences the pagat profile also rules on.
 PAGAT_POINTS = [*range(57, 61)]
 PAGAT_SHARED_POINTS = [47, 53, 54, 74, 75, 76]
@@ -342,9 +343,9 @@ def test_dispute_ids_are_two_digit_unique_and_consecutive() -> None:
         assert DISPUTE_ID_RE.match(dispute_id), dispute_id
     # 01..38 are seed 000's; the later seeds' points keep the numbers of
     # rules-reading-profiles.md.
-    # In docs/rules.md's order: the Chilean points, the Pagat ones, the silences every later
-    # seed shares, then the Perla points.
-    numbers = [*range(1, 57), *PAGAT_POINTS, *range(74, 78), *PERLA_POINTS]
+    # In docs/rules.md's order: the Chilean points (DISPUTE-78, a house point, last of them),
+    # the Pagat ones, the silences every later seed shares, then the Perla points.
+    numbers = [*range(1, 57), 78, *PAGAT_POINTS, *range(74, 78), *PERLA_POINTS]
     assert ids == [f"DISPUTE-{n:02d}" for n in numbers]
 
 

@@ -29,8 +29,8 @@ from conformance.profiles import (
     ProfileError,
     default_profiles,
 )
-from conformance.scenarios.model import Check, Scenario, Step
-from conformance.scenarios.packs import for_pack
+from conformance.scenarios.model import Check, DeckSpec, Scenario, Setup, Step
+from conformance.scenarios.packs import conservation_problems, for_pack
 
 #: Capabilities each level needs (docs/protocol.md §2).
 LEVEL_CAPABILITIES: Mapping[str, frozenset[str]] = {
@@ -96,12 +96,19 @@ def why_ungradable(
         if gap is not None:
             return Gap("players", f"the case {gap}")
     setup = scenario.setup_for(declared.profile)
-    if setup is not None and setup.state is not None and _state_for(setup.state, declared) is None:
+    if setup is not None and setup.state is not None and _state_for(setup, declared) is None:
         return Gap(
             "option",
-            "the case's state holds more jokers outside the stock than the engine's pack "
-            "has under its rulings",
+            "the case's state holds more jokers or copies of a card outside the stock's "
+            "filling than the engine's pack has under its rulings",
         )
+    if setup is not None and setup.deal is not None:
+        try:
+            _deal_for(setup.deal, setup, declared)
+        except (ProfileError, ValueError) as exc:
+            return Gap(
+                "option", f"the case's deal cannot be dealt under the engine's rulings: {exc}"
+            )
     return None
 
 
@@ -118,13 +125,15 @@ def _engine_pack(declared: Declarations, players: int) -> Pack | None:
     return None if theirs == own else theirs
 
 
-def _state_for(state: Mapping[str, Any], declared: Declarations) -> dict[str, Any] | None:
+def _state_for(setup: Setup, declared: Declarations) -> dict[str, Any] | None:
     """A setup state as loaded into this engine: refilled for its pack when its rulings
-    give the pack other jokers (conformance.scenarios.packs.for_pack)."""
+    give the pack other jokers or fewer packs (conformance.scenarios.packs.for_pack)."""
+    state = setup.state
+    assert state is not None
     the_pack = _engine_pack(declared, int(state["players"]))
     if the_pack is None:
         return dict(state)
-    return for_pack(state, the_pack.jokers)
+    return for_pack(state, the_pack.jokers, the_pack.copies, stock_given=setup.stock_given)
 
 
 def scenario_players(scenario: Scenario) -> int | None:
@@ -148,23 +157,54 @@ def setup_request(scenario: Scenario, profile: str, declared: Declarations) -> R
     setup = scenario.setup_for(profile)
     assert setup is not None
     if setup.state is not None:
-        state = _state_for(setup.state, declared)
+        state = _state_for(setup, declared)
         assert state is not None, "why_ungradable turns such a case away first"
         return ("load_state", {"state": {**state, "profile": profile}})
     if setup.deal is not None:
-        deal = dict(setup.deal)
-        facts = default_profiles().get(profile)
-        if setup.deck_spec is not None and facts is not None:
-            size = hand_size(facts, deal["deal_number"], declared.ruling)
-            other_pack = _engine_pack(declared, deal["players"])
-            if size != facts.hand_size(deal["deal_number"]) or other_pack is not None:
-                the_pack = other_pack or facts.pack(deal["players"])
-                deal["deck"] = setup.deck_spec.compose(
-                    deal["players"], deal["dealer"], deal["deal_number"], the_pack, size
-                )
+        deal = _deal_for(setup.deal, setup, declared)
         return ("start_deal", {**deal, "profile": profile})
     assert setup.new_game is not None
     return ("new_game", {**setup.new_game, "profile": profile})
+
+
+def _deal_for(given: Mapping[str, Any], setup: Setup, declared: Declarations) -> dict[str, Any]:
+    """The setup's ``start_deal`` fields, its deck dealt again when the engine's rulings give
+    another hand size or pack than the profile's.
+
+    :raises ValueError: when the case's cards cannot make the engine's pack (a third copy
+        of a card for an engine playing two packs) or its hands hold more than it deals.
+    """
+    deal = dict(given)
+    facts = default_profiles().get(declared.profile)
+    if setup.deck_spec is not None and facts is not None:
+        size = hand_size(facts, deal["deal_number"], declared.ruling)
+        other_pack = _engine_pack(declared, deal["players"])
+        if size != facts.hand_size(deal["deal_number"]) or other_pack is not None:
+            the_pack = other_pack or facts.pack(deal["players"])
+            deal["deck"] = composed(
+                setup.deck_spec,
+                deal["players"],
+                deal["dealer"],
+                deal["deal_number"],
+                the_pack,
+                size,
+            )
+    return deal
+
+
+def composed(
+    spec: DeckSpec, players: int, dealer: int, deal_number: int, the_pack: Pack, size: int
+) -> list[str]:
+    """The deck ``spec`` stands for, dealt ``size`` cards a hand from ``the_pack``.
+
+    :raises ValueError: when its cards are not exactly ``the_pack`` (a whole deck, or cards
+        beyond the pack, written for the profile's own).
+    """
+    deck = spec.compose(players, dealer, deal_number, the_pack, size)
+    problems = conservation_problems(deck, exact=True, pack=the_pack)
+    if problems:
+        raise ValueError("; ".join(problems))
+    return deck
 
 
 def melds_requests(scenario: Scenario, profile: str, judge: Judge) -> list[tuple[Check, Request]]:
@@ -332,7 +372,7 @@ class CaseWalk:
                 raise ProfileError(f"unknown profile {self.profile!r}")
             size = hand_size(facts, deal_number, self.judge.declared.ruling)
             the_pack = pack(facts, players, self.judge.declared.ruling)
-            deck = step.deck.compose(players, dealer, deal_number, the_pack, size)
+            deck = composed(step.deck, players, dealer, deal_number, the_pack, size)
         except (ProfileError, ValueError) as exc:
             return f"step {step.index + 1} cannot be dealt under the engine's rulings: {exc}"
         # perla's cut (docs/protocol.md §10), sent only when the step gives one.

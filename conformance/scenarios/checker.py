@@ -210,7 +210,9 @@ class _DocChecker(StateChecks, CatalogueChecks):
             # Each profile's copy names that profile: the run sends the one it plays.
             state = self.expand_state({**raw_state, "profile": facts.name}, facts.name, pack)
             self.check_state(state, ["setup", "state"], "stock" in raw_state, facts)
-            return Setup(state=state) if len(self.errors) == before else None
+            if len(self.errors) != before:
+                return None
+            return Setup(state=state, stock_given="stock" in raw_state)
         if "deal" in raw_setup:
             raw_deal = raw_setup["deal"]
             players = raw_deal["players"]

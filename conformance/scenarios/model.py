@@ -149,6 +149,9 @@ class Setup:
     new_game: Mapping[str, Any] | None = None
     #: The deck of ``deal`` as the case gives it, to deal again under another hand size.
     deck_spec: DeckSpec | None = None
+    #: True when the case gave ``state``'s stock whole (``stock``), not filled from
+    #: ``stock_top``: a pack with more jokers then adds them under the discard pile.
+    stock_given: bool = False
 
 
 @dataclass(frozen=True)

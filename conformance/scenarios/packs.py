@@ -58,22 +58,42 @@ def fill_after(
     return [*top, *remaining]
 
 
-def for_pack(state: Mapping[str, Any], jokers: int) -> dict[str, Any] | None:
+def for_pack(
+    state: Mapping[str, Any],
+    jokers: int,
+    copies: int | None = None,
+    *,
+    stock_given: bool = False,
+) -> dict[str, Any] | None:
     """``state`` (a setup state filled to its profile's pack) holding ``jokers`` jokers in all,
-    for an engine whose rulings give the pack another number of jokers (DISPUTE-61
-    ``two_jokers``, DISPUTE-43 ``one_fifty_nine``); None when that cannot be done.
+    and at most ``copies`` copies of each natural card when given, for an engine whose rulings
+    give the pack other jokers (DISPUTE-61 ``two_jokers``, DISPUTE-43 ``one_fifty_nine``) or
+    fewer packs (DISPUTE-78 ``always_108``: two packs for 5 and 6 Chilean players); None when
+    that cannot be done.
 
-    Only jokers differ between such packs, and a filled stock ends with the jokers nobody
-    holds (the canonical order puts them last): surplus jokers leave from the bottom of the
-    stock, then from the bottom of the discard pile; missing ones join the bottom of the
-    stock. Jokers in hands or melds are the case's own, so a state needing more of them
+    A filled stock ends with the cards nobody holds in canonical order: each pack's remaining
+    cards in turn, then the jokers. So the last pack's remainder (the cards whose every copy
+    is there, one copy each, in canonical order) sits just above the jokers, and with one pack
+    fewer exactly that block leaves the stock. A state whose stock does not end that way
+    placed a copy beyond the engine's packs itself: None. Surplus jokers leave from the bottom
+    of the stock, then from the bottom of the discard pile; missing ones join the bottom of the
+    stock, or, when the case gave its stock whole (``stock_given``: every card of it, and its
+    emptiness, are the case's), the bottom of the discard pile, which no draw reaches before it
+    is recycled. Jokers in hands or melds are the case's own, so a state needing more of them
     than the pack has is None (its checks are then not graded for that engine).
     """
+    if copies is not None:
+        fewer = _without_surplus_copies(state, copies)
+        if fewer is None:
+            return None
+        state = fewer
     held = sum(1 for card in _state_cards(state) if card == JOKER)
     if held == jokers:
         return dict(state)
     stock, discard = list(state["stock"]), list(state.get("discard", ()))
     if held < jokers:
+        if stock_given:
+            return {**state, "discard": [*discard, *[JOKER] * (jokers - held)]}
         return {**state, "stock": [*stock, *[JOKER] * (jokers - held)]}
     surplus = held - jokers
     for pile in (stock, discard):
@@ -83,6 +103,27 @@ def for_pack(state: Mapping[str, Any], jokers: int) -> dict[str, Any] | None:
     if surplus:
         return None
     return {**state, "stock": stock, "discard": discard}
+
+
+def _without_surplus_copies(state: Mapping[str, Any], copies: int) -> dict[str, Any] | None:
+    """``state`` with the natural cards beyond ``copies`` of each taken out of the stock's
+    filling (see :func:`for_pack`), or None when they are not all there."""
+    counts = Counter(card for card in _state_cards(state) if card != JOKER)
+    most = max(counts.values(), default=0)
+    if most <= copies:
+        return dict(state)
+    if most > copies + 1:
+        return None  # more than one pack too many: not a case the corpus has
+    # The last pack's remainder, in canonical order: every card with a copy too many.
+    block = [card for card in CANONICAL_ORDER[:52] if counts[card] > copies]
+    stock = list(state["stock"])
+    end = len(stock)
+    while end and stock[end - 1] == JOKER:
+        end -= 1
+    start = end - len(block)
+    if start < 0 or stock[start:end] != block:
+        return None
+    return {**state, "stock": [*stock[:start], *stock[end:]]}
 
 
 def conservation_problems(

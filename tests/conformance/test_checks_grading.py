@@ -51,6 +51,20 @@ def test_a_pack_under_a_ruling_loses_its_joker() -> None:
     assert pack(chilean, 4, lambda p: "one_fifty_nine").size == 106
 
 
+@pytest.mark.parametrize("big_pack", [None, "one_fifty_nine"])
+def test_a_chilean_game_always_108_has_two_packs_and_four_jokers(big_pack: str | None) -> None:
+    chilean = PROFILES["chilean"]
+    # DISPUTE-78 always_108: 2 x 52 + 4 = 108 cards for 2 to 6 players, whatever DISPUTE-43
+    # says of the third pack's jokers (the later fact wins).
+    ruling = {"DISPUTE-78": "always_108", "DISPUTE-43": big_pack}.get
+    for players in (2, 3, 4, 5, 6):
+        found = pack(chilean, players, ruling)
+        assert (found.copies, found.jokers, found.size) == (2, 4, 108), players
+    # by_players: CHILE-CARDS-1 (2 x 52 + 2 = 106) and CHILE-CARDS-2 (3 x 52 + 4 = 160).
+    by_players = {"DISPUTE-78": "by_players"}.get
+    assert [pack(chilean, n, by_players).size for n in (2, 4, 5, 6)] == [106, 106, 160, 160]
+
+
 def test_twelve_cards_in_every_deal() -> None:
     argentine = PROFILES["argentine"]
     twelve = {"VARIANT-05": "twelve"}.get

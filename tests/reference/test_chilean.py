@@ -82,6 +82,40 @@ def test_dispute_43_one_fifty_nine_has_three_jokers_with_three_packs() -> None:
     assert new_game(chile(DISPUTE_43="one_fifty_nine"), 4, 1).stock  # 2-4 players: 106
 
 
+@pytest.mark.parametrize("players", [2, 3, 4, 5, 6])
+@pytest.mark.parametrize("big_pack", ["one_sixty", "one_fifty_nine"])
+def test_dispute_78_always_108_deals_two_packs_and_four_jokers_to_any_count(
+    players: int, big_pack: str
+) -> None:
+    # docs/rules.md DISPUTE-78 always_108: 2 x 52 + 4 = 108 cards whatever the count;
+    # DISPUTE-43 (the third pack's jokers) then has no effect.
+    profile = chile(DISPUTE_78="always_108", DISPUTE_43=big_pack)
+    state = new_game(profile, players, 7)
+    counts = held(state)
+    assert sum(counts.values()) == 108
+    assert counts[cards("JK")[0]] == 4
+    assert {n for c, n in counts.items() if not c.is_joker} == {2}
+    # Round 1 deals 11 cards a hand: the stock is 108 - 11 x players - 1.
+    assert len(state.stock) == 108 - 11 * players - 1
+    assert validate_state(state) == ()
+
+
+def test_dispute_78_by_players_is_the_profile_pack() -> None:
+    assert chile(DISPUTE_78="by_players").pack(4) == CHILEAN.pack(4) == (2, 2)  # 106
+    assert chile(DISPUTE_78="by_players").pack(5) == CHILEAN.pack(5) == (3, 4)  # 160
+
+
+def test_dispute_78_always_108_refuses_the_profile_decks() -> None:
+    profile = chile(DISPUTE_78="always_108")
+    with pytest.raises(InvalidStateError, match="not 108"):
+        start_deal(profile, 3, 1, 0, (0, 0, 0), shuffled_pack(CHILEAN, random.Random(1), 3))
+    with pytest.raises(InvalidStateError, match="not 108"):
+        start_deal(profile, 5, 1, 0, (0,) * 5, shuffled_pack(CHILEAN, random.Random(1), 5))
+    deck = shuffled_pack(ARGENTINE, random.Random(1))
+    state = start_deal(profile, 5, 8, 0, (0,) * 5, deck)
+    assert len(state.stock) == 108 - 5 * 13 - 1  # round 8: 13 cards a hand
+
+
 def test_a_deck_of_the_wrong_size_or_player_count_is_refused() -> None:
     argentine_deck = shuffled_pack(ARGENTINE, random.Random(1))
     with pytest.raises(InvalidStateError, match="not 106"):
