@@ -51,6 +51,7 @@ from .compare import compare_unchanged, format_mismatches, strip_private
 from .declarations import Declarations, declarations
 from .engine import EngineSession
 from .errors import EngineError, EngineReportedError, HarnessError
+from .optionfacts import pack as engine_pack
 from .profiles import DEFAULT_PROFILE, ProfileData, default_profiles
 
 #: Actions the harness plays in one deal before it gives up on a close (no law is broken by
@@ -497,8 +498,14 @@ class _Run:
     # -- requests --------------------------------------------------------------------------
 
     def pack(self, players: int) -> Counter[str]:
-        """The profile's pack for ``players`` players, as a multiset."""
-        return Counter(self.profile.pack(players).canonical_order())
+        """The pack the engine deals ``players`` players, as a multiset."""
+        return Counter(self.deck(players))
+
+    def deck(self, players: int) -> list[str]:
+        """The pack the engine deals ``players`` players under its rulings, in canonical
+        order (conformance/optionfacts.py: DISPUTE-61 ``two_jokers``, DISPUTE-78 ``always_108``
+        change it), as ``run`` deals it."""
+        return list(engine_pack(self.profile, players, self.declared.ruling).canonical_order())
 
     def turn_opened(self, state: dict[str, Any]) -> bool:
         """Whether the player on turn laid down this turn: the state's ``turn_opened``, or
@@ -623,7 +630,7 @@ class _Run:
         (and noted), not the laws.
         """
         if len(self.profile.packs) == 1:
-            deck = full_deck(self.profile)
+            deck = self.deck(self.profile.players[0])
             self.rng.shuffle(deck)
             if self.players == (2, 3, 4):
                 players = self.rng.randint(2, 4)  # the draw every seed was recorded with
@@ -632,7 +639,7 @@ class _Run:
         else:
             # The pack depends on the player count (chilean: 3 packs for 5-6 players).
             players = self.rng.choice(self.players)
-            deck = full_deck(self.profile, players)
+            deck = self.deck(players)
             self.rng.shuffle(deck)
         last = self.profile.deal_count
         # Every deal, then the last two again (argentine 6 and 7: opening closes).
