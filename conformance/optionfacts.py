@@ -65,6 +65,13 @@ def pack(profile: ProfileData, players: int, ruling: Ruling) -> Pack:
     return found
 
 
+def with_packs(profile: ProfileData, ruling: Ruling) -> ProfileData:
+    """``profile``'s facts with the packs an engine deals under ``ruling``, one per player
+    count: what a judge that composes decks from ``profile.pack`` (smoke) deals it."""
+    packs = tuple(replace(pack(profile, n, ruling), players=(n,)) for n in profile.players)
+    return replace(profile, packs=packs)
+
+
 def points() -> dict[str, tuple[str, ...]]:
     """Every point (and its options) some fact here depends on, by profile: what a test
     compares with the reference."""

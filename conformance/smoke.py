@@ -25,6 +25,7 @@ from .catalogue import load_catalogue
 from .declarations import Declarations, declarations
 from .engine import DEFAULT_TIMEOUT, EngineSession, Handshake
 from .errors import EngineError, EngineReportedError, EngineStartError, HandshakeError
+from .optionfacts import with_packs
 from .profiles import DEFAULT_PROFILE, ProfileData, default_profiles
 
 Verdict = Literal["broken_adapter", "engine_ok", "profile_unsupported"]
@@ -319,7 +320,8 @@ def smoke(
                 or f"{len(declared.declared)} ruling(s) in {profile}, all known points and options",
             )
         )
-        facts = default_profiles()[profile]
+        # Decks and states from the pack the engine deals under its rulings, as run does.
+        facts = with_packs(default_profiles()[profile], declared.ruling)
         if not declared.plays_profile:
             listed = ", ".join(declared.profiles) or "none"
             detail = (

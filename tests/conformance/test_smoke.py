@@ -127,6 +127,20 @@ def test_the_reference_adapter_passes_smoke() -> None:
     assert result.verdict == "engine_ok", result.checks
 
 
+@pytest.mark.parametrize(
+    ("profile", "ruling"),
+    [("chilean", "DISPUTE-78=always_108"), ("perla", "DISPUTE-61=two_jokers")],
+)
+def test_an_engine_playing_another_pack_is_probed_with_its_pack(profile: str, ruling: str) -> None:
+    # Its states and decks hold the cards its rulings give (108 for every Chilean count, 106
+    # for a perla game with two jokers), as run deals them: a probe of the profile's own pack
+    # would be refused by an honest engine and called a broken adapter.
+    argv = [sys.executable, "-m", "reference.adapter", "--ruling", ruling]
+    result = smoke(argv, timeout=5.0, profile=profile)
+    assert result.verdict == "engine_ok", result.checks
+    assert by_name(result)["capability deals"] is True
+
+
 # A stub engine for the adapter example of docs/writing-an-adapter.md: only
 # its penalty is real (000 §07), enough to show the adapter round-trips.
 STUB_ENGINE = """
