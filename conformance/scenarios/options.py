@@ -137,6 +137,21 @@ def by_option_sites(
             yield from by_option_sites(sub, (*path, index), disputed)
 
 
+def malformed_by_option(value: Any, path: tuple[Any, ...]) -> Iterator[tuple[Any, ...]]:
+    """The paths of every mapping that holds a ``by_option`` key but is not the
+    ``{by_option: {...}}`` form (another key beside it, or no mapping under it): a
+    mis-indented block that would otherwise be read as a plain expected value."""
+    if isinstance(value, Mapping):
+        if "by_option" in value and not is_by_option(value):
+            yield path
+        for key, sub in value.items():
+            if key != "disputed":
+                yield from malformed_by_option(sub, (*path, key))
+    elif isinstance(value, list):
+        for index, sub in enumerate(value):
+            yield from malformed_by_option(sub, (*path, index))
+
+
 def resolve_option(value: Any, option: str) -> Any:
     """Replace every ``{by_option: {...}}`` inside ``value`` by the branch for ``option``
     (the case's own disputed point's form).
