@@ -91,9 +91,14 @@ def resolve(value: Any, ruling: Ruling, disputed: str | None) -> Any:
             if option is None or option not in branches:
                 raise NoValue(point, option)
             return resolve(branches[option], ruling, disputed)
-        return {k: resolve(v, ruling, disputed) for k, v in value.items()}
+        items = {k: resolve(v, ruling, disputed) for k, v in value.items()}
+        # Unchanged parts are shared, not copied (expectations are only read).
+        if all(items[k] is v for k, v in value.items()):
+            return value
+        return items
     if isinstance(value, list):
-        return [resolve(v, ruling, disputed) for v in value]
+        resolved = [resolve(v, ruling, disputed) for v in value]
+        return value if all(r is v for r, v in zip(resolved, value, strict=True)) else resolved
     return value
 
 
