@@ -330,8 +330,10 @@ def _store(
     """Write one entry atomically, 0600; prune the oldest when there are too many."""
     try:
         body = codec.encode(value)
-        # Stored only when it reads back exactly as written.
-        if codec.encode(codec.decode(body, many=many)) != body:
+        # Stored only when it reads back as what was loaded. Compared as values, not by
+        # encoding the copy again: a second encoding of the whole corpus was most of a
+        # cold run's peak memory.
+        if codec.decode(body, many=many) != value:
             return
     except (TypeError, ValueError, RecursionError):
         return

@@ -1,4 +1,5 @@
-"""Profile facts under an engine's rulings: the hand size of a deal and the pack.
+"""Profile facts under an engine's rulings: the hand size of a deal, the pack, the wild
+ranks and how many wild cards a table meld may hold.
 
 conformance/data/profiles.json holds each profile's facts at its own options. A few facts
 change with an option an engine may declare (VARIANT-05 ``twelve`` deals 12 cards in every
@@ -70,6 +71,28 @@ def with_packs(profile: ProfileData, ruling: Ruling) -> ProfileData:
     count: what a judge that composes decks from ``profile.pack`` (smoke) deals it."""
     packs = tuple(replace(pack(profile, n, ruling), players=(n,)) for n in profile.players)
     return replace(profile, packs=packs)
+
+
+def wild_ranks(profile: ProfileData, ruling: Ruling) -> frozenset[str]:
+    """Natural ranks that are wild in ``profile`` under ``ruling`` beside the profile's own
+    (DISPUTE-25 ``wild``: 2s in argentine and pagat)."""
+    found = set(profile.wild_ranks)
+    for entry in _facts().get(profile.name, {}).get("wild_ranks", ()):
+        if _applies(entry, ruling):
+            found.update(entry["ranks"])
+    return frozenset(found)
+
+
+def meld_wild_limit(profile: ProfileData, kind: str, ruling: Ruling) -> int | None:
+    """The most wild cards a table meld of ``kind`` may hold in ``profile`` under ``ruling``
+    (VARIANT-03 ``kept``: one in any meld; VARIANT-06 ``one``: one in a trio), or None: no
+    limit. A setup state over it is one such an engine cannot load."""
+    most: int | None = None
+    for entry in _facts().get(profile.name, {}).get("meld_wild_limits", ()):
+        if _applies(entry, ruling) and kind in entry["kinds"]:
+            limit = int(entry["most"])
+            most = limit if most is None else min(most, limit)
+    return most
 
 
 def points() -> dict[str, tuple[str, ...]]:

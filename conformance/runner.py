@@ -34,7 +34,7 @@ from conformance.errors import (
     InvalidRequest,
 )
 from conformance.grading.answers import Judge
-from conformance.grading.expect import applies
+from conformance.grading.expect import applies, resolved
 from conformance.grading.ledger import Ledger
 from conformance.grading.walk import (
     LEVEL_CAPABILITIES,
@@ -344,7 +344,11 @@ class CaseRunner:
         declared = self._declared(handshake)
         profile = self.options.profile
         disputed = scenario.disputed.id if scenario.disputed else None
-        plan = [c for c in scenario.plan_for(profile) if applies(c, declared, disputed)]
+        # Each check resolved once for this engine: which apply, then what they expect.
+        values = {c.key: resolved(c, declared, disputed) for c in scenario.plan_for(profile)}
+        plan = [
+            c for c in scenario.plan_for(profile) if applies(c, declared, disputed, values[c.key])
+        ]
         players = scenario_players(scenario)
         facts = default_profiles().get(profile)
         the_pack = None
@@ -361,6 +365,7 @@ class CaseRunner:
             values=self._values,
             runs_as_sets=declared.runs_as_sets,
             grade_assumed=self.options.grade_assumed,
+            resolved=values,
         )
 
     def _grade(

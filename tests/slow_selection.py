@@ -1,5 +1,8 @@
 """The ``slow`` tests are left out of a run that does not ask for them.
 
+A test is slow when marked ``@pytest.mark.slow`` or listed in tests/slow_tests.txt (the
+tests measured at a CPU second or more, so that ``tox`` stays a quick loop).
+
 Tests marked ``slow`` (every mutant against its slice of the corpus, the mutant probes, the
 fairness matrix) take most of the suite's time, so a plain ``pytest`` and ``tox`` leave
 them out, and the run's summary says how many and how to run them (a test left out is no
@@ -42,8 +45,38 @@ def _is_named(item: pytest.Item, named: list[tuple[Path, str]]) -> bool:
     )
 
 
+#: Tests measured slow (tests/slow_tests.txt): marked ``slow`` as if decorated.
+SLOW_LIST = Path(__file__).with_name("slow_tests.txt")
+
+
+def listed_slow() -> frozenset[str]:
+    """The node ids of tests/slow_tests.txt (comments and blank lines skipped)."""
+    lines = SLOW_LIST.read_text(encoding="utf-8").splitlines()
+    return frozenset(line for line in lines if line.strip() and not line.startswith("#"))
+
+
+def _whole_suite(config: pytest.Config) -> bool:
+    """Whether the command line collects every test (no path, node id or selection)."""
+    tests = Path(__file__).resolve().parent
+    given = [(config.invocation_params.dir / str(a)).resolve() for a in config.args]
+    return given == [tests] and not _chooses_tests(config)
+
+
+@pytest.hookimpl(tryfirst=True)  # before -m reads the markers
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Leave out the ``slow`` tests the command line did not ask for."""
+    """Mark the listed slow tests; leave out the ``slow`` tests the command line did not
+    ask for."""
+    listed = listed_slow()
+    for item in items:
+        if item.nodeid in listed:
+            item.add_marker(pytest.mark.slow)
+    if _whole_suite(config):
+        stale = sorted(listed - {item.nodeid for item in items})
+        if stale:
+            raise pytest.UsageError(
+                f"{SLOW_LIST.name} names tests that do not exist (renamed or removed?): "
+                + ", ".join(stale)
+            )
     if _chooses_tests(config):
         return
     named = _named(config)

@@ -56,6 +56,35 @@ def test_a_plain_run_leaves_the_slow_tests_out_and_says_so(suite: pytest.Pyteste
     result.stdout.fnmatch_lines(["3 slow tests left out: `pytest -m slow` or `tox -e slow`*"])
 
 
+def test_a_test_listed_in_the_slow_file_is_slow_as_if_marked(
+    suite: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import tests.slow_selection as selection
+
+    listed = suite.path / "slow_tests.txt"
+    listed.write_text("# measured\ntest_suite.py::test_fast\n", encoding="utf-8")
+    monkeypatch.setattr(selection, "SLOW_LIST", listed)
+    plain = suite.runpytest(*SLOW.split(), "-rA")
+    plain.assert_outcomes(deselected=4)
+    chosen = suite.runpytest(*SLOW.split(), "-rA", "-m", "slow")
+    assert "test_suite.py::test_fast" in _outcomes(chosen)
+
+
+def test_the_slow_file_names_only_tests_that_exist() -> None:
+    # The whole-suite run refuses a stale line too; this says which, without running it.
+    from tests.slow_selection import listed_slow
+
+    files = {nodeid.partition("::")[0] for nodeid in listed_slow()}
+    for name in files:
+        assert (ROOT / name).is_file(), name
+    for nodeid in listed_slow():
+        path, _, rest = nodeid.partition("::")
+        # The test function, or the class holding it (a stateful machine's TestCase).
+        name = rest.split("::")[0].split("[")[0]
+        text = (ROOT / path).read_text(encoding="utf-8")
+        assert re.search(rf"^(def {name}\(|class {name}\b|{name} = )", text, re.M), nodeid
+
+
 def test_marker_and_keyword_expressions_choose_as_pytest_does(suite: pytest.Pytester) -> None:
     slow = suite.runpytest(*SLOW.split(), "-rA", "-m", "slow")
     slow.assert_outcomes(passed=3, deselected=1)

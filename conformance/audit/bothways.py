@@ -242,13 +242,20 @@ def _outcome(record: CaseRecord | None, key: str) -> str | None:
     """None when the check passed or does not exist; else why it needs the assumption."""
     if record is None:
         return "the case was not run"
+    diverged = False
     for check in record.checks:
         if check.key == key:
             if check.status in ("pass", "xpass"):
+                if diverged and not key.startswith("check "):
+                    # Graded on the state put back after an earlier check failed: an engine
+                    # ruling the other option, with that earlier check not graded, is not
+                    # put back, so this pass proves nothing (totals carry a score forward).
+                    return "passes only after an earlier divergence"
                 return None
             if check.status == "fail":
                 return "fails"
             return f"not graded: {check.cause or 'not run'}"
+        diverged = diverged or (check.status == "fail" and not check.key.startswith("check "))
     return None  # the check does not exist under that option
 
 

@@ -33,7 +33,7 @@ from conformance.compare import (
     engine_message,
 )
 from conformance.declarations import Declarations
-from conformance.grading.expect import NotGraded, expected_value, reasons_of, rejects
+from conformance.grading.expect import UNSET, NotGraded, expected_value, reasons_of, rejects
 from conformance.grading.invariants import invariant_problems
 from conformance.grading.ledger import Ledger
 from conformance.grading.signature import signature
@@ -75,6 +75,9 @@ class Judge:
     runs_as_sets: bool = False
     #: Audit mode only: points whose assumptions are graded anyway (grading.expect.held).
     grade_assumed: frozenset[str] = frozenset()
+    #: Each check's value resolved under the engine's options (grading.expect.resolved),
+    #: by key; a check missing here is resolved when asked.
+    resolved: dict[str, Any] = field(default_factory=dict)
     _expected: dict[str, tuple[Any, NotGraded | None]] = field(default_factory=dict)
 
     # -- expectations ---------------------------------------------------------------------------
@@ -84,7 +87,12 @@ class Judge:
         found = self._expected.get(check.key)
         if found is None:
             found = expected_value(
-                check, self.declared, self.disputed, self.reasons, self.grade_assumed
+                check,
+                self.declared,
+                self.disputed,
+                self.reasons,
+                self.grade_assumed,
+                self.resolved.get(check.key, UNSET),
             )
             self._expected[check.key] = found
         return found

@@ -25,8 +25,23 @@ class NotGraded:
     note: str
 
 
+#: No value given: the callee resolves the check itself.
+UNSET: Any = object()
+
 #: The value of a gradable check, or why it is not graded.
 Expected = tuple[Any, NotGraded | None]
+
+
+def resolved(check: PlannedCheck, declared: Declarations, disputed: str | None) -> Any:
+    """``check``'s expected value under the engine's options, or the :class:`NoValue`
+    the case gives none with (returned, not raised: both :func:`applies` and
+    :func:`expected_value` read it, so a run resolves each check once)."""
+    if not check.varies:
+        return check.expected
+    try:
+        return resolve(check.expected, declared.ruling, disputed)
+    except NoValue as exc:
+        return exc
 
 
 def expected_value(
@@ -35,11 +50,13 @@ def expected_value(
     disputed: str | None,
     reasons: bool,
     grade_assumed: frozenset[str] = frozenset(),
+    value: Any = UNSET,
 ) -> Expected:
     """The value ``check`` expects of the engine ``declared`` describes, or why none.
 
     ``reasons``: the engine claims the ``reasons`` capability (reason checks need it).
-    ``grade_assumed``: audit mode only (:func:`held`).
+    ``grade_assumed``: audit mode only (:func:`held`). ``value``: :func:`resolved`'s
+    answer when the caller has it (else resolved here).
     """
     if check.assumes:
         gap = declared.assumption_gap(held(check.assumes, grade_assumed))
@@ -49,12 +66,10 @@ def expected_value(
         return None, NotGraded("capability", "the engine does not claim `reasons`")
     if check.what not in _NOT_FIELDS and not declared.models(check.what):
         return None, NotGraded("unmodelled", f"the engine does not model {check.what}")
-    value = check.expected
-    if check.varies:
-        try:
-            value = resolve(value, declared.ruling, disputed)
-        except NoValue as exc:
-            return None, NotGraded("option", exc.why())
+    if value is UNSET:
+        value = resolved(check, declared, disputed)
+    if isinstance(value, NoValue):
+        return None, NotGraded("option", value.why())
     if check.what == "reason" and not _reasons(value):
         return None, NotGraded("option", "no reason is asserted under the engine's option")
     if check.what == "unchanged" and not rejects(value):
@@ -73,17 +88,18 @@ def held(assumes: Mapping[str, str], grade_assumed: frozenset[str]) -> Mapping[s
     return {p: o for p, o in assumes.items() if p not in grade_assumed}
 
 
-def applies(check: PlannedCheck, declared: Declarations, disputed: str | None) -> bool:
+def applies(
+    check: PlannedCheck, declared: Declarations, disputed: str | None, value: Any = UNSET
+) -> bool:
     """False when ``check`` does not exist under the engine's options, so that it is neither
     graded nor counted as not graded: a reason or unchanged-state check of a step the engine's
     option accepts, or a state key a whole-state ``by_option`` asserts only under other options.
+    ``value``: :func:`resolved`'s answer when the caller has it (else resolved here).
     """
-    value = check.expected
-    if check.varies:
-        try:
-            value = resolve(value, declared.ruling, disputed)
-        except NoValue:
-            return True  # a value the case does not give: not graded, and shown
+    if value is UNSET:
+        value = resolved(check, declared, disputed)
+    if isinstance(value, NoValue):
+        return True  # a value the case does not give: not graded, and shown
     if value == NOT_ASSERTED:
         return False
     if check.what == "reason":

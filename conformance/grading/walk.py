@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from conformance.cards import JOKER
 from conformance.compare import strip_private
 from conformance.declarations import Declarations
 from conformance.engine import Ahead, EngineSession, Request
@@ -21,7 +22,7 @@ from conformance.errors import EngineReportedError
 from conformance.grading.answers import Judge, StepOutcome
 from conformance.grading.expect import held
 from conformance.grading.ledger import Ledger
-from conformance.optionfacts import hand_size, pack
+from conformance.optionfacts import hand_size, meld_wild_limit, pack, wild_ranks
 from conformance.profiles import (
     DEFAULT_PROFILE,
     Pack,
@@ -102,12 +103,37 @@ def why_ungradable(
             "the case's state holds more jokers or copies of a card outside the stock's "
             "filling than the engine's pack has under its rulings",
         )
+    if setup is not None and setup.state is not None:
+        crowded = _crowded_meld(setup.state, declared)
+        if crowded is not None:
+            return Gap("option", f"the case's state holds {crowded}")
     if setup is not None and setup.deal is not None:
         try:
             _deal_for(setup.deal, setup, declared)
         except (ProfileError, ValueError) as exc:
             return Gap(
                 "option", f"the case's deal cannot be dealt under the engine's rulings: {exc}"
+            )
+    return None
+
+
+def _crowded_meld(state: Mapping[str, Any], declared: Declarations) -> str | None:
+    """A table meld of ``state`` holding more wild cards than the engine's rulings let a meld
+    hold (conformance.optionfacts.meld_wild_limit), which it cannot load: a run with a joker
+    beside a natural 2 where 2s are wild and the joker limit is kept (VARIANT-03 ``kept``,
+    DISPUTE-25 ``wild``). None when every meld is within them."""
+    facts = default_profiles().get(declared.profile)
+    if facts is None:
+        return None
+    wild = wild_ranks(facts, declared.ruling)
+    for i, meld in enumerate(state.get("table") or ()):
+        kind, cards = meld.get("kind"), meld.get("cards") or ()
+        most = meld_wild_limit(facts, str(kind), declared.ruling)
+        held = sum(1 for c in cards if c == JOKER or str(c)[:-1] in wild)
+        if most is not None and held > most:
+            return (
+                f"a {kind} (table[{i}]) with {held} wild cards, more than the {most} the "
+                "engine's rulings let a meld hold"
             )
     return None
 

@@ -15,6 +15,7 @@ from conformance.scenarios.options import (
     by_option_sites,
     is_by_option,
     is_wrapper,
+    malformed_by_option,
     resolve,
 )
 from conformance.scenarios.reporter import Reporter
@@ -43,6 +44,7 @@ class CatalogueChecks(Reporter):
                 self.check_assumes(item.get("assumes", {}), [part, i, "assumes"])
         for where, value in self._state_checks():
             self.check_wrappers(value, where)
+        self.check_by_option_shape()
         self.check_disputed()
         self.check_point_sites()
 
@@ -141,6 +143,15 @@ class CatalogueChecks(Reporter):
                 self.check_assumes(value.get("assumes", {}), [*path, key, "assumes"])
 
     # -- by_option -----------------------------------------------------------------------------
+
+    def check_by_option_shape(self) -> None:
+        """A ``by_option`` is the only key of its mapping and holds the options' mapping."""
+        for path in malformed_by_option(self.data, ()):
+            self.error(
+                "by_option must be the only key of its mapping and map points or options to "
+                "values (is it indented under the key it belongs to?)",
+                [*path, "by_option"],
+            )
 
     def check_disputed(self) -> None:
         """The ``disputed`` block, and every ``by_option`` keyed by its options."""

@@ -91,9 +91,14 @@ def resolve(value: Any, ruling: Ruling, disputed: str | None) -> Any:
             if option is None or option not in branches:
                 raise NoValue(point, option)
             return resolve(branches[option], ruling, disputed)
-        return {k: resolve(v, ruling, disputed) for k, v in value.items()}
+        items = {k: resolve(v, ruling, disputed) for k, v in value.items()}
+        # Unchanged parts are shared, not copied (expectations are only read).
+        if all(items[k] is v for k, v in value.items()):
+            return value
+        return items
     if isinstance(value, list):
-        return [resolve(v, ruling, disputed) for v in value]
+        resolved = [resolve(v, ruling, disputed) for v in value]
+        return value if all(r is v for r, v in zip(resolved, value, strict=True)) else resolved
     return value
 
 
@@ -135,6 +140,21 @@ def by_option_sites(
     elif isinstance(value, list):
         for index, sub in enumerate(value):
             yield from by_option_sites(sub, (*path, index), disputed)
+
+
+def malformed_by_option(value: Any, path: tuple[Any, ...]) -> Iterator[tuple[Any, ...]]:
+    """The paths of every mapping that holds a ``by_option`` key but is not the
+    ``{by_option: {...}}`` form (another key beside it, or no mapping under it): a
+    mis-indented block that would otherwise be read as a plain expected value."""
+    if isinstance(value, Mapping):
+        if "by_option" in value and not is_by_option(value):
+            yield path
+        for key, sub in value.items():
+            if key != "disputed":
+                yield from malformed_by_option(sub, (*path, key))
+    elif isinstance(value, list):
+        for index, sub in enumerate(value):
+            yield from malformed_by_option(sub, (*path, index))
 
 
 def resolve_option(value: Any, option: str) -> Any:

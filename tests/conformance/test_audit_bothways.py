@@ -214,3 +214,33 @@ def test_both_ways_under_point_judges_only_that_points_assumptions(
     text = capsys.readouterr().out
     assert "cc-9021: the case assumes VARIANT-01=fifty" in text
     assert "cc-9022" not in text  # its VARIANT-02 assumption is not audited here
+
+
+def test_a_pass_after_an_earlier_divergence_does_not_make_an_assumption_unneeded() -> None:
+    # Under the other option step 3's scores fail, the grading puts the expected state back,
+    # and step 4's totals then pass. An engine ruling that option has step 3's scores not
+    # graded, so it is never put back, and its step 4 totals carry step 3's other scores:
+    # the pass is no evidence that step 4's totals need no assumption.
+    from conformance.audit.bothways import _outcome
+    from conformance.audit.runs import CaseRecord, CheckRecord
+
+    record = CaseRecord(
+        "cc-9900",
+        "fail",
+        "",
+        (
+            CheckRecord("step 1 accepted", "pass"),
+            CheckRecord("check 1", "fail"),
+            CheckRecord("check 2", "pass"),
+            CheckRecord("step 3 deal_scores", "fail"),
+            CheckRecord("step 4 totals", "pass"),
+            CheckRecord("check 3", "pass"),
+        ),
+    )
+    # A query check is graded on its own: a failed one puts nothing back.
+    assert _outcome(record, "check 2") is None
+    assert _outcome(record, "step 4 totals") == "passes only after an earlier divergence"
+    # Queries ask about no state, so an earlier state divergence does not touch them.
+    assert _outcome(record, "check 3") is None
+    assert _outcome(record, "step 3 deal_scores") == "fails"
+    assert _outcome(record, "step 1 accepted") is None

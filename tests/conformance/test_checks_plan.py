@@ -213,3 +213,23 @@ def test_a_wrapper_inside_a_state_written_whole_per_option_is_refused(tmp_path: 
     doc.write_text(TURNS.format(state=state), encoding="utf-8")
     errors = [str(e) for e in load_file(doc, catalogue=CATALOGUE).errors]
     assert any("cannot stand inside a state written whole per option" in e for e in errors)
+
+
+def test_check_refuses_a_by_option_beside_its_point_in_a_final_state(tmp_path: Path) -> None:
+    # Indented level with its point, a by_option reads as a null beside a DISPUTE key: the
+    # state schema lets any mapping through, so the checker must name it, or the field
+    # would be compared as that mapping and never as the options it means.
+    text = ROTATION.read_text(encoding="utf-8")
+    text = text.replace(
+        "final: {turn: 2, dealer: 1}\n",
+        "final:\n  turn: 2\n  dealer:\n    by_option:\n    VARIANT-05: {eleven: 1, twelve: 1}\n",
+        1,
+    )
+    doc = tmp_path / "rotation.yaml"
+    doc.write_text(text, encoding="utf-8")
+    errors = [str(e) for e in load_file(doc, catalogue=CATALOGUE).errors]
+    assert len(errors) == 1, errors
+    assert "by_option must be the only key of its mapping" in errors[0]
+    # file:line of the by_option key itself (final: is line 89 of cc-0302's file).
+    line = text.splitlines().index("    by_option:") + 1
+    assert f"rotation.yaml:{line}:" in errors[0] and "[cc-0302]" in errors[0]

@@ -69,6 +69,15 @@ def _open(player: int, *melds: tuple[str, str]) -> Request:
     }
 
 
+def _discard(player: int, card: str) -> Request:
+    return {"type": "discard", "player": player, "card": card}
+
+
+# cc-1414, cc-1415, cc-1416 lay a joker off in player 1's turn and act again in the next
+# one (no two additions to a run share a turn): player 1 discards the 5C it drew, player 0
+# draws and discards the 10C, player 1 draws.
+_NEXT_TURN = (_discard(1, "5C"), _draw(0), _discard(0, "10C"), _draw(1))
+
 _DEAL_6_OPENING = _open(1, ("trio", "8C 8D 8H"), ("run", "4S 5S 6S 7S"), ("run", "9H 10H JH QH"))
 
 
@@ -86,11 +95,21 @@ def probes() -> dict[str, list[Request]]:
         "table_joker_blamed": [meld("run", "5S JK JK 8H", initial=False)],
         "opening_joker_blamed": [meld("run", "4S JK 7S 8S", initial=True)],
         "layoff_next_after_natural": played("cc-1412", _draw(1), _lay(1, "8S", 3, "high")),
-        "swap_first_joker": played("cc-1415", _draw(1), _swap(1, "4S", 3, "high")),
-        "swap_by_rank_only": played("cc-1415", _draw(1), _swap(1, "4H", 3, "high")),
-        "joker_laid_past_ace": played("cc-1414", _draw(1), _lay(1, "JK", 3, "high")),
-        "past_ace_does_not_fit": played("cc-1414", _draw(1), _lay(1, "2H", 3, "high")),
-        "swapped_joker_past_ace": played("cc-1416", _draw(1), _swap(1, "AD", 3, "high")),
+        "swap_first_joker": played(
+            "cc-1415", _draw(1), _lay(1, "JK", 3, "low"), *_NEXT_TURN, _swap(1, "4S", 3, "high")
+        ),
+        "swap_by_rank_only": played(
+            "cc-1415", _draw(1), _lay(1, "JK", 3, "low"), *_NEXT_TURN, _swap(1, "4H", 3, "high")
+        ),
+        "joker_laid_past_ace": played(
+            "cc-1414", _draw(1), _lay(1, "JK", 3, "high"), *_NEXT_TURN, _lay(1, "JK", 3, "high")
+        ),
+        "past_ace_does_not_fit": played(
+            "cc-1414", _draw(1), _lay(1, "JK", 3, "high"), *_NEXT_TURN, _lay(1, "2H", 3, "high")
+        ),
+        "swapped_joker_past_ace": played(
+            "cc-1416", _draw(1), _lay(1, "JK", 3, "high"), *_NEXT_TURN, _swap(1, "AD", 3, "high")
+        ),
         "opening_keeps_two": played("cc-1420", _draw(1), _DEAL_6_OPENING),
         "game_over_after_6": played(
             "cc-1420", _draw(1), _DEAL_6_OPENING, {"type": "discard", "player": 1, "card": "3C"}
