@@ -22,6 +22,7 @@ import yaml
 from conformance.catalogue import load_catalogue
 from conformance.declarations import INTERFACE_DEFAULTS, Declarations, declarations
 from conformance.engine import EngineSession
+from conformance.optionfacts import pack
 from conformance.profiles import DEFAULT_PROFILE, default_profiles
 from conformance.report import atomic_write_text
 from conformance.scenarios import Scenario, _DocChecker
@@ -168,7 +169,8 @@ def record(
                     state["players"],
                     step.deck.dealer if step.deck.dealer is not None else state["dealer"],
                     step.deck.deal_number or state["deal_number"],
-                    default_profiles()[profile].pack(state["players"]),
+                    # The pack the engine deals under its rulings, as run composes it.
+                    pack(default_profiles()[profile], state["players"], declared.ruling),
                 )
                 answer = session.request(step.kind, deck=deck)
             if answer.get("accepted"):

@@ -8,7 +8,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, Final
 
 from conformance.compare import ENDED_PHASES
-from conformance.profiles import ProfileData, find_profile
+from conformance.profiles import ProfileData
 
 from .melds import shuffled_deck
 from .model import SHRINK_TAIL, EndGame, Occurrence, SetupRefused, Trace
@@ -46,7 +46,7 @@ def play_main(pair: Pair, game: int) -> list[Occurrence]:
                 occurrences.append(Occurrence(game, found, Trace({"op": "query", **setup}), ref))
     if not (pair.can_load or pair.can_deal):
         return occurrences
-    facts = find_profile(options.profile)
+    facts = pair.facts  # the engine's packs
     players = rng.choice(pair.player_counts)
     deal = rng.randint(1, facts.deal_count)
     dealer = rng.randrange(players)
@@ -55,7 +55,7 @@ def play_main(pair: Pair, game: int) -> list[Occurrence]:
     if pair.can_load and (use_state or not pair.can_deal):
         setup = {
             "op": "load_state",
-            "state": built_state(rng, players, deal, dealer, totals, options.profile),
+            "state": built_state(rng, players, deal, dealer, totals, options.profile, facts=facts),
         }
     else:
         setup = {
@@ -76,7 +76,7 @@ def play_main(pair: Pair, game: int) -> list[Occurrence]:
                 # The profile's rules refuse the built table (perla's trios of different
                 # suits, say): build once more with trios that every profile allows.
                 state = built_state(
-                    rng, players, deal, dealer, totals, options.profile, careful=True
+                    rng, players, deal, dealer, totals, options.profile, careful=True, facts=facts
                 )
                 setup = {"op": "load_state", "state": state}
                 found = pair.setup(setup)

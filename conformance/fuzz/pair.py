@@ -22,6 +22,8 @@ from conformance.compare import (
 from conformance.declarations import Declarations, declarations
 from conformance.engine import EngineSession, Handshake
 from conformance.errors import EngineError, EngineReportedError
+from conformance.optionfacts import with_packs
+from conformance.profiles import ProfileData, find_profile
 
 from .judge import (
     DEAL_OPS,
@@ -69,6 +71,10 @@ class Pair:
         #: What the engine declares in this profile: the one view every judge reads
         #: (conformance/declarations.py); nothing below reads the handshake's fields.
         self.decl: Declarations = declarations(hs, options.profile, catalogue)
+        #: The profile's facts with the packs the engine deals under its rulings (DISPUTE-78
+        #: ``always_108``, DISPUTE-61 ``two_jokers``...): what decks and states are built
+        #: from, as ``run`` and the laws compose them.
+        self.facts: ProfileData = with_packs(find_profile(options.profile), self.decl.ruling)
         self.rulings, self.warnings = reference_rulings(self.decl)
         self.rulings.update(dict(options.reference_rulings))
         ref_argv = [*options.reference_argv]

@@ -25,7 +25,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, Final
 
 from conformance.cards import JOKER, SUITS
-from conformance.profiles import ProfileData, find_profile
+from conformance.profiles import ProfileData
 
 from .games import game_rng, play_steps
 from .melds import run_card
@@ -198,7 +198,7 @@ def play_probes(pair: Pair, game: int) -> list[Occurrence]:
     """The probes of ``game`` (see the module's docstring); their divergences."""
     options = pair.options
     rng = game_rng(options.seed, game, "probe")
-    facts = find_profile(options.profile)
+    facts = pair.facts  # the engine's packs
     found: list[Occurrence] = []
     if pair.can_query and "query" not in pair.unsupported_ops:
         queries = [contract_query(rng, facts), *natural_two_queries(rng, facts)]

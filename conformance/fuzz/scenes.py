@@ -12,7 +12,7 @@ from typing import Any, Final
 
 from conformance.cards import CANONICAL_ORDER, JOKER, RANKS, SUITS
 from conformance.compare import strip_private
-from conformance.profiles import ProfileData, find_profile
+from conformance.profiles import ProfileData
 from conformance.properties import card_value
 
 from .games import game_rng, play_steps
@@ -47,7 +47,7 @@ def play_scene(pair: Pair, game: int) -> list[Occurrence]:
     options = pair.options
     rng = game_rng(options.seed, game, "scene")
     decl = pair.decl
-    facts = find_profile(options.profile)
+    facts = pair.facts  # the engine's packs
     players = rng.choice(pair.player_counts)
     dealer = rng.randrange(players)
     roll = rng.random()

@@ -25,6 +25,7 @@ def built_state(
     profile: str,
     *,
     careful: bool = False,
+    facts: ProfileData | None = None,
 ) -> dict[str, Any]:
     """A reachable mid-deal state in the draw phase: some players opened, a small stock.
 
@@ -32,8 +33,10 @@ def built_state(
     number of cards; an opened one owns melds and holds at most dealt - contract cards.
     The table takes trios and runs of the remaining cards (jokers included), so lay-offs,
     joker replacements, recycling, cancels and closes come within a few turns.
+    ``facts``: the profile's facts with the engine's packs (``Pair.facts``); by default
+    the profile's own.
     """
-    facts = find_profile(profile)
+    facts = facts if facts is not None else find_profile(profile)
     dealt = facts.hand_size(deal)
     laid = facts.contract_cards(deal)
     pool = shuffled_deck(rng, facts, players)

@@ -126,3 +126,19 @@ def test_the_reference_arranging_runs_itself_is_fuzzed_clean(profile: str) -> No
     argv = [sys.executable, "-m", "reference.adapter", "--interface", "run_order=engine"]
     result = run_fuzz(argv, games=4, seed=1, profile=profile, max_steps=200)
     assert result.findings == [], [f.divergence.mismatches for f in result.findings]
+
+
+@pytest.mark.parametrize(
+    ("ruling", "profile"),
+    [("DISPUTE-78=always_108", "chilean"), ("DISPUTE-61=two_jokers", "perla")],
+)
+def test_an_engine_with_another_pack_is_dealt_and_built_from_its_own(
+    ruling: str, profile: str
+) -> None:
+    # Decks and built states come from the pack the engine's rulings give (108 cards for
+    # every Chilean count, two jokers in perla): dealt the profile's pack, the engine
+    # refused most setups and the campaign graded almost nothing.
+    result = run_fuzz([*REFERENCE, "--ruling", ruling], games=4, seed=1, profile=profile)
+    assert result.findings == []
+    assert not [k for k in result.events if k.startswith("ended early")], result.events
+    assert result.steps > 100
