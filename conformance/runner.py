@@ -150,6 +150,12 @@ class CaseRunner:
         self.tracked_dealer: int | None = None
         self._declarations: tuple[Handshake, Declarations] | None = None
         self._values: ProfileData | None = None
+        #: Each case's gap (or None) for the current declarations: asked when its first
+        #: request may go ahead and again when it is graded.
+        self._gaps: dict[int, tuple[Scenario, Gap | None]] = {}
+        #: Each case's checks resolved under the current declarations (grading.expect).
+        #: (keyed by the case object, which is kept: a caller may grade two cases of one id).
+        self._values_of: dict[int, tuple[Scenario, dict[str, Any]]] = {}
         # The next case's first request, sent with this case's last (cross-case ahead),
         # and the case it was sent for once it went.
         self._upcoming: Scenario | None = None
@@ -205,9 +211,7 @@ class CaseRunner:
             return None
         profile = self.options.profile
         declared = self._declared(handshake)
-        option = graded_option(upcoming, declared)
-        gap = why_ungradable(upcoming, declared, "", option, self.options.grade_assumed)
-        if gap is not None:
+        if self._gap(upcoming, handshake, graded_option(upcoming, declared)) is not None:
             return None
         if upcoming.level == "melds":
             asked = melds_requests(upcoming, profile, self._judge(upcoming, handshake))
@@ -331,12 +335,26 @@ class CaseRunner:
         with contextlib.suppress(EngineError):
             self.session.restart()
 
+    def _gap(self, scenario: Scenario, handshake: Handshake, option: str | None) -> Gap | None:
+        """Why no check of ``scenario`` can be graded against this engine (None: some can),
+        worked out once per case and declarations."""
+        declared = self._declared(handshake)
+        known = self._gaps.get(id(scenario))
+        if known is not None and known[0] is scenario:
+            return known[1]
+        note = profile_unsupported(self.options.profile, handshake)
+        gap = why_ungradable(scenario, declared, note, option, self.options.grade_assumed)
+        self._gaps[id(scenario)] = (scenario, gap)
+        return gap
+
     def _declared(self, handshake: Handshake) -> Declarations:
         """The engine's declarations in the run's profile, read once per handshake."""
         if self._declarations is None or self._declarations[0] is not handshake:
             declared = declarations(handshake, self.options.profile, self.catalogue)
             self._declarations = (handshake, declared)
             self._values = _card_values(declared, self.catalogue)
+            self._gaps = {}
+            self._values_of = {}
         return self._declarations[1]
 
     def _judge(self, scenario: Scenario, handshake: Handshake) -> Judge:
@@ -345,7 +363,12 @@ class CaseRunner:
         profile = self.options.profile
         disputed = scenario.disputed.id if scenario.disputed else None
         # Each check resolved once for this engine: which apply, then what they expect.
-        values = {c.key: resolved(c, declared, disputed) for c in scenario.plan_for(profile)}
+        known = self._values_of.get(id(scenario))
+        if known is not None and known[0] is scenario:
+            values = known[1]
+        else:
+            values = {c.key: resolved(c, declared, disputed) for c in scenario.plan_for(profile)}
+            self._values_of[id(scenario)] = (scenario, values)
         plan = [
             c for c in scenario.plan_for(profile) if applies(c, declared, disputed, values[c.key])
         ]
@@ -373,13 +396,7 @@ class CaseRunner:
     ) -> None:
         declared = judge.declared
         profile = self.options.profile
-        gap = why_ungradable(
-            scenario,
-            declared,
-            profile_unsupported(profile, handshake),
-            option,
-            self.options.grade_assumed,
-        )
+        gap = self._gap(scenario, handshake, option)
         if gap is not None:
             raise _Unsupported(gap)
         walk = CaseWalk(scenario, judge, self._exchange, self, self._next_first)
