@@ -125,16 +125,7 @@ final:
 """,
         encoding="utf-8",
     )
-    catalogue = load_catalogue()
-    loaded = load_corpus([case], catalogue=catalogue)
-    assert loaded.errors == ()
-    for option in ("by_players", "always_108"):
-        argv = [sys.executable, "-m", "reference.adapter", "--ruling", f"DISPUTE-78={option}"]
-        options = RunOptions(profile="chilean")
-        (case_result,) = run_scenarios(argv, loaded.scenarios, options, catalogue=catalogue).results
-        assert case_result.status == "pass", case_result.diff or case_result.note
-        assert all(c.status == "pass" for c in case_result.checks)
-        assert "final stock_size" in {c.key for c in case_result.checks}
+    _passes_under_each(case, "chilean", "DISPUTE-78", ("by_players", "always_108"))
 
 
 def test_a_perla_case_about_steals_is_graded_for_an_engine_with_two_jokers(
@@ -180,16 +171,7 @@ final:
 """,
         encoding="utf-8",
     )
-    catalogue = load_catalogue()
-    loaded = load_corpus([case], catalogue=catalogue)
-    assert loaded.errors == ()
-    for jokers in ("two_jokers", "four_jokers"):
-        argv = [sys.executable, "-m", "reference.adapter", "--ruling", f"DISPUTE-61={jokers}"]
-        options = RunOptions(profile="perla")
-        (case_result,) = run_scenarios(argv, loaded.scenarios, options, catalogue=catalogue).results
-        assert case_result.status == "pass", case_result.diff or case_result.note
-        assert all(c.status == "pass" for c in case_result.checks)
-        assert "final stock_size" in {c.key for c in case_result.checks}
+    _passes_under_each(case, "perla", "DISPUTE-61", ("two_jokers", "four_jokers"))
 
 
 def test_missing_jokers_join_the_bottom_of_the_discard_under_a_stock_given_whole() -> None:
@@ -242,3 +224,20 @@ final:
         if option == "always_108":
             assert "cannot be dealt" in (case_result.note or "")
     assert statuses == {"by_players": "pass", "always_108": "unsupported"}
+
+
+def _passes_under_each(case: Path, profile: str, point: str, options: tuple[str, ...]) -> None:
+    """``case`` passes, every check graded, with the reference playing each option of
+    ``point`` in ``profile``; its final stock size among the checks."""
+    catalogue = load_catalogue()
+    loaded = load_corpus([case], catalogue=catalogue)
+    assert loaded.errors == ()
+    for option in options:
+        argv = [sys.executable, "-m", "reference.adapter", "--ruling", f"{point}={option}"]
+        run = run_scenarios(
+            argv, loaded.scenarios, RunOptions(profile=profile), catalogue=catalogue
+        )
+        (case_result,) = run.results
+        assert case_result.status == "pass", case_result.diff or case_result.note
+        assert all(c.status == "pass" for c in case_result.checks)
+        assert "final stock_size" in {c.key for c in case_result.checks}
