@@ -204,6 +204,28 @@ def load_yaml_limited(text: str) -> object | FileProblem:
         loader.dispose()
 
 
+def read_yaml_file(path: Path, error: type[Exception], what: str = "YAML") -> object:
+    """The one YAML (or JSON) document in the file at ``path``, read and loaded within the
+    limits above; any problem raises ``error`` with a message naming the file (and the line,
+    where known). ``what``: the format named when the text does not parse.
+    """
+    import yaml
+
+    try:
+        text = read_limited_text(path)
+    except OSError as exc:
+        raise error(f"{path}: cannot read: {exc.strerror or exc}") from None
+    if isinstance(text, FileProblem):
+        raise error(f"{path}:{text.line}: {text.message}")
+    try:
+        data = load_yaml_limited(text)
+    except yaml.YAMLError as exc:
+        raise error(f"{path}: not {what}: {exc}") from None
+    if isinstance(data, FileProblem):
+        raise error(f"{path}:{data.line}: {data.message}")
+    return data
+
+
 __all__ = [
     "MAX_DEPTH",
     "MAX_FILE_BYTES",
@@ -214,4 +236,5 @@ __all__ = [
     "may_need_walk",
     "nesting_problem",
     "read_limited_text",
+    "read_yaml_file",
 ]

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from conformance.yamlsafe import FileProblem, load_yaml_limited, read_limited_text
+from conformance.yamlsafe import read_yaml_file
 
 
 class AllowanceError(ValueError):
@@ -106,20 +106,7 @@ def read_allowance(path: Path) -> Allowance:
 
     :raises AllowanceError: when it cannot be read or parsed.
     """
-    import yaml
-
-    try:
-        text = read_limited_text(path)
-    except OSError as exc:
-        raise AllowanceError(f"{path}: cannot read: {exc.strerror or exc}") from None
-    if isinstance(text, FileProblem):
-        raise AllowanceError(f"{path}:{text.line}: {text.message}")
-    try:
-        data = load_yaml_limited(text)
-    except yaml.YAMLError as exc:
-        raise AllowanceError(f"{path}: not YAML: {exc}") from None
-    if isinstance(data, FileProblem):
-        raise AllowanceError(f"{path}:{data.line}: {data.message}")
+    data = read_yaml_file(path, AllowanceError)
     return parse_allowance(data, str(path))
 
 

@@ -32,7 +32,7 @@ from typing import Any
 
 from conformance.catalogue import Catalogue
 from conformance.scenarios.options import POINT_ID
-from conformance.yamlsafe import FileProblem, load_yaml_limited, read_limited_text
+from conformance.yamlsafe import read_yaml_file
 
 #: The keys of the hello form.
 FIELDS = frozenset(
@@ -184,20 +184,7 @@ def read_rulings(path: Path, catalogue: Catalogue) -> RulingsFile:
 
     :raises RulingsFileError: when it cannot be read or parsed.
     """
-    import yaml
-
-    try:
-        text = read_limited_text(path)
-    except OSError as exc:
-        raise RulingsFileError(f"{path}: cannot read: {exc.strerror or exc}") from None
-    if isinstance(text, FileProblem):
-        raise RulingsFileError(f"{path}:{text.line}: {text.message}")
-    try:
-        data = load_yaml_limited(text)
-    except yaml.YAMLError as exc:
-        raise RulingsFileError(f"{path}: not YAML or JSON: {exc}") from None
-    if isinstance(data, FileProblem):
-        raise RulingsFileError(f"{path}:{data.line}: {data.message}")
+    data = read_yaml_file(path, RulingsFileError, "YAML or JSON")
     return parse_rulings(data, str(path), catalogue)
 
 
