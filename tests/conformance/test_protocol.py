@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 from importlib import resources
 from typing import Any
@@ -23,6 +24,7 @@ from conformance.protocol import (
     validate_request,
     validate_response,
 )
+from conformance.textsafe import json_text_is_safe, safe_json
 
 RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"]
 ALL_CODES = [rank + suit for suit in "SHDC" for rank in RANKS] + ["JK"]
@@ -310,6 +312,101 @@ def test_encode_then_decode_is_identity(obj: dict[str, Any]) -> None:
     assert decode_line(line[:-1]) == obj
 
 
+# -- the fast JSON path (orjson) against the standard library's --------------------------------
+# decode_line and encode_request read and write with orjson and fall back to the standard
+# library; the standard library's result is the definition. Every JSON value Python can hold
+# (huge integers, NaN, lone surrogates, floats of any length) must come out the same.
+
+any_texts = st.text()  # surrogates and controls included
+any_values = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.integers(min_value=-(2**80), max_value=2**80)
+    | st.floats()
+    | any_texts,
+    lambda children: (
+        st.lists(children, max_size=4) | st.dictionaries(any_texts, children, max_size=4)
+    ),
+    max_leaves=20,
+)
+
+
+def _stdlib_outcome(call: Any) -> tuple[str, Any]:
+    try:
+        return "ok", call()
+    except Exception as exc:  # the kind of failure is compared, whatever it is
+        return type(exc).__name__, None
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Equal as JSON values, NaN equal to NaN (json.loads keeps it, and it is never == itself)."""
+    return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
+
+
+@given(st.dictionaries(any_texts, any_values, max_size=6))
+def test_encode_request_writes_what_the_standard_library_writes(obj: dict[str, Any]) -> None:
+    def stdlib() -> bytes:
+        text = json.dumps(obj, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+        return text.encode("utf-8") + b"\n"
+
+    expected = _stdlib_outcome(stdlib)
+    got = _stdlib_outcome(lambda: encode_request(obj))
+    assert got[0] == expected[0]
+    if expected[0] == "ok":
+        # The same value; a float may be spelled otherwise (1e16 for 1e+16), nothing else.
+        assert _same(json.loads(got[1]), json.loads(expected[1]))
+
+
+@given(st.dictionaries(any_texts, any_values, max_size=6), st.booleans())
+def test_decode_line_reads_what_the_standard_library_reads(
+    obj: dict[str, Any], spaced: bool
+) -> None:
+    separators = (", ", ": ") if spaced else (",", ":")
+    for ascii_only in (True, False):
+        line = json.dumps(obj, separators=separators, ensure_ascii=ascii_only).encode(
+            "utf-8", "surrogatepass"
+        )
+        text = line.decode("utf-8")
+        expected = _stdlib_outcome(functools.partial(json.loads, text))
+        got = _stdlib_outcome(functools.partial(decode_line, line))
+        if expected[0] != "ok" or not isinstance(expected[1], dict):
+            assert got[0] == "ProtocolError"
+            continue
+        # What the harness keeps is the standard library's value, made safe where the
+        # text needs it (conformance/textsafe.py), as before the fast path.
+        value = expected[1] if json_text_is_safe(text) else safe_json(expected[1])
+        assert got[0] == "ok" and _same(got[1], value)
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b'{"points": 123456789012345678901234567890}',  # orjson: a float
+        b'{"points": 18446744073709551616}',
+        b'{"points": -9223372036854775809}',
+        b'{"points": 1e400}',  # orjson: refused; Python: inf
+        b'{"points": NaN}',
+        b'{"a": 1, "a": 2}',
+        b'{"x": 0.1234567890123456789}',
+    ],
+)
+def test_decode_line_agrees_with_the_standard_library_where_orjson_differs(raw: bytes) -> None:
+    expected = json.loads(raw)
+    got = decode_line(raw)
+    assert _same(got, expected) and type(got.get("points")) is type(expected.get("points"))
+
+
+def test_encode_request_refuses_nan_as_the_standard_library_does() -> None:
+    with pytest.raises(ValueError):
+        encode_request({"id": 1, "op": "act", "x": {"v": float("nan"), "w": None}})
+    with pytest.raises(ValueError):
+        encode_request({"id": 1, "op": "act", "x": {"v": float("inf")}})
+    # Integer keys are written as strings, as the standard library writes them.
+    assert encode_request({"id": 1, "m": {2: "a"}}) == b'{"id":1,"m":{"2":"a"}}\n'
+    assert encode_request({"n": 2**70}) == b'{"n":1180591620717411303424}\n'
+
+
 @pytest.mark.parametrize(
     ("raw", "match"),
     [
@@ -371,3 +468,11 @@ def test_the_optional_pass_action_and_declared_jokers_are_well_formed_requests()
             "check_meld",
             {"id": 3, "op": "check_meld", "profile": "argentine", "meld": run, "initial": True},
         )
+
+
+def test_the_schema_card_codes_are_the_harness_card_codes() -> None:
+    # The schema spells the 53 codes out (an enum validates faster than a pattern): they
+    # must be exactly the codes the harness knows (conformance/cards.py).
+    from conformance.cards import CANONICAL_ORDER
+
+    assert schema("defs")["$defs"]["card"]["enum"] == list(dict.fromkeys(CANONICAL_ORDER))
