@@ -1,0 +1,81 @@
+"""conformance/grading/ledger.py: the results it records are the results the rules of
+docs/reports.md describe, built as the CheckResult constructor builds them."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from conformance.compare import Mismatch
+from conformance.grading.ledger import Ledger, _result
+from conformance.results import CHECK_STATUSES, CheckResult
+from conformance.scenarios.model import PlannedCheck
+
+checks = st.builds(
+    PlannedCheck,
+    key=st.text(min_size=1, max_size=20),
+    what=st.sampled_from(["accepted", "reason", "totals", "hands", "invariants", "answer"]),
+    step=st.none() | st.integers(min_value=0, max_value=9),
+    line=st.integers(min_value=0, max_value=999),
+    rules=st.lists(st.sampled_from(["MELD-RUN-3", "JOKER-2", "END-1"]), max_size=3).map(tuple),
+)
+extras = st.fixed_dictionaries(
+    {},
+    optional={
+        "cause": st.text(max_size=10),
+        "note": st.text(max_size=10),
+        "diff": st.text(max_size=10),
+        "signature": st.text(max_size=10),
+    },
+)
+
+
+@given(checks, st.sampled_from(sorted(CHECK_STATUSES)), extras)
+def test_a_result_is_what_the_constructor_builds(
+    check: PlannedCheck, status: str, extra: dict[str, str]
+) -> None:
+    built = CheckResult(
+        key=check.key,
+        what=check.what,
+        rules=check.rules,
+        status=status,
+        step=check.step,
+        line=check.line,
+        **extra,
+    )
+    fast = _result(check, status, **extra)
+    assert fast == built and hash(fast) == hash(built) and repr(fast) == repr(built)
+    assert dataclasses.asdict(fast) == dataclasses.asdict(built)
+    # Still frozen: a result is a value.
+    try:
+        fast.status = "pass"  # type: ignore[misc]
+    except dataclasses.FrozenInstanceError:
+        pass
+    else:
+        raise AssertionError("a CheckResult built by the ledger could be changed")
+
+
+def test_every_field_of_a_result_is_set() -> None:
+    # A field added to CheckResult must be set by _result too (its default, if optional).
+    check = PlannedCheck("step 1 accepted", "accepted", 1, 7, ("END-1",))
+    fast = _result(check, "pass")
+    assert set(vars(fast)) == {f.name for f in dataclasses.fields(CheckResult)}
+
+
+def test_outcome_counts_from_the_checks() -> None:
+    plan = [
+        PlannedCheck("step 1 accepted", "accepted", 1, 3, ("LAYOFF-1",)),
+        PlannedCheck("step 1 totals", "totals", 1, 4, ("SCORE-4",)),
+        PlannedCheck("final turn", "turn", None, 9, ("DEAL-5",)),
+    ]
+    ledger = Ledger(plan, "scenarios/x.yaml")
+    ledger.passed(plan[0])
+    ledger.failed(plan[1], [Mismatch("totals", "[0, 50]", "[0, 30]")], kind="action", signature="s")
+    ledger.not_graded(ledger.rest(1), "divergence", "after step 1")
+    outcome = ledger.outcome()
+    assert outcome["status"] == "fail"
+    assert outcome["failed_rules"] == ("SCORE-4",)
+    assert [r.status for r in outcome["checks"]] == ["pass", "fail", "not_graded"]
+    assert outcome["failing_step"] == "step 1 totals (action, scenarios/x.yaml:4)"
