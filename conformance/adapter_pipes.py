@@ -113,6 +113,16 @@ class StdoutLines:
             self._pending.append(EOF())
             self._eof = True
             return True
+        if (
+            not self._buf
+            and not self._dropping
+            and chunk.find(b"\n") == len(chunk) - 1
+            and len(chunk) <= self._max
+        ):
+            # The usual read: exactly one whole answer line. (A line of the limit's length
+            # plus its newline takes the general path below, which reports it.)
+            self._pending.append(chunk[:-1])
+            return True
         start = 0
         while start < len(chunk):
             newline = chunk.find(b"\n", start)

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping
 from functools import lru_cache
+from itertools import chain
 from typing import Any
 
 from conformance.profiles import Pack
@@ -36,7 +37,7 @@ def invariant_problems(state: Mapping[str, Any], players: int, pack: Pack) -> li
     problems: list[str] = []
     if len(hands) != players:
         problems.append(f"{len(hands)} hands for {players} players")
-    cards: list[Any] = [card for hand in hands for card in hand]
+    cards: list[Any] = list(chain.from_iterable(hands))
     for meld in state.get("table") or ():
         if isinstance(meld, Mapping) and isinstance(meld.get("cards"), list):
             cards += meld["cards"]
