@@ -56,6 +56,10 @@ class Driver(Protocol):
     def profile(self) -> str:
         """The profile the run grades."""
 
+    def next_first(self) -> Ahead | None:
+        """The next case's first request, sent ahead with this case's last (None: none);
+        worked out at the first call."""
+
 
 @dataclass(frozen=True)
 class Gap:
@@ -260,7 +264,6 @@ class CaseWalk:
         judge: Judge,
         exchange: Exchange,
         runner: Driver,
-        next_first: Ahead | None,
     ) -> None:
         self.scenario = scenario
         self.judge = judge
@@ -268,7 +271,6 @@ class CaseWalk:
         self.exchange = exchange
         #: The CaseRunner: its session (in flight, discard), profile and tracked dealer.
         self.runner = runner
-        self.next_first = next_first
         self.profile = runner.profile
 
     # -- melds ----------------------------------------------------------------------------------
@@ -282,7 +284,7 @@ class CaseWalk:
         for i, (check, request) in enumerate(asked):
             # Every request is known: each goes out while the one before is graded, and after
             # the last, the next case's first.
-            then = asked[i + 1][1] if i + 1 < len(asked) else self.next_first
+            then = asked[i + 1][1] if i + 1 < len(asked) else self.runner.next_first()
             planned = self.ledger.of_step(check.index + 1)
             try:
                 answer = self.exchange(None if self.runner.session.in_flight else request, then)
@@ -293,15 +295,22 @@ class CaseWalk:
                 self.ledger.not_graded(planned, "op", note)
                 continue
             self.judge.melds(planned, check.op, check.request, answer)
+            if i == 0:
+                self.runner.next_first()  # while the adapter answers the second check
 
     # -- turns and deals ------------------------------------------------------------------------
 
-    def steps(self, setup: Request) -> None:
-        """The setup, every step, then ``final``."""
+    def steps(self, setup: Callable[[], Request]) -> None:
+        """The setup (``setup()`` builds its request, when it has not gone ahead), every
+        step, then ``final``."""
         steps = self.scenario.steps
         planned: list[Request | Ahead | None] = [planned_request(s) for s in steps]
-        planned.append(self.next_first)
+        if not steps:
+            planned.append(self.runner.next_first())
         state = self._setup(setup, planned[0])
+        if steps:
+            # Worked out while the adapter plays step 1; sent with the last step.
+            planned.append(self.runner.next_first())
         last: StepOutcome | None = None
         for step in steps:
             number = step.index + 1
@@ -338,14 +347,16 @@ class CaseWalk:
             else:
                 self.judge.final(final, state)
 
-    def _setup(self, request: Request, then: Request | Ahead | None) -> dict[str, Any]:
+    def _setup(
+        self, request: Callable[[], Request], then: Request | Ahead | None
+    ) -> dict[str, Any]:
         setup = self.scenario.setup_for(self.profile)
         assert setup is not None
         # Who deals, as the setup says; kept for engines that do not model the dealer.
         given = setup.state or setup.deal
         self.runner.tracked_dealer = int(given["dealer"]) if given is not None else None
         # Sent ahead with the previous case's last request, unless that was not possible.
-        answer = self.exchange(None if self.runner.session.in_flight else request, then)
+        answer = self.exchange(None if self.runner.session.in_flight else request(), then)
         state: dict[str, Any] = answer["state"]
         for check in self.ledger.of_step(0):
             self.judge.invariants(check, state, "setup")
