@@ -168,7 +168,7 @@ class CaseRunner:
         self._next_first: Ahead | object | None = None
         self._handshake: Handshake | None = None
         self._sent_for: Scenario | None = None
-        #: The judge made for the next case while its first request was chosen (melds).
+        #: The judge made for the next case with its first request (CaseRunner.next_first).
         self._judge_ahead: tuple[Scenario, Judge] | None = None
 
     @property
