@@ -368,7 +368,8 @@ def test_the_page_recounts_from_the_cases_never_the_summary(
     path = write(tmp_path, "t.json", tampered)
     page = tmp_path / "p.html"
     assert main(["report", path, "--html", str(page)]) == 0
-    text = page.read_text(encoding="utf-8")
+    # The page names the report's file, whose folder pytest numbers (pytest-282 happens).
+    text = page.read_text(encoding="utf-8").replace(str(tmp_path), "TMP")
     assert "282" not in text
     assert "pagat 1/3, checks 7/10 graded" in text
     assert "its summary does not match its cases" in text
