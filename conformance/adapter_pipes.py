@@ -63,6 +63,8 @@ class StdoutLines:
         self._dropping = False  # inside an oversized line: drop bytes up to its newline
         self._pending: collections.deque[Item] = collections.deque()
         self._eof = False
+        #: The last read emptied the pipe (see quiet); set per call of next.
+        self._drained = False
         # poll, not select: the fd may be numbered above 1023.
         self._poller = select.poll()
         self._poller.register(fd, select.POLLIN | select.POLLHUP | select.POLLERR)
@@ -75,6 +77,7 @@ class StdoutLines:
     def next(self, timeout: float) -> Item | None:
         """The next item, waiting at most ``timeout`` seconds; None when none came."""
         deadline = time.monotonic() + timeout
+        self._drained = False
         while not self._pending:
             if self._eof:
                 return EOF()
@@ -94,6 +97,12 @@ class StdoutLines:
         """
         if self._pending or self._eof:
             return False
+        if self._drained:
+            # The read that brought the line just handed out emptied the pipe: nothing more
+            # had been said then, a few microseconds ago. (No poll on the path from an answer
+            # to the next request, where the adapter waits.)
+            self._drained = False
+            return True
         if self._poller.poll(0):
             self._fill()
         return not self._pending and not self._eof
@@ -106,6 +115,8 @@ class StdoutLines:
             return False
         except OSError:
             chunk = b""
+        # A pipe's read returns all it holds, up to the size asked: a shorter read emptied it.
+        self._drained = len(chunk) < READ_CHUNK
         if not chunk:
             if self._buf and not self._dropping:
                 self._pending.append(Unterminated(bytes(self._buf)))

@@ -153,6 +153,12 @@ def wait_exit(proc: subprocess.Popen[bytes], timeout: float) -> int | None:
     return proc.wait() if ready else proc.poll()
 
 
+#: ``waitid`` flags that look for an exit without waiting or reaping.
+_RUNNING_FLAGS: Final = (
+    getattr(os, "WEXITED", 0) | getattr(os, "WNOHANG", 0) | getattr(os, "WNOWAIT", 0)
+)
+
+
 class AdapterProcess:
     """A running adapter: its process (leader of its own group), pipes and memory watch.
 
@@ -214,6 +220,22 @@ class AdapterProcess:
     def poll(self) -> int | None:
         """The exit code once the adapter has exited, else None."""
         return self.proc.poll()
+
+    def running(self) -> bool:
+        """True while the adapter has not exited: :meth:`poll`'s answer without reaping it.
+
+        One ``waitid`` that leaves the child to be reaped (``WNOWAIT``), without Popen's lock
+        and bookkeeping: asked before every request sent ahead, between an answer's arrival
+        and the next request's write, where the adapter waits on the harness.
+        """
+        if self.proc.returncode is not None:
+            return False
+        try:
+            return os.waitid(os.P_PID, self.proc.pid, _RUNNING_FLAGS) is None
+        except ChildProcessError:
+            return False  # reaped meanwhile (Popen.poll on another thread): it has exited
+        except (AttributeError, OSError):
+            return self.proc.poll() is None
 
     def check_memory(self, when: str) -> None:
         """Kill the group and raise when it uses more than its memory limit.

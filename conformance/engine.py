@@ -424,7 +424,7 @@ class EngineSession:
         """Write ``then`` now if the adapter is quiet and running; keep a failure for later."""
         adapter = self._adapter
         assert adapter is not None
-        if not adapter.stdout.quiet() or adapter.poll() is not None:
+        if not adapter.stdout.quiet() or not adapter.running():
             return
         if then.ahead.opens_section:
             self._stderr.mark_ahead()
