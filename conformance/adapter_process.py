@@ -106,6 +106,12 @@ def signal_group(pgid: int, sig: signal.Signals) -> None:
 
 def group_has_live_members(pgid: int) -> bool:
     """True while a non-zombie process of group ``pgid`` exists."""
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False  # the usual end: the group is empty, no scan of /proc needed
+    except PermissionError:
+        pass
     proc_dir = "/proc"
     if not os.path.isdir(proc_dir):
         try:

@@ -147,18 +147,22 @@ def _result(check: PlannedCheck, status: str, **extra: Any) -> CheckResult:
     between an answer and the next request. tests/conformance/test_ledger.py proves the two
     equal."""
     result = object.__new__(CheckResult)
-    fields = {**_UNSET, **extra}
-    fields.update(
+    result.__dict__.update(
         key=check.key,
         what=check.what,
         rules=check.rules,
         status=status,
         step=check.step,
         line=check.line,
+        cause=extra.get("cause"),
+        note=extra.get("note"),
+        diff=extra.get("diff"),
+        signature=extra.get("signature"),
     )
-    result.__dict__.update(fields)
+    if extra and not _OPTIONAL.issuperset(extra):
+        raise TypeError(f"CheckResult has no field {sorted(set(extra) - _OPTIONAL)}")
     return result
 
 
-#: The optional fields of a CheckResult at their defaults.
-_UNSET: dict[str, Any] = {"cause": None, "note": None, "diff": None, "signature": None}
+#: The optional fields of a CheckResult (their default: None).
+_OPTIONAL = frozenset({"cause", "note", "diff", "signature"})

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -79,3 +80,9 @@ def test_outcome_counts_from_the_checks() -> None:
     assert outcome["failed_rules"] == ("SCORE-4",)
     assert [r.status for r in outcome["checks"]] == ["pass", "fail", "not_graded"]
     assert outcome["failing_step"] == "step 1 totals (action, scenarios/x.yaml:4)"
+
+
+def test_a_field_the_result_does_not_have_is_refused() -> None:
+    check = PlannedCheck("step 1 accepted", "accepted", 1, 7, ("END-1",))
+    with pytest.raises(TypeError, match="dif"):
+        _result(check, "fail", dif="x")  # misspelt: never dropped silently
