@@ -6,6 +6,9 @@ shared machine affects them alike, and the table shows medians:
 - **echo floor**: the request lines of a real corpus run, replayed by a minimal
   write-a-line, read-a-line loop to an adapter that answers every line with ``{}``;
 - **bare replay**: the same lines, the same loop, the reference adapter;
+- **session alone**: the same lines through the harness's own adapter session, one request
+  ahead, every request and answer validated, nothing graded: what the protocol's mechanics
+  cost apart from grading;
 - **harness**: the harness itself running the (already loaded) corpus against the
   reference; the ratio harness ÷ bare replay is what the harness costs, taken per round
   (the harness right after its bare replay) and shown as the median with its spread;
@@ -29,7 +32,9 @@ from __future__ import annotations
 
 import argparse
 import compileall
+import contextlib
 import functools
+import json
 import os
 import platform
 import statistics
@@ -44,6 +49,8 @@ from pathlib import Path
 from conformance.catalogue import load_catalogue
 from conformance.cli import select
 from conformance.corpus import default_corpus_dir
+from conformance.engine import EngineSession, Request
+from conformance.errors import EngineReportedError
 from conformance.profiles import DEFAULT_PROFILE
 from conformance.runner import RunOptions, run_scenarios
 from conformance.scenarios import Scenario, load_corpus
@@ -92,6 +99,32 @@ def replay(argv: Sequence[str], lines: Sequence[bytes]) -> tuple[float, float]:
     child.wait()
     end = time.perf_counter()
     return end - begin, end - after_hello
+
+
+def session_replay(argv: Sequence[str], lines: Sequence[bytes]) -> Sample:
+    """The same request lines through the harness's own session, graded on nothing: one
+    request ahead, every request and answer validated, encoded and decoded as in a run.
+
+    What the protocol's mechanics cost, apart from grading (harness ÷ this is grading's).
+    """
+    requests: list[Request] = []
+    for line in lines:
+        message = json.loads(line)
+        op = message.pop("op")
+        message.pop("id")
+        if op not in ("hello", "bye"):  # the session says those itself
+            requests.append((op, message))
+    begin = time.perf_counter()
+    session = EngineSession(argv)
+    session.start()
+    try:
+        for index, request in enumerate(requests):
+            then = requests[index + 1] if index + 1 < len(requests) else None
+            with contextlib.suppress(EngineReportedError):
+                session.exchange(None if session.in_flight else request, then=then)
+    finally:
+        session.close()
+    return Sample(time.perf_counter() - begin)
 
 
 def command(argv: Sequence[str]) -> Sample:
@@ -146,7 +179,14 @@ def byte_compile() -> bool:
 def main() -> int:
     """Measure every row ``--repeat`` times, interleaved, and print one Markdown table."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeat", type=int, default=3, help="rounds of every measurement")
+    parser.add_argument(
+        "--repeat",
+        type=int,
+        default=9,
+        help="rounds of every measurement; the harness ratio is the median of the rounds' "
+        "ratios (a shared machine's speed drifts by half within minutes: with few rounds, one "
+        "slow minute decides it)",
+    )
     parser.add_argument(
         "--workers", action="store_true", help="also time --workers 2 and 4, and a slow engine"
     )
@@ -190,6 +230,7 @@ def main() -> int:
         "echo": lambda: Sample(replay(ECHO, lines)[0]),
         "bare": bare,
         "harness": lambda: harness(REFERENCE, scenarios, options()),
+        "session": lambda: session_replay(REFERENCE, lines),
         "run": lambda: command([PY, "-m", "conformance", "run", "--profile", args.profile]),
         "check": lambda: command([PY, "-m", "conformance", "check"]),
     }
@@ -228,6 +269,13 @@ def main() -> int:
     print("|---|---|---|---|")
     print(f"| echo floor: replay to an adapter answering `{{}}` | {wall('echo'):.3f} s | | |")
     print(f"| bare replay to the reference | {wall('bare'):.3f} s | | |")
+    session = statistics.median(
+        s.wall / b.wall for b, s in zip(samples["bare"], samples["session"], strict=True)
+    )
+    print(
+        f"| the harness's session alone, nothing graded (÷ bare replay) | "
+        f"{wall('session'):.3f} s ({session:.2f}) | | |"
+    )
     # Paired: each round's harness over the same round's bare replay, run just before it,
     # so that a machine that slows down between rounds moves both. The median of those is
     # the verdict; the spread shows how noisy the machine was.
