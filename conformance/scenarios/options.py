@@ -86,26 +86,49 @@ _LEAVES: frozenset[type] = frozenset({str, int, bool, float, type(None)})
 def resolve(value: Any, ruling: Ruling, disputed: str | None) -> Any:
     """``value`` with every ``by_option`` replaced by the branch of the engine's option.
 
+    Unchanged parts are shared, not copied (expectations are only read); a mapping or list
+    with a part resolved otherwise is copied once.
+
     :raises NoValue: when a ``by_option`` has no branch for the option ``ruling`` gives.
     """
-    if type(value) in _LEAVES:
-        return value  # most of an expectation: card codes and numbers (no ABC check)
-    if isinstance(value, Mapping):
+    kind = type(value)
+    if kind in _LEAVES:
+        return value  # card codes and numbers: most of an expectation
+    if kind is list:
+        return _resolve_list(value, ruling, disputed)
+    if kind is dict or isinstance(value, Mapping):
         if is_by_option(value):
             point, branches = branches_of(value["by_option"], disputed)
             option = ruling(point) if point is not None else None
             if option is None or option not in branches:
                 raise NoValue(point, option)
             return resolve(branches[option], ruling, disputed)
-        items = {k: resolve(v, ruling, disputed) for k, v in value.items()}
-        # Unchanged parts are shared, not copied (expectations are only read).
-        if all(items[k] is v for k, v in value.items()):
-            return value
-        return items
+        changed: dict[Any, Any] | None = None
+        for key, item in value.items():
+            if type(item) in _LEAVES:
+                continue
+            new = resolve(item, ruling, disputed)
+            if new is not item:
+                if changed is None:
+                    changed = dict(value)
+                changed[key] = new
+        return value if changed is None else changed
     if isinstance(value, list):
-        resolved = [resolve(v, ruling, disputed) for v in value]
-        return value if all(r is v for r, v in zip(resolved, value, strict=True)) else resolved
+        return _resolve_list(value, ruling, disputed)
     return value
+
+
+def _resolve_list(value: list[Any], ruling: Ruling, disputed: str | None) -> list[Any]:
+    changed: list[Any] | None = None
+    for index, item in enumerate(value):
+        if type(item) in _LEAVES:
+            continue
+        new = resolve(item, ruling, disputed)
+        if new is not item:
+            if changed is None:
+                changed = list(value)
+            changed[index] = new
+    return value if changed is None else changed
 
 
 def varies(value: Any) -> bool:
