@@ -91,7 +91,8 @@ class StdoutLines:
         return self._pending.popleft()
 
     def quiet(self) -> bool:
-        """True when no further line or end-of-file is waiting (a poll that never blocks).
+        """True when no further line or end-of-file is waiting: what the read that brought
+        the last line showed, if it emptied the pipe, else a poll that never blocks.
 
         Whatever is found stays queued for :meth:`next`.
         """
