@@ -15,9 +15,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from types import MappingProxyType
 from typing import TYPE_CHECKING
 
+from conformance.optionfacts import EngineFacts
 from conformance.profiles import default_profiles
 
 if TYPE_CHECKING:
@@ -67,6 +69,13 @@ class Declarations:
         """The option the engine plays on ``point`` (None: the profile does not rule on it
         and the engine declared nothing)."""
         return self.rulings.get(point)
+
+    @cached_property
+    def facts(self) -> EngineFacts | None:
+        """The profile's facts under these rulings (packs, hand sizes, wild cards), worked
+        out once per engine; None for a profile the harness does not know."""
+        profile = default_profiles().get(self.profile)
+        return None if profile is None else EngineFacts(profile, self.ruling)
 
     def differs(self, point: str) -> bool:
         """True when the engine plays another option on ``point`` than its profile does."""

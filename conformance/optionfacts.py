@@ -19,7 +19,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from conformance.profiles import Pack, ProfileData
+from conformance.profiles import Pack, ProfileData, ProfileError
 
 OPTION_FACTS = Path(__file__).resolve().parent / "data" / "option_facts.json"
 
@@ -93,6 +93,63 @@ def meld_wild_limit(profile: ProfileData, kind: str, ruling: Ruling) -> int | No
             limit = int(entry["most"])
             most = limit if most is None else min(most, limit)
     return most
+
+
+class EngineFacts:
+    """One profile's facts under one engine's rulings, each worked out at its first use.
+
+    A run asks the same questions for every case (the pack for four players, the wild
+    ranks, a trio's wild-card limit); :class:`conformance.declarations.Declarations` keeps
+    one of these, so each is answered once per engine instead of once per case.
+    """
+
+    def __init__(self, profile: ProfileData, ruling: Ruling) -> None:
+        self.profile = profile
+        self._ruling = ruling
+        self._packs: dict[int, Pack] = {}
+        self._other: dict[int, Pack | None] = {}
+        self._sizes: dict[int, int] = {}
+        self._limits: dict[str, int | None] = {}
+        self._wild: frozenset[str] | None = None
+
+    def pack(self, players: int) -> Pack:
+        """:func:`pack` for ``players``. :raises ProfileError: as it does."""
+        found = self._packs.get(players)
+        if found is None:
+            found = self._packs[players] = pack(self.profile, players, self._ruling)
+        return found
+
+    def other_pack(self, players: int) -> Pack | None:
+        """The engine's pack for ``players`` when it is not the profile's own; None when it
+        is, or when the profile has no such player count."""
+        if players not in self._other:
+            try:
+                theirs = self.pack(players)
+                other = None if theirs == self.profile.pack(players) else theirs
+            except ProfileError:
+                other = None
+            self._other[players] = other
+        return self._other[players]
+
+    def hand_size(self, deal_number: int) -> int:
+        """:func:`hand_size` for deal ``deal_number``. :raises ProfileError: as it does."""
+        found = self._sizes.get(deal_number)
+        if found is None:
+            found = self._sizes[deal_number] = hand_size(self.profile, deal_number, self._ruling)
+        return found
+
+    @property
+    def wild_ranks(self) -> frozenset[str]:
+        """:func:`wild_ranks` under the engine's rulings."""
+        if self._wild is None:
+            self._wild = wild_ranks(self.profile, self._ruling)
+        return self._wild
+
+    def meld_wild_limit(self, kind: str) -> int | None:
+        """:func:`meld_wild_limit` for a meld of ``kind``."""
+        if kind not in self._limits:
+            self._limits[kind] = meld_wild_limit(self.profile, kind, self._ruling)
+        return self._limits[kind]
 
 
 def points() -> dict[str, tuple[str, ...]]:

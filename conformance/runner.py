@@ -35,7 +35,7 @@ from conformance.errors import (
     InvalidRequest,
 )
 from conformance.grading.answers import Judge
-from conformance.grading.expect import applies, resolved
+from conformance.grading.expect import applicable
 from conformance.grading.ledger import Ledger
 from conformance.grading.walk import (
     LEVEL_CAPABILITIES,
@@ -47,7 +47,6 @@ from conformance.grading.walk import (
     why_ungradable,
 )
 from conformance.memlimit import DEFAULT_MEMORY_LIMIT
-from conformance.optionfacts import pack
 from conformance.profiles import DEFAULT_PROFILE, ProfileData, ProfileError, default_profiles
 from conformance.results import (
     CASE_TEXT_FIELDS,
@@ -58,6 +57,7 @@ from conformance.results import (
     count_statuses,
 )
 from conformance.scenarios import Scenario, corpus_digest
+from conformance.scenarios.model import PlannedCheck
 from conformance.textsafe import cap_total
 
 if TYPE_CHECKING:  # imported where used: only --properties needs the laws
@@ -158,9 +158,10 @@ class CaseRunner:
         #: Each case's gap (or None) for the current declarations: asked when its first
         #: request may go ahead and again when it is graded.
         self._gaps: dict[int, tuple[Scenario, Gap | None]] = {}
-        #: Each case's checks resolved under the current declarations (grading.expect).
-        #: (keyed by the case object, which is kept: a caller may grade two cases of one id).
-        self._values_of: dict[int, tuple[Scenario, dict[str, Any]]] = {}
+        #: Each case's applicable checks and their values under the current declarations
+        #: (grading.expect.applicable), keyed by the case object, which is kept: a caller
+        #: may grade two cases of one id.
+        self._values_of: dict[int, tuple[Scenario, tuple[list[PlannedCheck], dict[str, Any]]]] = {}
         # The next case's first request, sent with this case's last (cross-case ahead),
         # and the case it was sent for once it went.
         self._upcoming: Scenario | None = None
@@ -404,19 +405,16 @@ class CaseRunner:
         # Each check resolved once for this engine: which apply, then what they expect.
         known = self._values_of.get(id(scenario))
         if known is not None and known[0] is scenario:
-            values = known[1]
+            plan, values = known[1]
         else:
-            values = {c.key: resolved(c, declared, disputed) for c in scenario.plan_for(profile)}
-            self._values_of[id(scenario)] = (scenario, values)
-        plan = [
-            c for c in scenario.plan_for(profile) if applies(c, declared, disputed, values[c.key])
-        ]
+            plan, values = applicable(scenario.plan_for(profile), declared, disputed)
+            self._values_of[id(scenario)] = (scenario, (plan, values))
         players = scenario_players(scenario)
-        facts = default_profiles().get(profile)
+        facts = declared.facts
         the_pack = None
         if players is not None and facts is not None:
             with contextlib.suppress(ProfileError):
-                the_pack = pack(facts, players, declared.ruling)
+                the_pack = facts.pack(players)
         return Judge(
             ledger=Ledger(plan, scenario.path),
             declared=declared,

@@ -8,7 +8,7 @@ does not model, or a reason check without the ``reasons`` capability each leave 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -107,6 +107,26 @@ def applies(
     if check.what == "unchanged":
         return rejects(value)
     return True
+
+
+def applicable(
+    plan: Sequence[PlannedCheck], declared: Declarations, disputed: str | None
+) -> tuple[list[PlannedCheck], dict[str, Any]]:
+    """The checks of ``plan`` that exist under the engine's options (:func:`applies`), and
+    the value of each check written per option under them (:func:`resolved`), by key.
+
+    A check used as written needs no resolving: only those that vary are in the values.
+    """
+    values: dict[str, Any] = {}
+    kept: list[PlannedCheck] = []
+    for check in plan:
+        if check.varies:
+            value = values[check.key] = resolved(check, declared, disputed)
+        else:
+            value = check.expected
+        if applies(check, declared, disputed, value):
+            kept.append(check)
+    return kept, values
 
 
 #: Check kinds that are not state fields (``models`` does not apply to them).

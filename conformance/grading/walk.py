@@ -22,7 +22,6 @@ from conformance.errors import EngineReportedError
 from conformance.grading.answers import Judge, StepOutcome
 from conformance.grading.expect import held
 from conformance.grading.ledger import Ledger
-from conformance.optionfacts import hand_size, meld_wild_limit, pack, wild_ranks
 from conformance.profiles import (
     DEFAULT_PROFILE,
     Pack,
@@ -126,15 +125,17 @@ def _crowded_meld(state: Mapping[str, Any], declared: Declarations) -> str | Non
     hold (conformance.optionfacts.meld_wild_limit), which it cannot load: a run with a joker
     beside a natural 2 where 2s are wild and the joker limit is kept (VARIANT-03 ``kept``,
     DISPUTE-25 ``wild``). None when every meld is within them."""
-    facts = default_profiles().get(declared.profile)
+    facts = declared.facts
     if facts is None:
         return None
-    wild = wild_ranks(facts, declared.ruling)
     for i, meld in enumerate(state.get("table") or ()):
         kind, cards = meld.get("kind"), meld.get("cards") or ()
-        most = meld_wild_limit(facts, str(kind), declared.ruling)
+        most = facts.meld_wild_limit(str(kind))
+        if most is None:
+            continue
+        wild = facts.wild_ranks
         held = sum(1 for c in cards if c == JOKER or str(c)[:-1] in wild)
-        if most is not None and held > most:
+        if held > most:
             return (
                 f"a {kind} (table[{i}]) with {held} wild cards, more than the {most} the "
                 "engine's rulings let a meld hold"
@@ -145,14 +146,8 @@ def _crowded_meld(state: Mapping[str, Any], declared: Declarations) -> str | Non
 def _engine_pack(declared: Declarations, players: int) -> Pack | None:
     """The pack the engine deals ``players`` players under its rulings, or None when it is
     the profile's own (or the profile has no such count)."""
-    facts = default_profiles().get(declared.profile)
-    if facts is None:
-        return None
-    try:
-        own, theirs = facts.pack(players), pack(facts, players, declared.ruling)
-    except ProfileError:
-        return None
-    return None if theirs == own else theirs
+    facts = declared.facts
+    return None if facts is None else facts.other_pack(players)
 
 
 def _state_for(setup: Setup, declared: Declarations) -> dict[str, Any] | None:
@@ -205,12 +200,12 @@ def _deal_for(given: Mapping[str, Any], setup: Setup, declared: Declarations) ->
         of a card for an engine playing two packs) or its hands hold more than it deals.
     """
     deal = dict(given)
-    facts = default_profiles().get(declared.profile)
+    facts = declared.facts
     if setup.deck_spec is not None and facts is not None:
-        size = hand_size(facts, deal["deal_number"], declared.ruling)
-        other_pack = _engine_pack(declared, deal["players"])
-        if size != facts.hand_size(deal["deal_number"]) or other_pack is not None:
-            the_pack = other_pack or facts.pack(deal["players"])
+        size = facts.hand_size(deal["deal_number"])
+        other_pack = facts.other_pack(deal["players"])
+        if size != facts.profile.hand_size(deal["deal_number"]) or other_pack is not None:
+            the_pack = other_pack or facts.profile.pack(deal["players"])
             deal["deck"] = composed(
                 setup.deck_spec,
                 deal["players"],
@@ -403,12 +398,12 @@ class CaseWalk:
                     expected[check.what] = value
         players, dealer, deal_number = deal_context(step, context, expected, self.profile)
         self.runner.tracked_dealer = dealer
-        facts = default_profiles().get(self.profile)
+        facts = self.judge.declared.facts
         try:
             if facts is None:
                 raise ProfileError(f"unknown profile {self.profile!r}")
-            size = hand_size(facts, deal_number, self.judge.declared.ruling)
-            the_pack = pack(facts, players, self.judge.declared.ruling)
+            size = facts.hand_size(deal_number)
+            the_pack = facts.pack(players)
             deck = composed(step.deck, players, dealer, deal_number, the_pack, size)
         except (ProfileError, ValueError) as exc:
             return f"step {step.index + 1} cannot be dealt under the engine's rulings: {exc}"
