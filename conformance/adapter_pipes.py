@@ -90,6 +90,13 @@ class StdoutLines:
                 return None
         return self._pending.popleft()
 
+    def ready(self) -> bool:
+        """True when :meth:`next` would hand out an item at once (a whole line, end-of-file or
+        a line past the limit), found without waiting; whatever is read stays queued."""
+        while not self._pending and not self._eof and self._poller.poll(0) and self._fill():
+            pass  # a part of a line: read on while the pipe holds more (or its end)
+        return bool(self._pending) or self._eof
+
     def quiet(self) -> bool:
         """True when no further line or end-of-file is waiting: what the read that brought
         the last line showed, if it emptied the pipe, else a poll that never blocks.

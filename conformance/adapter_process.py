@@ -274,13 +274,15 @@ class AdapterProcess:
         exit_seen: float | None = None
         while True:
             remaining = deadline - time.monotonic()
-            if remaining <= 0:
+            # Past the deadline, an answer already in the pipe still counts: the harness was
+            # late to look (a loaded machine, its own work), not the adapter to answer.
+            item = self.stdout.next(min(max(remaining, 0.0), POLL))
+            if type(item) is bytes:
+                return item  # a complete line: the usual case, tested first
+            if item is None and remaining <= 0:
                 raise EngineTimeout(
                     f"no answer to {op} (id {request_id}) within {timeout:g} s", timeout=timeout
                 )
-            item = self.stdout.next(min(remaining, POLL))
-            if type(item) is bytes:
-                return item  # a complete line: the usual case, tested first
             if item is None:
                 # An exited adapter whose stdout is held open by a grandchild
                 # never sends EOF: notice the exit itself, not the timeout.

@@ -28,7 +28,7 @@ from __future__ import annotations
 import contextlib
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from types import TracebackType
 from typing import Any, Final
@@ -198,6 +198,7 @@ class EngineSession:
         self._broken = False
         # A request sent ahead (exchange's ``then``), or the error its sending met.
         self._ahead: _Sent | EngineError | None = None
+        self._waiting_work: list[Callable[[], None]] = []  # see while_waiting
 
     # -- life cycle ---------------------------------------------------------
 
@@ -252,7 +253,7 @@ class EngineSession:
             self._spawn()
         try:
             answer = self._exchange("hello", {"protocol": PROTOCOL_VERSION}, self.start_timeout)
-            self.handshake = self._read_handshake(answer)
+            self.handshake = _read_handshake(answer)
         except EngineError as exc:
             self._broken = True
             self._shutdown()
@@ -291,6 +292,7 @@ class EngineSession:
         if not self._in_use.acquire(blocking=False):
             adapter.kill()
             return
+        self._waiting_work.clear()  # for cases this session will not run
         try:
             if (
                 not self._broken
@@ -370,6 +372,16 @@ class EngineSession:
         with self._in_use:
             return self._request(request, prepared)
 
+    def while_waiting(self, work: Callable[[], None]) -> None:
+        """Do ``work`` (once) the next time an answer is awaited and not in yet: the
+        harness's own preparation, done while the adapter works, not while it waits.
+
+        It may never run: its caller does it at a fixed point then, so its result must not
+        depend on when it runs (nor, then, what the adapter is sent). It must not raise.
+        """
+        if work not in self._waiting_work:
+            self._waiting_work.append(work)
+
     def discard(self) -> None:
         """Read and drop the answer to the request sent ahead, if any.
 
@@ -444,18 +456,12 @@ class EngineSession:
         adapter = self._adapter
         assert adapter is not None
         op, request_id, deadline, timeout = sent.op, sent.id, sent.deadline, sent.timeout
+        while self._waiting_work and not adapter.stdout.ready():
+            self._waiting_work.pop(0)()
         item = adapter.read_line(op, request_id, deadline, timeout)
         if then is not None:
             self._send_ahead(then)
         return _checked_answer(op, request_id, item)
-
-    def _read_handshake(self, answer: dict[str, Any]) -> Handshake:
-        check_version(answer)
-        try:
-            validate_response("hello", answer)
-        except ProtocolError as exc:
-            raise HandshakeError(f"malformed hello answer: {exc.message}") from exc
-        return Handshake.from_hello(answer)
 
     # -- teardown -----------------------------------------------------------
 
@@ -465,11 +471,21 @@ class EngineSession:
         if adapter is None:
             return
         self._ahead = None
+        self._waiting_work.clear()
         self._stderr.drop_ahead()
         adapter.shutdown(graceful=not self._broken)
         # _broken stays as it was: a session killed for an error refuses requests
         # until start()/restart() clears it.
         self._adapter = None
+
+
+def _read_handshake(answer: dict[str, Any]) -> Handshake:
+    check_version(answer)
+    try:
+        validate_response("hello", answer)
+    except ProtocolError as exc:
+        raise HandshakeError(f"malformed hello answer: {exc.message}") from exc
+    return Handshake.from_hello(answer)
 
 
 __all__ = [

@@ -230,6 +230,14 @@ class CaseRunner:
         assert next_first is None or isinstance(next_first, Ahead)
         return next_first
 
+    def _prepare_next(self) -> None:
+        """:meth:`next_first` ahead of its fixed point, while the adapter works on a request
+        (EngineSession.while_waiting). Its result is the same whenever it is worked out; one
+        that fails here is worked out again at the fixed point, which meets the failure."""
+        if self._next_first is _NOT_YET and self._handshake is not None:
+            with contextlib.suppress(Exception):
+                self.next_first()
+
     def _first_request(self, upcoming: Scenario | None, handshake: Handshake) -> Ahead | None:
         """The first request of ``upcoming``, to send ahead with this case's last; None when
         that case sends none (it will be unsupported) or should not be sent early."""
@@ -274,6 +282,7 @@ class CaseRunner:
         started = time.monotonic()
         sent_for, self._sent_for = self._sent_for, None
         self._upcoming, self._next_first = upcoming, _NOT_YET
+        self._handshake = None  # set below, once the session this case runs on is known
         if self.session.in_flight and sent_for is not scenario:
             with contextlib.suppress(EngineError):
                 self.session.discard()  # sent for a case that is not this one
@@ -307,8 +316,10 @@ class CaseRunner:
         handshake = self.session.handshake.for_profile(self.options.profile)
         option = graded_option(scenario, self._declared(handshake))
         # The next case's first request is worked out when the walk first asks for it
-        # (next_first), not here: between two cases the adapter waits on the harness.
+        # (next_first), not here: between two cases the adapter waits on the harness. Or
+        # sooner, the first time the harness waits for an answer in this case.
         self._handshake = handshake
+        self.session.while_waiting(self._prepare_next)
         self._deadline = started + self.options.case_timeout
         outcome = self._outcome(scenario, handshake, option)
         self._settle()

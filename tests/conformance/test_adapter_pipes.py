@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import sys
 
-from conformance.adapter_pipes import READ_CHUNK, StdoutLines
+from conformance.adapter_pipes import EOF, READ_CHUNK, StdoutLines, Unterminated
 from conformance.adapter_process import AdapterProcess
 
 
@@ -94,3 +94,26 @@ def test_running_leaves_the_exit_code_to_poll() -> None:
         assert adapter.poll() == 3
     finally:
         adapter.shutdown(graceful=True)
+
+
+def test_ready_tells_a_whole_line_from_part_of_one_and_keeps_what_it_read() -> None:
+    lines, writer = _pipe()
+    assert not lines.ready()  # nothing said yet
+    os.write(writer, b'{"id":')
+    assert not lines.ready()  # half a line is not an answer
+    os.write(writer, b"1}\n")
+    assert lines.ready()
+    assert lines.ready()  # looking again reads nothing more and loses nothing
+    assert lines.next(0) == b'{"id":1}'
+    assert not lines.ready()
+    os.close(writer)
+
+
+def test_end_of_file_is_ready_to_be_handed_out() -> None:
+    lines, writer = _pipe()
+    os.write(writer, b"cut sh")
+    os.close(writer)
+    assert lines.ready()
+    first, second = lines.next(0), lines.next(0)
+    assert isinstance(first, Unterminated) and first.data == b"cut sh"
+    assert isinstance(second, EOF)

@@ -299,3 +299,43 @@ def test_the_next_cases_first_request_goes_with_the_last_and_nothing_is_sent_twi
         run_scenarios(argv, [case], RunOptions(), catalogue=catalogue)
         alone += _recorded_ops(record)[1:-1]  # without hello and bye
     assert _recorded_ops(tmp_path / "together.jsonl") == ["hello", *alone, "bye"]
+
+
+def test_preparing_the_next_case_while_waiting_never_changes_what_the_engine_is_sent(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The next case's judge and first request are worked out the first time the harness
+    # waits for an answer (EngineSession.while_waiting), else at a fixed point in the case.
+    # Which of the two it was depends on timing; the requests sent and the results must not.
+    catalogue = load_catalogue()
+    corpus = load_corpus([Path(__file__).resolve().parents[2] / "scenarios"], catalogue=catalogue)
+    argentine = [s for s in corpus.scenarios if "argentine" in s.profiles]
+    cases = [s for level in ("melds", "turns", "deals") for s in argentine if s.level == level][::9]
+    assert {s.level for s in cases} == {"melds", "turns", "deals"}
+    slow = [sys.executable, str(TEE.parents[1] / "tests" / "fake_adapters" / "hostile_proxy.py")]
+    ran: list[int] = []
+    prepare = CaseRunner._prepare_next
+
+    def counted(self: CaseRunner) -> None:
+        ran.append(1)
+        prepare(self)
+
+    monkeypatch.setattr(CaseRunner, "_prepare_next", counted)
+
+    def sent(adapter: list[str], name: str) -> tuple[list[str], list[tuple[str, str]]]:
+        record = tmp_path / f"{name}.jsonl"
+        argv = [sys.executable, str(TEE), str(record), "--", *adapter]
+        run = run_scenarios(argv, cases, RunOptions(), catalogue=catalogue)
+        return record.read_text().splitlines(), [(r.id, r.status) for r in run.results]
+
+    # A slow engine: the answer is never in when first looked for, so the work is done then.
+    waited = sent([*slow, "--delay", "0.002"], "waited")
+    assert len(ran) >= len(cases) - 1
+    # The work never done while waiting: all of it at the fixed points.
+    monkeypatch.setattr("conformance.engine.EngineSession.while_waiting", lambda self, work: None)
+    ran.clear()
+    fixed = sent(REFERENCE, "fixed")
+    assert ran == []
+    assert waited == fixed
+    # (A few cases are written for interface readings the reference does not declare.)
+    assert {status for _, status in fixed[1]} <= {"pass", "unsupported"}
