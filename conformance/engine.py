@@ -376,8 +376,8 @@ class EngineSession:
         """Do ``work`` (once) the next time an answer is awaited and not in yet: the
         harness's own preparation, done while the adapter works, not while it waits.
 
-        It may never run: its caller does it at a fixed point then, so its result must not
-        depend on when it runs (nor, then, what the adapter is sent). It must not raise.
+        It may never run (its caller does it at a fixed point then): its result must not
+        depend on when it runs. What it raises comes out of the exchange that waited.
         """
         if work not in self._waiting_work:
             self._waiting_work.append(work)

@@ -10,7 +10,7 @@ limits and the requests sent ahead); everything it learns goes to the case's
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -29,7 +29,7 @@ from conformance.profiles import (
     ProfileError,
     default_profiles,
 )
-from conformance.scenarios.model import Check, DeckSpec, Scenario, Setup, Step
+from conformance.scenarios.model import Check, DeckSpec, PlannedCheck, Scenario, Setup, Step
 from conformance.scenarios.packs import conservation_problems, for_pack
 
 #: Capabilities each level needs (docs/protocol.md §2).
@@ -267,6 +267,8 @@ class CaseWalk:
         #: The CaseRunner: its session (in flight, discard), profile and tracked dealer.
         self.runner = runner
         self.profile = runner.profile
+        #: Melds answers received and not graded yet (_grade_later).
+        self._waiting: list[tuple[Sequence[PlannedCheck], Check, Mapping[str, Any]]] = []
 
     # -- melds ----------------------------------------------------------------------------------
 
@@ -276,22 +278,43 @@ class CaseWalk:
         asked = melds_requests(self.scenario, self.profile, self.judge)
         for check in self.scenario.checks:
             self.judge.skip_ungradable(self.ledger.of_step(check.index + 1))
-        for i, (check, request) in enumerate(asked):
-            # Every request is known: each goes out while the one before is graded, and after
-            # the last, the next case's first.
-            then = asked[i + 1][1] if i + 1 < len(asked) else self.runner.next_first()
-            planned = self.ledger.of_step(check.index + 1)
-            try:
-                answer = self.exchange(None if self.runner.session.in_flight else request, then)
-            except EngineReportedError as exc:
-                if exc.kind != "unsupported":
-                    raise
-                note = f"the engine answered unsupported to {check.op}: {exc.message}"
-                self.ledger.not_graded(planned, "op", note)
-                continue
+        try:
+            for i, (check, request) in enumerate(asked):
+                # Every request is known: each goes out while the one before is graded, and
+                # after the last, the next case's first.
+                then = asked[i + 1][1] if i + 1 < len(asked) else self.runner.next_first()
+                planned = self.ledger.of_step(check.index + 1)
+                try:
+                    answer = self.exchange(None if self.runner.session.in_flight else request, then)
+                except EngineReportedError as exc:
+                    if exc.kind != "unsupported":
+                        raise
+                    note = f"the engine answered unsupported to {check.op}: {exc.message}"
+                    self.ledger.not_graded(planned, "op", note)
+                    continue
+                self._grade_later(planned, check, answer)
+                if i == 0:
+                    self.runner.next_first()  # while the adapter answers the second check
+        finally:
+            # Whatever ends the case (its last answer, an engine error), every answer
+            # received is graded: the checks graded so far keep their status.
+            self._grade_waiting()
+
+    def _grade_later(
+        self, planned: Sequence[PlannedCheck], check: Check, answer: Mapping[str, Any]
+    ) -> None:
+        """Grade a melds answer the next time the harness waits for one, or at the case's end.
+
+        No melds answer changes what is asked next, so its grading need not stand between
+        an answer and the next request; it is done in the order the answers came.
+        """
+        self._waiting.append((planned, check, answer))
+        self.runner.session.while_waiting(self._grade_waiting)
+
+    def _grade_waiting(self) -> None:
+        while self._waiting:
+            planned, check, answer = self._waiting.pop(0)
             self.judge.melds(planned, check.op, check.request, answer)
-            if i == 0:
-                self.runner.next_first()  # while the adapter answers the second check
 
     # -- turns and deals ------------------------------------------------------------------------
 

@@ -339,3 +339,30 @@ def test_preparing_the_next_case_while_waiting_never_changes_what_the_engine_is_
     assert waited == fixed
     # (A few cases are written for interface readings the reference does not declare.)
     assert {status for _, status in fixed[1]} <= {"pass", "unsupported"}
+
+
+def test_a_melds_case_cut_short_by_an_engine_error_keeps_the_checks_graded_before() -> None:
+    # Melds answers are graded when the harness next waits, or at the case's end; an
+    # error that ends the case must not leave the answers received before it ungraded.
+    catalogue = load_catalogue()
+    corpus = load_corpus([Path(__file__).resolve().parents[2] / "scenarios"], catalogue=catalogue)
+
+    def first_late_op(case: Scenario) -> int | None:
+        ops = [check.op for check in case.checks]
+        late = [i for i, op in enumerate(ops) if i >= 2 and op not in ops[:i]]
+        return late[0] if late else None
+
+    case = next(
+        s
+        for s in corpus.scenarios
+        if s.level == "melds" and "argentine" in s.profiles and first_late_op(s) is not None
+    )
+    index = first_late_op(case)
+    assert index is not None
+    proxy = TEE.parents[1] / "tests" / "fake_adapters" / "hostile_proxy.py"
+    argv = [sys.executable, str(proxy), "--on", case.checks[index].op, "--do", "crash"]
+    (result,) = run_scenarios(argv, [case], RunOptions(), catalogue=catalogue).results
+    assert result.status == "error"
+    by_step = {c.step: c.status for c in result.checks if c.what == "answer"}
+    assert all(by_step[n] == "pass" for n in range(1, index + 1)), by_step
+    assert by_step[index + 1] == "not_graded"
