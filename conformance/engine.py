@@ -28,6 +28,7 @@ from __future__ import annotations
 import contextlib
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from types import TracebackType
@@ -78,6 +79,9 @@ _POLL: Final = 0.05
 
 #: A request as the caller builds it: its op and its fields (no id).
 Request = tuple[str, Mapping[str, Any]]
+#: Most requests in flight at once (:meth:`EngineSession.exchange`'s ``then``), for an
+#: engine that takes that many (its handshake's ``max_in_flight``; one at a time if none).
+MAX_AHEAD: Final = 2
 
 
 @dataclass(frozen=True)
@@ -90,6 +94,10 @@ class Ahead:
     #: The first request of the next case: what the adapter writes to stderr from now on
     #: belongs to that case (:meth:`EngineSession.mark_stderr` takes this point).
     opens_section: bool = False
+
+
+#: What :meth:`EngineSession.exchange` sends ahead: a request, or a list of them.
+Then = Request | Ahead | list[Request | Ahead] | None
 
 
 @dataclass(frozen=True)
@@ -110,6 +118,48 @@ class _Sent:
     id: int
     deadline: float
     timeout: float
+    #: Written while another request was in flight: the adapter starts on it only once it
+    #: has answered that one, so its time runs from that answer (:class:`_InFlight`).
+    behind: bool = False
+
+
+class _InFlight:
+    """The requests sent ahead, oldest first, or the error a sending met (raised when its
+    answer is asked for); and when the last answer was read."""
+
+    def __init__(self) -> None:
+        self.queue: deque[_Sent | EngineError] = deque()
+        self.answered_at = 0.0
+        #: How many may be in flight: 1 until the handshake says more.
+        self.limit = 1
+
+    def __len__(self) -> int:
+        return len(self.queue)
+
+    def may_take(self, then: _Prepared, adapter: AdapterProcess) -> bool:
+        """Whether ``then`` may be written now (:meth:`EngineSession.exchange`)."""
+        if len(self.queue) >= self.limit or not adapter.running():
+            return False
+        if not self.queue:
+            return adapter.stdout.quiet()
+        # With a request in flight its answer may be in already: only that read tells
+        # chatter from it (an unsolicited line then fails its id check). Nothing goes
+        # behind a failed sending.
+        return not then.ahead.opens_section and not isinstance(self.queue[-1], EngineError)
+
+    def next(self) -> _Sent:
+        """The oldest request in flight, its time limit running from the answer before it
+        when it was written behind that one.
+
+        :raises EngineError: the error met sending it.
+        """
+        sent = self.queue.popleft()
+        if isinstance(sent, EngineError):
+            raise sent
+        if sent.behind:
+            deadline = max(sent.deadline, self.answered_at + sent.timeout)
+            return _Sent(sent.op, sent.id, deadline, sent.timeout)
+        return sent
 
 
 def _prepare(ahead: Ahead, ahead_id: int, session: EngineSession) -> _Prepared | None:
@@ -125,6 +175,25 @@ def _prepare(ahead: Ahead, ahead_id: int, session: EngineSession) -> _Prepared |
         return _Prepared(op, ahead_id, encode_request(message), ahead)
     except (ValueError, TypeError):
         return None
+
+
+def _prepare_all(
+    aheads: Sequence[Ahead], first_id: int, room: int, session: EngineSession
+) -> list[_Prepared]:
+    """``aheads`` prepared (:func:`_prepare`), up to the first that must go in its own turn.
+
+    :raises HarnessError: when they are more than the ``room`` left in flight.
+    """
+    if len(aheads) > room:
+        limit = session.ahead_limit
+        raise HarnessError(f"at most {limit} request(s) in flight for this engine")
+    prepared: list[_Prepared] = []
+    for i, ahead in enumerate(aheads):
+        one = _prepare(ahead, first_id + i, session)
+        if one is None:
+            break  # sent in its own turn, and so those after it
+        prepared.append(one)
+    return prepared
 
 
 def _checked_answer(op: str, request_id: int, line: bytes) -> dict[str, Any]:
@@ -196,8 +265,8 @@ class EngineSession:
         self._in_use = threading.Lock()
         self._next_id = 1
         self._broken = False
-        # A request sent ahead (exchange's ``then``), or the error its sending met.
-        self._ahead: _Sent | EngineError | None = None
+        # The requests sent ahead (exchange's ``then``), or the error a sending met.
+        self._ahead = _InFlight()
         self._waiting_work: list[Callable[[], None]] = []  # see while_waiting
 
     # -- life cycle ---------------------------------------------------------
@@ -254,6 +323,7 @@ class EngineSession:
         try:
             answer = self._exchange("hello", {"protocol": PROTOCOL_VERSION}, self.start_timeout)
             self.handshake = _read_handshake(answer)
+            self._ahead.limit = min(MAX_AHEAD, self.handshake.max_in_flight)
         except EngineError as exc:
             self._broken = True
             self._shutdown()
@@ -263,7 +333,7 @@ class EngineSession:
     def _spawn(self) -> None:
         self._next_id = 1
         self._broken = False
-        self._ahead = None
+        self._ahead = _InFlight()
         self.handshake = None
         self._adapter = AdapterProcess(
             self.argv,
@@ -294,12 +364,8 @@ class EngineSession:
             return
         self._waiting_work.clear()  # for cases this session will not run
         try:
-            if (
-                not self._broken
-                and self._ahead is None
-                and self.handshake is not None
-                and adapter.poll() is None
-            ):
+            healthy = not self._broken and not self._ahead and self.handshake is not None
+            if healthy and adapter.poll() is None:
                 # The adapter's answer to bye does not matter: it is killed anyway.
                 with contextlib.suppress(EngineError):
                     self._exchange("bye", {}, min(self.timeout, BYE_TIMEOUT))
@@ -328,47 +394,48 @@ class EngineSession:
     def request(self, op: str, **fields: Any) -> dict[str, Any]:
         """Send one request and return the engine's (schema-valid) result object.
 
-        The id is assigned here. Raises EngineReportedError for an error answer
-        (the session stays usable), InvalidRequest for a request that breaks
-        the schema (nothing sent), and other EngineErrors for misbehaviour, after
-        which the adapter has been killed and the session needs restart().
-        """
+        The id is assigned here. Raises EngineReportedError for an error answer (the session
+        stays usable), InvalidRequest for a request that breaks the schema (nothing sent),
+        and other EngineErrors for misbehaviour, after which the adapter has been killed
+        and the session needs restart()."""
         return self.exchange((op, fields))
 
     @property
-    def in_flight(self) -> bool:
-        """True while a request sent ahead (``exchange``'s ``then``) awaits its answer."""
-        return self._ahead is not None
+    def in_flight(self) -> int:
+        """How many requests sent ahead (``exchange``'s ``then``) await their answers."""
+        return len(self._ahead)
 
-    def exchange(
-        self, request: Request | None, *, then: Request | Ahead | None = None
-    ) -> dict[str, Any]:
-        """Like :meth:`request`, and able to send the next request ahead.
+    @property
+    def ahead_limit(self) -> int:
+        """How many requests may be in flight: :data:`MAX_AHEAD`, or fewer as the engine's
+        handshake says (``max_in_flight``; one without it)."""
+        return self._ahead.limit
 
-        ``request`` None reads the answer to the request sent ahead by the previous call.
-        ``then`` is written as soon as this answer's line has been read, before that line
-        is decoded, validated and returned, so the adapter works on it while the caller
-        grades this answer: an adapter reading one line at a time sees the same requests
-        in the same order. It is sent only when the adapter has said nothing more and is
-        still running; otherwise it is left to the caller, whose next call meets whatever
-        is wrong exactly as a plain request would. A caller that no longer needs its
-        answer calls :meth:`discard`.
+    def exchange(self, request: Request | None, *, then: Then = None) -> dict[str, Any]:
+        """Like :meth:`request`, and able to send the next requests ahead.
+
+        ``request`` None reads the answer to the oldest request sent ahead. ``then`` (one
+        request or a list) is written once this answer's line is read, before it is decoded,
+        checked and returned: the adapter works on it while the caller grades this answer,
+        and sees the same requests in the same order. At most :attr:`ahead_limit` are in
+        flight; one opening a stderr section goes only when no other is. Each goes only
+        while the adapter runs (and, with none in flight, has said nothing more); else it and
+        those after it are left to the caller, whose next call meets whatever is wrong as a
+        plain request would. A caller that no longer needs the answers calls :meth:`discard`.
         """
         if self._broken:
             raise HarnessError("session is broken by an earlier engine error; restart() it")
         if self._adapter is None:
             raise HarnessError("session not started")
         if request is None:
-            if self._ahead is None:
+            if not self._ahead:
                 raise HarnessError("no request was sent ahead")
-        elif self._ahead is not None:
+        elif self._ahead:
             raise HarnessError("a request sent ahead is still unanswered: read or discard it")
         if request is not None and self.validate_requests:
             validate_request(request[0], {"id": self._next_id, "op": request[0], **request[1]})
-        prepared = None
-        if then is not None:
-            ahead_id = self._next_id + (1 if request is not None else 0)
-            prepared = _prepare(then if isinstance(then, Ahead) else Ahead(then), ahead_id, self)
+        room = self._ahead.limit - len(self._ahead) + (request is None)
+        prepared = _prepare_all(_aheads(then), self._next_id + (request is not None), room, self)
         with self._in_use:
             return self._request(request, prepared)
 
@@ -383,26 +450,23 @@ class EngineSession:
             self._waiting_work.append(work)
 
     def discard(self) -> None:
-        """Read and drop the answer to the request sent ahead, if any.
+        """Read and drop the answers to the requests sent ahead, if any.
 
-        An error answer is dropped too; misbehaviour breaks the session as usual.
+        Error answers are dropped too; misbehaviour breaks the session as usual.
         """
-        if self._ahead is None:
+        if not self._ahead:
             return
         self._stderr.drop_ahead()  # the case it would have opened does not follow
-        with contextlib.suppress(EngineReportedError):
-            self.exchange(None)
+        while self._ahead:
+            with contextlib.suppress(EngineReportedError):
+                self.exchange(None)
 
-    def _request(self, request: Request | None, then: _Prepared | None) -> dict[str, Any]:
+    def _request(self, request: Request | None, then: list[_Prepared]) -> dict[str, Any]:
         if self._adapter is None:
             raise HarnessError("session closed")
         try:
             if request is None:
-                ahead, self._ahead = self._ahead, None
-                if isinstance(ahead, EngineError):
-                    raise ahead
-                assert ahead is not None
-                sent = ahead
+                sent = self._ahead.next()
             else:
                 # Anything the adapter did since the last answer (extra line, exit).
                 self._adapter.check_between_requests(self._next_id - 1)
@@ -432,12 +496,12 @@ class EngineSession:
         self._adapter.write(encode_request(message), op, deadline, timeout)
         return _Sent(op, request_id, deadline, timeout)
 
-    def _send_ahead(self, then: _Prepared) -> None:
-        """Write ``then`` now if the adapter is quiet and running; keep a failure for later."""
+    def _send_ahead(self, then: _Prepared) -> bool:
+        """Write ``then`` if it may go now (:meth:`exchange`): False when not. Keeps a failure."""
         adapter = self._adapter
         assert adapter is not None
-        if not adapter.stdout.quiet() or not adapter.running():
-            return
+        if not self._ahead.may_take(then, adapter):
+            return False
         if then.ahead.opens_section:
             self._stderr.mark_ahead()
         timeout = self.timeout if then.ahead.timeout is None else then.ahead.timeout
@@ -446,12 +510,15 @@ class EngineSession:
         deadline = time.monotonic() + timeout
         try:
             adapter.write(then.data, then.op, deadline, timeout)
-            self._ahead = _Sent(then.op, then.id, deadline, timeout)
+            behind = bool(self._ahead)  # written behind a request still in flight
+            self._ahead.queue.append(_Sent(then.op, then.id, deadline, timeout, behind))
         except EngineError as exc:
             # Raised when the caller asks for this answer, not against the answer in hand.
-            self._ahead = exc
+            self._ahead.queue.append(exc)
+            return False
+        return True
 
-    def _collect(self, sent: _Sent, then: _Prepared | None = None) -> dict[str, Any]:
+    def _collect(self, sent: _Sent, then: Sequence[_Prepared] = ()) -> dict[str, Any]:
         """Read the answer to ``sent``, send ``then`` ahead, check the answer's id and schema."""
         adapter = self._adapter
         assert adapter is not None
@@ -459,8 +526,10 @@ class EngineSession:
         while self._waiting_work and not adapter.stdout.ready():
             self._waiting_work.pop(0)()
         item = adapter.read_line(op, request_id, deadline, timeout)
-        if then is not None:
-            self._send_ahead(then)
+        self._ahead.answered_at = time.monotonic()
+        for prepared in then:
+            if not self._send_ahead(prepared):
+                break
         return _checked_answer(op, request_id, item)
 
     # -- teardown -----------------------------------------------------------
@@ -470,13 +539,22 @@ class EngineSession:
         adapter = self._adapter
         if adapter is None:
             return
-        self._ahead = None
+        self._ahead = _InFlight()
         self._waiting_work.clear()
         self._stderr.drop_ahead()
         adapter.shutdown(graceful=not self._broken)
         # _broken stays as it was: a session killed for an error refuses requests
         # until start()/restart() clears it.
         self._adapter = None
+
+
+def _aheads(then: Then) -> list[Ahead]:
+    """``exchange``'s ``then`` as a list of :class:`Ahead`."""
+    if then is None:
+        return []
+    if isinstance(then, list):
+        return [item if isinstance(item, Ahead) else Ahead(item) for item in then]
+    return [then if isinstance(then, Ahead) else Ahead(then)]
 
 
 def _read_handshake(answer: dict[str, Any]) -> Handshake:
@@ -493,11 +571,13 @@ __all__ = [
     "DEFAULT_MEMORY_LIMIT",
     "DEFAULT_START_TIMEOUT",
     "DEFAULT_TIMEOUT",
+    "MAX_AHEAD",
     "Ahead",
     "EngineSession",
     "Handshake",
     "HandshakeError",
     "Request",
+    "Then",
     "default_players",
     "kill_live_adapters",
     "live_adapter_pids",

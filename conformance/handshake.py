@@ -43,6 +43,9 @@ class Handshake:
     run_order: str = "listed"
     #: ``requested``: ``end``/``to`` of lay-offs and joker swaps are honoured; ``engine``: chosen.
     run_ends: str = "requested"
+    #: How many requests the adapter takes written before it answered the first (1: one
+    #: at a time, as protocol 1 began; docs/protocol.md §1).
+    max_in_flight: int = 1
     #: Player counts the engine can deal and play.
     players: tuple[int, ...] = (2, 3, 4)
     #: State fields the engine does not model; comparisons skip exactly these.
@@ -95,6 +98,7 @@ class Handshake:
             "rulings": dict(sorted(self.rulings.items())),
             "run_order": self.run_order,
             "run_ends": self.run_ends,
+            "max_in_flight": self.max_in_flight,
             "players": list(self.players),
             "unmodelled": sorted(self.unmodelled),
             **(
@@ -141,6 +145,7 @@ class Handshake:
             rulings=rulings,
             run_order=answer.get("run_order", "listed"),
             run_ends=answer.get("run_ends", "requested"),
+            max_in_flight=answer.get("max_in_flight", 1),
             players=tuple(sorted(set(answer.get("players", default_players(answer["profiles"]))))),
             unmodelled=frozenset(answer.get("unmodelled", ())),
             profile_rulings=MappingProxyType(profile_rulings),

@@ -15,6 +15,7 @@ and every other count is then dealt once, so that each count the engine plays is
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -23,7 +24,7 @@ from typing import Any, Literal, Protocol
 from .cards import CANONICAL_ORDER
 from .catalogue import load_catalogue
 from .declarations import Declarations, declarations
-from .engine import DEFAULT_TIMEOUT, EngineSession, Handshake
+from .engine import DEFAULT_TIMEOUT, EngineSession, Handshake, Request
 from .errors import EngineError, EngineReportedError, EngineStartError, HandshakeError
 from .optionfacts import with_packs
 from .profiles import DEFAULT_PROFILE, ProfileData, default_profiles
@@ -350,6 +351,7 @@ def smoke(
             checks.extend(_probe_capability(session, capability, probes, seats, facts))
         if "turns" in capabilities:
             checks.extend(_probe_players(session, seats, facts, checks))
+        checks.extend(_probe_in_flight(session, capabilities, shared[0], facts))
         return _result(checks, handshake, session.stderr_tail(), started)
     except EngineError as exc:
         # A restart between probes failed: the adapter cannot be relied on.
@@ -357,6 +359,43 @@ def smoke(
         return _result(checks, handshake, exc.stderr_tail, started)
     finally:
         session.close()
+
+
+def _probe_in_flight(
+    session: EngineSession, capabilities: frozenset[str], players: int, profile: ProfileData
+) -> list[SmokeCheck]:
+    """An engine whose handshake takes more than one request at a time (``max_in_flight``)
+    is sent that many at once, as ``run`` sends them: each must be answered in its turn.
+
+    It can show an adapter that reads a chunk of stdin as one request; it cannot prove one
+    never does (how the lines arrive together depends on timing)."""
+    limit = session.ahead_limit
+    if limit < 2:
+        return []
+    request: Request
+    if "melds" in capabilities:
+        request = ("penalty", {"profile": profile.name, "cards": ["AS", "QD", "3C"]})
+    elif "turns" in capabilities:
+        request = ("load_state", {"state": probe_state(players, profile)})
+    else:
+        return []
+    if not session.alive:
+        session.restart()
+    declared = session.handshake.max_in_flight if session.handshake else limit
+    try:
+        with contextlib.suppress(EngineReportedError):  # an error answer is still its turn
+            session.exchange(request, then=[request] * limit)
+        while session.in_flight:
+            with contextlib.suppress(EngineReportedError):
+                session.exchange(None)
+    except EngineError as exc:
+        detail = (
+            f"declares max_in_flight {declared}, but {limit} {request[0]} requests written "
+            f"together were not answered in turn: {_describe(exc)}"
+        )
+        return [SmokeCheck("in flight", False, detail)]
+    detail = f"{limit} {request[0]} requests written together were answered in turn"
+    return [SmokeCheck("in flight", True, detail)]
 
 
 def _handshake_line(handshake: Handshake, declared: Declarations) -> str:
@@ -373,6 +412,8 @@ def _handshake_line(handshake: Handshake, declared: Declarations) -> str:
     )
     if declared.unmodelled:
         line += f"; unmodelled {', '.join(sorted(declared.unmodelled))}"
+    if handshake.max_in_flight > 1:
+        line += f"; max_in_flight {handshake.max_in_flight}"
     return line
 
 

@@ -589,6 +589,12 @@ def main(argv: Sequence[str] | None = None) -> None:
         metavar="PROFILE=COUNTS",
         help="the player counts of one profile, replacing --players there; repeatable",
     )
+    parser.add_argument(
+        "--max-in-flight",
+        metavar="N",
+        help="how many requests to declare taking at a time (default 16: it reads a line at "
+        "a time), or 'none' to declare nothing, so the harness sends one at a time",
+    )
     args = parser.parse_args(argv)
     if args.trace_rules is not None:
         try:
@@ -599,7 +605,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     try:
         rulings = parse_rulings(args.ruling, args.rulings)
         interface = parse_interface(
-            args.interface, args.unmodelled, args.players, args.profile_players
+            args.interface, args.unmodelled, args.players, args.profile_players, args.max_in_flight
         )
         # Reject unknown profiles up front.
         Adapter(rulings=rulings, profiles=profiles, interface=interface)

@@ -52,9 +52,13 @@ class Interface:
     """Per profile, the counts played there, replacing ``players``."""
     declare_players: bool = True
     """False: the handshake names no player counts (the engine still plays every one)."""
+    max_in_flight: int | None = 16
+    """How many requests it takes written before it answered the first: it reads one line
+    at a time, so any number may wait in the pipe. None: declare nothing (the harness then
+    writes one at a time, as to an engine that reads a chunk of stdin as one request)."""
 
     def declared(self) -> dict[str, Any]:
-        """The handshake fields of the choices made here (none for a default)."""
+        """The handshake fields of the choices made here (none for a protocol default)."""
         found: dict[str, Any] = {}
         if self.run_order != "listed":
             found["run_order"] = self.run_order
@@ -62,6 +66,8 @@ class Interface:
             found["run_ends"] = self.run_ends
         if self.unmodelled:
             found["unmodelled"] = [f for f in UNMODELLED_FIELDS if f in self.unmodelled]
+        if self.max_in_flight is not None:
+            found["max_in_flight"] = self.max_in_flight
         return found
 
     def counts(self, profile: Profile) -> tuple[int, ...]:
@@ -206,10 +212,11 @@ def parse_interface(
     unmodelled: str | None = None,
     players: str | None = None,
     profile_players: Sequence[str] = (),
+    max_in_flight: str | None = None,
 ) -> Interface:
     """The interface of ``--interface FIELD=VALUE`` pairs, ``--unmodelled F1,F2``,
-    ``--players 3,4,5`` (or ``none``: declare no counts) and ``--profile-players
-    NAME=3,4``.
+    ``--players 3,4,5`` (or ``none``: declare no counts), ``--profile-players
+    NAME=3,4`` and ``--max-in-flight N`` (or ``none``: declare nothing).
 
     :raises ValueError: naming an unknown field or value, or a malformed count.
     """
@@ -239,6 +246,7 @@ def parse_interface(
             raise ValueError(f"--profile-players {item!r}: expected NAME=COUNTS, e.g. chilean=3,4")
         per_profile[name] = _counts(value, f"--profile-players {name}")
     return Interface(
+        max_in_flight=_in_flight(max_in_flight),
         run_order=chosen.get("run_order", "listed"),
         run_ends=chosen.get("run_ends", "requested"),
         unmodelled=fields,
@@ -246,6 +254,21 @@ def parse_interface(
         profile_players=MappingProxyType(per_profile),
         declare_players=declare,
     )
+
+
+def _in_flight(text: str | None) -> int | None:
+    """``--max-in-flight``: a count of at least 1, ``none``, or the default when not given."""
+    if text is None:
+        return Interface.max_in_flight
+    if text.strip() == "none":
+        return None
+    try:
+        count = int(text)
+    except ValueError:
+        count = 0
+    if count < 1:
+        raise ValueError(f"--max-in-flight: expected a count of 1 or more, or none, not {text!r}")
+    return count
 
 
 def _counts(text: str, where: str) -> tuple[int, ...]:

@@ -643,3 +643,98 @@ def test_a_request_sent_ahead_keeps_its_own_time_limit(make_session: Factory, ta
     with pytest.raises(EngineTimeout, match="check_meld"):
         session.exchange(None)
     assert wait_gone(tag) == []
+
+
+# -- two requests in flight -------------------------------------------------------------
+
+
+def test_two_requests_sent_ahead_are_answered_in_their_turns(make_session: Factory) -> None:
+    session = make_session("--max-in-flight", "2")
+    session.start()
+    first = session.exchange(PENALTY, then=[CHECK_MELD, PENALTY])
+    assert first["id"] == 2 and session.in_flight == 2
+    second = session.exchange(None, then=[CHECK_MELD])  # one answered, one more goes
+    assert (second["id"], second["valid"]) == (3, True)
+    assert session.in_flight == 2
+    assert session.exchange(None)["points"] == EXAMPLE_POINTS
+    assert session.exchange(None)["id"] == 5
+    assert not session.in_flight
+    assert penalty(session)["id"] == 6
+
+
+@pytest.mark.parametrize(("declared", "limit"), [(None, 1), (1, 1), (2, 2), (50, 2)])
+def test_requests_in_flight_are_as_many_as_the_engine_takes_and_at_most_two(
+    make_session: Factory, declared: int | None, limit: int
+) -> None:
+    # An engine that declares nothing is sent one request at a time, as protocol 1 began:
+    # one that reads a chunk of stdin as one request must not break.
+    flags = () if declared is None else ("--max-in-flight", str(declared))
+    session = make_session(*flags)
+    session.start()
+    assert session.ahead_limit == limit
+    with pytest.raises(HarnessError, match=f"at most {limit} request"):
+        session.exchange(PENALTY, then=[CHECK_MELD] * (limit + 1))
+    session.exchange(PENALTY, then=[CHECK_MELD] * limit)
+    assert session.in_flight == limit
+    with pytest.raises(HarnessError, match=f"at most {limit} request"):
+        session.exchange(None, then=[PENALTY, PENALTY])  # one answer read frees one place
+    # Neither refusal sent or read anything: the answers in flight come in their turn.
+    for request_id in range(3, 3 + limit):
+        assert session.exchange(None)["id"] == request_id
+    assert not session.in_flight
+
+
+def test_the_next_cases_first_request_never_goes_behind_another(make_session: Factory) -> None:
+    from conformance.engine import Ahead
+
+    # Its stderr section starts where it is sent: with another request still in flight,
+    # that one's log would land in the next case's section.
+    session = make_session("--max-in-flight", "2")
+    session.start()
+    session.exchange(PENALTY, then=[CHECK_MELD, Ahead(PENALTY, opens_section=True)])
+    assert session.in_flight == 1
+    assert session.exchange(None)["valid"] is True
+    # Behind nothing, it goes, and a request of its own case may follow it.
+    session.exchange(PENALTY, then=[Ahead(CHECK_MELD, opens_section=True), PENALTY])
+    assert session.in_flight == 2
+    session.discard()
+    assert not session.in_flight and penalty(session)["id"] == 7
+
+
+def test_discard_drops_every_answer_sent_ahead(make_session: Factory) -> None:
+    session = make_session("--error-on", "check_meld", "--max-in-flight", "2")
+    session.start()
+    session.exchange(PENALTY, then=[CHECK_MELD, PENALTY])
+    session.discard()  # an error answer among them is dropped too
+    assert not session.in_flight and session.alive
+    assert penalty(session)["id"] == 5
+
+
+def test_a_hang_on_the_second_request_in_flight_times_out_when_it_is_read(
+    make_session: Factory, tag: str
+) -> None:
+    session = make_session("--hang-on", "check_meld", "--max-in-flight", "2", timeout=0.5)
+    session.start()
+    session.exchange(PENALTY, then=[PENALTY, CHECK_MELD])
+    assert session.exchange(None)["points"] == EXAMPLE_POINTS
+    with pytest.raises(EngineTimeout, match="check_meld"):
+        session.exchange(None)
+    assert not session.alive and not session.in_flight
+    assert wait_gone(tag) == []
+
+
+def test_a_request_written_behind_another_has_its_time_from_the_answer_before_it() -> None:
+    from conformance.engine import _InFlight, _Sent
+
+    # The adapter starts on it only once it has answered the one before: its whole time
+    # limit runs from that answer, so a slow but honest engine is not cut short by it.
+    flight = _InFlight()
+    flight.queue.append(_Sent("act", 2, deadline=105.0, timeout=5.0))
+    flight.queue.append(_Sent("act", 3, deadline=106.0, timeout=5.0, behind=True))
+    flight.answered_at = 103.0  # nothing to re-time on the first: it was sent alone
+    assert flight.next().deadline == 105.0
+    flight.answered_at = 104.5  # the answer to the first was read then
+    assert flight.next().deadline == 109.5
+    # Never less than it was given when written.
+    flight.queue.append(_Sent("act", 4, deadline=120.0, timeout=5.0, behind=True))
+    assert flight.next().deadline == 120.0

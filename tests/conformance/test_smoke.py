@@ -125,6 +125,8 @@ def test_probe_state_accounts_for_all_108_cards() -> None:
 def test_the_reference_adapter_passes_smoke() -> None:
     result = smoke([sys.executable, "-m", "reference.adapter"], timeout=5.0)
     assert result.verdict == "engine_ok", result.checks
+    # It takes requests as they come: smoke sends two at once, as run does.
+    assert by_name(result)["in flight"] is True
 
 
 @pytest.mark.parametrize(
@@ -259,3 +261,53 @@ def test_an_unsupported_set_up_op_is_shown_against_the_op_that_got_it() -> None:
         ), details[f"op {op}"]
     assert "new_game phase=draw" in details["capability deals"]
     assert details["players"] == "argentine: load_state seats 2, 3, 4 players"
+
+
+# -- requests in flight (the handshake's max_in_flight) ---------------------------------
+
+
+def test_an_engine_taking_two_requests_at_a_time_is_sent_two_at_once() -> None:
+    result = smoke([*FAKE, "--max-in-flight", "2"], timeout=2.0)
+    assert result.verdict == "engine_ok"
+    (check,) = [c for c in result.checks if c.name == "in flight"]
+    assert check.ok and "2 penalty requests written together" in check.detail
+    handshake = next(c for c in result.checks if c.name == "handshake")
+    assert "max_in_flight 2" in handshake.detail
+    # Without the declaration the engine is sent one at a time, and nothing is probed.
+    assert "in flight" not in by_name(smoke(FAKE, timeout=2.0))
+
+
+def test_an_engine_that_loses_a_request_sent_in_flight_is_a_broken_adapter() -> None:
+    from conformance.engine import Handshake
+    from conformance.errors import ProtocolError
+    from conformance.profiles import default_profiles
+    from conformance.smoke import _probe_in_flight
+
+    class OneAtATime:
+        """Takes the first request of a pair and answers the second with garbage."""
+
+        ahead_limit = 2
+        alive = True
+        handshake = Handshake(
+            1, "stub", "0", "python", ("argentine",), frozenset(), max_in_flight=2
+        )
+
+        def __init__(self) -> None:
+            self.in_flight = 0
+
+        def exchange(self, request: object, then: list[object] | None = None) -> dict[str, int]:
+            if request is None:
+                self.in_flight = 0
+                raise ProtocolError('answer is not JSON: b\'{"id": 3}{"id": 4}\'')
+            self.in_flight = len(then or [])
+            return {"id": 2}
+
+    checks = _probe_in_flight(
+        OneAtATime(),  # type: ignore[arg-type]
+        frozenset({"melds"}),
+        2,
+        default_profiles()["argentine"],
+    )
+    assert [(c.name, c.ok) for c in checks] == [("in flight", False)]
+    assert "declares max_in_flight 2" in checks[0].detail
+    assert "not answered in turn" in checks[0].detail and "not JSON" in checks[0].detail

@@ -62,6 +62,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--protocol", type=int, default=1, help="version claimed in hello")
     parser.add_argument("--capabilities", default="melds,turns,deals,reasons")
     parser.add_argument("--rulings", default="{}", help="JSON object for hello's rulings")
+    parser.add_argument("--max-in-flight", type=int, help="declared in hello (default: none)")
     parser.add_argument("--invalid-melds", action="store_true", help="reject melds, no reason")
     parser.add_argument("--exit-on", help="exit with --exit-code on receiving this op")
     parser.add_argument("--exit-code", type=int, default=3)
@@ -95,6 +96,7 @@ def answer_for(op: str, request: dict[str, Any], args: argparse.Namespace) -> di
             "profiles": ["argentine"],
             "capabilities": caps,
             "rulings": json.loads(args.rulings),
+            **({} if args.max_in_flight is None else {"max_in_flight": args.max_in_flight}),
         }
     if op == "bye":
         return {"id": rid}

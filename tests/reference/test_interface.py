@@ -65,6 +65,39 @@ def test_the_handshake_declares_exactly_the_choices_made() -> None:
     assert answer["players"] == [2, 3, 4, 5, 6]
 
 
+def test_it_declares_taking_requests_as_they_come_unless_told_otherwise() -> None:
+    # It reads one line at a time, so any number of requests may wait in the pipe
+    # (docs/protocol.md §1); "none" makes an engine the harness writes to one at a time.
+    assert hello(Adapter())["max_in_flight"] == 16
+    assert hello(Adapter(interface=parse_interface([], max_in_flight="2")))["max_in_flight"] == 2
+    assert "max_in_flight" not in hello(
+        Adapter(interface=parse_interface([], max_in_flight="none"))
+    )
+
+
+def test_requests_written_together_are_answered_in_turn() -> None:
+    lines = "".join(
+        json.dumps(request) + "\n"
+        for request in (
+            {"id": 1, "op": "hello", "protocol": 1},
+            {"id": 2, "op": "penalty", "profile": "argentine", "cards": ["AS"]},
+            {"id": 3, "op": "penalty", "profile": "argentine", "cards": ["QD", "3C"]},
+            {"id": 4, "op": "bye"},
+        )
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "reference.adapter"],
+        input=lines,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    answers = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [a["id"] for a in answers] == [1, 2, 3, 4]
+    assert [a.get("points") for a in answers[1:3]] == [20, 13]  # an ace 20; a queen 10, a 3 3
+
+
 def test_an_engine_may_declare_no_player_counts_and_still_play_them_all() -> None:
     adapter = Adapter(interface=parse_interface([], None, "none"))
     answer = hello(adapter)
@@ -199,6 +232,9 @@ def test_bad_interface_arguments_are_named() -> None:
         parse_interface([], "dealer,shoe_size")
     with pytest.raises(ValueError, match="from 2 to 8"):
         parse_interface([], None, "1,2")
+    for bad in ("0", "two", "-1"):
+        with pytest.raises(ValueError, match="--max-in-flight"):
+            parse_interface([], max_in_flight=bad)
     with pytest.raises(ValueError, match="unknown profiles"):
         Adapter(interface=Interface(profile_players={"klondike": (2,)}))
 
