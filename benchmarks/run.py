@@ -6,12 +6,14 @@ shared machine affects them alike, and the table shows medians:
 - **echo floor**: the request lines of a real corpus run, replayed by a minimal
   write-a-line, read-a-line loop to an adapter that answers every line with ``{}``;
 - **bare replay**: the same lines, the same loop, the reference adapter;
-- **session alone**: the same lines through the harness's own adapter session, one request
-  ahead, every request and answer validated, nothing graded: what the protocol's mechanics
-  cost apart from grading;
+- **session alone**: the same lines through the harness's own adapter session, as many
+  requests in flight as the reference takes (two), every request and answer validated,
+  nothing graded: what the protocol's mechanics cost apart from grading;
 - **harness**: the harness itself running the (already loaded) corpus against the
   reference; the ratio harness ÷ bare replay is what the harness costs, taken per round
   (the harness right after its bare replay) and shown as the median with its spread;
+- **harness, one request at a time**: the same against the reference declaring no
+  ``max_in_flight`` (docs/protocol.md §1), as an engine that declares none is run;
 - **corpus wall** and **check**: ``python -m conformance run`` and ``check`` as a user
   runs them, start-up included (wall and CPU time);
 - **reference answers/s**: the bare replay's lines per second once the adapter is up;
@@ -51,6 +53,7 @@ from conformance.cli import select
 from conformance.corpus import default_corpus_dir
 from conformance.engine import EngineSession, Request
 from conformance.errors import EngineReportedError
+from conformance.grading.walk import ahead_of
 from conformance.profiles import DEFAULT_PROFILE
 from conformance.runner import RunOptions, run_scenarios
 from conformance.scenarios import Scenario, load_corpus
@@ -65,6 +68,8 @@ ECHO = [
     "-c",
     "import sys\nfor _ in sys.stdin:\n    sys.stdout.write('{}\\n'); sys.stdout.flush()",
 ]
+#: The reference declaring no ``max_in_flight``: sent one request at a time.
+ONE_AT_A_TIME = [*REFERENCE, "--max-in-flight", "none"]
 #: The reference behind a 10 ms delay per answer: an engine slower than the harness.
 SLOW = [PY, str(ROOT / "tests" / "fake_adapters" / "hostile_proxy.py"), "--delay", "0.01"]
 
@@ -102,8 +107,9 @@ def replay(argv: Sequence[str], lines: Sequence[bytes]) -> tuple[float, float]:
 
 
 def session_replay(argv: Sequence[str], lines: Sequence[bytes]) -> Sample:
-    """The same request lines through the harness's own session, graded on nothing: one
-    request ahead, every request and answer validated, encoded and decoded as in a run.
+    """The same request lines through the harness's own session, graded on nothing: as many
+    requests in flight as the adapter takes, every request and answer validated, encoded and
+    decoded as in a run.
 
     What the protocol's mechanics cost, apart from grading (harness ÷ this is grading's).
     """
@@ -119,9 +125,11 @@ def session_replay(argv: Sequence[str], lines: Sequence[bytes]) -> Sample:
     session.start()
     try:
         for index, request in enumerate(requests):
-            then = requests[index + 1] if index + 1 < len(requests) else None
+            in_flight = session.in_flight
+            left = max(in_flight - 1, 0)
+            then = ahead_of(requests, index + 1 + left, left, session.ahead_limit)
             with contextlib.suppress(EngineReportedError):
-                session.exchange(None if session.in_flight else request, then=then)
+                session.exchange(None if in_flight else request, then=then)
     finally:
         session.close()
     return Sample(time.perf_counter() - begin)
@@ -230,6 +238,7 @@ def main() -> int:
         "echo": lambda: Sample(replay(ECHO, lines)[0]),
         "bare": bare,
         "harness": lambda: harness(REFERENCE, scenarios, options()),
+        "one at a time": lambda: harness(ONE_AT_A_TIME, scenarios, options()),
         "session": lambda: session_replay(REFERENCE, lines),
         "run": lambda: command([PY, "-m", "conformance", "run", "--profile", args.profile]),
         "check": lambda: command([PY, "-m", "conformance", "check"]),
@@ -286,6 +295,15 @@ def main() -> int:
     print(
         f"| harness, corpus loaded (÷ bare replay, per round: {ratios[0]:.2f}–{ratios[-1]:.2f}) "
         f"| {wall('harness'):.3f} s ({ratio:.2f}) | ≤ 1.3 | {verdict(ratio <= 1.3)} |"
+    )
+    singles = sorted(
+        h.wall / b.wall for b, h in zip(samples["bare"], samples["one at a time"], strict=True)
+    )
+    single = statistics.median(singles)
+    print(
+        f"| harness, an engine taking one request at a time (÷ bare replay, per round: "
+        f"{singles[0]:.2f}–{singles[-1]:.2f}) | {wall('one at a time'):.3f} s ({single:.2f}) "
+        f"| ≤ 1.3 | {verdict(single <= 1.3)} |"
     )
     print(
         f"| `conformance run`, start-up included: wall (CPU of all) | {wall('run'):.3f} s "

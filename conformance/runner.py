@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from conformance.catalogue import Catalogue
 from conformance.declarations import Declarations, declarations
-from conformance.engine import Ahead, EngineSession, Handshake, Request
+from conformance.engine import Ahead, EngineSession, Handshake, Request, Then
 from conformance.errors import (
     EngineError,
     EngineReportedError,
@@ -42,6 +42,7 @@ from conformance.grading.walk import (
     CaseWalk,
     Gap,
     melds_requests,
+    planned_request,
     scenario_players,
     setup_request,
     why_ungradable,
@@ -179,14 +180,12 @@ class CaseRunner:
 
     # -- requests -------------------------------------------------------------
 
-    def _exchange(
-        self, request: Request | None, then: Request | Ahead | None = None
-    ) -> dict[str, Any]:
-        """The answer to ``request`` (None: to the one sent ahead); ``then`` is sent ahead.
+    def _exchange(self, request: Request | None, then: Then = None) -> dict[str, Any]:
+        """The answer to ``request`` (None: to the oldest sent ahead); ``then`` is sent ahead.
 
-        Sending the next request before grading this answer lets the adapter work while
-        the harness compares (conformance/engine.py ``exchange``): the case's next action
-        or check, or after its last request the next case's first.
+        Sending the next requests before grading this answer lets the adapter work while
+        the harness compares (conformance/engine.py ``exchange``): the case's next actions
+        or checks, or after its last request the next case's first.
         """
         remaining = self._deadline - time.monotonic()
         if remaining <= 0:
@@ -201,7 +200,10 @@ class CaseRunner:
             raise
         finally:
             self.session.timeout = self.options.timeout
-            if then is not None and then is self._next_first and self.session.in_flight:
+            # The next case's first goes only with no other request in flight.
+            sent, first = then if isinstance(then, list) else [then], self._next_first
+            went = isinstance(first, list) and bool(first) and any(t is first[0] for t in sent)
+            if went and self.session.in_flight:
                 self._sent_for = self._upcoming
 
     def _settle(self) -> None:
@@ -214,8 +216,10 @@ class CaseRunner:
             with contextlib.suppress(EngineError):
                 self.session.discard()
 
-    def next_first(self) -> Ahead | None:
-        """The next case's first request, to send ahead with this case's last (None: none).
+    def next_first(self) -> list[Ahead]:
+        """The next case's first requests, to send ahead with this case's last (none: []):
+        its first, which opens its stderr section, and the one after it when that is known
+        before the case starts (its first action or second melds check).
 
         Worked out once per case, at the first call: the walk asks early, at a fixed point
         where the adapter is busy with the case's own next request (after the setup's answer
@@ -227,7 +231,7 @@ class CaseRunner:
             assert self._handshake is not None
             self._next_first = self._first_request(self._upcoming, self._handshake)
         next_first = self._next_first
-        assert next_first is None or isinstance(next_first, Ahead)
+        assert isinstance(next_first, list)
         return next_first
 
     def _prepare_next(self) -> None:
@@ -238,28 +242,33 @@ class CaseRunner:
             with contextlib.suppress(Exception):
                 self.next_first()
 
-    def _first_request(self, upcoming: Scenario | None, handshake: Handshake) -> Ahead | None:
-        """The first request of ``upcoming``, to send ahead with this case's last; None when
-        that case sends none (it will be unsupported) or should not be sent early."""
+    def _first_request(self, upcoming: Scenario | None, handshake: Handshake) -> list[Ahead]:
+        """The first requests of ``upcoming`` (:meth:`next_first`); none when that case
+        sends none (it will be unsupported) or should not be sent early."""
         if upcoming is None or self.options.fresh_process:
-            return None
+            return []
         profile = self.options.profile
         declared = self._declared(handshake)
         if self._gap(upcoming, handshake, graded_option(upcoming, declared)) is not None:
-            return None
+            return []
         # The case's judge is made now and kept for it (CaseRunner._outcome): asking which
         # melds checks to send records nothing in its ledger.
         judge = self._judge(upcoming, handshake)
         self._judge_ahead = (upcoming, judge)
         if upcoming.level == "melds":
-            asked = melds_requests(upcoming, profile, judge)
-            if not asked:
-                return None
-            request: Request = asked[0][1]
+            requests: list[Request | None] = [
+                r for _, r in melds_requests(upcoming, profile, judge)
+            ]
         else:
-            request = setup_request(upcoming, profile, declared)
-        # Its own time limit: it belongs to the next case, not to what is left of this one.
-        return Ahead(request, timeout=self.options.timeout, opens_section=True)
+            steps = upcoming.steps[:1]
+            requests = [setup_request(upcoming, profile, declared), *map(planned_request, steps)]
+        if not requests or requests[0] is None:
+            return []
+        # Their own time limit: they belong to the next case, not to what is left of this one.
+        timeout = self.options.timeout
+        first = [Ahead(requests[0], timeout=timeout, opens_section=True)]
+        second = requests[1] if len(requests) > 1 else None
+        return first if second is None else [*first, Ahead(second, timeout=timeout)]
 
     def ensure_alive(self) -> None:
         """Restart the adapter if an earlier error left it dead, or for isolation.

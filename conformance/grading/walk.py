@@ -17,7 +17,7 @@ from typing import Any, Protocol
 from conformance.cards import JOKER
 from conformance.compare import strip_private
 from conformance.declarations import Declarations
-from conformance.engine import Ahead, EngineSession, Request
+from conformance.engine import MAX_AHEAD, Ahead, EngineSession, Request, Then
 from conformance.errors import EngineReportedError
 from conformance.grading.answers import Judge, StepOutcome
 from conformance.grading.expect import held
@@ -39,9 +39,34 @@ LEVEL_CAPABILITIES: Mapping[str, frozenset[str]] = {
     "deals": frozenset({"turns", "deals"}),
 }
 
-#: ``exchange(request, then)``: the answer to ``request`` (None: to the one sent ahead),
+#: ``exchange(request, then)``: the answer to ``request`` (None: to the oldest sent ahead),
 #: sending ``then`` ahead.
-Exchange = Callable[[Request | None, Request | Ahead | None], dict[str, Any]]
+Exchange = Callable[[Request | None, Then], dict[str, Any]]
+#: A case's requests in order as known before it starts: None for one that is not (a deal
+#: step's), an :class:`Ahead` for the next case's first.
+Chain = Sequence[Request | Ahead | None]
+
+
+def ahead_of(
+    chain: Chain, start: int, in_flight: int, limit: int = MAX_AHEAD
+) -> list[Request | Ahead]:
+    """What to send ahead once an answer is read: ``chain[start:]`` up to ``limit`` in
+    flight (the session's :attr:`~conformance.engine.EngineSession.ahead_limit`),
+    ``in_flight`` being still unanswered.
+
+    It stops at a request not known yet, and sends the next case's first (an Ahead) only
+    when no other is in flight (its stderr section starts there), the next case's own
+    requests behind it. What goes depends on the chain and on how many went, never on
+    timing.
+    """
+    sends: list[Request | Ahead] = []
+    for item in chain[start : start + limit - in_flight]:
+        if item is None or (
+            isinstance(item, Ahead) and item.opens_section and in_flight + len(sends) > 0
+        ):
+            break
+        sends.append(item)
+    return sends
 
 
 class Driver(Protocol):
@@ -55,8 +80,8 @@ class Driver(Protocol):
     def profile(self) -> str:
         """The profile the run grades."""
 
-    def next_first(self) -> Ahead | None:
-        """The next case's first request, sent ahead with this case's last (None: none);
+    def next_first(self) -> list[Ahead]:
+        """The next case's first requests, sent ahead with this case's last (none: []);
         worked out at the first call."""
 
 
@@ -278,14 +303,16 @@ class CaseWalk:
         asked = melds_requests(self.scenario, self.profile, self.judge)
         for check in self.scenario.checks:
             self.judge.skip_ungradable(self.ledger.of_step(check.index + 1))
+        chain: list[Request | Ahead | None] = [request for _, request in asked]
         try:
             for i, (check, request) in enumerate(asked):
-                # Every request is known: each goes out while the one before is graded, and
+                # Every request is known: each goes out while those before are graded, and
                 # after the last, the next case's first.
-                then = asked[i + 1][1] if i + 1 < len(asked) else self.runner.next_first()
+                if i + 1 == len(asked):
+                    chain.extend(self.runner.next_first())
                 planned = self.ledger.of_step(check.index + 1)
                 try:
-                    answer = self.exchange(None if self.runner.session.in_flight else request, then)
+                    answer = self._exchange_at(chain, i, request)
                 except EngineReportedError as exc:
                     if exc.kind != "unsupported":
                         raise
@@ -318,17 +345,31 @@ class CaseWalk:
 
     # -- turns and deals ------------------------------------------------------------------------
 
+    def _exchange_at(
+        self, chain: Chain, index: int, request: Request | Callable[[], Request]
+    ) -> dict[str, Any]:
+        """The answer to ``chain[index]`` (``request``, or what it builds, unless it went
+        ahead; index -1: the setup, before the chain), sending the chain's next requests
+        ahead (:func:`ahead_of`)."""
+        session = self.runner.session
+        in_flight = session.in_flight
+        left = max(in_flight - 1, 0)
+        then = ahead_of(chain, index + 1 + left, left, session.ahead_limit)
+        if in_flight:
+            return self.exchange(None, then)
+        return self.exchange(request() if callable(request) else request, then)
+
     def steps(self, setup: Callable[[], Request]) -> None:
         """The setup (``setup()`` builds its request, when it has not gone ahead), every
         step, then ``final``."""
         steps = self.scenario.steps
         planned: list[Request | Ahead | None] = [planned_request(s) for s in steps]
         if not steps:
-            planned.append(self.runner.next_first())
-        state = self._setup(setup, planned[0])
+            planned.extend(self.runner.next_first())
+        state = self._setup(setup, planned)
         if steps:
             # Worked out while the adapter plays step 1; sent with the last step.
-            planned.append(self.runner.next_first())
+            planned.extend(self.runner.next_first())
         last: StepOutcome | None = None
         for step in steps:
             number = step.index + 1
@@ -338,7 +379,7 @@ class CaseWalk:
                 note = f"step {number} {gap}"
                 self.ledger.not_graded(self.ledger.rest(number - 1), "option", note)
                 return
-            answer = self._answer(step, state, planned[number])
+            answer = self._answer(step, state, planned)
             if answer is None:
                 return
             later = number < len(steps)
@@ -365,37 +406,38 @@ class CaseWalk:
             else:
                 self.judge.final(final, state)
 
-    def _setup(
-        self, request: Callable[[], Request], then: Request | Ahead | None
-    ) -> dict[str, Any]:
+    def _setup(self, request: Callable[[], Request], planned: Chain) -> dict[str, Any]:
         setup = self.scenario.setup_for(self.profile)
         assert setup is not None
         # Who deals, as the setup says; kept for engines that do not model the dealer.
         given = setup.state or setup.deal
         self.runner.tracked_dealer = int(given["dealer"]) if given is not None else None
-        # Sent ahead with the previous case's last request, unless that was not possible.
-        answer = self.exchange(None if self.runner.session.in_flight else request(), then)
+        # Sent ahead with the previous case's last request (and maybe ``planned[0]`` behind
+        # it), unless that was not possible.
+        answer = self._exchange_at(planned, -1, request)
         state: dict[str, Any] = answer["state"]
         for check in self.ledger.of_step(0):
             self.judge.invariants(check, state, "setup")
         return state
 
     def _answer(
-        self, step: Step, before: Mapping[str, Any], then: Request | Ahead | None
+        self, step: Step, before: Mapping[str, Any], planned: Chain
     ) -> dict[str, Any] | None:
-        """The engine's answer to ``step``; None (its checks and the later ones recorded as
-        not graded) when the engine lacks it or cannot be dealt the case's cards."""
+        """The engine's answer to ``step`` (``planned``: the case's requests); None (its checks
+        and the later ones recorded as not graded) when the engine lacks it or cannot be
+        dealt the case's cards."""
         number = step.index + 1
         try:
             if step.kind == "action":
-                # Sent ahead with the answer before it, unless that was not possible.
-                request = None if self.runner.session.in_flight else planned_request(step)
-                return self.exchange(request, then)
+                # Sent ahead with an answer before it, unless that was not possible.
+                request = planned[step.index]
+                assert request is not None and not isinstance(request, Ahead)
+                return self._exchange_at(planned, step.index, request)
             deal = self._deal(step, before)
             if isinstance(deal, str):
                 self.ledger.not_graded(self.ledger.rest(number - 1), "option", deal)
                 return None
-            return self.exchange(deal, then)
+            return self._exchange_at(planned, step.index, deal)
         except EngineReportedError as exc:
             if exc.kind != "unsupported":
                 raise

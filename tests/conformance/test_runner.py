@@ -206,11 +206,18 @@ def flipped(case: Scenario, index: int) -> Scenario:
     return replace(case, steps=steps, plans=plans)
 
 
-def test_a_case_that_fails_early_drops_the_answer_sent_ahead(tmp_path: Path) -> None:
-    # The harness sends an action step's request while it grades the answer before it.
+DECLARING = TEE.parents[1] / "tests" / "fake_adapters" / "declaring_proxy.py"
+
+
+@pytest.mark.parametrize("takes", [None, 1, 2])
+def test_a_case_that_fails_early_drops_the_answer_sent_ahead(
+    tmp_path: Path, takes: int | None
+) -> None:
+    # The harness keeps the case's next action requests in flight while it grades the
+    # answer before them: two for an engine that takes two (the reference does), else one.
     # A case whose first step is refused when it must be accepted cannot go on (the state
-    # after it is unknown): its second step, in flight, is read and dropped, and the next
-    # case is graded as if nothing had happened.
+    # after it is unknown): the steps in flight are read and dropped, and the next case is
+    # graded as if nothing had happened.
     catalogue = load_catalogue()
     corpus = load_corpus([Path(__file__).resolve().parents[2] / "scenarios"], catalogue=catalogue)
     case = next(
@@ -227,15 +234,21 @@ def test_a_case_that_fails_early_drops_the_answer_sent_ahead(tmp_path: Path) -> 
     )
     wrong = flipped(case, 0)
     record = tmp_path / "requests.jsonl"
-    argv = [sys.executable, str(TEE), str(record), "--", *REFERENCE]
+    engine = REFERENCE
+    if takes is not None:
+        declared = json.dumps({"max_in_flight": takes})
+        engine = [sys.executable, str(DECLARING), "--hello", declared]
+    argv = [sys.executable, str(TEE), str(record), "--", *engine]
     run = run_scenarios(argv, [wrong, case], RunOptions(), catalogue=catalogue)
     assert [r.status for r in run.results] == ["fail", "pass"]
     assert run.results[0].failing_step is not None
     assert run.results[0].failing_step.startswith("step 1 ")
     ops = [json.loads(line)["op"] for line in record.read_text().splitlines()]
     steps = len(case.steps)
-    # hello; the failing case: setup, step 1, step 2 (sent ahead); the passing case whole.
-    assert ops == ["hello", ops[1], "act", "act", ops[1], *["act"] * steps, "bye"]
+    # hello; the failing case: setup, step 1, and the steps in flight behind it (2 and 3
+    # two at a time, else step 2); the passing case whole.
+    ahead = 1 if takes == 1 else 2
+    assert ops == ["hello", ops[1], "act", *["act"] * ahead, ops[1], *["act"] * steps, "bye"]
 
 
 PERLA_ROUNDS = Path(__file__).resolve().parents[2] / "scenarios" / "perla" / "rounds.yaml"
