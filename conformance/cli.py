@@ -41,7 +41,7 @@ from conformance.outputs import (
     write_run_reports,
 )
 from conformance.reaper import become_subreaper, kill_escaped, subreaper_unavailable
-from conformance.scenarios import LoadResult, Scenario
+from conformance.scenarios import IndexResult, LoadResult, Scenario
 from conformance.selection import NoSelection, SelectionError, load_scenarios, select, shard_of
 from conformance.selection import rule_matches as rule_matches  # re-exported
 from conformance.verdict import (
@@ -93,6 +93,11 @@ def _load(args: argparse.Namespace, catalogue: Catalogue) -> LoadResult:
     return load_scenarios(paths, corpus, catalogue=catalogue)
 
 
+def _index(args: argparse.Namespace, catalogue: Catalogue) -> IndexResult:
+    paths, corpus = _given(args)
+    return selection.load_index(paths, corpus, catalogue=catalogue)
+
+
 def corpus_label(args: argparse.Namespace) -> str:
     """Which corpus a command reads, for its header: the paths given, else the default."""
     paths, corpus = _given(args)
@@ -118,13 +123,16 @@ def cmd_check(args: argparse.Namespace) -> int:
     """Validate scenario files: schema and semantic checks."""
     profile = _profile_name(args) if args.profile is not None else None
     catalogue = _catalogue(args)
-    loaded = _load(args, catalogue)
+    # Without --strict each case's entry is enough, and an unchanged corpus's index is
+    # read without decoding its cases; --strict audits the cases whole.
+    loaded = (_load if args.strict else _index)(args, catalogue)
     for error in loaded.errors:
         print(error, file=sys.stderr)
     if loaded.errors:
         print(f"{len(loaded.errors)} problem(s) in {len(loaded.files)} file(s)", file=sys.stderr)
         return EXIT_USAGE
-    drafts = [s for s in loaded.scenarios if s.review != "checked"]
+    cases = loaded.scenarios if isinstance(loaded, LoadResult) else loaded.entries
+    drafts = [s for s in cases if s.review != "checked"]
     for draft in drafts:
         print(
             f"{draft.where()}: [{draft.id}] review: {draft.review}: check every expectation "
@@ -134,7 +142,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     if drafts and args.strict:
         print(f"{len(drafts)} scenario(s) not yet reviewed (--strict)", file=sys.stderr)
         return EXIT_USAGE
-    if args.strict:
+    if isinstance(loaded, LoadResult):
         # What the audit can tell without running (conformance/audit/static.py).
         from conformance.audit.static import static_findings
 
@@ -147,10 +155,10 @@ def cmd_check(args: argparse.Namespace) -> int:
     # Every case is checked with the facts of each profile it lists; --profile counts one.
     per_profile = ""
     if profile is not None:
-        count = sum(profile in s.profiles for s in loaded.scenarios)
+        count = sum(profile in s.profiles for s in cases)
         per_profile = f"; {count} for profile {profile}"
     print(
-        f"{len(loaded.scenarios)} scenarios in {len(loaded.files)} files: OK "
+        f"{len(cases)} scenarios in {len(loaded.files)} files: OK "
         f"(corpus {corpus_label(args)}{per_profile})"
     )
     return EXIT_OK

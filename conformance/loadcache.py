@@ -54,6 +54,8 @@ T = TypeVar("T")
 
 #: Entries kept at most; beyond it the oldest are removed when a new one is written.
 MAX_ENTRIES = 4000
+#: Whole-corpus entries kept at most (a few MB each; every edit of a corpus makes one).
+MAX_GROUPS = 8
 #: Largest entry read (the whole corpus as one entry is about 2 MB).
 MAX_ENTRY_BYTES: Final = 256 * 2**20
 #: First word of every entry's header line; the number changes with the format.
@@ -234,17 +236,10 @@ def cached_group(
     again when every result may be kept. One entry read and decoded instead of one per
     file is what lets ``check`` start in a blink.
     """
-    folder = _folder()
-    keys: list[str] = []
-    for path, label in zip(paths, labels, strict=True):
-        content = _content(path) if folder is not None else None
-        if content is None:
-            folder = None  # each file's own load reports what is wrong with it
-            break
-        keys.append(_key(label, context, content))
-    if folder is None:
+    found_key = _group_key(paths, labels, context)
+    if found_key is None:
         return [load(i) for i in range(len(paths))]
-    key = hashlib.sha256(" ".join(keys).encode()).hexdigest()
+    folder, key = found_key
     name = f"{key}.group{_SUFFIX}"
     found = _read(folder, name, key, codec, many=True)
     if found is not None and len(found) == len(paths):
@@ -253,6 +248,52 @@ def cached_group(
     if all(keep(r) for r in results):
         _store(folder, name, key, results, codec, many=True)
     return results
+
+
+def cached_index(
+    paths: Sequence[Path],
+    labels: Sequence[str],
+    context: str,
+    build: Callable[[], tuple[list[T], bool]],
+    *,
+    codec: Codec,
+) -> list[T]:
+    """A small index of a group (what ``check`` needs of each case), cached beside the
+    group's entry under the same key, so that reading it skips decoding the whole group.
+
+    ``build()`` works it out on a miss (loading the group) and says whether it may be kept
+    (not when a file has problems).
+    """
+    found_key = _group_key(paths, labels, context)
+    if found_key is None:
+        return build()[0]
+    folder, key = found_key
+    name = f"{key}.index{_SUFFIX}"
+    found = _read(folder, name, key, codec, many=True)
+    if found is not None:
+        return found  # type: ignore[no-any-return]
+    index, keep = build()
+    if keep:
+        _store(folder, name, key, index, codec, many=True)
+    return index
+
+
+def _group_key(
+    paths: Sequence[Path], labels: Sequence[str], context: str
+) -> tuple[_Folder, str] | None:
+    """The cache folder and the key of a group: made of every file's key (bytes and label),
+    so a change to any file changes it. None without a cache, or when a file cannot be
+    read (each file's own load reports what is wrong with it)."""
+    folder = _folder()
+    if folder is None:
+        return None
+    keys: list[str] = []
+    for path, label in zip(paths, labels, strict=True):
+        content = _content(path)
+        if content is None:
+            return None
+        keys.append(_key(label, context, content))
+    return folder, hashlib.sha256(" ".join(keys).encode()).hexdigest()
 
 
 def _content(path: Path) -> bytes | None:
@@ -362,7 +403,8 @@ def _store(
 
 
 def _prune(folder_fd: int) -> None:
-    """Remove the oldest entries beyond :data:`MAX_ENTRIES`, and pickles of old versions."""
+    """Remove the oldest entries beyond :data:`MAX_ENTRIES`, the oldest whole-corpus entries
+    beyond :data:`MAX_GROUPS`, and pickles of old versions."""
     entries: list[tuple[int, str]] = []
     for name in os.listdir(folder_fd):
         if name.endswith(".pickle"):
@@ -372,11 +414,23 @@ def _prune(folder_fd: int) -> None:
         elif name.endswith(_SUFFIX) and not name.startswith("."):
             with contextlib.suppress(OSError):
                 entries.append((os.stat(name, dir_fd=folder_fd).st_mtime_ns, name))
-    if len(entries) > MAX_ENTRIES:
-        entries.sort()
-        for _, old in entries[: len(entries) - MAX_ENTRIES]:
-            with contextlib.suppress(OSError):
-                os.unlink(old, dir_fd=folder_fd)
+    entries.sort()
+    groups = [name for _, name in entries if name.endswith(".group" + _SUFFIX)]
+    old = groups[: max(len(groups) - MAX_GROUPS, 0)]
+    stale = set(old)
+    kept = [name for _, name in entries if name not in stale]
+    old += kept[: max(len(kept) - MAX_ENTRIES, 0)]
+    for name in old:
+        with contextlib.suppress(OSError):
+            os.unlink(name, dir_fd=folder_fd)
 
 
-__all__ = ["MAX_ENTRIES", "cache_dir", "cached", "cached_group", "context_key"]
+__all__ = [
+    "MAX_ENTRIES",
+    "MAX_GROUPS",
+    "cache_dir",
+    "cached",
+    "cached_group",
+    "cached_index",
+    "context_key",
+]

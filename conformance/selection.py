@@ -13,10 +13,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+from conformance import scenarios
 from conformance.catalogue import Catalogue
 from conformance.corpus import default_corpus_dir
 from conformance.profiles import DEFAULT_PROFILE
-from conformance.scenarios import LoadResult, Scenario, load_corpus
+from conformance.scenarios import IndexResult, LoadResult, Scenario, load_corpus
 
 
 class SelectionError(ValueError):
@@ -69,6 +70,22 @@ def load_scenarios(
     """
     try:
         return load_corpus(corpus_paths(paths, corpus), catalogue=catalogue)
+    except FileNotFoundError as exc:
+        raise SelectionError(str(exc)) from None
+
+
+def load_index(
+    paths: Sequence[str | Path] = (),
+    corpus: str | Path | None = None,
+    *,
+    catalogue: Catalogue | None = None,
+) -> IndexResult:
+    """:func:`load_scenarios`, each case reduced to its entry (``check`` needs no more).
+
+    :raises SelectionError: when a path does not exist or no corpus is found.
+    """
+    try:
+        return scenarios.load_index(corpus_paths(paths, corpus), catalogue=catalogue)
     except FileNotFoundError as exc:
         raise SelectionError(str(exc)) from None
 

@@ -22,10 +22,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Protocol, TypeVar
 
 from conformance.catalogue import Catalogue
 from conformance.corpus import scenario_files
-from conformance.loadcache import cached, cached_group, context_key
+from conformance.loadcache import cached, cached_group, cached_index, context_key
 from conformance.plaindata import Codec
 from conformance.scenarios.checker import _DocChecker
 from conformance.scenarios.ids import (
@@ -39,9 +40,11 @@ from conformance.scenarios.ids import (
     retired_ids,
 )
 from conformance.scenarios.model import (
+    CaseEntry,
     Check,
     DeckSpec,
     Disputed,
+    IndexResult,
     Level,
     LoadResult,
     PlannedCheck,
@@ -69,9 +72,11 @@ __all__ = [
     "PACK_SIZE",
     "RETIRED_FILE",
     "SCHEMA_PATH",
+    "CaseEntry",
     "Check",
     "DeckSpec",
     "Disputed",
+    "IndexResult",
     "Level",
     "LoadResult",
     "Scenario",
@@ -93,6 +98,7 @@ __all__ = [
     "is_example_id",
     "load_corpus",
     "load_file",
+    "load_index",
     "resolve_option",
     "retired_ids",
     "table_meld_problem",
@@ -101,6 +107,8 @@ __all__ = [
 
 #: How the load cache stores a LoadResult: plain JSON of these classes (no pickle).
 _CACHE_CODEC = Codec(LoadResult, Scenario, Setup, Step, Check, PlannedCheck, Disputed, DeckSpec)
+#: How it stores a corpus's index (:func:`load_index`).
+_INDEX_CODEC = Codec(CaseEntry)
 
 
 def load_file(
@@ -151,7 +159,39 @@ def load_corpus(paths: Sequence[Path | str], *, catalogue: Catalogue | None = No
     files = scenario_files([Path(p) for p in paths])
     scenarios: list[Scenario] = []
     errors: list[ScenarioError] = []
-    loaded = cached_group(
+    for result in _load_files(files, catalogue):
+        scenarios.extend(result.scenarios)
+        errors.extend(result.errors)
+    kept, problems = _across_files(scenarios, paths)
+    return LoadResult(tuple(kept), (*errors, *problems), tuple(str(f) for f in files))
+
+
+def load_index(paths: Sequence[Path | str], *, catalogue: Catalogue | None = None) -> IndexResult:
+    """What :func:`load_corpus` says of ``paths``, each case reduced to its
+    :class:`CaseEntry`: the same entries, errors and files. An unchanged corpus's index is
+    read from the load cache without decoding its cases, which is what ``check`` needs.
+
+    :raises FileNotFoundError: when a path does not exist.
+    """
+    files = scenario_files([Path(p) for p in paths])
+    errors: list[ScenarioError] = []
+
+    def build() -> tuple[list[CaseEntry], bool]:
+        entries: list[CaseEntry] = []
+        for result in _load_files(files, catalogue):
+            entries.extend(map(CaseEntry.of, result.scenarios))
+            errors.extend(result.errors)
+        return entries, not errors
+
+    labels = [str(f) for f in files]
+    index = cached_index(files, labels, context_key(catalogue), build, codec=_INDEX_CODEC)
+    kept, problems = _across_files(index, paths)
+    return IndexResult(tuple(kept), (*errors, *problems), tuple(labels))
+
+
+def _load_files(files: Sequence[Path], catalogue: Catalogue | None) -> list[LoadResult]:
+    """Each file's LoadResult, from the load cache's one entry for them all when it can."""
+    return cached_group(
         files,
         [str(f) for f in files],
         context_key(catalogue),
@@ -159,58 +199,70 @@ def load_corpus(paths: Sequence[Path | str], *, catalogue: Catalogue | None = No
         lambda result: not result.errors,
         codec=_CACHE_CODEC,
     )
-    for result in loaded:
-        scenarios.extend(result.scenarios)
-        errors.extend(result.errors)
-    first: dict[str, Scenario] = {}
-    duplicated: set[str] = set()
+
+
+class _Case(Protocol):
+    """What the checks across files read of a case (a Scenario or a CaseEntry)."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def path(self) -> str: ...
+    @property
+    def line(self) -> int: ...
+    def where(self) -> str: ...
+
+
+_C = TypeVar("_C", bound=_Case)
+
+
+def _across_files(
+    cases: Sequence[_C], paths: Sequence[Path | str]
+) -> tuple[list[_C], list[ScenarioError]]:
+    """The cases kept and the problems only the whole corpus shows: an id used twice (the
+    first copy is kept), a retired id or an id reserved for examples (every copy left out).
+    """
+    errors: list[ScenarioError] = []
+
+    def problem(case: _C, message: str) -> None:
+        errors.append(
+            ScenarioError(message, file=case.path, line=case.line, column=1, scenario_id=case.id)
+        )
+
+    first: dict[str, _C] = {}
+    dropped: set[str] = set()
     later_copies: set[int] = set()
-    for scenario in scenarios:
-        if scenario.id in first:
-            later_copies.add(id(scenario))
-            errors.append(
-                ScenarioError(
-                    f"duplicate id: already used at {first[scenario.id].where()}; "
-                    "this copy is left out (with --skip-broken the first one runs)",
-                    file=scenario.path,
-                    line=scenario.line,
-                    column=1,
-                    scenario_id=scenario.id,
-                )
+    for case in cases:
+        if case.id in first:
+            later_copies.add(id(case))
+            problem(
+                case,
+                f"duplicate id: already used at {first[case.id].where()}; "
+                "this copy is left out (with --skip-broken the first one runs)",
             )
         else:
-            first[scenario.id] = scenario
+            first[case.id] = case
     retired = retired_ids([Path(p) for p in paths])
-    for scenario in scenarios:
-        if scenario.id in retired:
-            duplicated.add(scenario.id)
-            errors.append(
-                ScenarioError(
-                    f"id {scenario.id} was retired ({retired[scenario.id]}); ids are never "
-                    "reused, so expectation files keep meaning what they meant: take a new id",
-                    file=scenario.path,
-                    line=scenario.line,
-                    column=1,
-                    scenario_id=scenario.id,
-                )
+    for case in cases:
+        if case.id in retired:
+            dropped.add(case.id)
+            problem(
+                case,
+                f"id {case.id} was retired ({retired[case.id]}); ids are never "
+                "reused, so expectation files keep meaning what they meant: take a new id",
             )
-    for scenario in scenarios:
-        if is_example_id(scenario.id):
-            duplicated.add(scenario.id)
-            errors.append(
-                ScenarioError(
-                    f"id {scenario.id} is reserved for examples in the docs "
-                    f"({EXAMPLE_IDS[0]}..{EXAMPLE_IDS[1]}), so a copied example never "
-                    "collides with a real case: take the next free id of your folder "
-                    "(docs/adding-scenarios.md §3)",
-                    file=scenario.path,
-                    line=scenario.line,
-                    column=1,
-                    scenario_id=scenario.id,
-                )
+    for case in cases:
+        if is_example_id(case.id):
+            dropped.add(case.id)
+            problem(
+                case,
+                f"id {case.id} is reserved for examples in the docs "
+                f"({EXAMPLE_IDS[0]}..{EXAMPLE_IDS[1]}), so a copied example never "
+                "collides with a real case: take the next free id of your folder "
+                "(docs/adding-scenarios.md §3)",
             )
-    kept = tuple(s for s in scenarios if s.id not in duplicated and id(s) not in later_copies)
-    return LoadResult(kept, tuple(errors), tuple(str(f) for f in files))
+    kept = [c for c in cases if c.id not in dropped and id(c) not in later_copies]
+    return kept, errors
 
 
 #: Ids the docs use for examples; no scenario may take one (``check`` refuses it).

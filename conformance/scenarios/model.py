@@ -278,3 +278,33 @@ class LoadResult:
     scenarios: tuple[Scenario, ...]
     errors: tuple[ScenarioError, ...]
     files: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class CaseEntry:
+    """What ``check`` needs of a loaded case, without the case whole (:func:`load_index`)."""
+
+    id: str
+    path: str
+    line: int
+    review: str
+    profiles: tuple[str, ...]
+
+    @classmethod
+    def of(cls, scenario: Scenario) -> CaseEntry:
+        """The entry of a loaded ``scenario``."""
+        return cls(scenario.id, scenario.path, scenario.line, scenario.review, scenario.profiles)
+
+    def where(self) -> str:
+        """``file:line`` of the case, for messages (as :meth:`Scenario.where`)."""
+        return f"{self.path}:{self.line}"
+
+
+@dataclass(frozen=True)
+class IndexResult:
+    """The entries of the cases that loaded cleanly and every error found, in corpus order:
+    what :class:`LoadResult` says of a corpus, each case reduced to its :class:`CaseEntry`."""
+
+    entries: tuple[CaseEntry, ...]
+    errors: tuple[ScenarioError, ...]
+    files: tuple[str, ...] = ()
