@@ -279,27 +279,26 @@ def main() -> int:
     print("|---|---|---|---|")
     print(f"| echo floor: replay to an adapter answering `{{}}` | {wall('echo'):.3f} s | | |")
     print(f"| bare replay to the reference | {wall('bare'):.3f} s | | |")
-    session = statistics.median(
-        s.wall / b.wall for b, s in zip(samples["bare"], samples["session"], strict=True)
-    )
+
+    def paired(name: str) -> list[float]:
+        """Each round's ``name`` over the same round's bare replay, run just before it (so a
+        machine that slows down between rounds moves both), sorted: its median is the
+        verdict, its spread how noisy the machine was."""
+        rounds = zip(samples["bare"], samples[name], strict=True)
+        return sorted(h.wall / b.wall for b, h in rounds)
+
+    session = statistics.median(paired("session"))
     print(
         f"| the harness's session alone, nothing graded (÷ bare replay) | "
         f"{wall('session'):.3f} s ({session:.2f}) | | |"
     )
-    # Paired: each round's harness over the same round's bare replay, run just before it,
-    # so that a machine that slows down between rounds moves both. The median of those is
-    # the verdict; the spread shows how noisy the machine was.
-    ratios = sorted(
-        h.wall / b.wall for b, h in zip(samples["bare"], samples["harness"], strict=True)
-    )
+    ratios = paired("harness")
     ratio = statistics.median(ratios)
     print(
         f"| harness, corpus loaded (÷ bare replay, per round: {ratios[0]:.2f}–{ratios[-1]:.2f}) "
         f"| {wall('harness'):.3f} s ({ratio:.2f}) | ≤ 1.3 | {verdict(ratio <= 1.3)} |"
     )
-    singles = sorted(
-        h.wall / b.wall for b, h in zip(samples["bare"], samples["one at a time"], strict=True)
-    )
+    singles = paired("one at a time")
     single = statistics.median(singles)
     print(
         f"| harness, an engine taking one request at a time (÷ bare replay, per round: "

@@ -27,6 +27,14 @@ def folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return cache
 
 
+def _corpus(tmp_path: Path) -> Path:
+    """A corpus folder holding a copy of one corpus file, ``a.yaml``."""
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    shutil.copy(SOURCE, corpus / "a.yaml")
+    return corpus
+
+
 def _forbid_loading(monkeypatch: pytest.MonkeyPatch) -> None:
     def refuse(*_: object) -> None:
         raise AssertionError("the file was loaded again instead of read from the cache")
@@ -112,9 +120,7 @@ def test_a_corpus_is_read_back_from_one_entry_and_an_edit_is_seen(
 ) -> None:
     from conformance.scenarios import load_corpus
 
-    corpus = tmp_path / "corpus"
-    corpus.mkdir()
-    shutil.copy(SOURCE, corpus / "a.yaml")
+    corpus = _corpus(tmp_path)
     shutil.copy(default_corpus_dir() / "contracts" / "deal-2.yaml", corpus / "b.yaml")
     catalogue = load_catalogue()
     first = load_corpus([corpus], catalogue=catalogue)
@@ -141,9 +147,7 @@ def test_a_corpus_is_read_back_from_one_entry_and_an_edit_is_seen(
 def _corpus_with_problems(tmp_path: Path) -> Path:
     """Two clean files, a draft case, and an id used twice: what the checks across files
     find, and nothing the per-file checks refuse."""
-    corpus = tmp_path / "corpus"
-    corpus.mkdir()
-    shutil.copy(SOURCE, corpus / "a.yaml")
+    corpus = _corpus(tmp_path)
     text = (default_corpus_dir() / "contracts" / "deal-2.yaml").read_text(encoding="utf-8")
     first_id = text.split("id: ", 1)[1].split()[0]
     a_id = SOURCE.read_text(encoding="utf-8").split("id: ", 1)[1].split()[0]
@@ -179,9 +183,7 @@ def test_an_unchanged_corpus_index_is_read_without_its_cases(
 ) -> None:
     from conformance.scenarios import load_corpus, load_index
 
-    corpus = tmp_path / "corpus"
-    corpus.mkdir()
-    shutil.copy(SOURCE, corpus / "a.yaml")
+    corpus = _corpus(tmp_path)
     catalogue = load_catalogue()
     first = load_index([corpus], catalogue=catalogue)
     assert len(list(folder.glob("*.index.json"))) == 1
