@@ -458,6 +458,7 @@ def _engines(reports: Sequence[LoadedReport], labels: Sequence[str]) -> list[str
         ("run order", [esc(handshake(r, "run_order") or "listed") for r in reports]),
         ("run ends", [esc(handshake(r, "run_ends") or "requested") for r in reports]),
         ("unmodelled", [_listing(handshake(r, "unmodelled") or []) for r in reports]),
+        ("requests in flight", [esc(handshake(r, "max_in_flight") or 1) for r in reports]),
         (
             "adapter",
             [f"<code>{esc(' '.join(r.header.get('adapter', [])))}</code>" for r in reports],

@@ -236,9 +236,17 @@ def test_the_engines_table_shows_handshakes_and_versions(
     assert rows["corpus digest"] == [docs[0]["header"]["corpus_digest"]] * 2
     assert rows["harness"] == [docs[0]["header"]["harness_version"]] * 2
     assert rows["protocol (harness)"] == ["1", "1"]
+    # The test engine declares no max_in_flight: it is sent one request at a time.
+    assert rows["requests in flight"] == ["1", "1"]
     assert rows["badge"] == [badge(docs[0], "5/5"), badge(docs[1], "3/5")]
     assert "different corpora" not in " ".join(page.text)
     moved = copy.deepcopy(docs[1])
+    moved["header"]["engine"]["max_in_flight"] = 16
+    page = parse(render_html(loaded((docs[0], moved)), CATALOGUE))
+    assert {r[0]: r[1:] for r in page.tables["engines-table"][1:]}["requests in flight"] == [
+        "1",
+        "16",
+    ]
     moved["header"]["corpus_digest"] = "feedfacefeedface"
     page = parse(render_html(loaded((docs[0], moved)), CATALOGUE))
     assert "These runs graded different corpora" in " ".join(page.text)
