@@ -32,7 +32,7 @@ from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from types import TracebackType
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 from .adapter_pipes import StderrSections
 from .adapter_process import (
@@ -100,8 +100,9 @@ class Ahead:
 Then = Request | Ahead | list[Request | Ahead] | None
 
 
-@dataclass(frozen=True)
-class _Prepared:
+# _Prepared and _Sent are NamedTuples, not frozen dataclasses: two are built per request,
+# between an answer's arrival and the next request, and a tuple is built three times faster.
+class _Prepared(NamedTuple):
     """A request to send ahead, validated and encoded while the adapter was still busy."""
 
     op: str
@@ -110,8 +111,7 @@ class _Prepared:
     ahead: Ahead
 
 
-@dataclass(frozen=True)
-class _Sent:
+class _Sent(NamedTuple):
     """A request written to the adapter whose answer has not been read yet."""
 
     op: str
