@@ -713,7 +713,7 @@ def test_discard_drops_every_answer_sent_ahead(make_session: Factory) -> None:
 def test_a_hang_on_the_second_request_in_flight_times_out_when_it_is_read(
     make_session: Factory, tag: str
 ) -> None:
-    session = make_session("--hang-on", "check_meld", "--max-in-flight", "2", timeout=0.5)
+    session = make_session("--hang-on", "check_meld", "--max-in-flight", "2")
     session.start()
     session.exchange(PENALTY, then=[PENALTY, CHECK_MELD])
     assert session.exchange(None)["points"] == EXAMPLE_POINTS
