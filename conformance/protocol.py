@@ -190,14 +190,18 @@ def _stdlib_encode(obj: Mapping[str, Any]) -> bytes:
     return text.encode("utf-8") + b"\n"
 
 
-#: Digits to ``0``, every other byte to a space: a run of 19 digits is then a plain
-#: substring search (a regular expression for it cost as much as decoding the line).
+#: Digits to ``0``, ``-`` kept, every other byte to a space: a long run of digits is then a
+#: plain substring search (a regular expression for it cost as much as decoding the line).
 #: UTF-8 multi-byte sequences hold no ASCII digit, so the raw line can be searched.
-_DIGIT_MAP: Final = bytes(0x30 if 0x30 <= b <= 0x39 else 0x20 for b in range(256))
-#: A run of digits orjson may read otherwise than Python does (past 64 bits it gives a
-#: float, or refuses, where Python keeps an exact integer): such a line takes the
-#: standard library's path. 18 digits always fit.
-_LONG_DIGIT_RUN: Final = b"0" * 19
+_DIGIT_MAP: Final = bytes(
+    0x30 if 0x30 <= b <= 0x39 else b if b == 0x2D else 0x20 for b in range(256)
+)
+#: Runs of digits orjson may read otherwise than Python does (past 64 bits it gives a
+#: float, or refuses, where Python keeps an exact integer): a line holding one takes the
+#: standard library's path. orjson reads every integer of 18 digits, and every one of 19
+#: but a negative below -2**63 (the 64-bit signed range), exactly; an engine's 64-bit seed
+#: (19 digits) is common, and kept on the fast path.
+_LONG_DIGIT_RUNS: Final = (b"0" * 20, b"-" + b"0" * 19)
 
 
 def decode_line(line: bytes) -> dict[str, Any]:
@@ -217,7 +221,8 @@ def decode_line(line: bytes) -> dict[str, Any]:
         # values, but for long digit runs (kept off it) and what it refuses (NaN, 1e400,
         # lone surrogates, nesting past 1024), which the standard library then reads
         # exactly as before, with its own error messages.
-        if _LONG_DIGIT_RUN in line.translate(_DIGIT_MAP):
+        digits = line.translate(_DIGIT_MAP)
+        if _LONG_DIGIT_RUNS[0] in digits or _LONG_DIGIT_RUNS[1] in digits:
             value = _stdlib_decode(text)
         else:
             value = orjson.loads(text)

@@ -389,6 +389,13 @@ def test_decode_line_reads_what_the_standard_library_reads(
         b'{"points": NaN}',
         b'{"a": 1, "a": 2}',
         b'{"x": 0.1234567890123456789}',
+        # 19 digits: orjson's fast path but for a negative below -2**63.
+        b'{"seed": 9999999999999999999}',
+        b'{"seed": 3553260803050964941}',
+        b'{"points": -9999999999999999999}',
+        b'{"points": -9223372036854775808}',
+        b'{"points": [-1, -9223372036854775809.5]}',
+        b'{"points": 18446744073709551615}',
     ],
 )
 def test_decode_line_agrees_with_the_standard_library_where_orjson_differs(raw: bytes) -> None:
