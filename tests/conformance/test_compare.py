@@ -39,6 +39,18 @@ def test_hands_are_multisets_and_partial_mapping() -> None:
     assert m.what == "hands[1]" and "missing [K♠]" in m.actual and "unexpected [A♠]" in m.actual
 
 
+def test_hands_count_copies_and_compare_items_that_do_not_sort() -> None:
+    two_packs = {**STATE, "hands": [["8C", "8C", "10H"], ["JK", "AS"]]}
+    assert compare_state({"hands": {0: ["8C", "10H", "8C"]}}, two_packs) == []
+    (m,) = compare_state({"hands": {0: ["8C", "10H", "10H"]}}, two_packs)
+    assert m.what == "hands[0]"
+    # A card and a number do not sort together: counted instead.
+    odd = {**STATE, "hands": [["8C", 3, "8C"], ["JK", "AS"]]}
+    assert compare_state({"hands": {0: [3, "8C", "8C"]}}, odd) == []
+    (m,) = compare_state({"hands": {0: [3, 3, "8C"]}}, odd)
+    assert m.what == "hands[0]"
+
+
 def test_trios_are_multisets_runs_are_ordered() -> None:
     trio_reordered = {"owner": 0, "kind": "trio", "cards": ["JK", "9S", "9D"]}
     run = {"owner": 1, "kind": "run", "cards": ["4S", "5S", "6S", "7S"]}
