@@ -58,9 +58,15 @@ class Pack:
     def canonical_order(self) -> tuple[str, ...]:
         """The pack in canonical order: AS..KS AH..KH AD..KD AC..KC, ``copies`` times, then
         the jokers (docs/scenario-format.md)."""
-        # Interned, like the corpus's own card codes, so a cached state stores each once.
-        naturals = tuple(sys.intern(rank + suit) for suit in SUITS for rank in RANKS)
-        return naturals * self.copies + (JOKER,) * self.jokers
+        return _canonical_order(self.copies, self.jokers)
+
+
+@cache
+def _canonical_order(copies: int, jokers: int) -> tuple[str, ...]:
+    # Built once per pack shape: a deal step asks for it at every deck it composes.
+    # Interned, like the corpus's own card codes, so a cached state stores each once.
+    naturals = tuple(sys.intern(rank + suit) for suit in SUITS for rank in RANKS)
+    return naturals * copies + (JOKER,) * jokers
 
 
 @dataclass(frozen=True)

@@ -200,9 +200,11 @@ class CaseRunner:
             raise
         finally:
             self.session.timeout = self.options.timeout
-            # The next case's first goes only with no other request in flight.
-            sent, first = then if isinstance(then, list) else [then], self._next_first
-            went = isinstance(first, list) and bool(first) and any(t is first[0] for t in sent)
+            # The next case's first goes only with no other request in flight, so only
+            # ever as the first of ``then``; anything in flight then includes it.
+            lead = (then[0] if then else None) if isinstance(then, list) else then
+            first = self._next_first
+            went = lead is not None and isinstance(first, list) and first and lead is first[0]
             if went and self.session.in_flight:
                 self._sent_for = self._upcoming
 

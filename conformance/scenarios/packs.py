@@ -156,11 +156,14 @@ def _ordinal(n: int) -> str:
     return {1: "first", 2: "second", 3: "third", 4: "fourth", 5: "fifth"}.get(n, f"{n}th")
 
 
+#: Each card code's place in the canonical order (a sort key: a dict, not a search).
+_CANONICAL_INDEX: dict[str, int] = {
+    card: index for index, card in reversed(list(enumerate(CANONICAL_ORDER)))
+}
+
+
 def _canonical_index(card: str) -> int:
-    try:
-        return CANONICAL_ORDER.index(card)
-    except ValueError:
-        return len(CANONICAL_ORDER)
+    return _CANONICAL_INDEX.get(card, len(CANONICAL_ORDER))
 
 
 def _rank_value(rank: str) -> int:
