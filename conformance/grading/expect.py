@@ -135,13 +135,11 @@ _NOT_FIELDS = frozenset({"answer", "accepted", "reason", "unchanged", "invariant
 
 def rejects(expect: Any) -> bool:
     """True when a resolved step ``expect`` is a refusal."""
-    if type(expect) is str:
-        return expect == "rejected"
-    return (type(expect) is dict or isinstance(expect, Mapping)) and "rejected" in expect
+    return expect == "rejected" or (isinstance(expect, Mapping) and "rejected" in expect)
 
 
 def _reasons(expect: Any) -> list[str]:
-    if type(expect) is not dict and not isinstance(expect, Mapping):
+    if not isinstance(expect, Mapping):
         return []
     value = expect.get("rejected", expect.get("reason"))
     if isinstance(value, str):

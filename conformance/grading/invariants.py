@@ -39,15 +39,11 @@ def invariant_problems(state: Mapping[str, Any], players: int, pack: Pack) -> li
         problems.append(f"{len(hands)} hands for {players} players")
     cards: list[Any] = list(chain.from_iterable(hands))
     for meld in state.get("table") or ():
-        # A decoded answer's melds are dicts: tested first, without the ABC's isinstance.
-        if type(meld) is dict or isinstance(meld, Mapping):
-            meld_cards = meld.get("cards")
-            if isinstance(meld_cards, list):
-                cards += meld_cards
+        if isinstance(meld, Mapping) and isinstance(meld.get("cards"), list):
+            cards += meld["cards"]
     for pile in ("stock", "discard"):
-        pile_cards = state.get(pile)
-        if isinstance(pile_cards, list):
-            cards += pile_cards
+        if isinstance(state.get(pile), list):
+            cards += state[pile]
     # The usual answer holds the pack: one sort and one list comparison, both in C.
     try:
         if not problems and sorted(cards) == _pack_sorted(pack):

@@ -53,13 +53,12 @@ class NoValue(Exception):
 
 def is_by_option(value: Any) -> bool:
     """True for ``{by_option: {...}}``."""
-    # dict first: the common case, without the ABC's isinstance.
-    if type(value) is not dict and not isinstance(value, Mapping):
-        return False
-    if len(value) != 1 or "by_option" not in value:
-        return False
-    inner = value["by_option"]
-    return type(inner) is dict or isinstance(inner, Mapping)
+    return (
+        isinstance(value, Mapping)
+        and len(value) == 1
+        and "by_option" in value
+        and isinstance(value["by_option"], Mapping)
+    )
 
 
 def is_wrapper(value: Any) -> bool:
@@ -76,7 +75,7 @@ def branches_of(by_option: Mapping[Any, Any], disputed: str | None) -> tuple[str
     if len(by_option) == 1:
         ((key, inner),) = by_option.items()
         if isinstance(key, str) and POINT_ID.match(key):
-            return key, inner if type(inner) is dict or isinstance(inner, Mapping) else {}
+            return key, inner if isinstance(inner, Mapping) else {}
     return disputed, by_option
 
 
