@@ -16,7 +16,8 @@ shared machine affects them alike, and the table shows medians:
   ``max_in_flight`` (docs/protocol.md §1), as an engine that declares none is run (shown
   beside the target, which is the corpus run's: the main job runs the reference);
 - **corpus wall** and **check**: ``python -m conformance run`` and ``check`` as a user
-  runs them, start-up included (wall and CPU time);
+  runs them, start-up included (wall and CPU time), beside the floor under both: the
+  interpreter's own start (``python -c pass``, with whatever the machine's ``site`` runs);
 - **reference answers/s**: the bare replay's lines per second once the adapter is up;
 - **persistent vs per-process**: the harness with one adapter for the whole run and
   with a fresh adapter process per case (``--fresh-process``);
@@ -243,6 +244,7 @@ def main() -> int:
         "session": lambda: session_replay(REFERENCE, lines),
         "run": lambda: command([PY, "-m", "conformance", "run", "--profile", args.profile]),
         "check": lambda: command([PY, "-m", "conformance", "check"]),
+        "python": lambda: command([PY, "-c", "pass"]),
     }
     if not args.quick:
         rows["fresh"] = lambda: harness(REFERENCE, scenarios, options(fresh_process=True))
@@ -312,6 +314,10 @@ def main() -> int:
     print(
         f"| `conformance check`, start-up included: wall (CPU) | {wall('check'):.3f} s "
         f"({cpu('check'):.3f} s) | < 0.2 s | {verdict(wall('check') < 0.2)} |"
+    )
+    print(
+        f"| the interpreter's own start, `python -c pass`: wall (CPU) | {wall('python'):.3f} s "
+        f"({cpu('python'):.3f} s) | | |"
     )
     print(f"| reference answers/s | {rate:.0f} | ≥ 2,000 | {verdict(rate >= 2000)} |")
     if "fresh" in samples:
