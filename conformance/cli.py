@@ -32,6 +32,13 @@ from conformance.catalogue import Catalogue, CatalogueError, load_catalogue
 from conformance.cli_args import EPILOG as EPILOG  # re-exported
 from conformance.cli_args import build_parser as build_parser  # re-exported
 from conformance.corpus import default_catalogue_path
+from conformance.exitcodes import (
+    EXIT_ADAPTER,
+    EXIT_FAILED,
+    EXIT_OK,
+    EXIT_UNGRADED,
+    EXIT_USAGE,
+)
 from conformance.outputs import (
     OutputPathError,
     RunFiles,
@@ -44,13 +51,6 @@ from conformance.reaper import become_subreaper, kill_escaped, subreaper_unavail
 from conformance.scenarios import IndexResult, LoadResult, Scenario
 from conformance.selection import NoSelection, SelectionError, load_scenarios, select, shard_of
 from conformance.selection import rule_matches as rule_matches  # re-exported
-from conformance.verdict import (
-    EXIT_ADAPTER,
-    EXIT_FAILED,
-    EXIT_OK,
-    EXIT_UNGRADED,
-    EXIT_USAGE,
-)
 
 if TYPE_CHECKING:  # imported where used: the CLI starts faster without them
     from conformance.engine import EngineSession

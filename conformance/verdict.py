@@ -8,13 +8,7 @@ not green. The gates a CI job may add (``--min-graded``, ``--all-players``) are
 :class:`Gates`. Nothing here prints or reads argv, so the pytest plugin, a notebook or a
 CI script judges a run exactly as the command line does.
 
-Exit codes (the command line's ``--help`` lists them too):
-
-0  nothing unexpected, and something was graded
-1  failures, errors, cases not run, broken laws, or an xpass under ``strict``
-2  usage error (the command line's, not decided here)
-3  the adapter could not start, failed its handshake, or does not list the profile
-4  nothing was graded, or a gate was not met (under ``min_graded``, a player count missing)
+Exit codes: conformance.exitcodes (the command line's ``--help`` lists them too).
 
 Until every case carries its checks (an older runner, a report without them), the unit is
 the case: a case that passed or failed was graded, one that was unsupported, errored or did
@@ -28,13 +22,8 @@ from dataclasses import dataclass, field
 
 from conformance.catalogue import Catalogue
 from conformance.declarations import Declarations, declarations
+from conformance.exitcodes import EXIT_ADAPTER, EXIT_FAILED, EXIT_OK, EXIT_UNGRADED, EXIT_USAGE
 from conformance.results import CaseResult, Graded, RunResult, graded
-
-EXIT_OK = 0
-EXIT_FAILED = 1
-EXIT_USAGE = 2
-EXIT_ADAPTER = 3
-EXIT_UNGRADED = 4
 
 #: Which exit code wins when several profiles of one command end differently: the one
 #: that says most about what to fix first (a usage error, then a dead adapter, then

@@ -229,3 +229,20 @@ def test_the_package_says_it_covers_every_profile() -> None:
     root = Path(__file__).resolve().parents[2]
     project = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))["project"]
     assert all(name.capitalize() in project["description"] for name in default_profiles())
+
+
+def test_check_starts_without_the_modules_only_a_run_needs() -> None:
+    """``check`` runs often (an editor's save hook, a pre-commit): importing the CLI must
+    not pull in what judging a run reads (conformance.verdict and its results)."""
+    import subprocess
+
+    probe = (
+        "import sys, conformance.cli; "
+        "print(sorted(m for m in ('conformance.verdict', 'conformance.results', "
+        "'conformance.runner', 'conformance.engine', 'jsonschema', 'jsonschema_rs') "
+        "if m in sys.modules))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True
+    ).stdout
+    assert out.strip() == "[]"
