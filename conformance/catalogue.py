@@ -113,6 +113,10 @@ class Catalogue:
         """The disputed points and variants ``profile`` rules on (it names an option)."""
         return {did: d for did, d in self.disputes.items() if profile in d.profiles}
 
+    def profile_options(self, profile: str) -> dict[str, str]:
+        """The option ``profile`` plays on each point it rules on."""
+        return {did: d.profiles[profile] for did, d in self.disputes_for(profile).items()}
+
     def ruling_problems(self, rulings: Mapping[str, str]) -> tuple[str, ...]:
         """What is wrong with an engine's declared rulings: unknown points or options.
 

@@ -188,10 +188,7 @@ def declarations(
             known = catalogue.disputes.get(point)
             if known is not None and option in known.options:
                 declared[point] = option
-        for point, dispute in catalogue.disputes.items():
-            theirs = dispute.profiles.get(profile)
-            if theirs is not None:
-                profile_options[point] = theirs
+        profile_options = catalogue.profile_options(profile)
     facts = default_profiles().get(profile)
     return Declarations(
         profile=profile,

@@ -53,6 +53,7 @@ from .handshake import Handshake, as_handshake_error, check_version, default_pla
 from .memlimit import DEFAULT_MEMORY_LIMIT
 from .protocol import (
     PROTOCOL_VERSION,
+    CheckedRequest,
     decode_line,
     encode_request,
     request_is_valid,
@@ -167,7 +168,10 @@ def _prepare(ahead: Ahead, ahead_id: int, session: EngineSession) -> _Prepared |
     only the write is left. None when it breaks the schema or is not JSON: it is then
     sent in its own turn, so that its InvalidRequest comes where a plain request's would.
     """
-    op, fields = ahead.request
+    request = ahead.request
+    op, fields = request
+    if type(request) is CheckedRequest:
+        return _Prepared(op, ahead_id, request.line(ahead_id), ahead)
     message = {"id": ahead_id, "op": op, **fields}
     if session.validate_requests and not request_is_valid(op, message):
         return None
@@ -194,6 +198,14 @@ def _prepare_all(
             break  # sent in its own turn, and so those after it
         prepared.append(one)
     return prepared
+
+
+def _encoded(request: Request, request_id: int) -> bytes:
+    """``request`` as the line sent with id ``request_id`` (encoded once, if checked)."""
+    if type(request) is CheckedRequest:
+        return request.line(request_id)
+    op, fields = request
+    return encode_request({"id": request_id, "op": op, **fields})
 
 
 def _checked_answer(op: str, request_id: int, line: bytes) -> dict[str, Any]:
@@ -432,7 +444,7 @@ class EngineSession:
                 raise HarnessError("no request was sent ahead")
         elif self._ahead:
             raise HarnessError("a request sent ahead is still unanswered: read or discard it")
-        if request is not None and self.validate_requests:
+        if request is not None and self.validate_requests and type(request) is not CheckedRequest:
             validate_request(request[0], {"id": self._next_id, "op": request[0], **request[1]})
         room = self._ahead.limit - len(self._ahead) + (request is None)
         prepared = _prepare_all(_aheads(then), self._next_id + (request is not None), room, self)
@@ -470,7 +482,7 @@ class EngineSession:
             else:
                 # Anything the adapter did since the last answer (extra line, exit).
                 self._adapter.check_between_requests(self._next_id - 1)
-                sent = self._send(request[0], request[1], self.timeout)
+                sent = self._send(request, self.timeout)
             return self._collect(sent, then)
         except EngineReportedError as exc:
             exc.stderr_tail = self.stderr_tail()
@@ -485,15 +497,15 @@ class EngineSession:
 
     def _exchange(self, op: str, fields: Mapping[str, Any], timeout: float) -> dict[str, Any]:
         """Write one request, read its answer, check id and schema."""
-        return self._collect(self._send(op, fields, timeout))
+        return self._collect(self._send((op, fields), timeout))
 
-    def _send(self, op: str, fields: Mapping[str, Any], timeout: float) -> _Sent:
+    def _send(self, request: Request, timeout: float) -> _Sent:
         assert self._adapter is not None
         request_id = self._next_id
         self._next_id += 1
-        message = {"id": request_id, "op": op, **fields}
+        op = request[0]
         deadline = time.monotonic() + timeout
-        self._adapter.write(encode_request(message), op, deadline, timeout)
+        self._adapter.write(_encoded(request, request_id), op, deadline, timeout)
         return _Sent(op, request_id, deadline, timeout)
 
     def _send_ahead(self, then: _Prepared) -> bool:

@@ -35,18 +35,10 @@ from conformance.errors import (
     InvalidRequest,
 )
 from conformance.grading.answers import Judge
-from conformance.grading.expect import applicable
+from conformance.grading.expect import Resolutions
 from conformance.grading.ledger import Ledger
-from conformance.grading.walk import (
-    LEVEL_CAPABILITIES,
-    CaseWalk,
-    Gap,
-    melds_requests,
-    planned_request,
-    scenario_players,
-    setup_request,
-    why_ungradable,
-)
+from conformance.grading.requests import RequestBook, melds_requests, scenario_players
+from conformance.grading.walk import LEVEL_CAPABILITIES, CaseWalk, Gap, why_ungradable
 from conformance.memlimit import DEFAULT_MEMORY_LIMIT
 from conformance.profiles import DEFAULT_PROFILE, ProfileData, ProfileError, default_profiles
 from conformance.results import (
@@ -58,8 +50,8 @@ from conformance.results import (
     count_statuses,
 )
 from conformance.scenarios import Scenario, corpus_digest
-from conformance.scenarios.model import PlannedCheck
 from conformance.textsafe import cap_total
+from conformance.warmup import WarmUp
 
 if TYPE_CHECKING:  # imported where used: only --properties needs the laws
     from conformance.properties import PropertyResult
@@ -145,11 +137,21 @@ class CaseRunner:
     """Runs single scenarios on one engine session (restarting it after engine errors)."""
 
     def __init__(
-        self, session: EngineSession, options: RunOptions, catalogue: Catalogue | None = None
+        self,
+        session: EngineSession,
+        options: RunOptions,
+        catalogue: Catalogue | None = None,
+        resolutions: Resolutions | None = None,
+        requests: RequestBook | None = None,
     ) -> None:
         self.session = session
         self.options = options
         self.catalogue = catalogue
+        # Shared by a run's workers, and filled while the adapter starts (conformance.warmup).
+        #: Each case's applicable checks and their values, by the options they read.
+        self.resolutions = Resolutions() if resolutions is None else resolutions
+        #: The cases' requests, checked and encoded once.
+        self.requests = RequestBook(options.profile) if requests is None else requests
         self._cases_on_session = 0
         self._deadline = 0.0
         #: Who deals, as tracked by the rules since the case's setup (grading.walk).
@@ -159,10 +161,6 @@ class CaseRunner:
         #: Each case's gap (or None) for the current declarations: asked when its first
         #: request may go ahead and again when it is graded.
         self._gaps: dict[int, tuple[Scenario, Gap | None]] = {}
-        #: Each case's applicable checks and their values under the current declarations
-        #: (grading.expect.applicable), keyed by the case object, which is kept: a caller
-        #: may grade two cases of one id.
-        self._values_of: dict[int, tuple[Scenario, tuple[list[PlannedCheck], dict[str, Any]]]] = {}
         # The next case's first request, sent with this case's last (cross-case ahead),
         # and the case it was sent for once it went.
         self._upcoming: Scenario | None = None
@@ -249,7 +247,6 @@ class CaseRunner:
         sends none (it will be unsupported) or should not be sent early."""
         if upcoming is None or self.options.fresh_process:
             return []
-        profile = self.options.profile
         declared = self._declared(handshake)
         if self._gap(upcoming, handshake, graded_option(upcoming, declared)) is not None:
             return []
@@ -257,13 +254,12 @@ class CaseRunner:
         # melds checks to send records nothing in its ledger.
         judge = self._judge(upcoming, handshake)
         self._judge_ahead = (upcoming, judge)
+        book = self.requests
         if upcoming.level == "melds":
-            requests: list[Request | None] = [
-                r for _, r in melds_requests(upcoming, profile, judge)
-            ]
+            requests: list[Request | None] = [r for _, r in melds_requests(upcoming, judge, book)]
         else:
             steps = upcoming.steps[:1]
-            requests = [setup_request(upcoming, profile, declared), *map(planned_request, steps)]
+            requests = [book.setup(upcoming, declared), *map(book.step, steps)]
         if not requests or requests[0] is None:
             return []
         # Their own time limit: they belong to the next case, not to what is left of this one.
@@ -416,7 +412,6 @@ class CaseRunner:
             self._declarations = (handshake, declared)
             self._values = _card_values(declared, self.catalogue)
             self._gaps = {}
-            self._values_of = {}
         return self._declarations[1]
 
     def _judge(self, scenario: Scenario, handshake: Handshake) -> Judge:
@@ -424,13 +419,8 @@ class CaseRunner:
         declared = self._declared(handshake)
         profile = self.options.profile
         disputed = scenario.disputed.id if scenario.disputed else None
-        # Each check resolved once for this engine: which apply, then what they expect.
-        known = self._values_of.get(id(scenario))
-        if known is not None and known[0] is scenario:
-            plan, values = known[1]
-        else:
-            plan, values = applicable(scenario.plan_for(profile), declared, disputed)
-            self._values_of[id(scenario)] = (scenario, (plan, values))
+        # Each check resolved once for these options: which apply, then what they expect.
+        resolution = self.resolutions.get(scenario.plan_for(profile), declared, disputed)
         players = scenario_players(scenario)
         facts = declared.facts
         the_pack = None
@@ -438,7 +428,7 @@ class CaseRunner:
             with contextlib.suppress(ProfileError):
                 the_pack = facts.pack(players)
         return Judge(
-            ledger=Ledger(plan, scenario.path),
+            ledger=Ledger(resolution.kept, scenario.path, resolution.passes),
             declared=declared,
             disputed=disputed,
             reasons="reasons" in declared.capabilities,
@@ -447,14 +437,13 @@ class CaseRunner:
             values=self._values,
             runs_as_sets=declared.runs_as_sets,
             grade_assumed=self.options.grade_assumed,
-            resolved=values,
+            resolved=resolution.values,
         )
 
     def _grade(
         self, scenario: Scenario, handshake: Handshake, option: str | None, judge: Judge
     ) -> None:
         declared = judge.declared
-        profile = self.options.profile
         gap = self._gap(scenario, handshake, option)
         if gap is not None:
             raise _Unsupported(gap)
@@ -462,7 +451,7 @@ class CaseRunner:
         if scenario.level == "melds":
             walk.melds()
         else:
-            walk.steps(lambda: setup_request(scenario, profile, declared))
+            walk.steps(lambda: self.requests.setup(scenario, declared))
 
 
 def _card_values(declared: Declarations, catalogue: Catalogue | None) -> ProfileData | None:
@@ -553,13 +542,18 @@ def _run_scenarios(
     wall = time.time()
     started = time.monotonic()
     workers = max(1, min(options.workers, len(scenarios) or 1))
+    resolutions, requests = Resolutions(), RequestBook(options.profile)
+    # The harness's own preparation, done while the first adapter starts up.
+    warm = WarmUp(scenarios, options.profile, catalogue, resolutions, requests)
     sessions: list[EngineSession] = []
     try:
         if spawned is not None:
             sessions.append(spawned)
-            spawned.start()
         while len(sessions) < workers:
-            sessions.append(start_session(argv, options))
+            sessions.append(new_session(argv, options))
+        warm.during_start(sessions[0])
+        for session in sessions:
+            session.start()
     except EngineError:
         for session in sessions:
             session.close()
@@ -581,7 +575,7 @@ def _run_scenarios(
             return None
 
     def work(session: EngineSession) -> None:
-        runner = CaseRunner(session, options, catalogue)
+        runner = CaseRunner(session, options, catalogue, resolutions, requests)
         # Each worker takes its next case before it runs this one, so that case's first
         # request can go to the adapter with this one's last (CaseRunner.run).
         following = take()
@@ -645,7 +639,7 @@ def _run_scenarios(
         started=wall,
         duration=time.monotonic() - started,
         counts=count_statuses(final),
-        corpus_digest=corpus_digest(scenarios),
+        corpus_digest=warm.corpus_digest,
         warnings=tuple(
             f"engine ruling {problem}; that point is graded by the profile's option"
             for problem in (

@@ -77,7 +77,7 @@ class Judge:
     grade_assumed: frozenset[str] = frozenset()
     #: Each check's value resolved under the engine's options (grading.expect.resolved),
     #: by key; a check missing here is resolved when asked.
-    resolved: dict[str, Any] = field(default_factory=dict)
+    resolved: Mapping[str, Any] = field(default_factory=dict)
     _expected: dict[str, tuple[Any, NotGraded | None]] = field(default_factory=dict)
 
     # -- expectations ---------------------------------------------------------------------------

@@ -13,8 +13,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from conformance.declarations import Declarations
+from conformance.grading.ledger import pass_results
+from conformance.results import CheckResult
 from conformance.scenarios.model import PlannedCheck
-from conformance.scenarios.options import NOT_ASSERTED, NoValue, resolve
+from conformance.scenarios.options import NOT_ASSERTED, NoValue, Ruling, resolve
 
 
 @dataclass(frozen=True)
@@ -36,10 +38,14 @@ def resolved(check: PlannedCheck, declared: Declarations, disputed: str | None) 
     """``check``'s expected value under the engine's options, or the :class:`NoValue`
     the case gives none with (returned, not raised: both :func:`applies` and
     :func:`expected_value` read it, so a run resolves each check once)."""
+    return _resolved(check, declared.ruling, disputed)
+
+
+def _resolved(check: PlannedCheck, ruling: Ruling, disputed: str | None) -> Any:
     if not check.varies:
         return check.expected
     try:
-        return resolve(check.expected, declared.ruling, disputed)
+        return resolve(check.expected, ruling, disputed)
     except NoValue as exc:
         return exc
 
@@ -98,6 +104,10 @@ def applies(
     """
     if value is UNSET:
         value = resolved(check, declared, disputed)
+    return _applies(check, value)
+
+
+def _applies(check: PlannedCheck, value: Any) -> bool:
     if isinstance(value, NoValue):
         return True  # a value the case does not give: not graded, and shown
     if value == NOT_ASSERTED:
@@ -117,16 +127,88 @@ def applicable(
 
     A check used as written needs no resolving: only those that vary are in the values.
     """
+    return _applicable(plan, declared.ruling, disputed)
+
+
+def _applicable(
+    plan: Sequence[PlannedCheck], ruling: Ruling, disputed: str | None
+) -> tuple[list[PlannedCheck], dict[str, Any]]:
     values: dict[str, Any] = {}
     kept: list[PlannedCheck] = []
     for check in plan:
         if check.varies:
-            value = values[check.key] = resolved(check, declared, disputed)
+            value = values[check.key] = _resolved(check, ruling, disputed)
         else:
             value = check.expected
-        if applies(check, declared, disputed, value):
+        if _applies(check, value):
             kept.append(check)
     return kept, values
+
+
+@dataclass(frozen=True)
+class Resolution:
+    """A plan resolved for the engines playing the options it read (:class:`Resolutions`)."""
+
+    #: The case's disputed point (by_option branches keyed by its options read it).
+    disputed: str | None
+    #: Every ``(point, option)`` the resolving asked for.
+    read: tuple[tuple[str, str | None], ...]
+    #: :func:`applicable`'s checks and values.
+    kept: tuple[PlannedCheck, ...]
+    values: Mapping[str, Any]
+    #: Each kept check's result when it passes, by key, made when it first passes or ahead
+    #: (conformance.grading.ledger.pass_results): the case's ledgers share it.
+    passes: dict[str, CheckResult]
+
+
+class Resolutions:
+    """:func:`applicable`'s answers for a run (and each kept check's result when it passes),
+    each kept with the options it read, so that an engine playing the same options on
+    those points gets it without resolving again.
+
+    What an answer depends on is recorded as it is worked out (every option the resolving
+    asked for), not declared beside it: a case whose ``by_option`` names a point no list
+    anticipated is still looked up correctly. The runner fills it while the adapter starts,
+    with the profile's own options (:meth:`warm`), and reads it per case (:meth:`get`).
+    Answers are shared: callers only read them.
+    """
+
+    def __init__(self) -> None:
+        # By the plan's id, the plan kept with its answers (so that the id is never reused).
+        self._known: dict[int, tuple[Sequence[PlannedCheck], list[Resolution]]] = {}
+
+    def get(
+        self, plan: Sequence[PlannedCheck], declared: Declarations, disputed: str | None
+    ) -> Resolution:
+        """:func:`applicable` (``plan``, ``declared``, ``disputed``), worked out once."""
+        return self._answer(plan, declared.ruling, disputed)
+
+    def warm(self, plan: Sequence[PlannedCheck], ruling: Ruling, disputed: str | None) -> None:
+        """Work out ``plan``'s answer for an engine whose options ``ruling`` gives (say the
+        profile's own), with its checks' pass results, ahead of the case."""
+        answer = self._answer(plan, ruling, disputed)
+        answer.passes.update(pass_results(c for c in answer.kept if c.key not in answer.passes))
+
+    def _answer(
+        self, plan: Sequence[PlannedCheck], ruling: Ruling, disputed: str | None
+    ) -> Resolution:
+        entry = self._known.get(id(plan))
+        if entry is None or entry[0] is not plan:
+            entry = (plan, [])
+            self._known[id(plan)] = entry
+        for known in entry[1]:
+            if known.disputed == disputed and all(ruling(p) == o for p, o in known.read):
+                return known
+        read: dict[str, str | None] = {}
+
+        def recording(point: str) -> str | None:
+            read[point] = option = ruling(point)
+            return option
+
+        kept, values = _applicable(plan, recording, disputed)
+        answer = Resolution(disputed, tuple(read.items()), tuple(kept), values, {})
+        entry[1].append(answer)
+        return answer
 
 
 #: Check kinds that are not state fields (``models`` does not apply to them).

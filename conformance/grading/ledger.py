@@ -24,10 +24,18 @@ from conformance.scenarios.model import PlannedCheck
 class Ledger:
     """The results of one case's checks, in plan order."""
 
-    def __init__(self, plan: Sequence[PlannedCheck], where: str) -> None:
+    def __init__(
+        self,
+        plan: Sequence[PlannedCheck],
+        where: str,
+        passes: dict[str, CheckResult] | None = None,
+    ) -> None:
         #: ``file`` of the scenario, to place a failure as ``file:line``.
         self.where = where
         self.plan = tuple(plan)
+        #: Each check's result when it passes, by key: made once, kept for every case of
+        #: this plan (given, and maybe made ahead: :func:`pass_results`) and shared.
+        self._passes = {} if passes is None else passes
         self._by_step: dict[int | None, list[PlannedCheck]] = {}
         for check in self.plan:
             self._by_step.setdefault(check.step, []).append(check)
@@ -45,7 +53,10 @@ class Ledger:
 
     def passed(self, check: PlannedCheck) -> None:
         """Record ``check`` as graded and held."""
-        self._results[check.key] = _result(check, "pass")
+        result = self._passes.get(check.key)
+        if result is None:
+            result = self._passes[check.key] = _result(check, "pass")
+        self._results[check.key] = result
 
     def failed(
         self,
@@ -138,6 +149,13 @@ class Ledger:
             for cause, count in causes.most_common()
         ]
         return f"no check could be graded: {'; '.join(parts)}"
+
+
+def pass_results(plan: Iterable[PlannedCheck]) -> dict[str, CheckResult]:
+    """Each check's result when it passes, by key: the same for every engine and every case
+    that passes it, so made once (a run makes one per check it grades, on the path between
+    an answer and the next request) and shared; a result is never changed."""
+    return {check.key: _result(check, "pass") for check in plan}
 
 
 def _result(check: PlannedCheck, status: str, **extra: Any) -> CheckResult:

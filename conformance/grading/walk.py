@@ -22,15 +22,16 @@ from conformance.errors import EngineReportedError
 from conformance.grading.answers import Judge, StepOutcome
 from conformance.grading.expect import held
 from conformance.grading.ledger import Ledger
-from conformance.profiles import (
-    DEFAULT_PROFILE,
-    Pack,
-    ProfileData,
-    ProfileError,
-    default_profiles,
+from conformance.grading.requests import (
+    RequestBook,
+    composed,
+    deal_for,
+    melds_requests,
+    scenario_players,
+    state_for,
 )
-from conformance.scenarios.model import Check, DeckSpec, PlannedCheck, Scenario, Setup, Step
-from conformance.scenarios.packs import conservation_problems, for_pack
+from conformance.profiles import DEFAULT_PROFILE, ProfileData, ProfileError, default_profiles
+from conformance.scenarios.model import Check, PlannedCheck, Scenario, Step
 
 #: Capabilities each level needs (docs/protocol.md §2).
 LEVEL_CAPABILITIES: Mapping[str, frozenset[str]] = {
@@ -75,6 +76,8 @@ class Driver(Protocol):
     session: EngineSession
     #: Who deals, as the rules tell it since the setup (for engines without a dealer).
     tracked_dealer: int | None
+    #: The run's requests, checked and encoded once.
+    requests: RequestBook
 
     @property
     def profile(self) -> str:
@@ -125,7 +128,7 @@ def why_ungradable(
         if gap is not None:
             return Gap("players", f"the case {gap}")
     setup = scenario.setup_for(declared.profile)
-    if setup is not None and setup.state is not None and _state_for(setup, declared) is None:
+    if setup is not None and setup.state is not None and state_for(setup, declared) is None:
         return Gap(
             "option",
             "the case's state holds more jokers or copies of a card outside the stock's "
@@ -137,7 +140,7 @@ def why_ungradable(
             return Gap("option", f"the case's state holds {crowded}")
     if setup is not None and setup.deal is not None:
         try:
-            _deal_for(setup.deal, setup, declared)
+            deal_for(setup.deal, setup, declared)
         except (ProfileError, ValueError) as exc:
             return Gap(
                 "option", f"the case's deal cannot be dealt under the engine's rulings: {exc}"
@@ -168,113 +171,6 @@ def _crowded_meld(state: Mapping[str, Any], declared: Declarations) -> str | Non
     return None
 
 
-def _engine_pack(declared: Declarations, players: int) -> Pack | None:
-    """The pack the engine deals ``players`` players under its rulings, or None when it is
-    the profile's own (or the profile has no such count)."""
-    facts = declared.facts
-    return None if facts is None else facts.other_pack(players)
-
-
-def _state_for(setup: Setup, declared: Declarations) -> dict[str, Any] | None:
-    """A setup state as loaded into this engine: refilled for its pack when its rulings
-    give the pack other jokers or fewer packs (conformance.scenarios.packs.for_pack)."""
-    state = setup.state
-    assert state is not None
-    the_pack = _engine_pack(declared, int(state["players"]))
-    if the_pack is None:
-        return dict(state)
-    return for_pack(state, the_pack.jokers, the_pack.copies, stock_given=setup.stock_given)
-
-
-def scenario_players(scenario: Scenario) -> int | None:
-    """How many players the case's setup seats (None for melds-level cases)."""
-    setup = scenario.setup
-    if setup is None:
-        return None
-    for source in (setup.state, setup.deal, setup.new_game):
-        if source is not None and isinstance(source.get("players"), int):
-            return int(source["players"])
-    return None
-
-
-def setup_request(scenario: Scenario, profile: str, declared: Declarations) -> Request:
-    """The case's first request: its state, deal or new game, in ``profile``.
-
-    A deal is dealt again when the engine's rulings give another hand size than the
-    profile's (its hands then completed from the pack, DeckSpec.completed_hands).
-    """
-    # Expanded with this profile's pack (a chilean state holds 106 or 160 cards).
-    setup = scenario.setup_for(profile)
-    assert setup is not None
-    if setup.state is not None:
-        state = _state_for(setup, declared)
-        assert state is not None, "why_ungradable turns such a case away first"
-        return ("load_state", {"state": {**state, "profile": profile}})
-    if setup.deal is not None:
-        deal = _deal_for(setup.deal, setup, declared)
-        return ("start_deal", {**deal, "profile": profile})
-    assert setup.new_game is not None
-    return ("new_game", {**setup.new_game, "profile": profile})
-
-
-def _deal_for(given: Mapping[str, Any], setup: Setup, declared: Declarations) -> dict[str, Any]:
-    """The setup's ``start_deal`` fields, its deck dealt again when the engine's rulings give
-    another hand size or pack than the profile's.
-
-    :raises ValueError: when the case's cards cannot make the engine's pack (a third copy
-        of a card for an engine playing two packs) or its hands hold more than it deals.
-    """
-    deal = dict(given)
-    facts = declared.facts
-    if setup.deck_spec is not None and facts is not None:
-        size = facts.hand_size(deal["deal_number"])
-        other_pack = facts.other_pack(deal["players"])
-        if size != facts.profile.hand_size(deal["deal_number"]) or other_pack is not None:
-            the_pack = other_pack or facts.profile.pack(deal["players"])
-            deal["deck"] = composed(
-                setup.deck_spec,
-                deal["players"],
-                deal["dealer"],
-                deal["deal_number"],
-                the_pack,
-                size,
-            )
-    return deal
-
-
-def composed(
-    spec: DeckSpec, players: int, dealer: int, deal_number: int, the_pack: Pack, size: int
-) -> list[str]:
-    """The deck ``spec`` stands for, dealt ``size`` cards a hand from ``the_pack``.
-
-    :raises ValueError: when its cards are not exactly ``the_pack`` (a whole deck, or cards
-        beyond the pack, written for the profile's own).
-    """
-    deck = spec.compose(players, dealer, deal_number, the_pack, size)
-    problems = conservation_problems(deck, exact=True, pack=the_pack)
-    if problems:
-        raise ValueError("; ".join(problems))
-    return deck
-
-
-def melds_requests(scenario: Scenario, profile: str, judge: Judge) -> list[tuple[Check, Request]]:
-    """The melds checks to ask, with their requests: those with a check to grade."""
-    return [
-        (check, (check.op, {"profile": profile, **check.request}))
-        for check in scenario.checks
-        if judge.gradable(judge.ledger.of_step(check.index + 1))
-    ]
-
-
-def planned_request(step: Step) -> Request | None:
-    """The request of an action step, known before the case starts; None for a deal step,
-    whose deck is composed from the state the step before left."""
-    if step.kind != "action":
-        return None
-    assert step.action is not None
-    return ("act", {"action": dict(step.action)})
-
-
 class CaseWalk:
     """One case against one engine: its requests, in order, and the grading of each answer."""
 
@@ -300,7 +196,7 @@ class CaseWalk:
     def melds(self) -> None:
         """Ask every melds check with something to grade; an op the engine lacks costs only
         its own checks."""
-        asked = melds_requests(self.scenario, self.profile, self.judge)
+        asked = melds_requests(self.scenario, self.judge, self.runner.requests)
         for check in self.scenario.checks:
             self.judge.skip_ungradable(self.ledger.of_step(check.index + 1))
         chain: list[Request | Ahead | None] = [request for _, request in asked]
@@ -363,7 +259,8 @@ class CaseWalk:
         """The setup (``setup()`` builds its request, when it has not gone ahead), every
         step, then ``final``."""
         steps = self.scenario.steps
-        planned: list[Request | Ahead | None] = [planned_request(s) for s in steps]
+        book = self.runner.requests
+        planned: list[Request | Ahead | None] = [book.step(s) for s in steps]
         if not steps:
             planned.extend(self.runner.next_first())
         state = self._setup(setup, planned)

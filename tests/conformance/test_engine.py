@@ -31,6 +31,7 @@ from conformance.errors import (
     ProtocolError,
     VersionMismatch,
 )
+from conformance.protocol import CheckedRequest, checked_request
 
 FAKE = Path(__file__).resolve().parents[1] / "fake_adapters" / "fake_adapter.py"
 # From 000 §07: A 20 + Q 10 + 3 = 33.
@@ -532,6 +533,21 @@ def test_a_request_sent_ahead_is_answered_in_its_turn(make_session: Factory) -> 
     third = session.exchange(None)
     assert third["id"] == 4 and not session.in_flight
     assert penalty(session)["id"] == 5
+
+
+def test_checked_requests_are_sent_with_their_own_ids(make_session: Factory) -> None:
+    """A request checked and encoded once (protocol.CheckedRequest) is written with the id
+    of its turn, sent at once or ahead, and answered as the same request unchecked."""
+    session = make_session("--max-in-flight", "2")
+    session.start()
+    checked_penalty, checked_meld = checked_request(*PENALTY), checked_request(*CHECK_MELD)
+    assert type(checked_penalty) is type(checked_meld) is CheckedRequest
+    first = session.exchange(checked_penalty, then=[checked_meld, checked_penalty])
+    assert (first["id"], first["points"]) == (2, EXAMPLE_POINTS)
+    assert session.in_flight == 2
+    assert session.exchange(None)["id"] == 3
+    assert session.exchange(None)["points"] == EXAMPLE_POINTS
+    assert session.exchange(checked_penalty)["id"] == 5
 
 
 def test_exchange_refuses_to_lose_track_of_a_request(make_session: Factory) -> None:

@@ -16,7 +16,7 @@ from conformance.catalogue import load_catalogue
 from conformance.corpus import default_corpus_dir
 from conformance.declarations import declarations
 from conformance.engine import Handshake
-from conformance.grading.expect import UNSET, applicable, applies, resolved
+from conformance.grading.expect import UNSET, Resolutions, applicable, applies, resolved
 from conformance.scenarios import load_corpus
 from conformance.scenarios.options import NoValue
 
@@ -69,3 +69,63 @@ def test_the_plan_and_values_are_those_of_each_check_asked_alone(
                 assert applies(check, declared, disputed, UNSET) == (check in kept)
         varying += len(values)
     assert varying > 0  # the corpus writes checks per option in every profile
+
+
+RULINGS = [{}, {"VARIANT-01": "thirty", "VARIANT-05": "twelve"}, {"DISPUTE-25": "wild"}]
+
+
+@pytest.mark.parametrize("profile", ["argentine", "chilean", "pagat", "perla"])
+def test_resolutions_shared_by_engines_give_each_its_own_plan(profile: str) -> None:
+    """One Resolutions, warmed with the profile's options (as a run warms it) and then
+    asked for engines ruling otherwise, in turn and again: every answer is applicable's."""
+    book = Resolutions()
+    ruling = CATALOGUE.profile_options(profile).get
+    for scenario in CORPUS:
+        disputed = scenario.disputed.id if scenario.disputed else None
+        book.warm(scenario.plan_for(profile), ruling, disputed)
+    engines = [declarations(hello(r), profile, CATALOGUE) for r in RULINGS]
+    for declared in [*engines, *reversed(engines)]:
+        for scenario in CORPUS:
+            disputed = scenario.disputed.id if scenario.disputed else None
+            plan = scenario.plan_for(profile)
+            answer = book.get(plan, declared, disputed)
+            kept, values = answer.kept, answer.values
+            want_kept, want_values = applicable(plan, declared, disputed)
+            assert set(answer.passes) <= {c.key for c in kept}
+            assert list(kept) == want_kept, (scenario.id, declared.declared)
+            assert set(values) == set(want_values)
+            for key, value in values.items():
+                assert same(value, want_values[key]), (scenario.id, key)
+
+
+def test_an_answer_is_shared_only_by_engines_playing_the_options_it_read() -> None:
+    """The warmed answer serves an engine ruling otherwise on a point the case never reads,
+    and not one ruling otherwise on the point its checks are written per."""
+    profile = "argentine"
+    own = CATALOGUE.profile_options(profile)
+    engine = declarations(hello({}), profile, CATALOGUE)
+    found = 0
+    for scenario in CORPUS:
+        plan = scenario.plan_for(profile)
+        read = {p for c in plan if c.varies for p in c.leans}
+        if scenario.disputed is not None or len(read) != 1:
+            continue
+        (point,) = read
+        other = next(p for p in own if p != point)  # a point the case does not read
+        book = Resolutions()
+        book.warm(plan, own.get, None)
+        warmed = book.get(plan, engine, None)
+        assert set(warmed.passes) == {c.key for c in warmed.kept}  # made ahead too
+        elsewhere = {other: next(o for o in CATALOGUE.disputes[other].options if o != own[other])}
+        unread = declarations(hello(elsewhere), profile, CATALOGUE)
+        assert book.get(plan, unread, None) is warmed
+        for option in CATALOGUE.disputes[point].options:
+            ruled = declarations(hello({point: option}), profile, CATALOGUE)
+            answer = book.get(plan, ruled, None)
+            values = answer.values
+            # Its own answer, not the warmed one, unless it plays the profile's option.
+            assert (answer is warmed) == (option == own.get(point)), (scenario.id, option)
+            want = applicable(plan, ruled, None)[1]
+            assert all(same(values[k], want[k]) for k in want), (scenario.id, option)
+        found += 1
+    assert found > 10

@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from conformance.compare import Mismatch
-from conformance.grading.ledger import Ledger, _result
+from conformance.grading.ledger import Ledger, _result, pass_results
 from conformance.results import CHECK_STATUSES, CheckResult
 from conformance.scenarios.model import PlannedCheck
 
@@ -86,3 +86,16 @@ def test_a_field_the_result_does_not_have_is_refused() -> None:
     check = PlannedCheck("step 1 accepted", "accepted", 1, 7, ("END-1",))
     with pytest.raises(TypeError, match="dif"):
         _result(check, "fail", dif="x")  # misspelt: never dropped silently
+
+
+@given(st.lists(checks, max_size=6, unique_by=lambda c: c.key))
+def test_results_made_ahead_are_the_results_a_pass_records(plan: list[PlannedCheck]) -> None:
+    """A ledger given pass_results records those shared results, equal to its own."""
+    made = pass_results(plan)
+    ahead, alone = Ledger(plan, "x.yaml", made), Ledger(plan, "x.yaml")
+    for check in plan:
+        ahead.passed(check)
+        alone.passed(check)
+    assert ahead.results == alone.results
+    assert all(a is made[a.key] for a in ahead.results)  # shared, not rebuilt
+    assert ahead.outcome() == alone.outcome()

@@ -17,6 +17,8 @@ from conformance.protocol import (
     CAPABILITY_OPS,
     OPS,
     PROTOCOL_VERSION,
+    CheckedRequest,
+    checked_request,
     decode_line,
     encode_request,
     normalise_dispute_id,
@@ -483,3 +485,52 @@ def test_the_schema_card_codes_are_the_harness_card_codes() -> None:
     from conformance.cards import CANONICAL_ORDER
 
     assert schema("defs")["$defs"]["card"]["enum"] == list(dict.fromkeys(CANONICAL_ORDER))
+
+
+# -- requests checked and encoded once ----------------------------------------------
+
+CHECKABLE = [
+    ("act", {"action": {"type": "discard", "player": 1, "card": "QD"}}),
+    ("act", {"action": {"type": "lay_off", "player": 1, "card": "8S", "meld": 1, "end": "high"}}),
+    ("load_state", {"state": full_state()}),  # nulls: the encoder reads them back
+    ("new_game", {"profile": "argentine", "players": 3, "seed": 2**70}),  # past orjson: stdlib
+    (
+        "check_meld",
+        {
+            "profile": "perla",
+            "meld": {"kind": "run", "cards": ["4S", "5S", "JK", "7S"]},
+            "initial": True,
+        },
+    ),
+]
+
+
+@given(st.sampled_from(CHECKABLE), st.integers(min_value=1, max_value=2**64))
+def test_a_checked_request_is_the_line_encode_request_writes(
+    request: tuple[str, dict[str, Any]], request_id: int
+) -> None:
+    op, fields = request
+    checked = checked_request(op, fields)
+    assert checked == (op, fields)  # still the request it was made from
+    assert isinstance(checked, CheckedRequest)
+    message = {"id": request_id, "op": op, **fields}
+    validate_request(op, message)
+    assert checked.line(request_id) == encode_request(message)
+
+
+@pytest.mark.parametrize(
+    "request_",
+    [
+        ("act", {"action": {"type": "knock", "player": 1}}),
+        ("act", {"action": {"type": "discard", "player": 1}}),
+        ("load_state", {"state": full_state(dealer="0")}),
+        ("no_such_op", {}),
+    ],
+)
+def test_a_request_breaking_the_schema_is_left_to_the_session(
+    request_: tuple[str, dict[str, Any]],
+) -> None:
+    """Not checked: sent as it is, the session refuses it with InvalidRequest as always."""
+    checked = checked_request(*request_)
+    assert type(checked) is tuple
+    assert checked == request_
