@@ -16,7 +16,7 @@ does the preparation that needs no answer:
 
 All of it fills caches that a case would fill itself on first use: what a run sends and
 reports never depends on whether the warm-up got there first. Work left when the handshake
-comes is done in the next waits for an answer, behind nothing the cases need sooner.
+comes is done in later waits for an answer, or by the case that first needs it.
 """
 
 from __future__ import annotations
@@ -32,8 +32,9 @@ from conformance.protocol import prepare_validators
 from conformance.scenarios import Scenario, corpus_digest
 
 #: Cases prepared per piece of work: about a millisecond, so that an engine that answers
-#: ``hello`` at once waits at most that long for the harness to read it.
-CASES_PER_PIECE = 16
+#: ``hello`` at once waits at most that long for the harness to read it (beyond the
+#: validators, built first, which reading ``hello`` needs anyway).
+CASES_PER_PIECE = 8
 
 
 class WarmUp:

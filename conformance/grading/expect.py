@@ -170,7 +170,8 @@ class Resolutions:
     asked for), not declared beside it: a case whose ``by_option`` names a point no list
     anticipated is still looked up correctly. The runner fills it while the adapter starts,
     with the profile's own options (:meth:`warm`), and reads it per case (:meth:`get`).
-    Answers are shared: callers only read them.
+    Answers are shared: callers only read them, but for the pass results a ledger adds the
+    first time a check passes.
     """
 
     def __init__(self) -> None:
