@@ -47,6 +47,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any, Final, TypeVar
 
+from conformance.identity import kept
 from conformance.plaindata import Codec
 from conformance.yamlsafe import MAX_FILE_BYTES
 
@@ -181,11 +182,7 @@ def context_key(value: object) -> str:
     Computed once per object (the repr of a whole catalogue is not free); the object is
     kept alive with its key, so its id is never reused for another.
     """
-    known = _CONTEXTS.get(id(value))
-    if known is None or known[0] is not value:
-        known = (value, hashlib.sha256(repr(value).encode()).hexdigest())
-        _CONTEXTS[id(value)] = known
-    return known[1]
+    return kept(_CONTEXTS, value, lambda v: hashlib.sha256(repr(v).encode()).hexdigest())
 
 
 _CONTEXTS: dict[int, tuple[object, str]] = {}

@@ -39,6 +39,7 @@ from conformance.grading.expect import Resolutions
 from conformance.grading.ledger import Ledger
 from conformance.grading.requests import RequestBook, melds_requests, scenario_players
 from conformance.grading.walk import LEVEL_CAPABILITIES, CaseWalk, Gap, why_ungradable
+from conformance.identity import kept
 from conformance.memlimit import DEFAULT_MEMORY_LIMIT
 from conformance.profiles import DEFAULT_PROFILE, ProfileData, ProfileError, default_profiles
 from conformance.results import (
@@ -397,13 +398,12 @@ class CaseRunner:
         """Why no check of ``scenario`` can be graded against this engine (None: some can),
         worked out once per case and declarations."""
         declared = self._declared(handshake)
-        known = self._gaps.get(id(scenario))
-        if known is not None and known[0] is scenario:
-            return known[1]
-        note = profile_unsupported(self.options.profile, handshake)
-        gap = why_ungradable(scenario, declared, note, option, self.options.grade_assumed)
-        self._gaps[id(scenario)] = (scenario, gap)
-        return gap
+
+        def gap(case: Scenario) -> Gap | None:
+            note = profile_unsupported(self.options.profile, handshake)
+            return why_ungradable(case, declared, note, option, self.options.grade_assumed)
+
+        return kept(self._gaps, scenario, gap)
 
     def _declared(self, handshake: Handshake) -> Declarations:
         """The engine's declarations in the run's profile, read once per handshake."""

@@ -14,6 +14,7 @@ from typing import Any
 
 from conformance.declarations import Declarations
 from conformance.grading.ledger import pass_results
+from conformance.identity import kept
 from conformance.results import CheckResult
 from conformance.scenarios.model import PlannedCheck
 from conformance.scenarios.options import NOT_ASSERTED, NoValue, Ruling, resolve
@@ -175,7 +176,7 @@ class Resolutions:
     """
 
     def __init__(self) -> None:
-        # By the plan's id, the plan kept with its answers (so that the id is never reused).
+        # Each plan's answers (conformance.identity).
         self._known: dict[int, tuple[Sequence[PlannedCheck], list[Resolution]]] = {}
 
     def get(
@@ -193,11 +194,8 @@ class Resolutions:
     def _answer(
         self, plan: Sequence[PlannedCheck], ruling: Ruling, disputed: str | None
     ) -> Resolution:
-        entry = self._known.get(id(plan))
-        if entry is None or entry[0] is not plan:
-            entry = (plan, [])
-            self._known[id(plan)] = entry
-        for known in entry[1]:
+        answers = kept(self._known, plan, lambda _: [])
+        for known in answers:
             if known.disputed == disputed and all(ruling(p) == o for p, o in known.read):
                 return known
         read: dict[str, str | None] = {}
@@ -206,9 +204,9 @@ class Resolutions:
             read[point] = option = ruling(point)
             return option
 
-        kept, values = _applicable(plan, recording, disputed)
-        answer = Resolution(disputed, tuple(read.items()), tuple(kept), values, {})
-        entry[1].append(answer)
+        checks, values = _applicable(plan, recording, disputed)
+        answer = Resolution(disputed, tuple(read.items()), tuple(checks), values, {})
+        answers.append(answer)
         return answer
 
 

@@ -8,19 +8,17 @@ rulings deal otherwise is made for that engine.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from typing import Any, TypeVar
+from collections.abc import Mapping
+from typing import Any
 
 from conformance.declarations import Declarations
 from conformance.engine import Request
 from conformance.grading.answers import Judge
+from conformance.identity import kept
 from conformance.profiles import Pack
 from conformance.protocol import checked_request
 from conformance.scenarios.model import Check, DeckSpec, Scenario, Setup, Step
 from conformance.scenarios.packs import conservation_problems, for_pack
-
-K = TypeVar("K")
-V = TypeVar("V")
 
 
 class RequestBook:
@@ -36,11 +34,11 @@ class RequestBook:
 
     def step(self, step: Step) -> Request | None:
         """:func:`planned_request` (``step``), checked and encoded."""
-        return _kept(self._steps, step, _checked_step)
+        return kept(self._steps, step, _checked_step)
 
     def check(self, check: Check) -> Request:
         """:func:`check_request` (``check``) in the run's profile, checked and encoded."""
-        return _kept(self._checks, check, lambda c: _checked(check_request(c, self.profile)))
+        return kept(self._checks, check, lambda c: _checked(check_request(c, self.profile)))
 
     def setup(self, scenario: Scenario, declared: Declarations) -> Request:
         """:func:`setup_request` for the engine ``declared`` describes: the one checked and
@@ -63,18 +61,9 @@ class RequestBook:
             self.step(step)
 
     def _written(self, scenario: Scenario) -> Request:
-        return _kept(
+        return kept(
             self._setups, scenario, lambda s: _checked(setup_request(s, self.profile, None))
         )
-
-
-def _kept(table: dict[int, tuple[K, V]], key: K, make: Callable[[K], V]) -> V:
-    """``make(key)``, made once per ``key`` object (kept, so that its id is not reused)."""
-    known = table.get(id(key))
-    if known is None or known[0] is not key:
-        known = (key, make(key))
-        table[id(key)] = known
-    return known[1]
 
 
 def _checked(request: Request) -> Request:
