@@ -1,0 +1,77 @@
+"""The two adapters of docs/quickstart.md, in Python and in JavaScript, earn a green at the
+`melds` level: `run` against the Argentine corpus grades every melds case of the profile
+and every one passes, and each file stays as short as the page promises."""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+from conformance.cli import main
+from conformance.scenarios import load_corpus
+
+ROOT = Path(__file__).resolve().parents[1]
+QUICKSTART = ROOT / "docs" / "quickstart"
+ADAPTERS = {
+    "python": [sys.executable, str(QUICKSTART / "adapter.py")],
+    "javascript": ["node", str(QUICKSTART / "adapter.js")],
+}
+
+
+def _needs(language: str) -> None:
+    """Skip the JavaScript adapter where Node is missing, except in CI (.ci/run installs it)."""
+    if language == "javascript" and shutil.which("node") is None:
+        message = "node is not installed (Debian's nodejs; .ci/run installs it in CI)"
+        if os.environ.get("CI") == "true":
+            pytest.fail(message + "; CI=true, so this test may not be skipped")
+        pytest.skip(message)
+
+
+def _melds_cases() -> dict[str, dict[str, str]]:
+    """The Argentine melds-level cases: id to the interface reading each is written for."""
+    loaded = load_corpus([ROOT / "scenarios"])
+    assert not loaded.errors
+    return {
+        s.id: dict(s.interface or {})
+        for s in loaded.scenarios
+        if s.level == "melds" and "argentine" in s.profiles
+    }
+
+
+@pytest.mark.parametrize("language", sorted(ADAPTERS))
+def test_the_quickstart_adapter_passes_the_melds_level(
+    language: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _needs(language)
+    report = tmp_path / "report.json"
+    adapter = shlex.join(ADAPTERS[language])
+    code = main(
+        ["run", "-q", "--profile", "argentine", "--adapter", adapter, "--json", str(report)]
+    )
+    out = capsys.readouterr().out
+    assert code == 0, out
+    cases = {case["id"]: case for case in json.loads(report.read_text(encoding="utf-8"))["cases"]}
+    melds = _melds_cases()
+    assert len(melds) >= 90  # the level the page promises is the corpus's, not a handful
+    for sid, interface in melds.items():
+        # The adapter reads runs as listed (the default): a case written for engines that
+        # arrange runs themselves is not theirs to pass.
+        expected = "unsupported" if interface.get("run_order") == "engine" else "pass"
+        assert cases[sid]["status"] == expected, (sid, cases[sid])
+    # Above the melds level nothing is claimed, so nothing else is graded, and nothing fails.
+    others = {c["status"] for sid, c in cases.items() if sid not in melds}
+    assert others == {"unsupported"}, others
+
+
+@pytest.mark.parametrize("name", ["adapter.py", "adapter.js"])
+def test_each_quickstart_adapter_is_short_and_the_page_shows_it(name: str) -> None:
+    lines = (QUICKSTART / name).read_text(encoding="utf-8").splitlines()
+    assert len(lines) < 150  # the page promises each under 150 lines
+    page = (ROOT / "docs" / "quickstart.md").read_text(encoding="utf-8")
+    assert f"quickstart/{name}" in page
