@@ -515,6 +515,7 @@ def test_profiles_md_sets_every_rule_and_point_side_by_side() -> None:
                 assert cell == rule["summary"], rule["id"]
     for point in [*data["disputes"], *data["variants"]]:
         row = by_id[point["id"]]
+        assert row[1] == point["title"], point["id"]  # the catalogue's title, word for word
         for column, profile in ((2, "argentine"), (3, "chilean"), (4, "pagat"), (5, "perla")):
             option = point["profiles"].get(profile)
             cell = row[column]
