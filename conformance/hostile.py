@@ -28,6 +28,7 @@ from .profiles import ProfileData
 from .results import CaseResult, CheckResult
 
 if TYPE_CHECKING:
+    from .results import RunResult
     from .runner import RunOptions
 
 #: One request: its op and its fields (the session adds the id).
@@ -720,7 +721,7 @@ def _grade(expect: Expectation, answer: Answer, setting: Setting, lacks: bool) -
         case Refused(kind):
             if isinstance(answer, EngineReportedError) and answer.kind == kind:
                 return None
-            return "" if not isinstance(answer, EngineReportedError) else f"not {answer.kind}"
+            return ""
         case Rejected(reason):
             if isinstance(answer, EngineReportedError):
                 return ""
@@ -867,3 +868,37 @@ def hostile_run(argv: Sequence[str], options: RunOptions) -> tuple[CaseResult, .
         return case_results(probe_engine(session, declared, facts, counts[0]))
     finally:
         session.close()
+
+
+def with_cases(run: RunResult, cases: Sequence[CaseResult]) -> RunResult:
+    """``run`` with ``cases`` appended to its results and counted."""
+    from dataclasses import replace
+
+    from .results import count_statuses
+
+    results = (*run.results, *cases)
+    return replace(run, results=results, counts=count_statuses(results))
+
+
+# -- as smoke checks ----------------------------------------------------------------------
+
+
+def hostile_checks(outcomes: Sequence[ProbeOutcome]) -> list[tuple[str, bool, str]]:
+    """Smoke's checks (name, ok, detail): one per failed probe, naming the request, the
+    answer and the protocol section, then one that counts them. Passing needs at least one
+    probe graded and none failed; probes not graded are listed with why."""
+    checks = [
+        (f"hostile {o.probe.key}", False, o.failure()) for o in outcomes if o.status == "fail"
+    ]
+    passed = sum(o.status == "pass" for o in outcomes)
+    skipped = [o for o in outcomes if o.status == "not_graded"]
+    detail = f"{passed} of {len(outcomes)} probes answered as the protocol requires"
+    if checks:
+        detail += f", {len(checks)} not"
+    if skipped:
+        listed = "; ".join(f"{o.probe.key} ({o.detail})" for o in skipped)
+        detail += f"; not graded: {listed}"
+    ok = passed > 0 and not checks
+    if not passed:
+        detail += "; none graded, so nothing was shown"
+    return [*checks, ("hostile", ok, detail)]
