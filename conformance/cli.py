@@ -304,7 +304,7 @@ def _run_loaded(
     ``early`` already spawned), report. Signals stop the run and still report."""
     from conformance.engine import kill_live_adapters
     from conformance.errors import EngineError
-    from conformance.hostile import hostile_run, with_cases
+    from conformance.hostile import HOSTILE_IDS, hostile_run, with_cases
     from conformance.interrupt import Collector, exit_code, interruptible, signal_name
     from conformance.jobs import as_shard, with_expectations
     from conformance.report import Progress
@@ -379,7 +379,7 @@ def _run_loaded(
             run = with_expectations(
                 run,
                 expectations,
-                known_ids=[s.id for s in loaded.scenarios],
+                known_ids=[*(s.id for s in loaded.scenarios), *HOSTILE_IDS],
                 source=f"expectations file {args.expectations}",
             )
         if subreaper_unavailable():

@@ -233,6 +233,10 @@ def _perfect_cut(setting: Setting) -> int:
 
 # -- when a probe applies -----------------------------------------------------------------
 
+#: The cause of a probe that has no meaning in the profile (a ``cut`` outside ``perla``): no
+#: engine of that profile could be graded on it, so a run lists no case for it.
+NOT_IN_PROFILE = "not_in_profile"
+
 
 def _requested_ends(setting: Setting) -> tuple[str, str] | None:
     if setting.declared.run_ends != "requested":
@@ -242,7 +246,7 @@ def _requested_ends(setting: Setting) -> tuple[str, str] | None:
 
 def _cuts(setting: Setting) -> tuple[str, str] | None:
     if not setting.profile.cut:
-        return ("profile", f"{setting.profile.name} has no cut (docs/protocol.md §10)")
+        return (NOT_IN_PROFILE, f"{setting.profile.name} has no cut (docs/protocol.md §10)")
     return None
 
 
@@ -794,13 +798,18 @@ def _short(text: str, limit: int = 300) -> str:
 #: The section of a run the probes' cases are listed under.
 SECTION = "hostile"
 
+#: The id of each probe's case in a run (an expectations file may name them).
+HOSTILE_IDS = tuple(f"{SECTION}/{probe.key}" for probe in HOSTILE_PROBES)
+
 
 def case_results(outcomes: Sequence[ProbeOutcome]) -> tuple[CaseResult, ...]:
     """One case per probe, one check each, graded like any case: a failed probe names the
     request, the answer and its protocol section; one not sent is not graded, with its
-    cause (results.NOT_GRADED_CAUSES)."""
+    cause (results.NOT_GRADED_CAUSES), but for one the profile has no place for."""
     results = []
     for outcome in outcomes:
+        if outcome.cause == NOT_IN_PROFILE:
+            continue
         probe = outcome.probe
         rules = (f"protocol {probe.section}",)
         failed = outcome.status == "fail"
