@@ -385,6 +385,14 @@ HOSTILE_PROBES: tuple[HostileProbe, ...] = (
         _query("check_meld", _meld_fields, meld={"kind": "trio", "cards": ["8C", "8D", "1S"]}),
     ),
     HostileProbe(
+        "check_meld-without-initial",
+        "check_meld without initial",
+        "§7",
+        "melds",
+        _BAD,
+        _query("check_meld", _meld_fields, initial=None),
+    ),
+    HostileProbe(
         "check_meld-initial-string",
         'check_meld with initial "yes"',
         "§7",
@@ -544,6 +552,18 @@ HOSTILE_PROBES: tuple[HostileProbe, ...] = (
         "deals",
         _BAD,
         _start(deal_number=9),
+    ),
+    HostileProbe(
+        "redeal-without-deck",
+        "redeal without deck, before the first draw",
+        "§7",
+        "deals",
+        _BAD,
+        lambda s: Script(
+            (("start_deal", _start_fields(s)),),
+            ("redeal", {}),
+            ("redeal", {"deck": _deck(s)}),
+        ),
     ),
     HostileProbe(
         "start_deal-unknown-card",
