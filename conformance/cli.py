@@ -372,7 +372,14 @@ def _run_loaded(
                 note = f"the law checks were interrupted by {signal_name(exc)}"
                 run = replace(run, warnings=(*run.warnings, note))
         if args.hostile and interrupted is None and lacking is None:
-            run = with_cases(run, hostile_run(argv, options))
+            try:
+                run = with_cases(run, hostile_run(argv, options))
+            except KeyboardInterrupt as exc:
+                interrupted = exc
+                kill_live_adapters()
+                kill_escaped(None)
+                note = f"the hostile probes were interrupted by {signal_name(exc)}"
+                run = replace(run, warnings=(*run.warnings, note))
         # From here a signal waits until the reports are written.
         signals.defer()
         if expectations is not None:

@@ -307,6 +307,18 @@ def test_extra_fields_must_not_change_the_answer() -> None:
     assert found["check_meld-extra-fields"].status == "pass"
 
 
+def test_a_result_to_an_op_the_protocol_lacks_is_named_as_such() -> None:
+    def answers_anything(op: str, fields: dict[str, Any]) -> dict[str, Any]:
+        if op == "shuffle_table":
+            # What the session raises for a result no schema can read.
+            raise ProtocolError("shuffle_table response: unknown op", pointer="/op")
+        return well_formed(op, fields)
+
+    found = run_scripted(Scripted(answers_anything))
+    assert found["unknown-op"].status == "fail"
+    assert found["unknown-op"].answer == "a result, not an error"
+
+
 def test_a_protocol_breach_fails_the_probe_and_restarts_the_session() -> None:
     def breaks(op: str, fields: dict[str, Any]) -> dict[str, Any]:
         if op == "shuffle_table":
