@@ -104,9 +104,9 @@ class HostileProbe:
     capability: str
     expect: Expectation
     build: Callable[[Setting], Script]
-    #: Why the probe does not apply to this engine (None: it does), and the cause of it
-    #: (results.NOT_GRADED_CAUSES).
-    applies: Callable[[Setting], tuple[str, str] | None] = lambda setting: None
+    #: Why the probe is not sent to this engine: its cause (results.NOT_GRADED_CAUSES, or
+    #: NOT_IN_PROFILE) and the reason in words; None: it is sent.
+    skip_reason: Callable[[Setting], tuple[str, str] | None] = lambda setting: None
     #: Whether an ``unsupported`` answer leaves it not graded (the engine may lack what it
     #: sends); an op the protocol does not have is never the engine's to lack.
     may_be_unsupported: bool = True
@@ -232,7 +232,7 @@ def _perfect_cut(setting: Setting) -> int:
     return setting.players * hand_size(setting.profile, 1, setting.declared.ruling) + 1
 
 
-# -- when a probe applies -----------------------------------------------------------------
+# -- when a probe is sent -------------------------------------------------------------------
 
 #: The cause of a probe that has no meaning in the profile (a ``cut`` outside ``perla``): no
 #: engine of that profile could be graded on it, so a run lists no case for it.
@@ -663,7 +663,7 @@ def _probe(session: EngineSession, probe: HostileProbe, setting: Setting) -> Pro
     if probe.capability and probe.capability not in setting.declared.capabilities:
         why = f"the engine does not claim {probe.capability}"
         return ProbeOutcome(probe, "not_graded", detail=why, cause="capability")
-    skipped = probe.applies(setting)
+    skipped = probe.skip_reason(setting)
     if skipped is not None:
         return ProbeOutcome(probe, "not_graded", detail=skipped[1], cause=skipped[0])
     script = probe.build(setting)
