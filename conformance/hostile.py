@@ -921,18 +921,20 @@ def with_cases(run: RunResult, cases: Sequence[CaseResult]) -> RunResult:
 def hostile_checks(outcomes: Sequence[ProbeOutcome]) -> list[tuple[str, bool, str]]:
     """Smoke's checks (name, ok, detail): one per failed probe, naming the request, the
     answer and the protocol section, then one that counts them. Passing needs at least one
-    probe graded and none failed; probes not graded are listed with why."""
+    probe graded and none failed; probes not graded are listed with why (but for those the
+    profile has no place for, which are not counted)."""
     checks = [
         (f"hostile {o.probe.key}", False, o.failure()) for o in outcomes if o.status == "fail"
     ]
-    passed = sum(o.status == "pass" for o in outcomes)
-    skipped = [o for o in outcomes if o.status == "not_graded"]
-    detail = f"{passed} of {len(outcomes)} probes answered as the protocol requires"
+    counted = [o for o in outcomes if o.cause != NOT_IN_PROFILE]
+    passed = sum(o.status == "pass" for o in counted)
+    skipped = [o for o in counted if o.status == "not_graded"]
+    detail = f"{passed} of {len(counted)} probes answered as the protocol requires"
     if checks:
         detail += f", {len(checks)} not"
     if skipped:
-        listed = "; ".join(f"{o.probe.key} ({o.detail})" for o in skipped)
-        detail += f"; not graded: {listed}"
+        listed = "; ".join(f"{o.probe.key}: {o.detail}" for o in skipped)
+        detail += f"; {len(skipped)} not graded: {listed}"
     ok = passed > 0 and not checks
     if not passed:
         detail += "; none graded, so nothing was shown"

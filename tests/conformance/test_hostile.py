@@ -106,6 +106,14 @@ def test_in_argentine_the_reference_passes_and_the_perla_only_probes_are_not_gra
         "pass-before-drawing": ("not_graded", "option"),
         "pass-after-drawing": ("not_graded", "option"),
     }
+    # Smoke counts neither cut probe (no argentine engine could be graded on one) and
+    # lists the passes as not graded.
+    name, ok, detail = hostile_checks(list(found.values()))[-1]
+    total = len(HOSTILE_PROBES) - 2
+    assert (name, ok) == ("hostile", True)
+    assert detail.startswith(f"{total - 2} of {total} probes answered as the protocol requires")
+    assert "2 not graded: pass-before-drawing: pass serves steals only" in detail
+    assert "cut" not in detail
 
 
 def test_smoke_hostile_passes_the_reference() -> None:
