@@ -304,6 +304,7 @@ def _run_loaded(
     ``early`` already spawned), report. Signals stop the run and still report."""
     from conformance.engine import kill_live_adapters
     from conformance.errors import EngineError
+    from conformance.hostile import HOSTILE_IDS, hostile_run, with_cases
     from conformance.interrupt import Collector, exit_code, interruptible, signal_name
     from conformance.jobs import as_shard, with_expectations
     from conformance.report import Progress
@@ -370,13 +371,22 @@ def _run_loaded(
                 kill_escaped(None)
                 note = f"the law checks were interrupted by {signal_name(exc)}"
                 run = replace(run, warnings=(*run.warnings, note))
+        if args.hostile and interrupted is None and lacking is None:
+            try:
+                run = with_cases(run, hostile_run(argv, options))
+            except KeyboardInterrupt as exc:
+                interrupted = exc
+                kill_live_adapters()
+                kill_escaped(None)
+                note = f"the hostile probes were interrupted by {signal_name(exc)}"
+                run = replace(run, warnings=(*run.warnings, note))
         # From here a signal waits until the reports are written.
         signals.defer()
         if expectations is not None:
             run = with_expectations(
                 run,
                 expectations,
-                known_ids=[s.id for s in loaded.scenarios],
+                known_ids=[*(s.id for s in loaded.scenarios), *HOSTILE_IDS],
                 source=f"expectations file {args.expectations}",
             )
         if subreaper_unavailable():
@@ -509,7 +519,9 @@ def cmd_smoke(args: argparse.Namespace) -> int:
     from conformance.smoke import smoke
 
     profile = _profile_name(args)
-    result = smoke(parse_adapter(args.adapter), timeout=args.timeout, profile=profile)
+    result = smoke(
+        parse_adapter(args.adapter), timeout=args.timeout, profile=profile, hostile=args.hostile
+    )
     print(f"profile {profile}")
     for check in result.checks:
         detail = f": {check.detail}" if check.detail else ""

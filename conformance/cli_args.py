@@ -25,6 +25,12 @@ EPILOG = """exit codes:
      written with the cases graded so far (the rest not_run)
 """
 
+#: ``--hostile``, alike in smoke and run (conformance/hostile.py).
+HOSTILE_HELP = (
+    "also send malformed and borderline requests (a missing field, a wrong type, an unknown "
+    "op or card code...) and check each gets the answer the protocol requires"
+)
+
 
 def memory_size(text: str) -> int | None:
     """``--memory-limit``'s value in bytes (None: no limit)."""
@@ -128,6 +134,7 @@ def build_parser() -> argparse.ArgumentParser:
         "(needs an engine with turns and deals)",
     )
     run.add_argument("--seed", type=int, default=0, help="seed of the --properties deals")
+    run.add_argument("--hostile", action="store_true", help=HOSTILE_HELP)
     run.add_argument(
         "--deals", type=int, default=7, metavar="N", help="deals played by --properties"
     )
@@ -184,6 +191,7 @@ def build_parser() -> argparse.ArgumentParser:
     smoke = sub.add_parser("smoke", help="check that an adapter speaks the protocol")
     smoke.add_argument("--adapter", metavar="CMD", required=True)
     smoke.add_argument("--timeout", type=float, default=10.0)
+    smoke.add_argument("--hostile", action="store_true", help=HOSTILE_HELP)
     smoke.add_argument(
         "--profile", default=DEFAULT_PROFILE, help="probe this profile (the handshake must list it)"
     )

@@ -131,7 +131,8 @@ def load_expectations(path: Path | str) -> Expectations:
                 line = _line_of_key(text, key)
                 raise ExpectationsError(
                     f"expectations file {target}:{line}: {str(key)[:80]!r} under "
-                    "expected_failures is not a scenario id (cc- and four digits)"
+                    "expected_failures is not a case id (cc- and four digits, or hostile/ "
+                    "and a probe's name)"
                 )
     error = _validator().best_error(data)
     if error is not None:
@@ -197,7 +198,8 @@ def _entries(failures: Any) -> list[tuple[str, str, str | None, str, str | None]
     return found
 
 
-_SCENARIO_ID = re.compile(r"^cc-[0-9]{4}$")
+#: A scenario's id, or a hostile probe's case in a run (conformance/hostile.py).
+_SCENARIO_ID = re.compile(r"^(cc-[0-9]{4}|hostile/[a-z0-9_-]{1,60})$")
 
 
 def _line_of_key(text: str, key: object) -> int:

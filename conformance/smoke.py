@@ -26,6 +26,7 @@ from .catalogue import load_catalogue
 from .declarations import Declarations, declarations
 from .engine import DEFAULT_TIMEOUT, EngineSession, Handshake, Request
 from .errors import EngineError, EngineReportedError, EngineStartError, HandshakeError
+from .hostile import hostile_checks, probe_engine
 from .optionfacts import with_packs
 from .profiles import DEFAULT_PROFILE, ProfileData, default_profiles
 
@@ -286,9 +287,14 @@ def _describe(exc: BaseException) -> str:
 
 
 def smoke(
-    argv: Sequence[str], *, timeout: float = DEFAULT_TIMEOUT, profile: str = DEFAULT_PROFILE
+    argv: Sequence[str],
+    *,
+    timeout: float = DEFAULT_TIMEOUT,
+    profile: str = DEFAULT_PROFILE,
+    hostile: bool = False,
 ) -> SmokeResult:
     """Start the adapter, shake hands, probe every op of each claimed capability, close.
+    With ``hostile``, then send the malformed requests of conformance/hostile.py.
 
     Every probe speaks ``profile``; an engine whose handshake does not list it fails the
     ``profile`` check and is not probed further. Turns and deals are probed with the
@@ -352,6 +358,9 @@ def smoke(
         if "turns" in capabilities:
             checks.extend(_probe_players(session, seats, facts, checks))
         checks.extend(_probe_in_flight(session, capabilities, shared[0], facts))
+        if hostile:
+            outcomes = probe_engine(session, declared, facts, shared[0])
+            checks.extend(SmokeCheck(*check) for check in hostile_checks(outcomes))
         return _result(checks, handshake, session.stderr_tail(), started)
     except EngineError as exc:
         # A restart between probes failed: the adapter cannot be relied on.

@@ -280,9 +280,9 @@ class Adapter:
         """Is this meld valid, as laid in an opening or as it may stand on the table?"""
         profile = self._profile(request)
         meld = meld_from_json(_field(request, "meld", dict), "meld")
-        initial = request.get("initial", True)
-        if not isinstance(initial, bool):
-            raise BadRequest("field 'initial' must be a boolean")
+        # Required (docs/protocol.md §7): an opening meld and a table meld differ, so a
+        # request that does not say which is malformed, not a guess.
+        initial = _field(request, "initial", bool)
         meld = self.interface.arrange(meld, profile, initial=initial)
         reason = check_meld(meld, initial=initial, profile=profile)
         return {"valid": True} if reason is None else {"valid": False, **self._reason(reason)}

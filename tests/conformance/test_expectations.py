@@ -38,6 +38,20 @@ def test_bad_file_is_a_clear_error(tmp_path: Path) -> None:
         load_expectations(bad)
 
 
+def test_a_hostile_probe_case_may_be_listed_and_nothing_else_new(tmp_path: Path) -> None:
+    listed = tmp_path / "e.yaml"
+    listed.write_text(
+        "expected_failures:\n  hostile/lay_off-without-end: {reason: our engine picks}\n"
+    )
+    assert load_expectations(listed).expected_failures == {
+        "hostile/lay_off-without-end": "our engine picks"
+    }
+    for bad in ("hostile/", "hostile/Lay Off", "other/lay_off-without-end"):
+        listed.write_text(f"expected_failures:\n  '{bad}': {{reason: x}}\n")
+        with pytest.raises(ExpectationsError, match="is not a case id"):
+            load_expectations(listed)
+
+
 def test_apply_turns_fail_into_xfail_and_pass_into_xpass(tmp_path: Path) -> None:
     f = tmp_path / "e.yaml"
     f.write_text("expected_failures:\n  cc-0001: {reason: r1}\n  cc-0002: {reason: r2}\n")

@@ -73,6 +73,12 @@ def test_a_partial_adapter_refuses_ops_beyond_its_capabilities() -> None:
             "bad_request",
         ),
         ('{"id": 2, "op": "load_state", "state": {"players": 2}}', "invalid_state"),
+        # `initial` is required (docs/protocol.md §7): the adapter once took it as true.
+        (
+            '{"id": 2, "op": "check_meld", "profile": "argentine", '
+            '"meld": {"kind": "trio", "cards": ["8C", "8D", "8H"]}}',
+            "bad_request",
+        ),
     ],
 )
 def test_malformed_requests_get_a_typed_error(line: str, kind: str) -> None:

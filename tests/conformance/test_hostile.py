@@ -1,0 +1,421 @@
+"""The hostile probes: malformed and borderline requests, each with the answer the protocol
+requires (conformance/hostile.py), sent by ``smoke --hostile`` and ``run --hostile``."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conformance.catalogue import load_catalogue
+from conformance.cli import main
+from conformance.declarations import declarations
+from conformance.engine import EngineSession
+from conformance.errors import EngineReportedError, ProtocolError
+from conformance.handshake import Handshake
+from conformance.hostile import (
+    HOSTILE_IDS,
+    HOSTILE_PROBES,
+    Ignored,
+    ProbeOutcome,
+    Refused,
+    Rejected,
+    case_results,
+    hostile_checks,
+    probe_engine,
+)
+from conformance.optionfacts import with_packs
+from conformance.profiles import default_profiles
+from conformance.results import graded
+from conformance.smoke import smoke
+
+FAKES = Path(__file__).resolve().parents[1] / "fake_adapters"
+REFERENCE = [sys.executable, "-m", "reference.adapter"]
+
+
+def lenient(*bugs: str) -> list[str]:
+    """The reference behind a proxy with these bugs (tests/fake_adapters/lenient_proxy.py)."""
+    return [sys.executable, str(FAKES / "lenient_proxy.py"), "--bugs", ",".join(bugs)]
+
+
+def outcomes_of(argv: list[str], profile: str) -> dict[str, ProbeOutcome]:
+    """Every probe's outcome against ``argv`` in ``profile``, by key."""
+    with EngineSession(argv) as session:
+        assert session.handshake is not None
+        declared = declarations(session.handshake, profile, load_catalogue())
+        facts = with_packs(default_profiles()[profile], declared.ruling)
+        counts = [n for n in declared.players if n in facts.players]
+        found = probe_engine(session, declared, facts, counts[0])
+    return {outcome.probe.key: outcome for outcome in found}
+
+
+def failed(outcomes: dict[str, ProbeOutcome]) -> set[str]:
+    return {key for key, outcome in outcomes.items() if outcome.status == "fail"}
+
+
+# -- the probe list -----------------------------------------------------------------------
+
+
+def test_every_kind_the_protocol_names_is_probed() -> None:
+    kinds = {type(probe.expect) for probe in HOSTILE_PROBES}
+    assert kinds == {Refused, Rejected, Ignored}
+    keys = [probe.key for probe in HOSTILE_PROBES]
+    assert len(keys) == len(set(keys))
+    for wanted in (
+        "unknown-op",
+        "lay_off-without-end",
+        "start_deal-cut-boolean",
+        "start_deal-cut-float",
+        "start_deal-deal-9",
+        "check_contract-deal-9",
+        "pass-before-drawing",
+        "act-unknown-card",
+        "penalty-extra-fields",
+    ):
+        assert wanted in keys
+    # One capability per op family, each probe citing a section of docs/protocol.md.
+    protocol = (Path(__file__).resolve().parents[2] / "docs" / "protocol.md").read_text()
+    for probe in HOSTILE_PROBES:
+        assert probe.capability in ("", "melds", "turns", "deals")
+        number = probe.section.removeprefix("§")
+        assert f"\n## {number}. " in protocol, probe.section
+    assert tuple(f"hostile/{key}" for key in keys) == HOSTILE_IDS
+
+
+# -- the reference passes ------------------------------------------------------------------
+
+
+def test_the_reference_answers_every_perla_probe_as_the_protocol_requires() -> None:
+    found = outcomes_of(REFERENCE, "perla")
+    assert {key: o.status for key, o in found.items() if o.status != "pass"} == {}
+    # Perla has steals and a cut: nothing is left out.
+    assert len(found) == len(HOSTILE_PROBES)
+
+
+def test_in_argentine_the_reference_passes_and_the_perla_only_probes_are_not_graded() -> None:
+    found = outcomes_of(REFERENCE, "argentine")
+    left = {key: (o.status, o.cause) for key, o in found.items() if o.status != "pass"}
+    assert left == {
+        "start_deal-cut-boolean": ("not_graded", "not_in_profile"),
+        "start_deal-cut-float": ("not_graded", "not_in_profile"),
+        # Argentine plays no steals (DISPUTE-29 forbidden): a pass is not an action there.
+        "pass-before-drawing": ("not_graded", "option"),
+        "pass-after-drawing": ("not_graded", "option"),
+    }
+    # Smoke counts neither cut probe (no argentine engine could be graded on one) and
+    # lists the passes as not graded.
+    name, ok, detail = hostile_checks(list(found.values()))[-1]
+    total = len(HOSTILE_PROBES) - 2
+    assert (name, ok) == ("hostile", True)
+    assert detail.startswith(f"{total - 2} of {total} probes answered as the protocol requires")
+    assert "2 not graded: pass-before-drawing: pass serves steals only" in detail
+    assert "cut" not in detail
+
+
+def test_smoke_hostile_passes_the_reference() -> None:
+    result = smoke(REFERENCE, profile="perla", hostile=True)
+    assert result.verdict == "engine_ok"
+    summary = [check for check in result.checks if check.name == "hostile"]
+    assert len(summary) == 1 and summary[0].ok
+    assert summary[0].detail.startswith(f"{len(HOSTILE_PROBES)} of {len(HOSTILE_PROBES)}")
+
+
+# -- an engine that accepts them fails, named ----------------------------------------------
+
+
+def test_smoke_hostile_names_a_lay_off_without_end_and_a_non_boolean_cut() -> None:
+    result = smoke(lenient("end", "cut"), profile="perla", hostile=True)
+    assert result.verdict == "broken_adapter"
+    assert set(result.failed) == {
+        "hostile lay_off-without-end",
+        "hostile start_deal-cut-boolean",
+        "hostile start_deal-cut-float",
+        "hostile",
+    }
+    details = {check.name: check.detail for check in result.checks}
+    lay_off = details["hostile lay_off-without-end"]
+    # The request, the answer and the protocol section.
+    assert '{"op":"act","action":{"type":"lay_off","player":1,"card":"8S","meld":1}}' in lay_off
+    assert 'answered {"accepted":true' in lay_off
+    assert "protocol §6 requires an error of kind bad_request" in lay_off
+    assert '"cut":true' in details["hostile start_deal-cut-boolean"]
+    assert '"cut":23.0' in details["hostile start_deal-cut-float"]
+    assert "protocol §10" in details["hostile start_deal-cut-float"]
+    # Without --hostile the same engine looks fine: nothing malformed was sent.
+    assert smoke(lenient("end", "cut"), profile="perla").verdict == "engine_ok"
+
+
+@pytest.mark.parametrize(
+    ("bug", "caught"),
+    [
+        ("end", {"lay_off-without-end"}),
+        ("cut", {"start_deal-cut-boolean", "start_deal-cut-float"}),
+        ("deal", {"start_deal-deal-9", "check_contract-deal-9"}),
+        ("op", {"unknown-op"}),
+        ("card", {"penalty-unknown-card"}),
+        ("missing", {"new_game-without-seed"}),
+        ("pass", {"pass-before-drawing", "pass-after-drawing"}),
+        (
+            "extra",
+            {
+                "check_meld-extra-fields",
+                "penalty-extra-fields",
+                "act-extra-fields",
+                "start_deal-extra-fields",
+            },
+        ),
+    ],
+)
+def test_each_kind_of_probe_catches_its_bug_and_no_other(bug: str, caught: set[str]) -> None:
+    found = outcomes_of(lenient(bug), "perla")
+    assert failed(found) == caught
+    for key in caught:
+        assert found[key].failure().startswith(found[key].probe.title)
+
+
+# -- declarations are respected ------------------------------------------------------------
+
+
+def test_a_melds_only_engine_is_sent_no_turns_or_deals_probe() -> None:
+    found = outcomes_of([*REFERENCE, "--capabilities", "melds"], "perla")
+    for probe in HOSTILE_PROBES:
+        outcome = found[probe.key]
+        if probe.capability in ("turns", "deals"):
+            assert (outcome.status, outcome.cause, outcome.request) == (
+                "not_graded",
+                "capability",
+                "",
+            )
+        else:
+            assert outcome.status == "pass", probe.key
+
+
+def test_an_engine_that_picks_run_ends_itself_is_not_sent_a_lay_off_without_end() -> None:
+    found = outcomes_of([*REFERENCE, "--interface", "run_ends=engine"], "perla")
+    assert (found["lay_off-without-end"].status, found["lay_off-without-end"].cause) == (
+        "not_graded",
+        "interface",
+    )
+
+
+def test_an_engine_ruling_out_steals_is_not_sent_a_pass() -> None:
+    found = outcomes_of([*REFERENCE, "--ruling", "DISPUTE-64=forbidden"], "perla")
+    for key in ("pass-before-drawing", "pass-after-drawing"):
+        assert (found[key].status, found[key].cause) == ("not_graded", "option")
+
+
+def test_probes_seat_the_fewest_players_the_engine_plays() -> None:
+    found = outcomes_of([*REFERENCE, "--profile-players", "perla=5,6"], "perla")
+    assert '"players":5' in found["start_deal-cut-float"].request
+    # 5 players times 11 cards, plus one: the perfect cut, sent as a float.
+    assert '"cut":56.0' in found["start_deal-cut-float"].request
+    assert found["start_deal-cut-float"].status == "pass"
+
+
+# -- grading, with a scripted engine -------------------------------------------------------
+
+
+class Scripted:
+    """A session whose answers come from ``answer(op, fields)``: a dict is a result, an
+    exception is raised (an error answer, or misbehaviour)."""
+
+    def __init__(self, answer: Callable[[str, dict[str, Any]], dict[str, Any]]) -> None:
+        self.answer = answer
+        self.validate_requests = True
+        self.alive = True
+        self.restarts = 0
+        self.sent: list[str] = []
+
+    def request(self, op: str, **fields: Any) -> dict[str, Any]:
+        assert self.validate_requests is False, "hostile requests are sent unchecked"
+        self.sent.append(op)
+        return self.answer(op, fields)
+
+    def restart(self) -> Handshake:
+        self.restarts += 1
+        return Handshake(1, "scripted", "1", "python", ("perla",), frozenset({"melds"}), {})
+
+
+def run_scripted(engine: Scripted) -> dict[str, ProbeOutcome]:
+    handshake = Handshake(1, "scripted", "1", "python", ("perla",), frozenset({"melds"}), {})
+    declared = declarations(handshake, "perla", load_catalogue())
+    facts = with_packs(default_profiles()["perla"], declared.ruling)
+    found = probe_engine(engine, declared, facts, 2)  # type: ignore[arg-type]
+    assert engine.validate_requests is True, "request checking is put back"
+    return {outcome.probe.key: outcome for outcome in found}
+
+
+def well_formed(op: str, fields: dict[str, Any]) -> dict[str, Any]:
+    """Refuse exactly what a careful engine refuses, answer the rest."""
+    if op == "check_meld":
+        meld = fields.get("meld")
+        if not isinstance(meld, dict) or not isinstance(fields.get("initial"), bool):
+            raise EngineReportedError("bad_request", "check_meld needs meld and initial")
+        if "1S" in meld["cards"]:
+            raise EngineReportedError("bad_request", "unknown card code 1S")
+        return {"valid": True}
+    if op == "check_contract":
+        if "melds" not in fields or not 1 <= fields["deal_number"] <= 8:
+            raise EngineReportedError("bad_request", "bad check_contract")
+        return {"valid": True}
+    if op == "penalty":
+        if "cards" not in fields or "11H" in fields["cards"]:
+            raise EngineReportedError("bad_request", "bad penalty")
+        return {"points": 33}
+    raise EngineReportedError("bad_request", f"unknown op {op}")
+
+
+def test_a_careful_melds_engine_passes_and_its_checks_are_put_back() -> None:
+    found = run_scripted(Scripted(well_formed))
+    melds = {p.key for p in HOSTILE_PROBES if p.capability in ("", "melds")}
+    assert {k for k, o in found.items() if o.status == "pass"} == melds
+
+
+def test_an_unsupported_answer_is_not_graded_but_for_an_op_the_protocol_lacks() -> None:
+    def lacking(op: str, fields: dict[str, Any]) -> dict[str, Any]:
+        raise EngineReportedError("unsupported", f"no {op}")
+
+    found = run_scripted(Scripted(lacking))
+    assert found["unknown-op"].status == "fail"
+    assert (found["penalty-without-cards"].status, found["penalty-without-cards"].cause) == (
+        "not_graded",
+        "op",
+    )
+    checks = hostile_checks(list(found.values()))
+    assert checks[-1][0] == "hostile" and checks[-1][1] is False
+
+
+def test_a_refusal_the_well_formed_twin_gets_too_grades_nothing() -> None:
+    def refuses_all(op: str, fields: dict[str, Any]) -> dict[str, Any]:
+        if op == "shuffle_table":
+            raise EngineReportedError("bad_request", "unknown op")
+        raise EngineReportedError("bad_request", "I refuse everything")
+
+    found = run_scripted(Scripted(refuses_all))
+    assert found["unknown-op"].status == "pass"
+    for key in ("check_meld-without-meld", "penalty-unknown-card"):
+        assert found[key].status == "not_graded"
+        assert "the well-formed request was refused too" in found[key].detail
+    # Ignored fields cannot pass either: the answer with them is an error.
+    assert found["penalty-extra-fields"].status == "fail"
+
+
+def test_extra_fields_must_not_change_the_answer() -> None:
+    def counts_fields(op: str, fields: dict[str, Any]) -> dict[str, Any]:
+        answer = well_formed(op, {k: v for k, v in fields.items() if not k.startswith("x")})
+        return {"points": len(fields)} if op == "penalty" else answer
+
+    found = run_scripted(Scripted(counts_fields))
+    assert found["penalty-extra-fields"].status == "fail"
+    assert "without them it answered" in found["penalty-extra-fields"].detail
+    assert found["check_meld-extra-fields"].status == "pass"
+
+
+def test_a_result_to_an_op_the_protocol_lacks_is_named_as_such() -> None:
+    def answers_anything(op: str, fields: dict[str, Any]) -> dict[str, Any]:
+        if op == "shuffle_table":
+            # What the session raises for a result no schema can read.
+            raise ProtocolError("shuffle_table response: unknown op", pointer="/op")
+        return well_formed(op, fields)
+
+    found = run_scripted(Scripted(answers_anything))
+    assert found["unknown-op"].status == "fail"
+    assert found["unknown-op"].answer == "a result, not an error"
+
+
+def test_a_protocol_breach_fails_the_probe_and_restarts_the_session() -> None:
+    def breaks(op: str, fields: dict[str, Any]) -> dict[str, Any]:
+        if op == "shuffle_table":
+            raise ProtocolError("answer to shuffle_table: unknown op")
+        return well_formed(op, fields)
+
+    engine = Scripted(breaks)
+    found = run_scripted(engine)
+    assert found["unknown-op"].status == "fail"
+    assert "ProtocolError" in found["unknown-op"].answer
+    assert engine.restarts == 1
+    assert found["penalty-without-cards"].status == "pass"
+
+
+# -- nothing graded is no pass ---------------------------------------------------------------
+
+
+def test_probes_not_graded_are_no_pass_in_smoke_or_in_a_run() -> None:
+    skipped = [
+        ProbeOutcome(probe, "not_graded", detail="the engine does not claim it", cause="capability")
+        for probe in HOSTILE_PROBES
+    ]
+    (summary,) = hostile_checks(skipped)
+    assert summary[1] is False and "none graded" in summary[2]
+    cases = case_results(skipped)
+    assert {case.status for case in cases} == {"unsupported"}
+    counted = graded(cases)
+    assert (counted.graded, counted.passed, counted.not_graded) == (
+        0,
+        0,
+        {"capability": len(HOSTILE_PROBES)},
+    )
+
+
+# -- run --hostile ------------------------------------------------------------------------
+
+
+def run_cli(argv: list[str], tmp_path: Path, *extra: str) -> tuple[int, dict[str, Any], str]:
+    report, junit = tmp_path / "report.json", tmp_path / "junit.xml"
+    code = main(
+        [
+            "run",
+            "--adapter",
+            " ".join(argv),
+            "--profile",
+            "perla",
+            "--rule",
+            "PERLA-CUT",
+            "--hostile",
+            "--json",
+            str(report),
+            "--junit",
+            str(junit),
+            *extra,
+        ]
+    )
+    return code, json.loads(report.read_text()), junit.read_text()
+
+
+def test_run_hostile_grades_the_probes_as_a_section_of_their_own(tmp_path: Path) -> None:
+    code, report, junit = run_cli(lenient("end", "cut"), tmp_path)
+    assert code == 1
+    cases = {case["id"]: case for case in report["cases"] if case["section"] == "hostile"}
+    assert set(cases) == set(HOSTILE_IDS)
+    failing = {case_id for case_id, case in cases.items() if case["status"] == "fail"}
+    assert failing == {
+        "hostile/lay_off-without-end",
+        "hostile/start_deal-cut-boolean",
+        "hostile/start_deal-cut-float",
+    }
+    lay_off = cases["hostile/lay_off-without-end"]
+    assert lay_off["checks"][0]["rules"] == ["protocol §6"]
+    assert "protocol §6 requires an error of kind bad_request" in lay_off["checks"][0]["diff"]
+    assert 'name="hostile/lay_off-without-end' in junit
+    # Counted in the graded checks like any case's.
+    checks = [check for case in report["cases"] for check in case["checks"]]
+    assert sum(check["status"] == "fail" for check in checks) == 3
+
+
+def test_run_hostile_passes_the_reference_and_its_failures_can_be_expected(
+    tmp_path: Path,
+) -> None:
+    code, report, _ = run_cli(REFERENCE, tmp_path)
+    assert code == 0
+    assert {c["status"] for c in report["cases"] if c["section"] == "hostile"} == {"pass"}
+    expected = tmp_path / "expected.yaml"
+    code, _, _ = run_cli(lenient("end"), tmp_path, "--write-expectations", str(expected))
+    assert code == 1 and "hostile/lay_off-without-end" in expected.read_text()
+    code, report, _ = run_cli(lenient("end"), tmp_path, "--expectations", str(expected))
+    assert code == 0
+    statuses = {c["id"]: c["status"] for c in report["cases"]}
+    assert statuses["hostile/lay_off-without-end"] == "xfail"
