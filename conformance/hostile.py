@@ -933,8 +933,16 @@ def hostile_checks(outcomes: Sequence[ProbeOutcome]) -> list[tuple[str, bool, st
     if checks:
         detail += f", {len(checks)} not"
     if skipped:
-        listed = "; ".join(f"{o.probe.key}: {o.detail}" for o in skipped)
-        detail += f"; {len(skipped)} not graded: {listed}"
+        # One entry per reason, not per probe: "9 the engine does not claim turns" reads as
+        # the one cause it is.
+        by_reason: dict[str, list[str]] = {}
+        for o in skipped:
+            by_reason.setdefault(o.detail, []).append(o.probe.key)
+        listed = "; ".join(
+            f"{', '.join(keys)}: {reason}" if len(keys) <= 3 else f"{len(keys)} probes: {reason}"
+            for reason, keys in by_reason.items()
+        )
+        detail += f"; {len(skipped)} not graded ({listed})"
     ok = passed > 0 and not checks
     if not passed:
         detail += "; none graded, so nothing was shown"

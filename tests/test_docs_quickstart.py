@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shlex
 import shutil
 import sys
@@ -75,3 +76,18 @@ def test_each_quickstart_adapter_is_short_and_the_page_shows_it(name: str) -> No
     assert len(lines) < 150  # the page promises each under 150 lines
     page = (ROOT / "docs" / "quickstart.md").read_text(encoding="utf-8")
     assert f"quickstart/{name}" in page
+
+
+@pytest.mark.parametrize("language", sorted(ADAPTERS))
+def test_the_quickstart_adapter_answers_the_hostile_probes(
+    language: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # An author copying the page must not start from an adapter that `smoke --hostile`
+    # fails: an op outside the protocol is a bad request, one it merely lacks unsupported.
+    _needs(language)
+    adapter = shlex.join(ADAPTERS[language])
+    code = main(["smoke", "--hostile", "--profile", "argentine", "--adapter", adapter])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert "verdict: engine_ok" in out
+    assert re.search(r"hostile: [1-9]\d* of", out), out  # melds probes graded, not skipped

@@ -109,8 +109,14 @@ function handle(request) {
   }
   if (op === "check_contract") return { valid: isContract(request.deal_number, request.melds) };
   if (op === "penalty") return { points: penalty(request.cards) };
-  return { error: { kind: "unsupported", message: `no op ${JSON.stringify(op)}` } };
+  if (OTHER_OPS.includes(op)) {
+    // A protocol op this adapter does not play yet.
+    return { error: { kind: "unsupported", message: `no op ${JSON.stringify(op)}` } };
+  }
+  throw new BadRequest(`unknown op ${JSON.stringify(op)}`); // not in the protocol at all
 }
+
+const OTHER_OPS = ["load_state", "act", "new_game", "start_deal", "next_deal", "redeal"];
 
 // One JSON request per line in, one answer per line out; logs go to stderr.
 const lines = readline.createInterface({ input: process.stdin, crlfDelay: Infinity });

@@ -113,7 +113,12 @@ def handle(request):
         return {"valid": is_contract(request["deal_number"], request["melds"])}
     if op == "penalty":
         return {"points": penalty(request["cards"])}
-    return {"error": {"kind": "unsupported", "message": f"no op {op!r}"}}
+    if op in OTHER_OPS:  # a protocol op this adapter does not play yet
+        return {"error": {"kind": "unsupported", "message": f"no op {op!r}"}}
+    raise BadRequest(f"unknown op {op!r}")  # not in the protocol at all
+
+
+OTHER_OPS = {"load_state", "act", "new_game", "start_deal", "next_deal", "redeal"}
 
 
 def main():

@@ -112,7 +112,9 @@ def test_in_argentine_the_reference_passes_and_the_perla_only_probes_are_not_gra
     total = len(HOSTILE_PROBES) - 2
     assert (name, ok) == ("hostile", True)
     assert detail.startswith(f"{total - 2} of {total} probes answered as the protocol requires")
-    assert "2 not graded: pass-before-drawing: pass serves steals only" in detail
+    assert (
+        "2 not graded (pass-before-drawing, pass-after-drawing: pass serves steals only" in detail
+    )
     assert "cut" not in detail
 
 
