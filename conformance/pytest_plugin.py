@@ -121,7 +121,13 @@ OPTIONS: tuple[_Option, ...] = (
     _Option("seed", "int", 0, "seed of the laws' deals and of the fuzz campaign", "S"),
     _Option("deals", "int", 7, "deals played by --carioca-properties", "N"),
     _Option("fuzz", "int", 0, "also fuzz against the reference: GAMES games, as one item", "GAMES"),
-    _Option("fuzz_out", "path", "carioca-fuzz", "folder of the fuzz report and drafts", "DIR"),
+    _Option(
+        "fuzz_out",
+        "path",
+        "carioca-fuzz",
+        "folder of the fuzz report and drafts (in the rootdir)",
+        "DIR",
+    ),
 )
 
 
@@ -144,28 +150,29 @@ class Settings:
     fuzz_out: Path
 
 
-def _raw(config: pytest.Config, option: _Option) -> tuple[Any, Path | None]:
-    """The value given for ``option`` and the folder a relative path in it is relative to:
-    the command line wins (relative to where pytest runs), then the ini file (relative to
-    its folder); None when neither gives one."""
+def _raw(config: pytest.Config, option: _Option) -> tuple[Any, Path | None, str]:
+    """The value given for ``option``, the folder a relative path in it is relative to, and
+    how to name where it was given. The command line wins (relative to where pytest runs),
+    then the ini file (relative to its folder); the value is None when neither gives one."""
     value = config.getoption(option.dest)
     if value is not None:
-        return value, config.invocation_params.dir
+        return value, config.invocation_params.dir, f"{option.flag} {value}"
     ini = config.getini(option.ini)
     if option.kind == "bool":
-        return (bool(ini) if ini else None), None
+        return (True if ini else None), None, option.ini
     if isinstance(ini, str) and ini.strip():
         base = config.inipath.parent if config.inipath is not None else config.rootpath
-        return ini.strip(), base
-    return None, None
+        return ini.strip(), base, option.ini
+    return None, None, ""
 
 
 def _value(config: pytest.Config, option: _Option) -> Any:
     """``option``'s value, parsed and checked; a bad one is a usage error naming it."""
-    raw, base = _raw(config, option)
+    raw, base, where = _raw(config, option)
     if raw is None:
+        if option.kind == "path" and option.default is not None:
+            return config.rootpath / option.default
         return option.default
-    where = f"{option.flag} {raw}" if base == config.invocation_params.dir else option.ini
     try:
         return _PARSERS[option.kind](raw, base)
     except ValueError as exc:
