@@ -91,7 +91,9 @@ OPTIONS: tuple[_Option, ...] = (
         "rule profile to grade (default: the one profile the engine's handshake lists)",
         "NAME",
     ),
-    _Option("corpus", "path", None, "scenario files or directory (default: the bundled corpus)"),
+    _Option(
+        "corpus", "path", None, "scenario files or directory (default: the bundled corpus)", "PATH"
+    ),
     _Option(
         "expectations",
         "path",
@@ -282,8 +284,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     """Register each setting as ``--carioca-NAME`` and as the ini key ``carioca_NAME``."""
     group = parser.getgroup("carioca", "Carioca conformance (docs/pytest-plugin.md)")
     for option in OPTIONS:
-        default = option.default if option.default is not None else "none"
-        text = f"{option.help} (ini {option.ini}; default {default})"
+        given = option.default not in (None, False)
+        text = f"{option.help} (ini {option.ini}{f'; default {option.default}' if given else ''})"
         if option.kind == "bool":
             group.addoption(option.flag, action="store_true", default=None, help=text)
             parser.addini(option.ini, option.help, type="bool", default=False)
