@@ -705,7 +705,6 @@ class CorpusCollector(pytest.Collector):
         """The scenario files (each with its cases of the profile), the laws, the fuzz."""
         state = self.config.stash[_STATE]
         try:
-            state.start()
             files = self._files(state)
         except CariocaSetupError as exc:
             raise self.CollectError(str(exc)) from None
@@ -717,7 +716,8 @@ class CorpusCollector(pytest.Collector):
             yield FuzzItem.from_parent(self, name="fuzz")
 
     def _files(self, state: _State) -> list[tuple[str, list[Scenario]]]:
-        """(node id label, the profile's cases) per scenario file, in corpus order."""
+        """(node id label, the profile's cases) per scenario file, in corpus order: the
+        corpus is read, then the adapter started for the profile to grade."""
         catalogue = state.load_catalogue()
         given = state.settings.corpus
         try:
@@ -739,6 +739,8 @@ class CorpusCollector(pytest.Collector):
                 said = f"names {len(stale)} id(s) that are not in the corpus: {', '.join(stale)}"
                 where = str(state.settings.expectations_path)
                 warnings.warn_explicit(CariocaWarning(said), CariocaWarning, where, 1)
+        # The adapter starts once the corpus is read: nothing it does can change what is read.
+        state.start()
         by_file: dict[str, list[Scenario]] = {}
         for scenario in loaded.scenarios:
             if state.profile in scenario.profiles:
