@@ -247,7 +247,7 @@ def test_expectations_never_cover_another_failure(pytester: pytest.Pytester) -> 
     ("args", "said"),
     [
         (["--carioca-timeout=nan"], "--carioca-timeout nan: expected a positive number*"),
-        (["--carioca-profile=klondike"], "--carioca-profile: *klondike*"),
+        (["--carioca-profile=klondike"], "--carioca-profile klondike: *klondike*"),
         (["--carioca-expectations=missing.yaml"], "*cannot read expectations file*missing.yaml*"),
         (["--carioca-min-graded=2"], "--carioca-min-graded 2: must be between 0 and 1*"),
     ],
