@@ -1,61 +1,564 @@
-"""pytest plugin (entry point ``carioca``): each scenario becomes a pytest item.
+"""pytest plugin (entry point ``carioca``): the corpus graded as pytest items, as ``run``
+grades it.
 
-``pytest --carioca-adapter "CMD ARGS"`` collects the corpus (``--carioca-corpus PATH``
-to pick another one) and runs each scenario against one adapter process per pytest
-process, so it also works under pytest-xdist. Without ``--carioca-adapter`` the
-plugin does nothing.
+``pytest --carioca-adapter "CMD ARGS"`` (or ``carioca_adapter = CMD ARGS`` in the ini file:
+every ``--carioca-*`` option has an ini key ``carioca_*``) grades the corpus against one
+adapter process per pytest process, so it also works under pytest-xdist. Without an adapter
+the plugin does nothing. docs/pytest-plugin.md is the author's page.
+
+What it shares with ``run`` (so that a green means the same at both doors):
+
+- the profile is ``--carioca-profile``, else the one profile the engine's handshake lists;
+  an engine listing several with none chosen, or not listing the one chosen, is one
+  collection error (as is an adapter that cannot start: one error, one start);
+- each scenario is one item, its node id naming its file
+  (``scenarios/melds/runs.yaml::cc-0302``); a case is passed, failed, skipped when nothing
+  of it could be graded, and xfailed or xpassed under ``--carioca-expectations FILE`` (the
+  file ``run --expectations`` reads, check-level entries too; ``--carioca-strict`` fails an
+  xpass);
+- a session that graded no check of any case fails, as ``run`` exits 4 (every case skipped
+  is no pass), and so does one under ``--carioca-min-graded``;
+- ``--carioca-properties`` adds the laws (one item each) and ``--carioca-fuzz GAMES`` one
+  fuzz campaign item.
 """
 
 from __future__ import annotations
 
+import math
 import shlex
-from collections.abc import Iterator
+import warnings
+from collections.abc import Callable, Generator, Iterator, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from conformance.catalogue import CatalogueError, load_catalogue
+from conformance.adapter_command import AdapterCommandError, adapter_argv
+from conformance.catalogue import Catalogue, CatalogueError, load_catalogue
 from conformance.corpus import default_catalogue_path, default_corpus_dir
-from conformance.profiles import DEFAULT_PROFILE, UnknownProfile, default_profiles
-from conformance.runner import CaseResult, CaseRunner, RunOptions, section_of, start_session
+from conformance.engine import Handshake
+from conformance.errors import EngineError
+from conformance.expectations import Expectations, ExpectationsError, apply_expectations
+from conformance.profiles import ProfileError, default_profiles
+from conformance.results import CaseResult, graded
+from conformance.runner import (
+    CaseRunner,
+    RunOptions,
+    new_session,
+    not_run_result,
+    profile_unsupported,
+    section_of,
+)
 from conformance.scenarios import Scenario, load_corpus
+from conformance.verdict import CAUSE_LABELS, parse_share
 
-_SESSION_KEY = pytest.StashKey[Any]()
+# --------------------------------------------------------------------------- settings
+
+
+@dataclass(frozen=True)
+class _Option:
+    """One setting: ``--carioca-NAME`` on the command line, ``carioca_NAME`` in the ini."""
+
+    name: str
+    kind: str  # "text", "path", "bool", "int", "float", "share"
+    default: Any
+    help: str
+    metavar: str | None = None
+
+    @property
+    def flag(self) -> str:
+        return "--carioca-" + self.name.replace("_", "-")
+
+    @property
+    def ini(self) -> str:
+        return "carioca_" + self.name
+
+    @property
+    def dest(self) -> str:
+        """Where argparse keeps the command line's value."""
+        return "carioca_" + self.name
+
+
+OPTIONS: tuple[_Option, ...] = (
+    _Option(
+        "adapter", "text", None, "grade the Carioca corpus against this adapter command", "CMD"
+    ),
+    _Option(
+        "profile",
+        "text",
+        None,
+        "rule profile to grade (default: the one profile the engine's handshake lists)",
+        "NAME",
+    ),
+    _Option(
+        "corpus", "path", None, "scenario files or directory (default: the bundled corpus)", "PATH"
+    ),
+    _Option(
+        "expectations",
+        "path",
+        None,
+        "the engine's expectations file (as run --expectations): listed failures xfail",
+        "FILE",
+    ),
+    _Option("strict", "bool", False, "an expected failure that passes (xpass) fails the session"),
+    _Option("timeout", "float", 10.0, "per-request timeout in seconds", "S"),
+    _Option("case_timeout", "float", 30.0, "per-case timeout in seconds", "S"),
+    _Option("start_timeout", "float", 10.0, "seconds the adapter has to answer hello", "S"),
+    _Option(
+        "max_consecutive_errors",
+        "int",
+        5,
+        "after this many errored cases in a row the rest fail as not run, unstarted",
+        "N",
+    ),
+    _Option(
+        "min_graded",
+        "share",
+        None,
+        "fail the session unless this share of the checks was graded (0.9 or 90%%)",
+        "SHARE",
+    ),
+    _Option("properties", "bool", False, "also check the laws over seeded deals (one item each)"),
+    _Option("seed", "int", 0, "seed of the laws' deals and of the fuzz campaign", "S"),
+    _Option("deals", "int", 7, "deals played by --carioca-properties", "N"),
+    _Option("fuzz", "int", 0, "also fuzz against the reference: GAMES games, as one item", "GAMES"),
+    _Option(
+        "fuzz_out",
+        "path",
+        "carioca-fuzz",
+        "folder of the fuzz report and drafts (in the rootdir)",
+        "DIR",
+    ),
+)
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The plugin's settings, read once from the command line and the ini file."""
+
+    argv: tuple[str, ...]
+    profile: str | None
+    corpus: Path | None
+    expectations: Expectations | None
+    expectations_path: Path | None
+    strict: bool
+    options: RunOptions
+    min_graded: float | None
+    properties: bool
+    seed: int
+    deals: int
+    fuzz: int
+    fuzz_out: Path
+
+
+def _raw(config: pytest.Config, option: _Option) -> tuple[Any, Path | None, str]:
+    """The value given for ``option``, the folder a relative path in it is relative to, and
+    how to name where it was given. The command line wins (relative to where pytest runs),
+    then the ini file (relative to its folder); the value is None when neither gives one."""
+    value = config.getoption(option.dest)
+    if value is not None:
+        return value, config.invocation_params.dir, f"{option.flag} {value}"
+    ini = config.getini(option.ini)
+    if option.kind == "bool":
+        return (True if ini else None), None, option.ini
+    if isinstance(ini, str) and ini.strip():
+        base = config.inipath.parent if config.inipath is not None else config.rootpath
+        return ini.strip(), base, option.ini
+    return None, None, ""
+
+
+def _value(config: pytest.Config, option: _Option) -> Any:
+    """``option``'s value, parsed and checked; a bad one is a usage error naming it."""
+    raw, base, where = _raw(config, option)
+    if raw is None:
+        if option.kind == "path" and option.default is not None:
+            return config.rootpath / option.default
+        return option.default
+    try:
+        return _PARSERS[option.kind](raw, base)
+    except ValueError as exc:
+        raise pytest.UsageError(f"{where}: {exc}") from None
+
+
+def _number(kind: Callable[[str], Any], least: float, what: str) -> Callable[[Any, Any], Any]:
+    def parse(raw: Any, _base: Any) -> Any:
+        try:
+            value = kind(str(raw).strip())
+        except ValueError:
+            raise ValueError(f"expected {what}") from None
+        if not (isinstance(value, int) or math.isfinite(value)) or value < least:
+            raise ValueError(f"expected {what}")
+        return value
+
+    return parse
+
+
+def _path(raw: Any, base: Path | None) -> Path:
+    path = Path(str(raw)).expanduser()
+    return path if path.is_absolute() or base is None else base / path
+
+
+def _share(raw: Any, _base: Any) -> float:
+    try:
+        return parse_share(str(raw))
+    except ValueError as exc:
+        raise ValueError(str(exc).split(": ", 1)[-1]) from None
+
+
+_PARSERS: dict[str, Callable[[Any, Any], Any]] = {
+    "text": lambda raw, _base: str(raw),
+    "path": _path,
+    "bool": lambda raw, _base: bool(raw),
+    "int": _number(int, 0, "a whole number, 0 or more"),
+    "float": _number(float, 1e-9, "a positive number of seconds"),
+    "share": _share,
+}
+
+
+def _settings(config: pytest.Config) -> Settings | None:
+    """The settings, or None when no adapter is given (the plugin is then inert).
+
+    :raises pytest.UsageError: for a bad value, an unknown profile, an unreadable
+        expectations file or catalogue: before anything starts.
+    """
+    values = {option.name: _value(config, option) for option in OPTIONS}
+    command = values["adapter"]
+    if not command:
+        return None
+    try:
+        argv, warning = adapter_argv(command)
+    except AdapterCommandError as exc:
+        raise pytest.UsageError(str(exc).replace("--adapter", "--carioca-adapter")) from None
+    if warning:
+        said = warning.replace("--adapter", "--carioca-adapter")
+        config.issue_config_time_warning(CariocaWarning(said), stacklevel=2)
+    profile = values["profile"]
+    if profile is not None:
+        try:
+            default_profiles()[profile]
+        except ProfileError as exc:
+            where = _raw(config, next(o for o in OPTIONS if o.name == "profile"))[2]
+            raise pytest.UsageError(f"{where}: {exc}") from None
+    if values["max_consecutive_errors"] < 1:
+        raise pytest.UsageError("--carioca-max-consecutive-errors must be at least 1")
+    expectations = None
+    if values["expectations"] is not None:
+        from conformance.expectations import load_expectations
+
+        try:
+            expectations = load_expectations(values["expectations"])
+        except ExpectationsError as exc:
+            raise pytest.UsageError(str(exc)) from None
+    options = RunOptions(
+        profile=profile or "",
+        timeout=values["timeout"],
+        case_timeout=values["case_timeout"],
+        start_timeout=values["start_timeout"],
+        max_consecutive_errors=values["max_consecutive_errors"],
+    )
+    return Settings(
+        argv=tuple(argv),
+        profile=profile,
+        corpus=values["corpus"],
+        expectations=expectations,
+        expectations_path=values["expectations"],
+        strict=values["strict"],
+        options=options,
+        min_graded=values["min_graded"],
+        properties=values["properties"],
+        seed=values["seed"],
+        deals=values["deals"],
+        fuzz=values["fuzz"],
+        fuzz_out=values["fuzz_out"],
+    )
+
+
+class CariocaWarning(pytest.PytestWarning):
+    """Something about the set-up worth a look that does not stop the session."""
+
+
+# --------------------------------------------------------------------------- hooks
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    """Register the plugin's command-line options."""
-    group = parser.getgroup("carioca", "Carioca conformance scenarios")
-    group.addoption(
-        "--carioca-adapter",
-        metavar="CMD",
-        default=None,
-        help="run the Carioca scenario corpus against this adapter command",
-    )
-    group.addoption(
-        "--carioca-corpus",
-        metavar="PATH",
-        default=None,
-        help="scenario files or directory (default: the bundled corpus)",
-    )
-    group.addoption(
-        "--carioca-profile",
-        metavar="NAME",
-        default=DEFAULT_PROFILE,
-        help="rule profile to grade against (default: argentine)",
-    )
-    group.addoption(
-        "--carioca-timeout", type=float, default=10.0, help="per-request timeout in seconds"
-    )
+    """Register each setting as ``--carioca-NAME`` and as the ini key ``carioca_NAME``."""
+    group = parser.getgroup("carioca", "Carioca conformance (docs/pytest-plugin.md)")
+    for option in OPTIONS:
+        given = option.default not in (None, False)
+        text = f"{option.help} (ini {option.ini}{f'; default {option.default}' if given else ''})"
+        if option.kind == "bool":
+            group.addoption(option.flag, action="store_true", default=None, help=text)
+            parser.addini(option.ini, option.help, type="bool", default=False)
+        else:
+            group.addoption(option.flag, metavar=option.metavar, default=None, help=text)
+            # argparse help doubles a literal %; the ini listing prints it as written.
+            parser.addini(option.ini, option.help.replace("%%", "%"), type="string", default="")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Read the settings (a bad one stops pytest before anything starts), declare the
+    marker used for scenario tags (keeps --strict-markers happy), and with an adapter
+    register the session's reporter."""
+    config.addinivalue_line("markers", "carioca_tag(name): a Carioca scenario tag")
+    settings = _settings(config)
+    if settings is not None:
+        state = _State(settings)
+        config.stash[_STATE] = state
+        config.pluginmanager.register(_Reporter(state), "carioca-reporter")
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_make_collect_report(
+    collector: pytest.Collector,
+) -> Generator[None, pytest.CollectReport, pytest.CollectReport]:
+    """Add the corpus to what the session collects, so pytest counts its items as it
+    collects them (``collected N items`` is the number it then lists)."""
+    report = yield
+    state = collector.config.stash.get(_STATE, None)
+    if state is not None and isinstance(collector, pytest.Session) and report.passed:
+        corpus = CorpusCollector.from_parent(collector, name="carioca", nodeid="carioca")
+        report.result.append(corpus)
+    return report
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    """A case its expectations list that passed: xpassed, or failed under strict."""
+    report = yield
+    skipped = isinstance(report.longrepr, tuple) and not hasattr(report, "wasxfail")
+    if isinstance(item, ScenarioItem) and report.skipped and skipped:
+        # Where the skip is listed: the scenario, not the line of the plugin that skipped it.
+        path, line, _ = item.reportinfo()
+        report.longrepr = (str(path), line + 1, report.longrepr[2])  # type: ignore[index]
+    note = item.stash.get(_XPASS, None) if call.when == "call" else None
+    if note is not None and report.passed:
+        if item.config.stash[_STATE].settings.strict:
+            report.outcome = "failed"
+            report.longrepr = f"[XPASS(strict)] {note}"
+        else:
+            report.wasxfail = note
+    return report
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """Close this process's adapter session."""
+    state = config.stash.get(_STATE, None)
+    if state is not None:
+        state.close()
+
+
+_GRADED = "carioca_graded"
+
+
+@dataclass
+class _Tally:
+    """What the session's cases graded, summed from their reports."""
+
+    cases: int = 0
+    graded: int = 0
+    total: int = 0
+    not_graded: dict[str, int] = field(default_factory=dict)
+    profiles: set[str] = field(default_factory=set)
+
+    def add(self, props: dict[str, Any]) -> None:
+        """Count one case's report."""
+        self.cases += 1
+        self.graded += int(props[_GRADED])
+        self.total += int(props.get("carioca_checks", 0))
+        self.profiles.add(str(props.get("carioca_profile", "")))
+        for cause, count in dict(props.get("carioca_not_graded") or {}).items():
+            self.not_graded[cause] = self.not_graded.get(cause, 0) + int(count)
+
+    def not_graded_text(self) -> str:
+        """The checks not graded by cause, largest first (as ``run`` says it)."""
+        ordered = sorted(self.not_graded.items(), key=lambda item: (-item[1], item[0]))
+        return ", ".join(f"{n} {CAUSE_LABELS.get(cause, cause)}" for cause, n in ordered)
+
+
+class _Reporter:
+    """Counts what the cases graded (in the process that reports: under xdist, the
+    controller, from the workers' reports) and fails a session whose green was not earned."""
+
+    def __init__(self, state: _State) -> None:
+        self.state = state
+        self.tally = _Tally()
+        self.problem = ""
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        """Count one case's checks, from its report."""
+        if report.when == "call":
+            props = dict(report.user_properties)
+            if _GRADED in props:
+                self.tally.add(props)
+
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        """A session that graded nothing, or less than ``--carioca-min-graded``, fails."""
+        tally = self.tally
+        if hasattr(session.config, "workerinput") or not tally.cases:
+            return  # a worker, or no case ran (deselected, or collection failed: said)
+        why = tally.not_graded_text()
+        share = tally.graded / tally.total if tally.total else 0.0
+        minimum = self.state.settings.min_graded
+        if tally.graded == 0:
+            self.problem = (
+                f"nothing was graded: 0 of {tally.total} checks of {tally.cases} case(s)"
+                f"{f' ({why})' if why else ''}; a run that grades nothing is no pass"
+            )
+        elif minimum is not None and share < minimum:
+            self.problem = (
+                f"{tally.graded}/{tally.total} checks graded ({share:.1%}), under "
+                f"--carioca-min-graded {minimum * 100:g}%"
+            )
+        if self.problem and session.exitstatus == pytest.ExitCode.OK:
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        """One line: what the cases graded; and why the session failed, if it graded too
+        little."""
+        tally = self.tally
+        if not tally.cases:
+            return
+        profiles = ", ".join(sorted(tally.profiles))
+        line = f"carioca: profile {profiles}: graded {tally.graded}/{tally.total} checks"
+        why = tally.not_graded_text()
+        terminalreporter.write_line(f"{line} (not graded: {why})" if why else line)
+        if self.problem:
+            terminalreporter.write_line(f"carioca: error: {self.problem}", red=True, bold=True)
+
+
+class _State:
+    """This process's adapter session and runner, made at collection and kept for the run."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.catalogue: Catalogue | None = None
+        self.runner: CaseRunner | None = None
+        self.profile = settings.profile or ""
+        self.consecutive_errors = 0
+        self._laws: dict[str, Any] | None = None
+
+    @property
+    def options(self) -> RunOptions:
+        return replace(self.settings.options, profile=self.profile)
+
+    def load_catalogue(self) -> Catalogue:
+        if self.catalogue is None:
+            try:
+                self.catalogue = load_catalogue(default_catalogue_path())
+            except CatalogueError as exc:
+                raise CariocaSetupError(str(exc)) from None
+        return self.catalogue
+
+    def start(self) -> None:
+        """Start the adapter once, shake hands and settle the profile.
+
+        :raises CariocaSetupError: when the adapter cannot start, or the profile is not
+            chosen and the engine lists several, or the engine does not list it.
+        """
+        session = new_session(self.settings.argv, self.settings.options)
+        try:
+            handshake = session.start()
+        except EngineError as exc:
+            tail = f"\nadapter stderr (tail):\n{exc.stderr_tail}" if exc.stderr_tail else ""
+            command = shlex.join(self.settings.argv)
+            raise CariocaSetupError(f"adapter {command!r} could not start: {exc}{tail}") from None
+        try:
+            self.profile = self._profile(handshake)
+        except CariocaSetupError:
+            session.close()
+            raise
+        self.runner = CaseRunner(session, self.options, self.load_catalogue())
+
+    def _profile(self, handshake: Handshake) -> str:
+        """The profile to grade: the chosen one, which the engine must list, else the only
+        one it lists."""
+        listed = handshake.profiles
+        chosen = self.settings.profile
+        if chosen is not None:
+            if chosen not in listed:
+                raise CariocaSetupError(
+                    f"{profile_unsupported(chosen, handshake)}: nothing can be graded; "
+                    "choose one of its profiles with --carioca-profile (ini carioca_profile)"
+                )
+            return chosen
+        said = ", ".join(listed) or "none"
+        known = [name for name in listed if name in default_profiles()]
+        if not known:
+            raise CariocaSetupError(
+                f"the engine's handshake lists profiles {said}: none the harness knows "
+                f"({', '.join(default_profiles())}), so nothing can be graded"
+            )
+        if len(listed) == 1:
+            return known[0]
+        raise CariocaSetupError(
+            f"the engine's handshake lists profiles {said}: choose the one to grade with "
+            "--carioca-profile NAME (ini carioca_profile), one pytest run per profile"
+        )
+
+    def run_case(self, scenario: Scenario, section: str) -> CaseResult:
+        """Grade one case on this process's adapter (restarted after errors, as in ``run``);
+        after too many errors in a row the rest are not run."""
+        limit = self.settings.options.max_consecutive_errors
+        if self.runner is None or self.consecutive_errors >= limit:
+            why = f"not run: {limit} consecutive errors"
+            return not_run_result(scenario, self.catalogue, why, self.profile)
+        result = self.runner.run(scenario, section)
+        self.consecutive_errors = self.consecutive_errors + 1 if result.status == "error" else 0
+        expectations = self.settings.expectations
+        if expectations is not None:
+            result = apply_expectations([result], expectations)[0]
+        return result
+
+    def laws(self) -> dict[str, Any]:
+        """The laws' results by name, checked once per process on a fresh adapter."""
+        if self._laws is None:
+            from conformance.runner import check_properties
+
+            found = check_properties(
+                self.settings.argv,
+                self.options,
+                seed=self.settings.seed,
+                deals=self.settings.deals,
+            )
+            self._laws = {law.name: law for law in found}
+        return self._laws
+
+    def close(self) -> None:
+        """End this process's adapter session."""
+        if self.runner is not None:
+            self.runner.session.close()
+
+
+_STATE = pytest.StashKey[_State]()
+_XPASS = pytest.StashKey[str]()
+
+
+class CariocaSetupError(Exception):
+    """The corpus cannot be graded at all (adapter, profile, corpus): one collection error."""
+
+
+# --------------------------------------------------------------------------- nodes
 
 
 class CariocaCaseFailed(Exception):
     """A scenario failed or errored; the message is the report text."""
 
 
-class ScenarioItem(pytest.Item):
-    """One scenario run as a test."""
+class _CariocaItem(pytest.Item):
+    """An item whose failures are reports, not tracebacks into the harness."""
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
+        """The report text of a failure; a traceback only for a harness bug."""
+        if isinstance(excinfo.value, CariocaCaseFailed):
+            return f"{self.name}\n{excinfo.value}"
+        return super().repr_failure(excinfo)
+
+
+class ScenarioItem(_CariocaItem):
+    """One scenario graded as a test."""
 
     def __init__(self, *, scenario: Scenario, section: str, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -65,21 +568,39 @@ class ScenarioItem(pytest.Item):
             self.add_marker(pytest.mark.carioca_tag(tag))
 
     def runtest(self) -> None:
-        """Run the scenario on this process's adapter session."""
-        runner: CaseRunner = _runner(self.config)
-        result: CaseResult = runner.run(self.scenario, self.section)
-        if result.status == "unsupported":
+        """Grade the scenario on this process's adapter session."""
+        state = self.config.stash[_STATE]
+        result = state.run_case(self.scenario, self.section)
+        counted, total, not_graded = case_counts(result)
+        self.user_properties.extend(
+            [
+                (_GRADED, counted),
+                ("carioca_checks", total),
+                ("carioca_not_graded", not_graded),
+                ("carioca_profile", state.profile),
+            ]
+        )
+        status = result.status
+        if status == "unsupported":
             pytest.skip(f"unsupported: {result.note}")
-        if result.status == "fail":
+        if status == "xfail":
+            pytest.xfail(result.note or "expected failure")
+        if status == "xpass":
+            self.stash[_XPASS] = result.note or "listed as an expected failure but passed"
+            return
+        if status == "fail":
             # Each failing check with its place (file:line), then the rules they break.
             rules = ", ".join(result.failed_rules)
-            raise CariocaCaseFailed(f"{result.diff or 'failed'}\nfailing rules: {rules}")
-        if result.status == "error":
+            note = f"\n{result.note}" if result.note else ""
+            raise CariocaCaseFailed(f"{result.diff or 'failed'}\nfailing rules: {rules}{note}")
+        if status == "error":
             tail = f"\nengine stderr (tail):\n{result.stderr_tail}" if result.stderr_tail else ""
             raise CariocaCaseFailed(f"engine error: {result.error}{tail}")
+        if status == "not_run":
+            raise CariocaCaseFailed(result.note or "not run")
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
-        """Show the scenario diff rather than a traceback into the harness."""
+        """Show the scenario's report rather than a traceback into the harness."""
         if isinstance(excinfo.value, CariocaCaseFailed):
             return f"{self.scenario.id} {self.scenario.title}\n{excinfo.value}"
         return super().repr_failure(excinfo)
@@ -89,69 +610,162 @@ class ScenarioItem(pytest.Item):
         return Path(self.scenario.path), self.scenario.line - 1, self.scenario.id
 
 
-class CorpusCollector(pytest.Collector):
-    """Collects every scenario of the selected corpus that applies to the profile."""
+def case_counts(result: CaseResult) -> tuple[int, int, dict[str, int]]:
+    """A case's checks graded, in all, and not graded by cause, as the session counts them.
+
+    A case none of whose own checks could be graded (``unsupported``) grades nothing, even
+    when the harness checked the state it handed the engine: an engine that echoes
+    ``load_state`` and refuses the rest must not look graded. Those checks count under the
+    cause that left the case ungraded.
+    """
+    tally = graded([result])
+    not_graded = dict(tally.not_graded)
+    if result.status != "unsupported" or not tally.graded:
+        return tally.graded, tally.total, not_graded
+    cause = next(iter(not_graded), "op")
+    not_graded[cause] = not_graded.get(cause, 0) + tally.graded
+    return 0, tally.total, not_graded
+
+
+class LawItem(_CariocaItem):
+    """One law checked over seeded deals (``--carioca-properties``)."""
+
+    def runtest(self) -> None:
+        """Check the laws (once per process) and report this one."""
+        laws = self.config.stash[_STATE].laws()
+        # No result of its own: the adapter could not start for the laws (``engine``).
+        law = laws.get(self.name) or laws.get("engine")
+        if law is None:
+            raise CariocaCaseFailed("the law was not checked")
+        if not law.passed:
+            raise CariocaCaseFailed(
+                f"{law.verdict}: {law.detail}\nrules: {', '.join(law.rules)}; seed {law.seed}"
+            )
+
+    def reportinfo(self) -> tuple[str, int, str]:
+        """Name the law."""
+        return "carioca laws", 0, self.name
+
+
+class FuzzItem(_CariocaItem):
+    """A fuzz campaign against the reference (``--carioca-fuzz GAMES``)."""
+
+    def runtest(self) -> None:
+        """Play the campaign; findings (or nothing compared) fail the item."""
+        from conformance.fuzz import FuzzOptions
+        from conformance.fuzz.command import campaign
+
+        state = self.config.stash[_STATE]
+        settings = state.settings
+        options = FuzzOptions(
+            games=settings.fuzz,
+            seed=settings.seed,
+            profile=state.profile,
+            timeout=settings.options.timeout,
+        )
+        outcome = campaign(
+            settings.argv, options, state.load_catalogue(), settings.fuzz_out, handle_signals=False
+        )
+        if outcome.exit_code != 0:
+            problem = f"\n{outcome.problem}" if outcome.problem else ""
+            raise CariocaCaseFailed(f"{outcome.text}{problem}")
+
+    def reportinfo(self) -> tuple[str, int, str]:
+        """Name the campaign."""
+        return "carioca fuzz", 0, f"fuzz {self.config.stash[_STATE].settings.fuzz} games"
+
+
+class ScenarioFile(pytest.Collector):
+    """The cases of one scenario file that apply to the profile."""
+
+    def __init__(self, *, scenarios: Sequence[Scenario], **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.scenarios = scenarios
 
     def collect(self) -> Iterator[pytest.Item]:
-        """Yield one item per scenario, in corpus order."""
-        config = self.config
-        profile = config.getoption("carioca_profile")
-        if profile not in default_profiles():
-            raise pytest.UsageError(str(UnknownProfile(profile, tuple(default_profiles()))))
-        corpus = config.getoption("carioca_corpus")
-        try:
-            catalogue = load_catalogue(default_catalogue_path())
-        except CatalogueError:
-            catalogue = None
-        path = Path(corpus) if corpus else default_corpus_dir()
-        loaded = load_corpus([path], catalogue=catalogue)
-        if loaded.errors:
-            raise pytest.UsageError(
-                "broken scenario corpus:\n" + "\n".join(str(e) for e in loaded.errors)
+        """One item per case, in file order."""
+        catalogue = self.config.stash[_STATE].catalogue
+        for scenario in self.scenarios:
+            yield ScenarioItem.from_parent(
+                self, name=scenario.id, scenario=scenario, section=section_of(scenario, catalogue)
             )
+
+
+class LawsCollector(pytest.Collector):
+    """The laws, one item each."""
+
+    def collect(self) -> Iterator[pytest.Item]:
+        """One item per law."""
+        from conformance.properties import RULES
+
+        for name in RULES:
+            yield LawItem.from_parent(self, name=name)
+
+
+class CorpusCollector(pytest.Collector):
+    """The corpus of the profile graded, by file; then the laws and the fuzz campaign when
+    asked for. Starts this process's adapter (once): a failure here is one error."""
+
+    def collect(self) -> Iterator[pytest.Item | pytest.Collector]:
+        """The scenario files (each with its cases of the profile), the laws, the fuzz."""
+        state = self.config.stash[_STATE]
+        try:
+            files = self._files(state)
+        except CariocaSetupError as exc:
+            raise self.CollectError(str(exc)) from None
+        for label, scenarios in files:
+            yield ScenarioFile.from_parent(self, name=label, nodeid=label, scenarios=scenarios)
+        if state.settings.properties:
+            yield LawsCollector.from_parent(self, name="laws")
+        if state.settings.fuzz:
+            yield FuzzItem.from_parent(self, name="fuzz")
+
+    def _files(self, state: _State) -> list[tuple[str, list[Scenario]]]:
+        """(node id label, the profile's cases) per scenario file, in corpus order: the
+        corpus is read, then the adapter started for the profile to grade."""
+        catalogue = state.load_catalogue()
+        given = state.settings.corpus
+        try:
+            root = given if given is not None else default_corpus_dir()
+        except FileNotFoundError as exc:
+            raise CariocaSetupError(str(exc)) from None
+        loaded = load_corpus([root], catalogue=catalogue)
+        if loaded.errors:
+            shown = "\n".join(str(e) for e in loaded.errors[:20])
+            more = len(loaded.errors) - 20
+            raise CariocaSetupError(
+                f"the scenario corpus has {len(loaded.errors)} problem(s):\n{shown}"
+                + (f"\n… and {more} more" if more > 0 else "")
+            )
+        expectations = state.settings.expectations
+        if expectations is not None:
+            stale = sorted(expectations.ids - {s.id for s in loaded.scenarios})
+            if stale:
+                said = f"names {len(stale)} id(s) that are not in the corpus: {', '.join(stale)}"
+                where = str(state.settings.expectations_path)
+                warnings.warn_explicit(CariocaWarning(said), CariocaWarning, where, 1)
+        # The adapter starts once the corpus is read: nothing it does can change what is read.
+        state.start()
+        by_file: dict[str, list[Scenario]] = {}
         for scenario in loaded.scenarios:
-            if profile in scenario.profiles:
-                yield ScenarioItem.from_parent(
-                    self,
-                    name=scenario.id,
-                    scenario=scenario,
-                    section=section_of(scenario, catalogue),
-                )
+            if state.profile in scenario.profiles:
+                label = _label(Path(scenario.path), root, given is None, self.config.rootpath)
+                by_file.setdefault(label, []).append(scenario)
+        if not by_file:
+            raise CariocaSetupError(
+                f"no scenario of the corpus {root} is for profile {state.profile}"
+            )
+        return list(by_file.items())
 
 
-def _runner(config: pytest.Config) -> CaseRunner:
-    # One adapter per pytest process (each xdist worker has its own), started lazily.
-    runner: CaseRunner | None = config.stash.get(_SESSION_KEY, None)
-    if runner is None:
-        argv = shlex.split(config.getoption("carioca_adapter"))
-        options = RunOptions(
-            profile=config.getoption("carioca_profile"),
-            timeout=config.getoption("carioca_timeout"),
-        )
-        runner = CaseRunner(
-            start_session(argv, options), options, load_catalogue(default_catalogue_path())
-        )
-        config.stash[_SESSION_KEY] = runner
-    return runner
-
-
-def pytest_configure(config: pytest.Config) -> None:
-    """Declare the marker used for scenario tags (keeps --strict-markers happy)."""
-    config.addinivalue_line("markers", "carioca_tag(name): a Carioca scenario tag")
-
-
-def pytest_collection_modifyitems(
-    session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
-) -> None:
-    """Append the scenario items when ``--carioca-adapter`` is given."""
-    if not config.getoption("carioca_adapter"):
-        return
-    collector = CorpusCollector.from_parent(session, name="carioca")
-    items.extend(collector.collect())
-
-
-def pytest_unconfigure(config: pytest.Config) -> None:
-    """Close this process's adapter session."""
-    runner: CaseRunner | None = config.stash.get(_SESSION_KEY, None)
-    if runner is not None:
-        runner.session.close()
+def _label(path: Path, root: Path, bundled: bool, rootpath: Path) -> str:
+    """A scenario file as its node id shows it: ``scenarios/…`` for the bundled corpus, the
+    path from the rootdir for one inside it, else from the corpus folder's name."""
+    path, root = path.resolve(), root.resolve()
+    base = root if root.is_dir() else root.parent
+    within = path.relative_to(base).as_posix() if path.is_relative_to(base) else path.name
+    if bundled:
+        return f"scenarios/{within}"
+    if path.is_relative_to(rootpath.resolve()):
+        return path.relative_to(rootpath.resolve()).as_posix()
+    return f"{base.name}/{within}"

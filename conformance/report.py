@@ -515,6 +515,9 @@ def junit_xml(run: RunResult, catalogue: Catalogue | None = None, *, strict: boo
     # Which profile was tested, where JUnit readers keep run facts (before the testcases).
     properties = ET.SubElement(suite, "properties")
     ET.SubElement(properties, "property", {"name": "profile", "value": run.profile})
+    # Which harness and corpus graded it, as every report says.
+    ET.SubElement(properties, "property", {"name": "harness_version", "value": __version__})
+    ET.SubElement(properties, "property", {"name": "corpus_version", "value": CORPUS_VERSION})
     _junit_suite_checks(properties, run)
     if run.run_error is not None:
         # The adapter never started: one errored pseudo-case says why; the rest are skipped.

@@ -31,6 +31,14 @@ def test_run_all_pass_exits_0(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     assert "5 cases: 5 pass" in capsys.readouterr().out
 
 
+def test_version_names_the_harness_and_its_corpus(capsys: pytest.CaptureFixture[str]) -> None:
+    from conformance import CORPUS_VERSION, __version__
+
+    assert main(["--version"]) == 0
+    said = capsys.readouterr().out.strip()
+    assert said == f"carioca-conformance {__version__} (corpus {CORPUS_VERSION})"
+
+
 def test_failures_exit_1_and_expectations_make_them_xfail(tmp_path: Path) -> None:
     adapter = FAKE + " --wrong-penalty"
     exp = tmp_path / "expected.yaml"

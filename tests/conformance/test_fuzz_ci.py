@@ -91,3 +91,20 @@ def test_the_workflows_commands_run_for_two_shards(tmp_path: Path) -> None:
     assert report["findings"] and merged_code == 1  # findings fail the merge job
     drafts = sorted((tmp_path / "merged" / "drafts").glob("cc-8*.yaml"))
     assert len(drafts) == len(report["findings"])
+
+
+def test_the_harness_is_installed_from_something_pip_can_install() -> None:
+    # Before: `pip install carioca-conformance`, a name no package index holds.
+    from packaging.requirements import Requirement
+
+    doc = _workflow()
+    harness_env = Requirement(doc["env"]["HARNESS"])
+    assert harness_env.name == "carioca-conformance"
+    assert harness_env.url is not None and harness_env.url.startswith("git+https://")
+    installs = [
+        step["run"]
+        for job in doc["jobs"].values()
+        for step in job["steps"]
+        if "pip install" in step.get("run", "")
+    ]
+    assert installs == ['python -m pip install "$HARNESS"'] * 2

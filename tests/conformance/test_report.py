@@ -68,6 +68,29 @@ def test_junit_is_well_formed(run: RunResult) -> None:
     assert by_name["cc-0002"].find("failure") is None
 
 
+def test_every_report_names_the_harness_and_corpus_versions(run: RunResult) -> None:
+    from conformance import CORPUS_VERSION, __version__
+    from conformance.html_report import render_html, render_markdown
+    from conformance.report_tools import LoadedReport
+
+    document = build_report(run, CATALOGUE)
+    assert document["header"]["harness_version"] == __version__
+    assert document["header"]["corpus_version"] == CORPUS_VERSION
+    junit = ET.fromstring(junit_xml(run, CATALOGUE))
+    props = {p.get("name"): p.get("value") for p in junit.iter("property")}
+    assert (props["harness_version"], props["corpus_version"]) == (__version__, CORPUS_VERSION)
+    said = f"carioca-conformance {__version__}, corpus {CORPUS_VERSION} "
+    assert text_summary(run, CATALOGUE).startswith(said)
+    loaded = [LoadedReport("/x/r.json", document)]
+    page = render_html(loaded, CATALOGUE)
+    row = f'<th scope="row">corpus version</th><td>{CORPUS_VERSION}</td>'
+    assert row in page.replace("\n", "")
+    assert f"carioca-conformance {__version__}" in page
+    digest = render_markdown(loaded, CATALOGUE)
+    assert f"harness {__version__.replace('.', chr(92) + '.')}" in digest
+    assert f"corpus {CORPUS_VERSION} digest" in digest
+
+
 def test_text_summary_groups_by_section_and_lists_rulings(run: RunResult) -> None:
     text = text_summary(run, CATALOGUE)
     assert "SCORE — Scoring: 0/1 passed (1 fail)" in text
