@@ -26,7 +26,6 @@ from conformance.optionfacts import with_packs
 from conformance.profiles import ProfileData, find_profile
 
 from .judge import (
-    DEAL_OPS,
     OP_RULES,
     RUN_LENGTH_RULE,
     answer_outcome,
@@ -327,9 +326,7 @@ class Pair:
     ) -> list[Mismatch]:
         """The state check's mismatches. After an op that starts a deal (``first_turn``),
         who moves first reads the dealer: not compared for an engine that keeps none."""
-        unmodelled = self.decl.unmodelled
-        if first_turn in DEAL_OPS and not self.decl.models("dealer"):
-            unmodelled = unmodelled | {"turn"}
+        unmodelled = self.decl.unmodelled_after(first_turn)
         return compare_state(
             expected_state(ref_state, recycled=recycled, drawer=drawer),
             eng_state,

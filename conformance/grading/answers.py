@@ -33,12 +33,20 @@ from conformance.compare import (
     engine_message,
 )
 from conformance.declarations import Declarations
-from conformance.grading.expect import UNSET, NotGraded, expected_value, reasons_of, rejects
+from conformance.grading.expect import (
+    UNSET,
+    NotGraded,
+    expected_value,
+    reasons_of,
+    rejects,
+    resolved,
+)
 from conformance.grading.invariants import invariant_problems
 from conformance.grading.ledger import Ledger
 from conformance.grading.signature import signature
 from conformance.profiles import Pack, ProfileData
 from conformance.scenarios.model import PlannedCheck
+from conformance.scenarios.options import NOT_ASSERTED, NoValue
 
 
 @dataclass
@@ -96,6 +104,16 @@ class Judge:
             )
             self._expected[check.key] = found
         return found
+
+    def option_value(self, check: PlannedCheck) -> Any:
+        """``check``'s value under the engine's options whether or not it is graded (say for
+        a field the engine does not model); None when the case gives none for them."""
+        value = self.resolved.get(check.key, UNSET)
+        if value is UNSET:
+            value = resolved(check, self.declared, self.disputed)
+        if isinstance(value, NoValue) or value == NOT_ASSERTED:
+            return None
+        return value
 
     def gradable(self, checks: Sequence[PlannedCheck]) -> bool:
         """True when at least one of ``checks`` can be graded against this engine."""

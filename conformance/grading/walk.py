@@ -264,6 +264,8 @@ class CaseWalk:
         if not steps:
             planned.extend(self.runner.next_first())
         state = self._setup(setup, planned)
+        if state is None:
+            return
         if steps:
             # Worked out while the adapter plays step 1; sent with the last step.
             planned.extend(self.runner.next_first())
@@ -279,10 +281,17 @@ class CaseWalk:
             answer = self._answer(step, state, planned)
             if answer is None:
                 return
+            checks = self.ledger.of_step(number)
+            if step.kind != "action":
+                answer = self._seated(
+                    step.kind, answer, self.runner.tracked_dealer, state.get("totals")
+                )
+                if answer is None:
+                    self._unseated(number - 1)
+                    return
+                checks = self._first_seat_checks(step.kind, checks)
             later = number < len(steps)
-            last = self.judge.step(
-                self.ledger.of_step(number), step.kind, step.action, state, answer, later
-            )
+            last = self.judge.step(checks, step.kind, step.action, state, answer, later)
             if last.diverged is not None:
                 self.ledger.not_graded(self.ledger.rest(number), last.cause, last.diverged)
                 return
@@ -303,7 +312,7 @@ class CaseWalk:
             else:
                 self.judge.final(final, state)
 
-    def _setup(self, request: Callable[[], Request], planned: Chain) -> dict[str, Any]:
+    def _setup(self, request: Callable[[], Request], planned: Chain) -> dict[str, Any] | None:
         setup = self.scenario.setup_for(self.profile)
         assert setup is not None
         # Who deals, as the setup says; kept for engines that do not model the dealer.
@@ -312,10 +321,96 @@ class CaseWalk:
         # Sent ahead with the previous case's last request (and maybe ``planned[0]`` behind
         # it), unless that was not possible.
         answer = self._exchange_at(planned, -1, request)
+        if setup.deal is not None:
+            seated = self._seated(
+                "start_deal", answer, self.runner.tracked_dealer, setup.deal.get("totals")
+            )
+            if seated is None:
+                self._unseated(None)
+                return None
+            answer = seated
         state: dict[str, Any] = answer["state"]
         for check in self.ledger.of_step(0):
             self.judge.invariants(check, state, "setup")
         return state
+
+    # -- an engine that picks the first player of a deal ---------------------------------------
+
+    def _seated(
+        self, op: str, answer: dict[str, Any], dealer: int | None, totals: Any
+    ) -> dict[str, Any] | None:
+        """``answer`` to deal op ``op`` as the case's seats read it; None when the engine
+        refuses to be put on those seats.
+
+        An engine that keeps no dealer starts a deal with a player of its own choosing and
+        deals the first card to that player, as the protocol deals to the dealer's right-hand
+        neighbour (docs/protocol.md §2). When that player is not the case's (``dealer`` + 1),
+        every hand sits that many seats further on: the answer is read with the hands moved
+        back to the case's seats and the case's first player to move, and the engine is put
+        on that state, so that the later steps (each naming its player) are the case's.
+        Totals stay with their seats but for what the deal itself changed in them (perla's
+        perfect cut, docs/protocol.md §10), which moves with the hands from ``totals``, the
+        totals before the deal; a fresh deal has no table and nobody opened.
+        """
+        declared = self.judge.declared
+        state = answer.get("state")
+        if (
+            dealer is None
+            or not declared.picks_first_player(op)
+            or answer.get("accepted") is False
+            or not isinstance(state, Mapping)
+            or state.get("phase") != "draw"
+        ):
+            return answer
+        hands, turn = state.get("hands"), state.get("turn")
+        if not isinstance(hands, list) or not hands or not isinstance(turn, int):
+            return answer
+        players = len(hands)
+        first = (dealer + 1) % players
+        shift = (turn - first) % players
+        if shift == 0:
+            return answer
+        seated = {
+            **state,
+            "hands": [hands[(p + shift) % players] for p in range(players)],
+            "turn": first,
+            "dealer": dealer,
+        }
+        after = state.get("totals")
+        if _seat_list(totals, players) and _seat_list(after, players):
+            seated["totals"] = [
+                totals[p] + after[(p + shift) % players] - totals[(p + shift) % players]
+                for p in range(players)
+            ]
+        if self._resync(seated) is None:
+            return None
+        return {**answer, "state": seated}
+
+    def _first_seat_checks(self, op: str, checks: Sequence[PlannedCheck]) -> list[PlannedCheck]:
+        """``checks`` of a deal op's step but its ``turn`` checks, which are recorded as not
+        graded (cause ``interface``) when the first player is the engine's own: their point
+        is the first seat itself."""
+        if not self.judge.declared.picks_first_player(op):
+            return list(checks)
+        turns = [c for c in checks if c.what == "turn"]
+        if turns:
+            note = (
+                f"after {op} the engine keeps no dealer and starts the deal with a player of "
+                "its own choosing (docs/protocol.md §2)"
+            )
+            self.ledger.not_graded(turns, "interface", note)
+        return [c for c in checks if c.what != "turn"]
+
+    def _unseated(self, after: int | None) -> None:
+        """Record the checks after step ``after`` (None: the setup's too) as not graded: the
+        engine, which picks the first player itself, refused the state with the case's
+        seats."""
+        where = "the setup" if after is None else f"step {after + 1}"
+        note = (
+            f"the engine refused the state dealt at {where} with the case's seats (it keeps "
+            "no dealer and picked another first player)"
+        )
+        self.ledger.not_graded(self.ledger.rest(after), "interface", note)
 
     def _answer(
         self, step: Step, before: Mapping[str, Any], planned: Chain
@@ -355,10 +450,14 @@ class CaseWalk:
         expected: dict[str, Any] = {}
         for check in self.ledger.of_step(step.index + 1):
             if check.what in ("dealer", "deal_number"):
-                value, why = self.judge.expected(check)
-                if why is None:
+                # The value under the engine's options even when the field is not compared
+                # (an engine that keeps no dealer): the deck is dealt from that dealer.
+                value = self.judge.option_value(check)
+                if isinstance(value, int):
                     expected[check.what] = value
-        players, dealer, deal_number = deal_context(step, context, expected, self.profile)
+        players, dealer, deal_number = deal_context(
+            step, context, expected, self.profile, self.judge.declared.ruling
+        )
         self.runner.tracked_dealer = dealer
         facts = self.judge.declared.facts
         try:
@@ -388,17 +487,38 @@ class CaseWalk:
         return loaded
 
 
+def _passes_on(kind: str, phase: Any, ruling: Callable[[str], str | None]) -> bool:
+    """True when a ``kind`` step from a state in ``phase`` deals from the next dealer:
+    a cancelled deal's replay under DISPUTE-17 ``next_dealer``, a redeal under DISPUTE-16
+    ``next_dealer`` (docs/rules.md)."""
+    if kind == "next_deal" and phase == "cancelled":
+        return ruling("DISPUTE-17") == "next_dealer"
+    return kind == "redeal" and ruling("DISPUTE-16") == "next_dealer"
+
+
+def _seat_list(value: Any, players: int) -> bool:
+    """True when ``value`` is a list of one integer per seat."""
+    return (
+        isinstance(value, list)
+        and len(value) == players
+        and all(isinstance(v, int) and not isinstance(v, bool) for v in value)
+    )
+
+
 def deal_context(
     step: Step,
     before: Mapping[str, Any],
     expected: Mapping[str, Any],
     profile: str = DEFAULT_PROFILE,
+    ruling: Callable[[str], str | None] = lambda _: None,
 ) -> tuple[int, int, int]:
     """Players, dealer and deal number under which a next_deal/redeal deck is composed.
 
     Taken from the step itself, else from its expected state, else derived by the rules
-    from the last state: after a close the deal passes to the right and the deal number
-    goes up; a cancelled deal or a redeal keeps both.
+    from the last state under the engine's options (``ruling``): after a close the deal
+    passes to the right and the deal number goes up; a cancelled deal or a redeal keeps
+    both, but for the dealer where DISPUTE-17 (a cancelled deal's replay) or DISPUTE-16 (a
+    redeal) is ruled ``next_dealer``.
     """
     assert step.deck is not None
     players = int(before.get("players", 0)) or 2
@@ -409,6 +529,8 @@ def deal_context(
         facts: ProfileData | None = default_profiles().get(profile)
         last = facts.deal_count if facts is not None else deal_number + 1
         deal_number = min(deal_number + 1, last)
+    elif _passes_on(step.kind, before.get("phase"), ruling):
+        dealer = (dealer + 1) % players
     dealer = int(expected.get("dealer", dealer))
     deal_number = int(expected.get("deal_number", deal_number))
     if step.deck.dealer is not None:
