@@ -21,6 +21,8 @@ but declares nothing, and each judge must catch the difference.
   hello declares ``run_order: engine`` (a run's order on the table is then the engine's
   own, compared as a multiset, docs/protocol.md §2);
 - ``--undeclared``: all of the above behave the same, but the hello declares none of it;
+- ``--deals-from 3``: its deal ops (``start_deal``, ``new_game``) answer ``unsupported`` below
+  that many players, while it loads and plays a state of any count it plays;
 - ``--fails-at 4``: a broken engine, not a house one: an ``internal`` error whenever it is
   asked to seat that many players.
 
@@ -70,6 +72,10 @@ class HouseEngine:
         if players is not None and players == self.args.fails_at:
             message = f"index out of range seating {players} players"
             return {"id": rid, "error": {"kind": "internal", "message": message}}, False
+        fewest = self.args.deals_from
+        if op in ("start_deal", "new_game") and fewest and players is not None and players < fewest:
+            message = f"this engine deals {fewest} or more players"
+            return {"id": rid, "error": {"kind": "unsupported", "message": message}}, False
         if players is not None and self.plays is not None and players not in self.plays:
             message = f"this engine deals {', '.join(map(str, sorted(self.plays)))} players"
             return {"id": rid, "error": {"kind": "unsupported", "message": message}}, False
@@ -155,6 +161,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--own-recycle", action="store_true", help="shuffle a recycled stock")
     parser.add_argument("--scramble-runs", action="store_true", help="list runs in any order")
     parser.add_argument("--undeclared", action="store_true", help="declare none of the above")
+    parser.add_argument("--deals-from", type=int, help="deal ops unsupported below this count")
     parser.add_argument("--fails-at", type=int, help="an internal error seating this count")
     engine = HouseEngine(parser.parse_args(argv))
     for line in sys.stdin:
