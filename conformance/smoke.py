@@ -351,9 +351,7 @@ def smoke(
                 continue
             if capability == "reasons" and "melds" not in capabilities:
                 continue  # the reasons probe uses check_meld
-            checks.extend(
-                _probe_capability(session, capability, probes, seats[capability], facts)
-            )
+            checks.extend(_probe_capability(session, capability, probes, seats[capability], facts))
         if "turns" in capabilities:
             checks.extend(_probe_players(session, seats, facts, checks))
         checks.extend(_probe_in_flight(session, capabilities, shared[0], facts))
