@@ -190,6 +190,8 @@ class CaseWalk:
         self.profile = runner.profile
         #: Melds answers received and not graded yet (_grade_later).
         self._waiting: list[tuple[Sequence[PlannedCheck], Check, Mapping[str, Any]]] = []
+        #: The engine's answer when it did not load the state seated for the case (_seated).
+        self._refused_load: EngineReportedError | None = None
 
     # -- melds ----------------------------------------------------------------------------------
 
@@ -210,6 +212,12 @@ class CaseWalk:
                 try:
                     answer = self._exchange_at(chain, i, request)
                 except EngineReportedError as exc:
+                    if exc.kind == "internal":
+                        # Its own bug on this query: this check fails, the others are
+                        # still asked (no melds query depends on another).
+                        self._grade_waiting()
+                        self.judge.melds_error(planned, check.op, exc.kind, exc.message)
+                        continue
                     if exc.kind != "unsupported":
                         raise
                     note = f"the engine answered unsupported to {check.op}: {exc.message}"
@@ -299,9 +307,8 @@ class CaseWalk:
                 state = dict(last.after)
                 continue
             resynced = self._resync(last.resync)
-            if resynced is None:
-                note = f"after step {number} the engine refused the state to go on from"
-                self.ledger.not_graded(self.ledger.rest(number), "divergence", note)
+            if isinstance(resynced, EngineReportedError):
+                self._unloaded(number, resynced)
                 return
             state = resynced
         final = self.ledger.of_step(None)
@@ -378,11 +385,14 @@ class CaseWalk:
         }
         after = state.get("totals")
         if _seat_list(totals, players) and _seat_list(after, players):
+            assert totals is not None and after is not None
             seated["totals"] = [
                 totals[p] + after[(p + shift) % players] - totals[(p + shift) % players]
                 for p in range(players)
             ]
-        if self._resync(seated) is None:
+        loaded = self._resync(seated)
+        if isinstance(loaded, EngineReportedError):
+            self._refused_load = loaded
             return None
         return {**answer, "state": seated}
 
@@ -403,12 +413,24 @@ class CaseWalk:
 
     def _unseated(self, after: int | None) -> None:
         """Record the checks after step ``after`` (None: the setup's too) as not graded: the
-        engine, which picks the first player itself, refused the state with the case's
-        seats."""
+        engine, which picks the first player itself, did not load the state with the case's
+        seats (an ``internal`` or ``bad_request`` answer is its own failure: cause
+        ``error``, with its words)."""
         where = "the setup" if after is None else f"step {after + 1}"
+        exc = self._refused_load
+        if exc is not None and exc.kind in ("internal", "bad_request"):
+            note = (
+                f"the engine answered {exc.kind} to the state dealt at {where} with the "
+                f"case's seats: {exc.message}"
+            )
+            if self.ledger.engine_message is None:
+                self.ledger.engine_message = exc.message
+            self.ledger.not_graded(self.ledger.rest(after), "error", note)
+            return
+        said = f" ({exc.message})" if exc is not None else ""
         note = (
-            f"the engine refused the state dealt at {where} with the case's seats (it keeps "
-            "no dealer and picked another first player)"
+            f"the engine refused the state dealt at {where} with the case's seats{said} (it "
+            "keeps no dealer and picked another first player)"
         )
         self.ledger.not_graded(self.ledger.rest(after), "interface", note)
 
@@ -472,8 +494,25 @@ class CaseWalk:
         cut = {} if step.deck.cut is None else {"cut": step.deck.cut}
         return (step.kind, {"deck": deck, **cut})
 
-    def _resync(self, state: Mapping[str, Any]) -> dict[str, Any] | None:
-        """Put the engine on ``state``; the state it answers, or None when it refuses."""
+    def _unloaded(self, number: int, exc: EngineReportedError) -> None:
+        """Record the checks after step ``number`` as not graded: the engine did not load the
+        state to go on from. Refused as ``invalid_state`` (or ``unsupported``), they are not
+        graded after a divergence; an ``internal`` or ``bad_request`` answer is the engine's
+        own failure, kept with its words (cause ``error``)."""
+        if exc.kind in ("internal", "bad_request"):
+            note = (
+                f"after step {number} the engine answered {exc.kind} to the state to go on "
+                f"from: {exc.message}"
+            )
+            if self.ledger.engine_message is None:
+                self.ledger.engine_message = exc.message
+            self.ledger.not_graded(self.ledger.rest(number), "error", note)
+            return
+        note = f"after step {number} the engine refused the state to go on from ({exc.message})"
+        self.ledger.not_graded(self.ledger.rest(number), "divergence", note)
+
+    def _resync(self, state: Mapping[str, Any]) -> dict[str, Any] | EngineReportedError:
+        """Put the engine on ``state``; the state it answers, or its error answer."""
         session = self.runner.session
         if session.in_flight:
             session.discard()  # the next step, sent ahead onto the state that differed
@@ -481,8 +520,8 @@ class CaseWalk:
             # The engine's own ``x`` is never sent back (docs/protocol.md §5).
             state = {**strip_private(state), "profile": self.profile}
             answer = self.exchange(("load_state", {"state": state}), None)
-        except EngineReportedError:
-            return None
+        except EngineReportedError as exc:
+            return exc
         loaded: dict[str, Any] = answer["state"]
         return loaded
 

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from conformance.catalogue import load_catalogue
-from conformance.results import graded
+from conformance.results import CheckResult, graded
 from conformance.runner import RunOptions, RunResult, run_scenarios
 from conformance.scenarios import load_corpus
 
@@ -117,3 +117,70 @@ def test_a_redealt_deck_follows_the_engine_s_next_dealer_option_when_dealer_is_u
             run = run_profile(corpus, argv, profile, ids)
             assert failing(run) == {}, (profile, argv)
             assert any(r.status == "pass" for r in run.results)
+
+
+# --- grading goes on after a wrong answer --------------------------------------------------------
+
+HOUSE = (sys.executable, str(FAKES / "house_engine.py"))
+
+
+def test_an_engine_refusing_one_action_in_fifteen_loses_only_those_checks(
+    corpus: tuple,  # type: ignore[type-arg]
+) -> None:
+    run = run_profile(corpus, (*HOUSE, "--refuse-every", "15"), "argentine")
+    counted = graded(run.results)
+    # Each wrong refusal fails its own acceptance, and nothing else: the harness put the
+    # engine on the state the case expects after that step and graded the rest.
+    failed = [(r.id, c.key) for r in run.results for c in r.checks if c.status == "fail"]
+    assert failed and all(key.endswith(" accepted") for _, key in failed), failed
+    assert counted.not_graded.get("divergence", 0) <= 0.02 * counted.total, counted
+
+
+def test_an_internal_answer_to_one_melds_query_fails_it_and_the_others_are_asked(
+    corpus: tuple,  # type: ignore[type-arg]
+) -> None:
+    scenarios, _ = corpus
+    mixed = [
+        s.id
+        for s in scenarios
+        if s.level == "melds"
+        and "argentine" in s.profiles
+        and {c.op for c in s.checks} >= {"check_meld", "check_contract"}
+    ]
+    assert mixed
+    run = run_profile(corpus, (*HOUSE, "--internal-on", "check_contract"), "argentine", mixed)
+    assert not [r.id for r in run.results if r.status == "error"]
+    asked: list[CheckResult] = []
+    failed: list[CheckResult] = []
+    for result in run.results:
+        scenario = next(s for s in scenarios if s.id == result.id)
+        ops = {c.index + 1: c.op for c in scenario.checks}
+        answers = [c for c in result.checks if c.what == "answer" and c.status != "not_graded"]
+        meld = [c for c in answers if ops[c.step] == "check_meld"]
+        contract = [c for c in answers if ops[c.step] == "check_contract"]
+        assert all(c.status == "pass" for c in meld), result.id
+        assert all(c.status == "fail" and "internal" in (c.diff or "") for c in contract)
+        asked.extend(meld)
+        failed.extend(contract)
+    assert asked and failed
+
+
+@pytest.mark.parametrize("kind", ["internal", "bad_request"])
+def test_a_reload_answered_with_an_error_keeps_the_engine_s_words(
+    corpus: tuple,  # type: ignore[type-arg]
+    kind: str,
+) -> None:
+    engine = (*HOUSE, "--refuse-every", "15", "--reload-error", kind)
+    run = run_profile(corpus, engine, "argentine")
+    stopped = [
+        r
+        for r in run.results
+        if any(c.cause == "error" and "to go on from" in (c.note or "") for c in r.checks)
+    ]
+    assert stopped
+    for result in stopped:
+        assert result.engine_message == "cannot reload in the middle of a game"
+        notes = [c.note or "" for c in result.checks if c.cause == "error"]
+        assert all(f"answered {kind}" in n and "cannot reload" in n for n in notes), notes
+        # Never counted as a plain refusal after a divergence.
+        assert not [c for c in result.checks if "refused the state" in (c.note or "")]
