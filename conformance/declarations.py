@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 
 from conformance.optionfacts import EngineFacts
 from conformance.profiles import default_profiles
+from conformance.scenarios.options import INTERFACE_READINGS
 
 if TYPE_CHECKING:
     from conformance.catalogue import Catalogue
@@ -28,7 +29,7 @@ if TYPE_CHECKING:
 
 #: The interface declarations and their defaults (docs/protocol.md §2).
 INTERFACE_DEFAULTS: Mapping[str, str] = MappingProxyType(
-    {"run_order": "listed", "run_ends": "requested"}
+    {name: readings[0] for name, readings in INTERFACE_READINGS.items()}
 )
 
 #: State fields whose checks read another field: a check of the key is skipped with the
@@ -71,7 +72,10 @@ class Declarations:
 
     def ruling(self, point: str) -> str | None:
         """The option the engine plays on ``point`` (None: the profile does not rule on it
-        and the engine declared nothing)."""
+        and the engine declared nothing); for an interface field (``run_order``,
+        ``run_ends``), the engine's reading, as a value written per reading reads it."""
+        if point in INTERFACE_READINGS:
+            return self.interface[point]
         return self.rulings.get(point)
 
     @cached_property
