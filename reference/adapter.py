@@ -445,6 +445,10 @@ class Adapter:
         needed = OP_CAPABILITY.get(op)
         if needed is not None and needed not in self.capabilities:
             return _error(rid, "unsupported", f"op {op!r} needs capability {needed!r}"), False
+        action = request.get("action")
+        kind = action.get("type") if op == "act" and isinstance(action, dict) else None
+        if op in self.interface.unsupported or kind in self.interface.unsupported:
+            return _error(rid, "unsupported", f"this engine lacks {kind or op}"), False
         try:
             return {"id": rid, **handler(request)}, False
         except BadRequest as exc:
@@ -613,6 +617,14 @@ def main(argv: Sequence[str] | None = None) -> None:
         help="the player counts of one profile, replacing --players there; repeatable",
     )
     parser.add_argument(
+        "--unsupported",
+        action="append",
+        default=[],
+        metavar="OP",
+        help="as a test double, answer unsupported to this op or action type (swap_joker); "
+        "repeatable",
+    )
+    parser.add_argument(
         "--max-in-flight",
         metavar="N",
         help="how many requests to declare taking at a time (default 16: it reads a line at "
@@ -630,6 +642,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         interface = parse_interface(
             args.interface, args.unmodelled, args.players, args.profile_players, args.max_in_flight
         )
+        interface = replace(interface, unsupported=frozenset(args.unsupported))
         # Reject unknown profiles up front.
         Adapter(rulings=rulings, profiles=profiles, interface=interface)
     except ValueError as exc:

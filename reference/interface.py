@@ -64,6 +64,9 @@ class Interface:
     first_player: str = "dealer"
     """``deal_index``: deal *k* starts with player (k - 1) mod n whoever the request or the
     state names as dealer (:data:`DOUBLE_VALUES`); never declared in the handshake."""
+    unsupported: frozenset[str] = frozenset()
+    """Ops and action types answered ``unsupported`` (a test double of an engine lacking
+    them, as ``smoke`` would list it); never declared in the handshake."""
     max_in_flight: int | None = 16
     """How many requests it takes written before it answered the first: it reads one line
     at a time, so any number may wait in the pipe. None: declare nothing (the harness then
