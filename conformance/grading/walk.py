@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from conformance.cards import JOKER
-from conformance.compare import strip_private
+from conformance.compare import dealt_from, seated_for, strip_private
 from conformance.declarations import Declarations
 from conformance.engine import MAX_AHEAD, Ahead, EngineSession, Request, Then
 from conformance.errors import EngineReportedError
@@ -192,6 +192,8 @@ class CaseWalk:
         self._waiting: list[tuple[Sequence[PlannedCheck], Check, Mapping[str, Any]]] = []
         #: The engine's answer when it did not load the state seated for the case (_seated).
         self._refused_load: EngineReportedError | None = None
+        #: The deck of the last deal step sent (_deal).
+        self._deck: list[str] | None = None
 
     # -- melds ----------------------------------------------------------------------------------
 
@@ -292,7 +294,7 @@ class CaseWalk:
             checks = self.ledger.of_step(number)
             if step.kind != "action":
                 answer = self._seated(
-                    step.kind, answer, self.runner.tracked_dealer, state.get("totals")
+                    step.kind, answer, self.runner.tracked_dealer, state.get("totals"), self._deck
                 )
                 if answer is None:
                     self._unseated(number - 1)
@@ -329,8 +331,9 @@ class CaseWalk:
         # it), unless that was not possible.
         answer = self._exchange_at(planned, -1, request)
         if setup.deal is not None:
+            deck = deal_for(setup.deal, setup, self.judge.declared).get("deck")
             seated = self._seated(
-                "start_deal", answer, self.runner.tracked_dealer, setup.deal.get("totals")
+                "start_deal", answer, self.runner.tracked_dealer, setup.deal.get("totals"), deck
             )
             if seated is None:
                 self._unseated(None)
@@ -344,20 +347,19 @@ class CaseWalk:
     # -- an engine that picks the first player of a deal ---------------------------------------
 
     def _seated(
-        self, op: str, answer: dict[str, Any], dealer: int | None, totals: Any
+        self, op: str, answer: dict[str, Any], dealer: int | None, totals: Any, deck: Any
     ) -> dict[str, Any] | None:
         """``answer`` to deal op ``op`` as the case's seats read it; None when the engine
         refuses to be put on those seats.
 
         An engine that keeps no dealer starts a deal with a player of its own choosing and
         deals the first card to that player, as the protocol deals to the dealer's right-hand
-        neighbour (docs/protocol.md §2). When that player is not the case's (``dealer`` + 1),
-        every hand sits that many seats further on: the answer is read with the hands moved
-        back to the case's seats and the case's first player to move, and the engine is put
-        on that state, so that the later steps (each naming its player) are the case's.
-        Totals stay with their seats but for what the deal itself changed in them (perla's
-        perfect cut, docs/protocol.md §10), which moves with the hands from ``totals``, the
-        totals before the deal; a fresh deal has no table and nobody opened.
+        neighbour, or to the seat the protocol names (docs/protocol.md §2): the seat it dealt
+        from is read off ``deck`` (:func:`conformance.compare.dealt_from`). When either is not
+        the case's (``dealer`` + 1), the answer is read with the case's seats and first player
+        (:func:`conformance.compare.seated_for`, ``totals``: the totals before the deal) and
+        the engine is put on that state, so that the later steps (each naming its player) are
+        the case's. Hands dealt from no seat are read as they are, and fail where they differ.
         """
         declared = self.judge.declared
         state = answer.get("state")
@@ -369,27 +371,12 @@ class CaseWalk:
             or state.get("phase") != "draw"
         ):
             return answer
-        hands, turn = state.get("hands"), state.get("turn")
-        if not isinstance(hands, list) or not hands or not isinstance(turn, int):
+        first = (dealer + 1) % max(len(state.get("hands") or ()), 1)
+        source = dealt_from(state, deck)
+        seated = seated_for(state, first, first if source is None else source, totals)
+        if seated is None:
             return answer
-        players = len(hands)
-        first = (dealer + 1) % players
-        shift = (turn - first) % players
-        if shift == 0:
-            return answer
-        seated = {
-            **state,
-            "hands": [hands[(p + shift) % players] for p in range(players)],
-            "turn": first,
-            "dealer": dealer,
-        }
-        after = state.get("totals")
-        if _seat_list(totals, players) and _seat_list(after, players):
-            assert totals is not None and after is not None
-            seated["totals"] = [
-                totals[p] + after[(p + shift) % players] - totals[(p + shift) % players]
-                for p in range(players)
-            ]
+        seated["dealer"] = dealer
         loaded = self._resync(seated)
         if isinstance(loaded, EngineReportedError):
             self._refused_load = loaded
@@ -490,6 +477,7 @@ class CaseWalk:
             deck = composed(step.deck, players, dealer, deal_number, the_pack, size)
         except (ProfileError, ValueError) as exc:
             return f"step {step.index + 1} cannot be dealt under the engine's rulings: {exc}"
+        self._deck = deck
         # perla's cut (docs/protocol.md §10), sent only when the step gives one.
         cut = {} if step.deck.cut is None else {"cut": step.deck.cut}
         return (step.kind, {"deck": deck, **cut})
@@ -533,15 +521,6 @@ def _passes_on(kind: str, phase: Any, ruling: Callable[[str], str | None]) -> bo
     if kind == "next_deal" and phase == "cancelled":
         return ruling("DISPUTE-17") == "next_dealer"
     return kind == "redeal" and ruling("DISPUTE-16") == "next_dealer"
-
-
-def _seat_list(value: Any, players: int) -> bool:
-    """True when ``value`` is a list of one integer per seat."""
-    return (
-        isinstance(value, list)
-        and len(value) == players
-        and all(isinstance(v, int) and not isinstance(v, bool) for v in value)
-    )
 
 
 def deal_context(

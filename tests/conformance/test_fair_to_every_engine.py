@@ -82,8 +82,16 @@ def test_an_engine_without_a_dealer_picking_its_first_player_passes_every_profil
 FIRST_SEAT_CASES = ("cc-0520", "cc-0521", "cc-0522", "cc-0524", "cc-0525", "cc-0530")
 
 
-def test_the_steps_after_a_deal_are_graded_on_the_case_seats(corpus: tuple) -> None:  # type: ignore[type-arg]
-    run = run_profile(corpus, NO_DEALER, "argentine", FIRST_SEAT_CASES)
+#: Keeps no dealer, deals from the dealer's neighbour as asked, and starts with the next one.
+NO_DEALER_OWN_TURN = (sys.executable, str(FAKES / "house_engine_proxy.py"), "--no-dealer")
+
+
+@pytest.mark.parametrize("engine", [NO_DEALER, NO_DEALER_OWN_TURN], ids=["own-seat", "own-turn"])
+def test_the_steps_after_a_deal_are_graded_on_the_case_seats(
+    corpus: tuple,  # type: ignore[type-arg]
+    engine: tuple[str, ...],
+) -> None:
+    run = run_profile(corpus, engine, "argentine", FIRST_SEAT_CASES)
     assert len(run.results) == len(FIRST_SEAT_CASES)
     assert failing(run) == {}
     for result in run.results:
