@@ -330,7 +330,8 @@ class CaseWalk:
         # Sent ahead with the previous case's last request (and maybe ``planned[0]`` behind
         # it), unless that was not possible.
         answer = self._exchange_at(planned, -1, request)
-        if setup.deal is not None:
+        if setup.deal is not None and self.judge.declared.picks_first_player("start_deal"):
+            # Only for an engine without a dealer: nothing more on a usual run's path.
             deck = deal_for(setup.deal, setup, self.judge.declared).get("deck")
             seated = self._seated(
                 "start_deal", answer, self.runner.tracked_dealer, setup.deal.get("totals"), deck
