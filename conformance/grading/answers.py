@@ -174,7 +174,9 @@ class Judge:
                 continue
             value = self.expected(check)[0]
             found = [Mismatch(op, _shown(_without_reason(value)), got)]
-            self._verdict(check, found, op, message, what=op)
+            # One root cause, one signature, whatever each check expected.
+            signature = f"{op}: the engine answered {kind}"
+            self.ledger.failed(check, found, kind=op, signature=signature, message=message)
 
     # -- setup, steps, final --------------------------------------------------------------------
 
