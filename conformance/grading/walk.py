@@ -194,6 +194,9 @@ class CaseWalk:
         self._refused_load: EngineReportedError | None = None
         #: The deck of the last deal step sent (_deal).
         self._deck: list[str] | None = None
+        #: The deal op whose answer was the last, when its first player was the engine's own
+        #: (_seated); None after an action.
+        self._own_first: str | None = None
 
     # -- melds ----------------------------------------------------------------------------------
 
@@ -292,6 +295,7 @@ class CaseWalk:
             if answer is None:
                 return
             checks = self.ledger.of_step(number)
+            self._own_first = None
             if step.kind != "action":
                 answer = self._seated(
                     step.kind, answer, self.runner.tracked_dealer, state.get("totals"), self._deck
@@ -299,7 +303,8 @@ class CaseWalk:
                 if answer is None:
                     self._unseated(number - 1)
                     return
-                checks = self._first_seat_checks(step.kind, checks)
+                if self._own_first is not None:
+                    checks = self._first_seat_checks(step.kind, checks)
             later = number < len(steps)
             last = self.judge.step(checks, step.kind, step.action, state, answer, later)
             if last.diverged is not None:
@@ -319,6 +324,10 @@ class CaseWalk:
                 note = "the engine accepted the last action, which must be refused"
                 self.ledger.not_graded(final, "divergence", note)
             else:
+                # After a deal op as the last request, who moves first is the engine's own
+                # (the state read from the case's seats names the case's first player).
+                if self._own_first is not None:
+                    final = self._first_seat_checks(self._own_first, final)
                 self.judge.final(final, state)
 
     def _setup(self, request: Callable[[], Request], planned: Chain) -> dict[str, Any] | None:
@@ -372,6 +381,7 @@ class CaseWalk:
             or state.get("phase") != "draw"
         ):
             return answer
+        self._own_first = op
         first = (dealer + 1) % max(len(state.get("hands") or ()), 1)
         source = dealt_from(state, deck)
         seated = seated_for(state, first, first if source is None else source, totals)
