@@ -53,6 +53,7 @@ from conformance.selection import NoSelection, SelectionError, load_scenarios, s
 from conformance.selection import rule_matches as rule_matches  # re-exported
 
 if TYPE_CHECKING:  # imported where used: the CLI starts faster without them
+    from conformance.audit.declared import RulingsFile
     from conformance.engine import EngineSession
     from conformance.expectations import Expectations
     from conformance.runner import RunOptions
@@ -599,6 +600,29 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
 # --------------------------------------------------------------------------- parser
 
 
+def _as_engine(
+    rulings: tuple[RulingsFile, ...], args: argparse.Namespace
+) -> tuple[RulingsFile, ...]:
+    """``audit --rulings`` files as the engine plays them: with the capabilities and the ops
+    it lacks given on the command line, and each also with every engine reading when asked.
+
+    :raises RulingsFileError: for an unknown capability.
+    """
+    from conformance.audit.declared import CAPABILITIES, RulingsFileError
+
+    claimed = None
+    if args.capabilities is not None:
+        claimed = tuple(c.strip() for c in args.capabilities.split(",") if c.strip())
+        strange = sorted(set(claimed) - set(CAPABILITIES))
+        if strange:
+            known = ", ".join(CAPABILITIES)
+            raise RulingsFileError(f"--capabilities: unknown {', '.join(strange)} (known: {known})")
+    files = [r.lacking(claimed, tuple(args.unsupported)) for r in rulings]
+    if args.engine_readings:
+        files = [v for r in files for v in (r, r.with_engine_readings())]
+    return tuple(files)
+
+
 def cmd_audit(args: argparse.Namespace) -> int:
     """Run the corpus under every single-option change of the rulings (or an author's rulings
     files): leaning cases, or with --graded the graded share of each profile's checks."""
@@ -613,6 +637,9 @@ def cmd_audit(args: argparse.Namespace) -> int:
         raise UsageError("--floor must be a share between 0 and 1 (0.97)")
     if (args.rulings or args.floor is not None) and not args.graded:
         raise UsageError("--rulings and --floor go with --graded")
+    lacking = args.engine_readings or args.capabilities is not None or args.unsupported
+    if lacking and not args.rulings:
+        raise UsageError("--engine-readings, --capabilities and --unsupported go with --rulings")
     if (args.json or args.allowance or args.write_allowance) and not (
         args.graded or args.both_ways
     ):
@@ -631,6 +658,7 @@ def cmd_audit(args: argparse.Namespace) -> int:
     profiles = list(default_profiles()) if args.profile == ALL_PROFILES else [_profile_name(args)]
     try:
         rulings = tuple(read_rulings(Path(f), catalogue) for f in args.rulings or ())
+        rulings = _as_engine(rulings, args)
         allowance = read_allowance(Path(args.allowance)) if args.allowance else None
     except (RulingsFileError, AllowanceError) as exc:
         raise UsageError(str(exc)) from None

@@ -235,6 +235,27 @@ def build_parser() -> argparse.ArgumentParser:
         "run_ends, unmodelled, players) instead of the single-option changes; repeatable",
     )
     aud.add_argument(
+        "--engine-readings",
+        action="store_true",
+        help="with --rulings: measure each file also as an engine that arranges its runs, "
+        "picks the ends and keeps no dealer or winners (run_order and run_ends engine, "
+        "unmodelled dealer and winners)",
+    )
+    aud.add_argument(
+        "--capabilities",
+        metavar="LIST",
+        help="with --rulings: the capabilities the engine claims (melds,turns,...), in place "
+        "of each file's; the share then counts what such an engine is graded on",
+    )
+    aud.add_argument(
+        "--unsupported",
+        action="append",
+        default=[],
+        metavar="OP",
+        help="with --rulings: an op or action type the engine answers unsupported "
+        "(as smoke lists them); repeatable",
+    )
+    aud.add_argument(
         "--floor",
         type=float,
         metavar="SHARE",

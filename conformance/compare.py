@@ -398,3 +398,69 @@ def format_mismatches(mismatches: Sequence[Mismatch], indent: str = "  ") -> str
         lines.append(f"{indent}  expected {m.expected}")
         lines.append(f"{indent}  actual   {m.actual}")
     return "\n".join(lines)
+
+
+def dealt_from(state: Mapping[str, Any], deck: Any) -> int | None:
+    """The seat ``state``'s hands were dealt from, one card at a time from the top of
+    ``deck`` (docs/protocol.md §7): the player who got its first card; None when no seat
+    gives these hands (or no deck is known)."""
+    hands = state.get("hands")
+    if not isinstance(hands, list) or not hands or not isinstance(deck, list):
+        return None
+    players = len(hands)
+    sizes = {len(h) for h in hands if isinstance(h, list)}
+    if len(sizes) != 1:
+        return None
+    (size,) = sizes
+    dealt = [sorted(map(str, deck[i : players * size : players])) for i in range(players)]
+    held = [sorted(map(str, h)) for h in hands]
+    for seat in range(players):
+        if all(held[(seat + i) % players] == dealt[i] for i in range(players)):
+            return seat
+    return None
+
+
+def seated_for(
+    state: Mapping[str, Any], first: int, source: int, totals_before: Any = None
+) -> dict[str, Any] | None:
+    """A freshly dealt ``state`` read as dealt from ``first``, who moves first: None when
+    it already is.
+
+    An engine that keeps no dealer starts a deal with a player of its own choosing, and may
+    deal the first card to that player rather than to the dealer's right-hand neighbour
+    (docs/protocol.md §2). ``source`` is the seat it dealt the first card to
+    (:func:`dealt_from`): every hand moves back by the seats between ``source`` and
+    ``first``, and what the deal itself changed in the totals (perla's perfect cut) moves
+    with them from ``totals_before``; the totals themselves stay with their seats, and a
+    fresh deal has no table and nobody opened. ``run`` and ``fuzz`` both read such an
+    engine's deals through this one function.
+    """
+    hands = state.get("hands")
+    if state.get("phase") != "draw" or not isinstance(hands, list) or not hands:
+        return None
+    players = len(hands)
+    shift = (source - first) % players
+    if shift == 0 and state.get("turn") == first:
+        return None
+    seated = {
+        **state,
+        "hands": [hands[(p + shift) % players] for p in range(players)],
+        "turn": first,
+    }
+    after = state.get("totals")
+    if shift and _seat_numbers(totals_before, players) and _seat_numbers(after, players):
+        assert isinstance(totals_before, list) and isinstance(after, list)
+        seated["totals"] = [
+            totals_before[p] + after[(p + shift) % players] - totals_before[(p + shift) % players]
+            for p in range(players)
+        ]
+    return seated
+
+
+def _seat_numbers(value: Any, players: int) -> bool:
+    """True when ``value`` is a list of one integer per seat."""
+    return (
+        isinstance(value, list)
+        and len(value) == players
+        and all(isinstance(v, int) and not isinstance(v, bool) for v in value)
+    )

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 
 from conformance.optionfacts import EngineFacts
 from conformance.profiles import default_profiles
+from conformance.scenarios.options import INTERFACE_READINGS
 
 if TYPE_CHECKING:
     from conformance.catalogue import Catalogue
@@ -28,7 +29,7 @@ if TYPE_CHECKING:
 
 #: The interface declarations and their defaults (docs/protocol.md §2).
 INTERFACE_DEFAULTS: Mapping[str, str] = MappingProxyType(
-    {"run_order": "listed", "run_ends": "requested"}
+    {name: readings[0] for name, readings in INTERFACE_READINGS.items()}
 )
 
 #: State fields whose checks read another field: a check of the key is skipped with the
@@ -36,6 +37,10 @@ INTERFACE_DEFAULTS: Mapping[str, str] = MappingProxyType(
 READS: Mapping[str, str] = MappingProxyType(
     {"dealer_in": "dealer", "turn_right_of_dealer": "dealer"}
 )
+
+#: The ops that start a deal. Who moves first in the deal they start reads the dealer
+#: (DEAL-5): an engine that keeps no dealer picks that player itself.
+DEAL_OPS: frozenset[str] = frozenset({"start_deal", "next_deal", "redeal", "new_game"})
 
 
 @dataclass(frozen=True)
@@ -67,7 +72,10 @@ class Declarations:
 
     def ruling(self, point: str) -> str | None:
         """The option the engine plays on ``point`` (None: the profile does not rule on it
-        and the engine declared nothing)."""
+        and the engine declared nothing); for an interface field (``run_order``,
+        ``run_ends``), the engine's reading, as a value written per reading reads it."""
+        if point in INTERFACE_READINGS:
+            return self.interface[point]
         return self.rulings.get(point)
 
     @cached_property
@@ -138,6 +146,20 @@ class Declarations:
         """True when a check of state key ``key`` can be graded (the engine models the field
         it reads)."""
         return key not in self.unmodelled and READS.get(key, key) not in self.unmodelled
+
+    def picks_first_player(self, op: str) -> bool:
+        """True when who moves first after ``op`` is the engine's own choice: ``op`` starts a
+        deal and the engine keeps no dealer (``unmodelled: [dealer]``, docs/protocol.md §2).
+        Every judge reads this one answer: ``run`` grades the steps after with the engine's
+        seats, ``fuzz`` compares no ``turn`` there."""
+        return op in DEAL_OPS and not self.models("dealer")
+
+    def unmodelled_after(self, op: str) -> frozenset[str]:
+        """The state fields compared for nothing in the answer to ``op``: the unmodelled
+        ones, and ``turn`` after a deal op whose first player is the engine's own."""
+        if self.picks_first_player(op):
+            return self.unmodelled | {"turn"}
+        return self.unmodelled
 
     def plays(self, players: int) -> bool:
         """True when the engine plays ``players`` players in this profile."""

@@ -39,7 +39,10 @@ NOT_GRADED_CAUSES: Mapping[str, str] = {
     "option": (
         "a disputed point or variant the engine rules otherwise, with no value for its option"
     ),
-    "interface": "an interface reading (run_order, run_ends) the engine declares otherwise",
+    "interface": (
+        "an interface reading (run_order, run_ends) the engine declares otherwise, or the "
+        "first player of a deal an engine without a dealer picks itself"
+    ),
     "players": "a player count of the profile the engine does not play",
     "unmodelled": "a state field the engine declares it does not model",
     "divergence": (

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
@@ -348,13 +348,16 @@ def smoke(
             detail = f"the engine plays none of the {profile} player counts ({counts})"
             checks.append(SmokeCheck("players", False, detail))
             return _result(checks, handshake, session.stderr_tail(), started)
-        seats = _Seats(shared)
+        # "This count works" is kept per capability: an engine that loads a 2-player
+        # state may still deal only 3 or more, so its deal ops start again from the
+        # smallest count and move on from each count they answer unsupported.
+        seats = {capability: _Seats(shared) for capability in PROBES}
         for capability, probes in PROBES.items():
             if capability not in capabilities:
                 continue
             if capability == "reasons" and "melds" not in capabilities:
                 continue  # the reasons probe uses check_meld
-            checks.extend(_probe_capability(session, capability, probes, seats, facts))
+            checks.extend(_probe_capability(session, capability, probes, seats[capability], facts))
         if "turns" in capabilities:
             checks.extend(_probe_players(session, seats, facts, checks))
         checks.extend(_probe_in_flight(session, capabilities, shared[0], facts))
@@ -501,7 +504,10 @@ def _lacking(op: str, sent: _Sent, exc: EngineReportedError) -> str:
 
 
 def _probe_players(
-    session: EngineSession, seats: _Seats, profile: ProfileData, checks: Sequence[SmokeCheck]
+    session: EngineSession,
+    by_capability: Mapping[str, _Seats],
+    profile: ProfileData,
+    checks: Sequence[SmokeCheck],
 ) -> list[SmokeCheck]:
     """Seat every count the engine plays in the profile once (start_deal, or load_state
     for an engine without it), and say which counts it plays.
@@ -519,6 +525,7 @@ def _probe_players(
     else:
         return []  # nothing seats players (the capability failed or the op is unsupported)
     deals = op == "start_deal"
+    seats = by_capability["deals" if deals else "turns"]
     sent = _Sent(session)
     problems: list[str] = []
     for count in seats.counts:

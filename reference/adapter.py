@@ -321,6 +321,24 @@ class Adapter:
         self.state = state
         return {"state": self._dump()}
 
+    def _dealt(self, deal: Callable[[GameState], GameState], game: GameState) -> GameState:
+        """``deal`` (a next deal or a redeal) of ``game``, dealt from the dealer this engine
+        plays the new deal with: the reference's own rules give the new dealer as a step
+        from the old one, so the old one is moved by what the new one must move, and the
+        player to move with it (a deal not yet drawn from stays one)."""
+        dealt = deal(game)
+        dealer = self.interface.own_dealer(dealt.players, dealt.deal_number)
+        if dealer is None or dealer == dealt.dealer:
+            return dealt
+        moved = dealer - dealt.dealer
+        return deal(
+            replace(
+                game,
+                dealer=(game.dealer + moved) % game.players,
+                turn=(game.turn + moved) % game.players,
+            )
+        )
+
     def act(self, request: dict[str, Any]) -> dict[str, Any]:
         """Apply one action to the session's game."""
         game = self._game()
@@ -339,12 +357,15 @@ class Adapter:
         totals = _field(request, "totals", list)
         if not all(isinstance(t, int) and not isinstance(t, bool) for t in totals):
             raise BadRequest("field 'totals' must be a list of integers")
-        self._check_players(profile, _field(request, "players", int))
+        players = _field(request, "players", int)
+        deal_number = _field(request, "deal_number", int)
+        self._check_players(profile, players)
+        own = self.interface.own_dealer(players, deal_number) if deal_number >= 1 else None
         self.state = start_deal(
             profile,
-            _field(request, "players", int),
-            _field(request, "deal_number", int),
-            _field(request, "dealer", int),
+            players,
+            deal_number,
+            _field(request, "dealer", int) if own is None else own,
             tuple(totals),
             tuple(_cards(_field(request, "deck", list), "deck")),
             cut=_cut(request),
@@ -357,13 +378,13 @@ class Adapter:
         deck = tuple(_cards(_field(request, "deck", list), "deck"))
         # The cut only when given: a deal without one is the plain two-argument call.
         cut = {"cut": c} if (c := _cut(request)) is not None else {}
-        return self._outcome(lambda: next_deal(game, deck, **cut))
+        return self._outcome(lambda: self._dealt(lambda g: next_deal(g, deck, **cut), game))
 
     def redeal(self, request: dict[str, Any]) -> dict[str, Any]:
         """Replace an incorrect deal by a fresh one, before the first draw."""
         game = self._game()
         deck = tuple(_cards(_field(request, "deck", list), "deck"))
-        return self._outcome(lambda: redeal(game, deck))
+        return self._outcome(lambda: self._dealt(lambda g: redeal(g, deck), game))
 
     def new_game(self, request: dict[str, Any]) -> dict[str, Any]:
         """Start deal 1 with the first dealer chosen by lot from the seed."""
@@ -424,6 +445,10 @@ class Adapter:
         needed = OP_CAPABILITY.get(op)
         if needed is not None and needed not in self.capabilities:
             return _error(rid, "unsupported", f"op {op!r} needs capability {needed!r}"), False
+        action = request.get("action")
+        kind = action.get("type") if op == "act" and isinstance(action, dict) else None
+        if op in self.interface.unsupported or kind in self.interface.unsupported:
+            return _error(rid, "unsupported", f"this engine lacks {kind or op}"), False
         try:
             return {"id": rid, **handler(request)}, False
         except BadRequest as exc:
@@ -568,7 +593,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         default=[],
         metavar="FIELD=VALUE",
         help="declare and play an interface choice of docs/protocol.md §2: run_order=engine "
-        "(arrange a run's cards itself), run_ends=engine (pick a run's end itself); repeatable",
+        "(arrange a run's cards itself), run_ends=engine (pick a run's end itself); as a test "
+        "double, first_player=deal_index (keep no dealer: deal k starts with player "
+        "(k - 1) mod n, undeclared); repeatable",
     )
     parser.add_argument(
         "--unmodelled",
@@ -590,6 +617,14 @@ def main(argv: Sequence[str] | None = None) -> None:
         help="the player counts of one profile, replacing --players there; repeatable",
     )
     parser.add_argument(
+        "--unsupported",
+        action="append",
+        default=[],
+        metavar="OP",
+        help="as a test double, answer unsupported to this op or action type (swap_joker); "
+        "repeatable",
+    )
+    parser.add_argument(
         "--max-in-flight",
         metavar="N",
         help="how many requests to declare taking at a time (default 16: it reads a line at "
@@ -607,6 +642,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         interface = parse_interface(
             args.interface, args.unmodelled, args.players, args.profile_players, args.max_in_flight
         )
+        interface = replace(interface, unsupported=frozenset(args.unsupported))
         # Reject unknown profiles up front.
         Adapter(rulings=rulings, profiles=profiles, interface=interface)
     except ValueError as exc:

@@ -33,6 +33,15 @@ INTERFACE_VALUES: Mapping[str, tuple[str, ...]] = MappingProxyType(
     {"run_order": ("listed", "engine"), "run_ends": ("requested", "engine")}
 )
 
+#: Behaviours of a test double that the handshake does not declare, each with its values
+#: (the reference's own first). ``first_player=deal_index``: an engine that keeps no dealer
+#: and starts deal *k* with player (k - 1) mod n, dealing the first card to that player as
+#: docs/protocol.md §7 deals to the dealer's right-hand neighbour (declare ``--unmodelled
+#: dealer`` with it: an engine that keeps no dealer says so).
+DOUBLE_VALUES: Mapping[str, tuple[str, ...]] = MappingProxyType(
+    {"first_player": ("dealer", "deal_index")}
+)
+
 #: The state fields an engine may leave unmodelled, with the placeholder it sends for each.
 UNMODELLED_FIELDS = ("dealer", "turn_opened", "totals", "deal_scores", "closer", "winners")
 
@@ -52,6 +61,12 @@ class Interface:
     """Per profile, the counts played there, replacing ``players``."""
     declare_players: bool = True
     """False: the handshake names no player counts (the engine still plays every one)."""
+    first_player: str = "dealer"
+    """``deal_index``: deal *k* starts with player (k - 1) mod n whoever the request or the
+    state names as dealer (:data:`DOUBLE_VALUES`); never declared in the handshake."""
+    unsupported: frozenset[str] = frozenset()
+    """Ops and action types answered ``unsupported`` (a test double of an engine lacking
+    them, as ``smoke`` would list it); never declared in the handshake."""
     max_in_flight: int | None = 16
     """How many requests it takes written before it answered the first: it reads one line
     at a time, so any number may wait in the pipe. None: declare nothing (the harness then
@@ -69,6 +84,13 @@ class Interface:
         if self.max_in_flight is not None:
             found["max_in_flight"] = self.max_in_flight
         return found
+
+    def own_dealer(self, players: int, deal_number: int) -> int | None:
+        """The dealer this engine plays deal ``deal_number`` with whatever it was told (the
+        seat before its first player), or None when it plays the dealer it is given."""
+        if self.first_player != "deal_index" or players < 1:
+            return None
+        return (deal_number - 2) % players
 
     def counts(self, profile: Profile) -> tuple[int, ...]:
         """The player counts played in ``profile``."""
@@ -221,15 +243,16 @@ def parse_interface(
     :raises ValueError: naming an unknown field or value, or a malformed count.
     """
     chosen: dict[str, str] = {}
+    choices = {**INTERFACE_VALUES, **DOUBLE_VALUES}
     for pair in pairs:
         name, sep, value = (part.strip() for part in pair.partition("="))
-        if not sep or name not in INTERFACE_VALUES:
-            known = ", ".join(INTERFACE_VALUES)
+        if not sep or name not in choices:
+            known = ", ".join(choices)
             raise ValueError(
                 f"--interface {pair!r}: expected FIELD=VALUE with FIELD one of {known}"
             )
-        if value not in INTERFACE_VALUES[name]:
-            known = ", ".join(INTERFACE_VALUES[name])
+        if value not in choices[name]:
+            known = ", ".join(choices[name])
             raise ValueError(f"--interface {pair!r}: {name} is one of {known}")
         chosen[name] = value
     fields = frozenset(f.strip() for f in (unmodelled or "").split(",") if f.strip())
@@ -249,6 +272,7 @@ def parse_interface(
         max_in_flight=_in_flight(max_in_flight),
         run_order=chosen.get("run_order", "listed"),
         run_ends=chosen.get("run_ends", "requested"),
+        first_player=chosen.get("first_player", "dealer"),
         unmodelled=fields,
         players=counts,
         profile_players=MappingProxyType(per_profile),

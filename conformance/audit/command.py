@@ -125,6 +125,7 @@ def specs_for(request: AuditRequest, profile: str) -> list[RunSpec]:
                 label=f"{rulings.name} ({len(rulings.differing(profile, request.catalogue))} "
                 "point(s) differ)",
                 kind="file",
+                floor=rulings.floor,
             )
         )
     return specs

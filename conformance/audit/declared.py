@@ -16,9 +16,16 @@ The file is YAML or JSON, one mapping, in either of two forms:
       unmodelled: [dealer, winners]
       players: [3, 4, 5]
       profile_players: {pagat: [2, 3]}
+      capabilities: [melds, turns]   # what it claims (default: every capability)
+      unsupported: [swap_joker]      # ops or action types it answers unsupported to
+
+A whole ``hello`` answer saved as a file is such a file (its ``protocol``,
+``implementation``, ``profiles`` and ``max_in_flight`` are read and not needed); only
+``unsupported`` is the audit's own, for what ``smoke`` lists as answered unsupported.
 
 The reference plays these declarations (``--ruling``, ``--interface``, ``--unmodelled``,
-``--players``) and the measurement counts what it is graded on. An interface choice the file
+``--players``, ``--capabilities``, ``--unsupported``) and the measurement counts what it is
+graded on, so that it predicts what a real run of the engine grades. An interface choice the file
 does not make follows each case's own (the measurement is of the corpus, not of a reading
 the file did not choose).
 """
@@ -26,7 +33,7 @@ the file did not choose).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -44,8 +51,18 @@ FIELDS = frozenset(
         "unmodelled",
         "players",
         "profile_players",
+        "capabilities",
+        "unsupported",
     }
 )
+#: Fields of a ``hello`` answer the measurement does not need: read and left aside.
+HELLO_ONLY = frozenset({"protocol", "implementation", "profiles", "max_in_flight"})
+#: The least share of a profile's checks a rulings file measured with every engine reading
+#: keeps: the cases written for the default readings (a run's listing order, the end asked
+#: for) are not graded for it, some 7 to 12% of a profile's checks.
+ENGINE_READINGS_FLOOR = 0.80
+#: The capabilities an engine may claim (docs/protocol.md §2).
+CAPABILITIES = ("melds", "turns", "deals", "reasons")
 
 #: The values each interface choice may take (docs/protocol.md §2).
 INTERFACE_VALUES: Mapping[str, tuple[str, ...]] = {
@@ -69,11 +86,20 @@ class RulingsFile:
     unmodelled: tuple[str, ...] = ()
     players: tuple[int, ...] | None = None
     profile_players: Mapping[str, tuple[int, ...]] = field(default_factory=dict)
+    #: The capabilities claimed (None: every one).
+    capabilities: tuple[str, ...] | None = None
+    #: Ops and action types answered ``unsupported``.
+    unsupported: tuple[str, ...] = ()
+    #: Shown after the file's name (a variant of the file: ``engine readings``).
+    variant: str = ""
+    #: The least share its measurement must keep, when lower than the command's floor.
+    floor: float = 1.0
 
     @property
     def name(self) -> str:
         """The file's name, the label of its row."""
-        return Path(self.path).name
+        name = Path(self.path).name
+        return f"{name} ({self.variant})" if self.variant else name
 
     def rulings_for(self, profile: str) -> dict[str, str]:
         """The points and options declared for ``profile``."""
@@ -99,7 +125,35 @@ class RulingsFile:
         players = self.profile_players.get(profile, self.players)
         if players is not None:
             flags += ["--players", ",".join(map(str, players))]
+        if self.capabilities is not None:
+            flags += ["--capabilities", ",".join(self.capabilities)]
+        for lacking in self.unsupported:
+            flags += ["--unsupported", lacking]
         return tuple(flags)
+
+    def with_engine_readings(self) -> RulingsFile:
+        """The same declarations by an engine that arranges its runs, picks the ends itself
+        and keeps no dealer or winners: every interface choice the protocol allows at once,
+        which the values written per reading must hold under."""
+        unmodelled = tuple(dict.fromkeys([*self.unmodelled, "dealer", "winners"]))
+        return replace(
+            self,
+            interface={"run_order": "engine", "run_ends": "engine"},
+            unmodelled=unmodelled,
+            variant="engine readings, no dealer or winners",
+            floor=ENGINE_READINGS_FLOOR,
+        )
+
+    def lacking(
+        self, capabilities: tuple[str, ...] | None, unsupported: tuple[str, ...]
+    ) -> RulingsFile:
+        """These declarations with ``capabilities`` claimed instead (None: as the file says)
+        and ``unsupported`` ops and action types added."""
+        return replace(
+            self,
+            capabilities=self.capabilities if capabilities is None else capabilities,
+            unsupported=tuple(dict.fromkeys([*self.unsupported, *unsupported])),
+        )
 
 
 def _rulings(value: Any, where: str, catalogue: Catalogue) -> dict[str, str]:
@@ -139,6 +193,7 @@ def parse_rulings(data: Any, path: str, catalogue: Catalogue) -> RulingsFile:
         raise RulingsFileError(f"{path}: expected a non-empty mapping (points, or hello fields)")
     if not set(map(str, data)) & FIELDS:
         return RulingsFile(path, rulings=_rulings(data, path, catalogue))
+    data = {k: v for k, v in data.items() if str(k) not in HELLO_ONLY}
     unknown = sorted(set(map(str, data)) - FIELDS)
     if unknown:
         raise RulingsFileError(
@@ -168,6 +223,10 @@ def parse_rulings(data: Any, path: str, catalogue: Catalogue) -> RulingsFile:
     profile_players = {
         str(p): _players(n, f"{path}: profile_players.{p}") for p, n in given.items()
     }
+    capabilities = data.get("capabilities")
+    if capabilities is not None:
+        capabilities = tuple(_names(capabilities, f"{path}: capabilities", CAPABILITIES))
+    unsupported = tuple(_names(data.get("unsupported", []), f"{path}: unsupported", None))
     return RulingsFile(
         path,
         rulings,
@@ -176,7 +235,21 @@ def parse_rulings(data: Any, path: str, catalogue: Catalogue) -> RulingsFile:
         tuple(unmodelled),
         players,
         profile_players,
+        capabilities,
+        unsupported,
     )
+
+
+def _names(value: Any, where: str, known: tuple[str, ...] | None) -> list[str]:
+    """A list of names (of ``known`` when given)."""
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise RulingsFileError(f"{where}: expected a list of names")
+    strange = sorted(set(value) - set(known)) if known is not None else []
+    if strange:
+        raise RulingsFileError(
+            f"{where}: unknown {', '.join(strange)} (known: {', '.join(known or ())})"
+        )
+    return list(value)
 
 
 def read_rulings(path: Path, catalogue: Catalogue) -> RulingsFile:

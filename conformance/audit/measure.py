@@ -175,7 +175,9 @@ def measure(
     base = row_of(baseline, plan, floor, "the profile's rulings", BASELINE, allowance)
     rows = [row_of(r, plan, floor, r.spec.label, r.spec.change, allowance) for r in changes]
     rows.sort(key=lambda row: (row.broken is None, row.share, -len(row.failing), row.label))
-    files = [row_of(r, plan, rulings_floor, r.spec.label, None) for r in declared]
+    files = [
+        row_of(r, plan, min(rulings_floor, r.spec.floor), r.spec.label, None) for r in declared
+    ]
     return ProfileMeasure(profile, len(baseline.cases), len(plan), base, tuple(rows), tuple(files))
 
 

@@ -93,6 +93,10 @@ class RunSpec:
     #: ``change`` (the profile's rulings or a single-option change) or ``file`` (a rulings
     #: file's declarations).
     kind: str = "change"
+    #: The least share a ``file`` run must keep when lower than the command's floor (an
+    #: engine reading every interface choice its own way loses the cases written for the
+    #: default readings).
+    floor: float = 1.0
 
 
 @dataclass(frozen=True)

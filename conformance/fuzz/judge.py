@@ -15,7 +15,7 @@ from typing import Any, Final
 from conformance.cards import JOKER
 from conformance.catalogue import Catalogue
 from conformance.compare import ENDED_PHASES, EXACT_KEYS, Mismatch, strip_private
-from conformance.declarations import Declarations
+from conformance.declarations import DEAL_OPS, Declarations
 from conformance.profiles import ProfileData
 
 from .melds import run_card, run_low
@@ -51,8 +51,6 @@ FIELD_RULES: Final[Mapping[str, str]] = {
     "winners": "END-5",
     "dealer": "DEAL-2",
 }
-#: The ops that start a deal: the first player they name reads the dealer (DEAL-5).
-DEAL_OPS: Final = frozenset({"start_deal", "next_deal", "redeal", "new_game"})
 #: The piles of a fresh deal: a difference only there is the upcard's and the stock's
 #: rule (DEAL-4), not the hands' (DEAL-3).
 PILE_FIELDS: Final = frozenset({"stock", "stock_size", "stock_cards", "discard", "discard_size"})

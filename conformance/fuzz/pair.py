@@ -18,6 +18,8 @@ from conformance.compare import (
     Mismatch,
     compare_state,
     compare_unchanged,
+    dealt_from,
+    seated_for,
 )
 from conformance.declarations import Declarations, declarations
 from conformance.engine import EngineSession, Handshake
@@ -26,7 +28,6 @@ from conformance.optionfacts import with_packs
 from conformance.profiles import ProfileData, find_profile
 
 from .judge import (
-    DEAL_OPS,
     OP_RULES,
     RUN_LENGTH_RULE,
     answer_outcome,
@@ -113,6 +114,9 @@ class Pair:
         self.ref_state: dict[str, Any] = {}
         self.eng_state: dict[str, Any] = {}
         self.steps = 0
+        #: Whether the last deal compared was dealt from a first player of the engine's own
+        #: (an engine that keeps no dealer, _state_diff).
+        self.dealt_own_way = False
         self.queries = 0
         #: Requests both adapters answered, so compared (graded): an engine that answers
         #: ``unsupported`` to everything has none, and its campaign grades nothing.
@@ -216,10 +220,18 @@ class Pair:
                 new_game_check(ref["state"]), eng["state"], unmodelled=self.decl.unmodelled
             )
         else:
-            found = self._state_diff(ref["state"], eng["state"], recycled=False, first_turn=op)
+            found = self._state_diff(
+                ref["state"],
+                eng["state"],
+                recycled=False,
+                first_turn=op,
+                totals_before=fields.get("totals"),
+                deck=fields.get("deck"),
+            )
         if found:
             return classify_state(op, found, ref["state"], eng["state"], kind="setup")
-        take_engine_state(self, allowed=op == "load_state" or self.can_load)
+        allowed = op == "load_state" or self.can_load
+        take_engine_state(self, allowed=allowed, dealt=self.dealt_own_way)
         return None
 
     def step(self, step: Mapping[str, Any], *, deal_mode: bool) -> Divergence | None:
@@ -288,7 +300,13 @@ class Pair:
             return None
         count_events(self.events, label, before, ref_after, recycled)
         found = self._state_diff(
-            ref_after, eng_after, recycled=recycled, drawer=drawer, first_turn=label
+            ref_after,
+            eng_after,
+            recycled=recycled,
+            drawer=drawer,
+            first_turn=label,
+            totals_before=before.get("totals"),
+            deck=step.get("deck"),
         )
         if drawer is not None:
             found += pool_mismatches(ref_after, eng_after, before, drawer)
@@ -296,7 +314,7 @@ class Pair:
             return classify_state(
                 label, found, ref_after, eng_after, kind="state", recycled=recycled
             )
-        take_engine_state(self, allowed=not deal_mode)
+        take_engine_state(self, allowed=not deal_mode, dealt=self.dealt_own_way)
         return None
 
     def _answer_rule(
@@ -324,12 +342,23 @@ class Pair:
         recycled: bool,
         drawer: int | None = None,
         first_turn: str = "",
+        totals_before: Any = None,
+        deck: Any = None,
     ) -> list[Mismatch]:
         """The state check's mismatches. After an op that starts a deal (``first_turn``),
-        who moves first reads the dealer: not compared for an engine that keeps none."""
-        unmodelled = self.decl.unmodelled
-        if first_turn in DEAL_OPS and not self.decl.models("dealer"):
-            unmodelled = unmodelled | {"turn"}
+        who moves first reads the dealer: for an engine that keeps none, its own first player
+        was dealt the first hand, so its deal is read from the reference's first player
+        (:func:`conformance.compare.seated_for`; ``totals_before``: the totals before the
+        deal; ``deck``: the deck dealt, which tells the seat the engine dealt from), and the
+        turn is not compared. ``dealt_own_way`` says whether it was read so."""
+        unmodelled = self.decl.unmodelled_after(first_turn)
+        first = ref_state.get("turn")
+        self.dealt_own_way = False
+        if self.decl.picks_first_player(first_turn) and isinstance(first, int):
+            source = dealt_from(eng_state, deck)
+            if source is not None and source != first:
+                eng_state = seated_for(eng_state, first, source, totals_before) or eng_state
+                self.dealt_own_way = True
         return compare_state(
             expected_state(ref_state, recycled=recycled, drawer=drawer),
             eng_state,

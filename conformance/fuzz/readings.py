@@ -155,12 +155,13 @@ def fair_reading(
     return ref
 
 
-def take_engine_state(pair: Pair, allowed: bool) -> None:
+def take_engine_state(pair: Pair, allowed: bool, dealt: bool = False) -> None:
     """Make the reference hold the engine's state where they differ only as allowed.
 
     After a recycle the stock order is the engine's own, an engine that arranges runs or
     picks ends lists runs its own way, and one that keeps no dealer picks the first player
-    of a deal; the reference loads the engine's state
+    of a deal (``dealt``: it just did, and the reference takes the dealer before it); the
+    reference loads the engine's state
     (its unmodelled fields, and ``turn`` once a deal has ended, taken from the
     reference) so that later draws agree. ``allowed`` is False for an engine that only
     deals from decks: a game that would need it ends there, since no scenario could
@@ -169,6 +170,12 @@ def take_engine_state(pair: Pair, allowed: bool) -> None:
     merged = strip_private(pair.eng_state)
     for name in pair.decl.unmodelled:
         merged[name] = pair.ref_state.get(name)
+    turn, hands = merged.get("turn"), merged.get("hands")
+    if dealt and isinstance(turn, int) and isinstance(hands, list) and hands:
+        # ``dealt``: the engine just dealt from a first player of its own (it keeps no
+        # dealer): the reference holds the dealer that player follows, so that its deal
+        # reads the same (a redeal before the first draw, the next deal's dealer).
+        merged["dealer"] = (turn - 1) % len(hands)
     if merged.get("phase") in ENDED_PHASES:
         merged["turn"] = pair.ref_state.get("turn")
     ref_winners, eng_winners = pair.ref_state.get("winners"), merged.get("winners")

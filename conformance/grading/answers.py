@@ -9,7 +9,10 @@ After a step whose answer differs, grading goes on from the state the rules give
   expected values (if that state still holds the pack);
 - the engine accepted an action that must be refused, or a refused action changed the
   state: it is put back on the state before the step;
-- anything else (a refused action that must be accepted, a key with only a partial
+- the engine refused an action that must be accepted: it is put on the state the case
+  expects after the step, where that can be built (a plain move, conformance.grading.after,
+  that agrees with every check of the step);
+- anything else (a refused action whose state cannot be built, a key with only a partial
   expectation such as ``hand_sizes``, a broken pack): the later checks are not graded, cause
   ``divergence``, with the reason.
 
@@ -33,12 +36,21 @@ from conformance.compare import (
     engine_message,
 )
 from conformance.declarations import Declarations
-from conformance.grading.expect import UNSET, NotGraded, expected_value, reasons_of, rejects
+from conformance.grading.after import moved
+from conformance.grading.expect import (
+    UNSET,
+    NotGraded,
+    expected_value,
+    reasons_of,
+    rejects,
+    resolved,
+)
 from conformance.grading.invariants import invariant_problems
 from conformance.grading.ledger import Ledger
 from conformance.grading.signature import signature
 from conformance.profiles import Pack, ProfileData
 from conformance.scenarios.model import PlannedCheck
+from conformance.scenarios.options import NOT_ASSERTED, NoValue
 
 
 @dataclass
@@ -97,6 +109,16 @@ class Judge:
             self._expected[check.key] = found
         return found
 
+    def option_value(self, check: PlannedCheck) -> Any:
+        """``check``'s value under the engine's options whether or not it is graded (say for
+        a field the engine does not model); None when the case gives none for them."""
+        value = self.resolved.get(check.key, UNSET)
+        if value is UNSET:
+            value = resolved(check, self.declared, self.disputed)
+        if isinstance(value, NoValue) or value == NOT_ASSERTED:
+            return None
+        return value
+
     def gradable(self, checks: Sequence[PlannedCheck]) -> bool:
         """True when at least one of ``checks`` can be graded against this engine."""
         return any(self.expected(c)[1] is None for c in checks)
@@ -138,6 +160,23 @@ class Judge:
                     {"valid": False, "reason": reasons_of(value)}, answer, reasons=True
                 )
                 self._verdict(check, found, op, message)
+
+    def melds_error(self, checks: Sequence[PlannedCheck], op: str, kind: str, message: str) -> None:
+        """Grade a melds query the engine answered with an error of ``kind`` (its own bug,
+        ``internal``): the answer check fails with the engine's message, a reason check is
+        not graded."""
+        got = f"error {kind}: {message}"
+        for check in self.skip_ungradable(checks):
+            if check.what != "answer":
+                self.ledger.not_graded(
+                    [check], "divergence", "the answer itself differed: no reason to compare"
+                )
+                continue
+            value = self.expected(check)[0]
+            found = [Mismatch(op, _shown(_without_reason(value)), got)]
+            # One root cause, one signature, whatever each check expected.
+            signature = f"{op}: the engine answered {kind}"
+            self.ledger.failed(check, found, kind=op, signature=signature, message=message)
 
     # -- setup, steps, final --------------------------------------------------------------------
 
@@ -192,7 +231,13 @@ class Judge:
             self.ledger.not_graded(
                 checks, "divergence", "the engine refused an action that must be accepted"
             )
-            outcome.diverged = f"{kind} refused at step {checks[0].step}, which must be accepted"
+            expected = self._expected_after(checks, before, action) if later else None
+            if expected is not None:
+                outcome.resync = expected
+            else:
+                outcome.diverged = (
+                    f"{kind} refused at step {checks[0].step}, which must be accepted"
+                )
             return outcome
         failed = self._state_checks(checks, before, answer, kind, must_refuse)
         if must_refuse and (failed or not holds):
@@ -203,6 +248,40 @@ class Judge:
         if not later:
             outcome.resync = None
         return outcome
+
+    def _expected_after(
+        self,
+        checks: Sequence[PlannedCheck],
+        before: Mapping[str, Any],
+        action: Mapping[str, Any] | None,
+    ) -> dict[str, Any] | None:
+        """The state the case expects after ``action``, which the engine refused: the plain
+        move (conformance.grading.after) with every value the step gives in full put in;
+        None when the move is not plain, or the state disagrees with a check of the step or
+        breaks the pack."""
+        if action is None:
+            return None
+        state = moved(before, action, self.declared)
+        if state is None:
+            return None
+        keys = [
+            (c, value)
+            for c in checks
+            if c.what not in ("accepted", "reason", "unchanged", "invariants")
+            for value, why in (self.expected(c),)
+            if why is None
+        ]
+        for check, value in keys:
+            whole = _full_value(check.what, value, state)
+            if whole is not None:
+                state[check.what] = whole
+        if any(self._compare_key(c.what, value, state) for c, value in keys):
+            return None
+        if self.players is None or self.pack is None:
+            return None
+        if invariant_problems(state, self.players, self.pack):
+            return None
+        return state
 
     def final(self, checks: Sequence[PlannedCheck], state: Mapping[str, Any]) -> None:
         """Grade the ``final`` checks against the last state."""
@@ -324,6 +403,16 @@ def _score(what: str, value: Any) -> Any:
             return value.get("points")
         return value.get(what)
     return value
+
+
+def _shown(value: Any) -> str:
+    """A melds check's expected answer in words: ``valid``, ``invalid``, or the points."""
+    if isinstance(value, Mapping):
+        if "points" in value:
+            return f"{value['points']} points"
+        if "valid" in value:
+            return "valid" if value["valid"] else "invalid"
+    return str(value)
 
 
 def _without_reason(expect: Any) -> Any:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from conformance.cards import JOKER
-from conformance.compare import strip_private
+from conformance.compare import dealt_from, seated_for, strip_private
 from conformance.declarations import Declarations
 from conformance.engine import MAX_AHEAD, Ahead, EngineSession, Request, Then
 from conformance.errors import EngineReportedError
@@ -190,6 +190,13 @@ class CaseWalk:
         self.profile = runner.profile
         #: Melds answers received and not graded yet (_grade_later).
         self._waiting: list[tuple[Sequence[PlannedCheck], Check, Mapping[str, Any]]] = []
+        #: The engine's answer when it did not load the state seated for the case (_seated).
+        self._refused_load: EngineReportedError | None = None
+        #: The deck of the last deal step sent (_deal).
+        self._deck: list[str] | None = None
+        #: The deal op whose answer was the last, when its first player was the engine's own
+        #: (_seated); None after an action.
+        self._own_first: str | None = None
 
     # -- melds ----------------------------------------------------------------------------------
 
@@ -210,6 +217,12 @@ class CaseWalk:
                 try:
                     answer = self._exchange_at(chain, i, request)
                 except EngineReportedError as exc:
+                    if exc.kind == "internal":
+                        # Its own bug on this query: this check fails, the others are
+                        # still asked (no melds query depends on another).
+                        self._grade_waiting()
+                        self.judge.melds_error(planned, check.op, exc.kind, exc.message)
+                        continue
                     if exc.kind != "unsupported":
                         raise
                     note = f"the engine answered unsupported to {check.op}: {exc.message}"
@@ -264,6 +277,8 @@ class CaseWalk:
         if not steps:
             planned.extend(self.runner.next_first())
         state = self._setup(setup, planned)
+        if state is None:
+            return
         if steps:
             # Worked out while the adapter plays step 1; sent with the last step.
             planned.extend(self.runner.next_first())
@@ -279,10 +294,19 @@ class CaseWalk:
             answer = self._answer(step, state, planned)
             if answer is None:
                 return
+            checks = self.ledger.of_step(number)
+            self._own_first = None
+            if step.kind != "action":
+                answer = self._seated(
+                    step.kind, answer, self.runner.tracked_dealer, state.get("totals"), self._deck
+                )
+                if answer is None:
+                    self._unseated(number - 1)
+                    return
+                if self._own_first is not None:
+                    checks = self._first_seat_checks(step.kind, checks)
             later = number < len(steps)
-            last = self.judge.step(
-                self.ledger.of_step(number), step.kind, step.action, state, answer, later
-            )
+            last = self.judge.step(checks, step.kind, step.action, state, answer, later)
             if last.diverged is not None:
                 self.ledger.not_graded(self.ledger.rest(number), last.cause, last.diverged)
                 return
@@ -290,9 +314,8 @@ class CaseWalk:
                 state = dict(last.after)
                 continue
             resynced = self._resync(last.resync)
-            if resynced is None:
-                note = f"after step {number} the engine refused the state to go on from"
-                self.ledger.not_graded(self.ledger.rest(number), "divergence", note)
+            if isinstance(resynced, EngineReportedError):
+                self._unloaded(number, resynced)
                 return
             state = resynced
         final = self.ledger.of_step(None)
@@ -301,9 +324,13 @@ class CaseWalk:
                 note = "the engine accepted the last action, which must be refused"
                 self.ledger.not_graded(final, "divergence", note)
             else:
+                # After a deal op as the last request, who moves first is the engine's own
+                # (the state read from the case's seats names the case's first player).
+                if self._own_first is not None:
+                    final = self._first_seat_checks(self._own_first, final)
                 self.judge.final(final, state)
 
-    def _setup(self, request: Callable[[], Request], planned: Chain) -> dict[str, Any]:
+    def _setup(self, request: Callable[[], Request], planned: Chain) -> dict[str, Any] | None:
         setup = self.scenario.setup_for(self.profile)
         assert setup is not None
         # Who deals, as the setup says; kept for engines that do not model the dealer.
@@ -312,10 +339,98 @@ class CaseWalk:
         # Sent ahead with the previous case's last request (and maybe ``planned[0]`` behind
         # it), unless that was not possible.
         answer = self._exchange_at(planned, -1, request)
+        if setup.deal is not None and self.judge.declared.picks_first_player("start_deal"):
+            # Only for an engine without a dealer: nothing more on a usual run's path.
+            deck = deal_for(setup.deal, setup, self.judge.declared).get("deck")
+            seated = self._seated(
+                "start_deal", answer, self.runner.tracked_dealer, setup.deal.get("totals"), deck
+            )
+            if seated is None:
+                self._unseated(None)
+                return None
+            answer = seated
         state: dict[str, Any] = answer["state"]
         for check in self.ledger.of_step(0):
             self.judge.invariants(check, state, "setup")
         return state
+
+    # -- an engine that picks the first player of a deal ---------------------------------------
+
+    def _seated(
+        self, op: str, answer: dict[str, Any], dealer: int | None, totals: Any, deck: Any
+    ) -> dict[str, Any] | None:
+        """``answer`` to deal op ``op`` as the case's seats read it; None when the engine
+        refuses to be put on those seats.
+
+        An engine that keeps no dealer starts a deal with a player of its own choosing and
+        deals the first card to that player, as the protocol deals to the dealer's right-hand
+        neighbour, or to the seat the protocol names (docs/protocol.md §2): the seat it dealt
+        from is read off ``deck`` (:func:`conformance.compare.dealt_from`). When either is not
+        the case's (``dealer`` + 1), the answer is read with the case's seats and first player
+        (:func:`conformance.compare.seated_for`, ``totals``: the totals before the deal) and
+        the engine is put on that state, so that the later steps (each naming its player) are
+        the case's. Hands dealt from no seat are read as they are, and fail where they differ.
+        """
+        declared = self.judge.declared
+        state = answer.get("state")
+        if (
+            dealer is None
+            or not declared.picks_first_player(op)
+            or answer.get("accepted") is False
+            or not isinstance(state, Mapping)
+            or state.get("phase") != "draw"
+        ):
+            return answer
+        self._own_first = op
+        first = (dealer + 1) % max(len(state.get("hands") or ()), 1)
+        source = dealt_from(state, deck)
+        seated = seated_for(state, first, first if source is None else source, totals)
+        if seated is None:
+            return answer
+        seated["dealer"] = dealer
+        loaded = self._resync(seated)
+        if isinstance(loaded, EngineReportedError):
+            self._refused_load = loaded
+            return None
+        return {**answer, "state": seated}
+
+    def _first_seat_checks(self, op: str, checks: Sequence[PlannedCheck]) -> list[PlannedCheck]:
+        """``checks`` of a deal op's step but its ``turn`` checks, which are recorded as not
+        graded (cause ``interface``) when the first player is the engine's own: their point
+        is the first seat itself."""
+        if not self.judge.declared.picks_first_player(op):
+            return list(checks)
+        turns = [c for c in checks if c.what == "turn"]
+        if turns:
+            note = (
+                f"after {op} the engine keeps no dealer and starts the deal with a player of "
+                "its own choosing (docs/protocol.md §2)"
+            )
+            self.ledger.not_graded(turns, "interface", note)
+        return [c for c in checks if c.what != "turn"]
+
+    def _unseated(self, after: int | None) -> None:
+        """Record the checks after step ``after`` (None: the setup's too) as not graded: the
+        engine, which picks the first player itself, did not load the state with the case's
+        seats (an ``internal`` or ``bad_request`` answer is its own failure: cause
+        ``error``, with its words)."""
+        where = "the setup" if after is None else f"step {after + 1}"
+        exc = self._refused_load
+        if exc is not None and exc.kind in ("internal", "bad_request"):
+            note = (
+                f"the engine answered {exc.kind} to the state dealt at {where} with the "
+                f"case's seats: {exc.message}"
+            )
+            if self.ledger.engine_message is None:
+                self.ledger.engine_message = exc.message
+            self.ledger.not_graded(self.ledger.rest(after), "error", note)
+            return
+        said = f" ({exc.message})" if exc is not None else ""
+        note = (
+            f"the engine refused the state dealt at {where} with the case's seats{said} (it "
+            "keeps no dealer and picked another first player)"
+        )
+        self.ledger.not_graded(self.ledger.rest(after), "interface", note)
 
     def _answer(
         self, step: Step, before: Mapping[str, Any], planned: Chain
@@ -355,10 +470,14 @@ class CaseWalk:
         expected: dict[str, Any] = {}
         for check in self.ledger.of_step(step.index + 1):
             if check.what in ("dealer", "deal_number"):
-                value, why = self.judge.expected(check)
-                if why is None:
+                # The value under the engine's options even when the field is not compared
+                # (an engine that keeps no dealer): the deck is dealt from that dealer.
+                value = self.judge.option_value(check)
+                if isinstance(value, int):
                     expected[check.what] = value
-        players, dealer, deal_number = deal_context(step, context, expected, self.profile)
+        players, dealer, deal_number = deal_context(
+            step, context, expected, self.profile, self.judge.declared.ruling
+        )
         self.runner.tracked_dealer = dealer
         facts = self.judge.declared.facts
         try:
@@ -369,12 +488,30 @@ class CaseWalk:
             deck = composed(step.deck, players, dealer, deal_number, the_pack, size)
         except (ProfileError, ValueError) as exc:
             return f"step {step.index + 1} cannot be dealt under the engine's rulings: {exc}"
+        self._deck = deck
         # perla's cut (docs/protocol.md §10), sent only when the step gives one.
         cut = {} if step.deck.cut is None else {"cut": step.deck.cut}
         return (step.kind, {"deck": deck, **cut})
 
-    def _resync(self, state: Mapping[str, Any]) -> dict[str, Any] | None:
-        """Put the engine on ``state``; the state it answers, or None when it refuses."""
+    def _unloaded(self, number: int, exc: EngineReportedError) -> None:
+        """Record the checks after step ``number`` as not graded: the engine did not load the
+        state to go on from. Refused as ``invalid_state`` (or ``unsupported``), they are not
+        graded after a divergence; an ``internal`` or ``bad_request`` answer is the engine's
+        own failure, kept with its words (cause ``error``)."""
+        if exc.kind in ("internal", "bad_request"):
+            note = (
+                f"after step {number} the engine answered {exc.kind} to the state to go on "
+                f"from: {exc.message}"
+            )
+            if self.ledger.engine_message is None:
+                self.ledger.engine_message = exc.message
+            self.ledger.not_graded(self.ledger.rest(number), "error", note)
+            return
+        note = f"after step {number} the engine refused the state to go on from ({exc.message})"
+        self.ledger.not_graded(self.ledger.rest(number), "divergence", note)
+
+    def _resync(self, state: Mapping[str, Any]) -> dict[str, Any] | EngineReportedError:
+        """Put the engine on ``state``; the state it answers, or its error answer."""
         session = self.runner.session
         if session.in_flight:
             session.discard()  # the next step, sent ahead onto the state that differed
@@ -382,10 +519,19 @@ class CaseWalk:
             # The engine's own ``x`` is never sent back (docs/protocol.md §5).
             state = {**strip_private(state), "profile": self.profile}
             answer = self.exchange(("load_state", {"state": state}), None)
-        except EngineReportedError:
-            return None
+        except EngineReportedError as exc:
+            return exc
         loaded: dict[str, Any] = answer["state"]
         return loaded
+
+
+def _passes_on(kind: str, phase: Any, ruling: Callable[[str], str | None]) -> bool:
+    """True when a ``kind`` step from a state in ``phase`` deals from the next dealer:
+    a cancelled deal's replay under DISPUTE-17 ``next_dealer``, a redeal under DISPUTE-16
+    ``next_dealer`` (docs/rules.md)."""
+    if kind == "next_deal" and phase == "cancelled":
+        return ruling("DISPUTE-17") == "next_dealer"
+    return kind == "redeal" and ruling("DISPUTE-16") == "next_dealer"
 
 
 def deal_context(
@@ -393,12 +539,15 @@ def deal_context(
     before: Mapping[str, Any],
     expected: Mapping[str, Any],
     profile: str = DEFAULT_PROFILE,
+    ruling: Callable[[str], str | None] = lambda _: None,
 ) -> tuple[int, int, int]:
     """Players, dealer and deal number under which a next_deal/redeal deck is composed.
 
     Taken from the step itself, else from its expected state, else derived by the rules
-    from the last state: after a close the deal passes to the right and the deal number
-    goes up; a cancelled deal or a redeal keeps both.
+    from the last state under the engine's options (``ruling``): after a close the deal
+    passes to the right and the deal number goes up; a cancelled deal or a redeal keeps
+    both, but for the dealer where DISPUTE-17 (a cancelled deal's replay) or DISPUTE-16 (a
+    redeal) is ruled ``next_dealer``.
     """
     assert step.deck is not None
     players = int(before.get("players", 0)) or 2
@@ -409,6 +558,8 @@ def deal_context(
         facts: ProfileData | None = default_profiles().get(profile)
         last = facts.deal_count if facts is not None else deal_number + 1
         deal_number = min(deal_number + 1, last)
+    elif _passes_on(step.kind, before.get("phase"), ruling):
+        dealer = (dealer + 1) % players
     dealer = int(expected.get("dealer", dealer))
     deal_number = int(expected.get("deal_number", deal_number))
     if step.deck.dealer is not None:

@@ -10,6 +10,7 @@ from typing import Any
 
 from conformance.catalogue import Catalogue
 from conformance.scenarios.options import (
+    INTERFACE_READINGS,
     NoValue,
     _reason_sites,
     by_option_sites,
@@ -206,6 +207,16 @@ class CatalogueChecks(Reporter):
             if point == "" or point is None:
                 continue
             where = [*path, "by_option", point]
+            readings = INTERFACE_READINGS.get(point)
+            if readings is not None:
+                # A value per interface reading: every reading, and nothing else.
+                if set(branches) != set(readings):
+                    self.error(
+                        f"by_option on {point} needs exactly the readings "
+                        f"{', '.join(readings)}, got {', '.join(map(str, branches))}",
+                        where,
+                    )
+                continue
             if not self.check_point(point, where, list(branches), ruled=True) or cat is None:
                 continue
             for profile in self.data["profiles"]:

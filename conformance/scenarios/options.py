@@ -16,10 +16,20 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator, Mapping
+from types import MappingProxyType
 from typing import Any
 
 #: A disputed point or house variant, as a ``by_option`` or ``assumes`` key names it.
 POINT_ID = re.compile(r"^(DISPUTE|VARIANT)-[0-9]{2}$")
+
+#: The interface readings an engine declares (docs/protocol.md §2), each with its readings,
+#: the protocol's default first. A ``by_option`` may be keyed by one of them like a point,
+#: for a value that depends on how the engine reads the protocol:
+#: ``{by_option: {run_order: {listed: {valid: false}, engine: {valid: true}}}}``. A reader
+#: that knows no engine (the profile's own options) takes the default reading.
+INTERFACE_READINGS: Mapping[str, tuple[str, ...]] = MappingProxyType(
+    {"run_order": ("listed", "engine"), "run_ends": ("requested", "engine")}
+)
 
 #: The keys of a per-check wrapper: ``totals: {expect: [...], rules: [SCORE-2]}``.
 WRAPPER_KEYS = frozenset({"expect", "rules", "assumes"})
@@ -46,6 +56,8 @@ class NoValue(Exception):
         """In words, for a check's note."""
         if self.point is None:
             return "the value is written per option, but the case names no disputed point"
+        if self.point in INTERFACE_READINGS:
+            return f"no value given for the {self.point} reading {self.option!r}"
         if self.option is None:
             return f"no value for {self.point}: the engine plays no option of it"
         return f"no value given for {self.point} option {self.option!r}"
@@ -74,7 +86,7 @@ def branches_of(by_option: Mapping[Any, Any], disputed: str | None) -> tuple[str
     """
     if len(by_option) == 1:
         ((key, inner),) = by_option.items()
-        if isinstance(key, str) and POINT_ID.match(key):
+        if isinstance(key, str) and (POINT_ID.match(key) or key in INTERFACE_READINGS):
             return key, inner if isinstance(inner, Mapping) else {}
     return disputed, by_option
 
@@ -100,6 +112,9 @@ def resolve(value: Any, ruling: Ruling, disputed: str | None) -> Any:
         if is_by_option(value):
             point, branches = branches_of(value["by_option"], disputed)
             option = ruling(point) if point is not None else None
+            readings = INTERFACE_READINGS.get(point or "")
+            if readings is not None and option not in readings:
+                option = readings[0]  # a reader that knows no engine: the protocol's default
             if option is None or option not in branches:
                 raise NoValue(point, option)
             return resolve(branches[option], ruling, disputed)
@@ -144,7 +159,7 @@ def points_of(value: Any, disputed: str | None) -> tuple[str, ...]:
     """The points a value's ``by_option`` sites are keyed by, in order of appearance."""
     found: dict[str, None] = {}
     for _, point, _ in by_option_sites(value, (), disputed):
-        if point is not None:
+        if point is not None and point not in INTERFACE_READINGS:
             found[point] = None
     return tuple(found)
 

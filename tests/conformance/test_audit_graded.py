@@ -251,3 +251,80 @@ def test_profile_all_says_which_profiles_the_selection_has_no_case_of(
     assert "argentine: OK" in out
     # Asked for alone, a profile with nothing to audit is not a pass.
     assert main(["audit", "--graded", "--profile", "perla", str(DATA / "static.yaml")]) == 1
+
+
+def test_a_saved_hello_with_what_the_engine_lacks_and_every_engine_reading() -> None:
+    catalogue = load_catalogue()
+    hello = parse_rulings(
+        {
+            "protocol": 1,
+            "implementation": {"name": "mine", "version": "1", "language": "go"},
+            "profiles": ["argentine"],
+            "capabilities": ["melds", "turns"],
+            "max_in_flight": 4,
+            "unsupported": ["swap_joker"],
+        },
+        "hello.json",
+        catalogue,
+    )
+    assert hello.flags("argentine") == (
+        "--capabilities",
+        "melds,turns",
+        "--unsupported",
+        "swap_joker",
+    )
+    lacking = hello.lacking(None, ("check_contract",))
+    assert lacking.unsupported == ("swap_joker", "check_contract")
+    assert lacking.lacking(("melds",), ()).capabilities == ("melds",)
+    engine = hello.with_engine_readings()
+    assert dict(engine.interface) == {"run_order": "engine", "run_ends": "engine"}
+    assert engine.unmodelled == ("dealer", "winners")
+    assert engine.name == "hello.json (engine readings, no dealer or winners)"
+    with pytest.raises(RulingsFileError, match="unknown shuffle"):
+        parse_rulings({"capabilities": ["shuffle"]}, "bad.yaml", catalogue)
+
+
+ROOT = Path(__file__).resolve().parents[2]
+PROXY = ROOT / "tests" / "fake_adapters" / "real_engine_proxy.py"
+DECLARING = ROOT / "tests" / "fake_adapters" / "declaring_proxy.py"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("engine", "told"),
+    [
+        # Lacks two ops, which smoke lists as answered unsupported.
+        (
+            [str(PROXY), "--unsupported", "swap_joker", "--unsupported", "check_contract"],
+            ["--unsupported", "swap_joker", "--unsupported", "check_contract"],
+        ),
+        # Claims no deals.
+        (
+            [str(DECLARING), "--hello", '{"capabilities": ["melds", "turns", "reasons"]}'],
+            ["--capabilities", "melds,turns,reasons"],
+        ),
+    ],
+)
+def test_the_prediction_of_a_lacking_engine_is_within_5_points_of_its_run(
+    tmp_path: Path, engine: list[str], told: list[str]
+) -> None:
+    import shlex
+    import sys
+
+    adapter = shlex.join([sys.executable, *engine])
+    report = tmp_path / "run.json"
+    main(["run", "--quiet", "--adapter", adapter, "--json", str(report)])
+    checks = [c for case in json.loads(report.read_text())["cases"] for c in case["checks"]]
+    real = sum(c["status"] in ("pass", "fail") for c in checks) / len(checks)
+    rulings = tmp_path / "engine.yaml"
+    rulings.write_text("rulings: {}\n", encoding="utf-8")
+    predicted = {}
+    for extra in ([], told):
+        out = tmp_path / "audit.json"
+        args = ["audit", "--graded", "--workers", "1", "--rulings", str(rulings)]
+        main([*args, *extra, "--json", str(out)])
+        rows = json.loads(out.read_text())["profiles"]["argentine"]["rulings_files"]
+        predicted[bool(extra)] = rows[0]["share"]
+    assert abs(predicted[True] - real) <= 0.05, (predicted, real)
+    # Not told what the engine lacks, the prediction is well above what it gets.
+    assert predicted[False] - real > 0.05, (predicted, real)

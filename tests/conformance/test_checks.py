@@ -193,9 +193,11 @@ def test_a_step_assuming_another_ruling_is_not_graded_from_there_on(
 PROXY = [sys.executable, str(ROOT / "tests" / "fake_adapters" / "real_engine_proxy.py")]
 
 
-def test_a_refused_action_that_must_be_accepted_stops_grading_with_the_reason(
+def test_a_refused_action_that_must_be_accepted_costs_only_its_step(
     rotation: list[Scenario],
 ) -> None:
+    # The engine is put on the state the case expects after the lay-off (the card moved to
+    # the trio) and the close, the next deal and the final are graded.
     result = run([*PROXY, "--refuse", "lay_off"], rotation[:1])["cc-0302"]
     assert result.status == "fail"
     checks = by_key(result)
@@ -203,6 +205,17 @@ def test_a_refused_action_that_must_be_accepted_stops_grading_with_the_reason(
     assert checks["step 2 accepted"].rules == ("LAYOFF-1",)  # the step's own rules
     assert result.failed_rules == ("LAYOFF-1",)
     later = [c for c in result.checks if c.step is None or (c.step or 0) > 2]
+    assert later and all(c.status == "pass" for c in later)
+
+
+def test_a_refused_action_whose_result_cannot_be_built_stops_grading_with_the_reason(
+    rotation: list[Scenario],
+) -> None:
+    # A discard that closes the deal scores it: the harness does not build that state.
+    result = run([*PROXY, "--refuse", "discard"], rotation[:1])["cc-0302"]
+    checks = by_key(result)
+    assert checks["step 3 accepted"].status == "fail"
+    later = [c for c in result.checks if c.step is None or (c.step or 0) > 3]
     assert later and all(c.cause == "divergence" for c in later)
     assert "must be accepted" in str(later[0].note)
 

@@ -126,3 +126,28 @@ def test_winners_are_a_set() -> None:
     assert compare_state({"winners": [0, 2]}, over) == []
     assert [m.what for m in compare_state({"winners": [0]}, over)] == ["winners"]
     assert [m.what for m in compare_state({"winners": None}, over)] == ["winners"]
+
+
+def test_a_deal_from_another_seat_is_read_from_the_first_player() -> None:
+    from conformance.compare import dealt_from, seated_for
+
+    deck = ["AS", "2S", "3S", "4S", "5S", "6S", "7S", "8S", "9S"]
+    # Three players, two cards each, dealt from seat 2: it holds deck[0] and deck[3].
+    state = {
+        "phase": "draw",
+        "turn": 2,
+        "hands": [["2S", "5S"], ["3S", "6S"], ["AS", "4S"]],
+        "totals": [0, -10, 0],
+    }
+    assert dealt_from(state, deck) == 2
+    assert dealt_from({**state, "hands": [["AS", "2S"], ["3S"], ["4S"]]}, deck) is None
+    seated = seated_for(state, 1, 2, [0, 0, 0])
+    assert seated is not None
+    assert seated["hands"] == [["3S", "6S"], ["AS", "4S"], ["2S", "5S"]]
+    assert seated["turn"] == 1
+    # What the deal changed in the totals (a cut's -10) moves with the hands.
+    assert seated["totals"] == [-10, 0, 0]
+    # Dealt as the case deals, only its first player its own: the turn alone is read.
+    own_turn = seated_for({**state, "turn": 0}, 2, 2)
+    assert own_turn is not None and own_turn["hands"] == state["hands"] and own_turn["turn"] == 2
+    assert seated_for(state, 2, 2) is None

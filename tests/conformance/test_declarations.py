@@ -94,3 +94,15 @@ def test_capabilities_and_profiles() -> None:
     view = declarations(hello(capabilities=["melds"]), "perla", CATALOGUE)
     assert view.lacks({"turns", "deals"}) == ("deals", "turns")
     assert not view.plays_profile
+
+
+def test_the_first_player_after_a_deal_op_is_the_engine_s_without_a_dealer() -> None:
+    # One notion for every judge: fuzz compares no turn there, run grades on the case's seats.
+    keeps = declarations(hello(), "argentine", CATALOGUE)
+    keeps_none = declarations(hello(unmodelled=["dealer"]), "argentine", CATALOGUE)
+    for op in ("start_deal", "next_deal", "redeal", "new_game"):
+        assert not keeps.picks_first_player(op)
+        assert keeps_none.picks_first_player(op)
+        assert keeps_none.unmodelled_after(op) == {"dealer", "turn"}
+    assert not keeps_none.picks_first_player("act")
+    assert keeps_none.unmodelled_after("act") == {"dealer"}

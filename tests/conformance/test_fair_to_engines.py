@@ -318,9 +318,11 @@ def test_write_expectations_never_turns_errors_green(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     fake = shlex.join([sys.executable, str(ROOT / "tests" / "fake_adapters" / "fake_adapter.py")])
-    adapter = f"{fake} --error-on check_meld"
+    # An internal error setting up a case errs the case (one to a melds query only fails
+    # that check).
+    adapter = f"{fake} --error-on load_state"
     exp = tmp_path / "expected.yaml"
-    args = ["run", "--rule", "MELD-RUN-1", "--adapter", adapter]
+    args = ["run", "--rule", "TURN-1", "--adapter", adapter]
     assert main([*args, "--write-expectations", str(exp)]) == 1
     assert "not written" in capsys.readouterr().err
     assert main([*args, "--expectations", str(exp), "--strict"]) == 1
@@ -329,8 +331,8 @@ def test_write_expectations_never_turns_errors_green(
 def test_not_run_fails_the_run(tmp_path: Path) -> None:
     fake = shlex.join([sys.executable, str(ROOT / "tests" / "fake_adapters" / "fake_adapter.py")])
     report = tmp_path / "r.json"
-    args = ["run", "--adapter", f"{fake} --error-on check_meld", "--json", str(report)]
-    assert main([*args, "--max-consecutive-errors", "1", "--rule", "MELD"]) == 1
+    args = ["run", "--adapter", f"{fake} --error-on load_state", "--json", str(report)]
+    assert main([*args, "--max-consecutive-errors", "1", "--rule", "TURN"]) == 1
     summary = json.loads(report.read_text())["summary"]
     assert summary["not_run"] > 0
 

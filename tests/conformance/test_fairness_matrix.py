@@ -103,6 +103,33 @@ HOUSES = (
         "ref-three-to-five-jokers-thirty",
         (*REFERENCE, "--players", "3,4,5", "--ruling", "VARIANT-01=thirty"),
     ),
+    # --- mirrors: the reference started with a realistic house engine's whole declarations ----
+    # Its house variants, both interface choices made its own way, no dealer (its own first
+    # player: deal k starts with player k - 1) and no winners, all at once.
+    House(
+        "mirror-house-variants-engine-readings-no-dealer",
+        (
+            *REFERENCE,
+            *("--ruling", "VARIANT-01=thirty", "--ruling", "VARIANT-02=low_only"),
+            *("--ruling", "VARIANT-03=kept", "--ruling", "VARIANT-04=allowed"),
+            *("--ruling", "VARIANT-05=twelve", "--ruling", "VARIANT-06=one"),
+            *("--ruling", "DISPUTE-30=declared", "--ruling", "DISPUTE-09=jokers"),
+            *("--interface", "run_order=engine", "--interface", "run_ends=engine"),
+            *("--unmodelled", "dealer,winners", "--interface", "first_player=deal_index"),
+        ),
+    ),
+    # Wild 2s whose points interact, three to five players, arranged runs, no dealer.
+    House(
+        "mirror-wild-twos-three-to-five-arranged-no-dealer",
+        (
+            *REFERENCE,
+            *("--ruling", "DISPUTE-25=wild", "--ruling", "VARIANT-03=kept"),
+            *("--ruling", "VARIANT-06=one", "--ruling", "DISPUTE-26=table_001"),
+            *("--players", "3,4,5", "--interface", "run_order=engine"),
+            *("--unmodelled", "dealer,winners", "--interface", "first_player=deal_index"),
+        ),
+        ("argentine", "pagat"),
+    ),
 )
 
 

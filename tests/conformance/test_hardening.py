@@ -205,7 +205,16 @@ def test_poisoned_engine_text_never_loses_a_report(
             "--rule",
             "TURN-9",
             "--adapter",
-            proxy("evil_text_proxy.py", "--text", f"'{POISON}'"),
+            # An internal answer to a melds query fails its check; to next_deal, errs the case.
+            proxy(
+                "evil_text_proxy.py",
+                "--text",
+                f"'{POISON}'",
+                "--error-on",
+                "penalty",
+                "--error-on",
+                "next_deal",
+            ),
             "--json",
             str(report),
             "--junit",
@@ -234,6 +243,8 @@ def test_poisoned_engine_text_never_loses_a_report(
     errored = [c for c in document["cases"] if c["status"] == "error"]
     assert errored and "\\x1b[2J" in errored[0]["error"]
     assert "\\x1b[2J\\x07\\x00" in errored[0]["stderr_tail"]
+    failed = [c for c in document["cases"] if c["status"] == "fail" and c.get("engine_message")]
+    assert failed and "\\x1b[2J" in failed[0]["engine_message"]
     assert "evil \\ud800" in printed
 
 

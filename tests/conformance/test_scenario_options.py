@@ -8,7 +8,7 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from conformance.scenarios.options import NoValue, resolve, varies
+from conformance.scenarios.options import NoValue, points_of, resolve, varies
 
 OPTIONS = ("one", "two", "three")
 
@@ -61,3 +61,14 @@ def test_resolve_is_the_definition(value: Any, option: str) -> None:
 def test_a_value_without_by_option_is_itself(value: Any, option: str) -> None:
     if not varies(value):
         assert resolve(value, lambda point: option, "DISPUTE-01") is value
+
+
+def test_a_value_per_interface_reading_takes_the_engine_s_or_the_protocol_default() -> None:
+    value = {"by_option": {"run_order": {"listed": "rejected", "engine": "accepted"}}}
+    assert resolve(value, {"run_order": "engine"}.get, None) == "accepted"
+    assert resolve(value, {"run_order": "listed"}.get, None) == "rejected"
+    # A reader that knows no engine (say the profile's own options) reads the default.
+    assert resolve(value, lambda _point: None, None) == "rejected"
+    assert resolve(value, lambda _point: "any_deal", "DISPUTE-37") == "rejected"
+    # Not a point an engine rules on: a check written so leans on no option.
+    assert points_of(value, None) == ()

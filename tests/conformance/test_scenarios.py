@@ -361,3 +361,12 @@ def test_a_cut_is_taken_only_by_a_profile_that_cuts_and_only_where_a_deal_is_new
     for error in errors:
         assert error.scenario_id == "cc-0501"
         assert "cut" in error.message
+
+
+def test_a_value_per_interface_reading_needs_every_reading(tmp_path: Path) -> None:
+    per_reading = "{by_option: {run_ends: {requested: accepted, engine: rejected}}}"
+    text = turns_doc("cc-0501").replace("expect: accepted", f"expect: {per_reading}")
+    assert not load_file(write(tmp_path, text), catalogue=CATALOGUE).errors
+    lacking = text.replace(", engine: rejected", "")
+    errors = load_file(write(tmp_path, lacking, "b.yaml"), catalogue=CATALOGUE).errors
+    assert any("needs exactly the readings requested, engine" in e.message for e in errors)

@@ -205,6 +205,18 @@ def test_an_engine_declaring_three_to_five_players_passes_and_is_probed_at_each(
     assert details["players"] == "chilean: start_deal seats 3, 4, 5 players"
 
 
+def test_a_count_one_capability_seats_does_not_stop_another_from_trying_the_next() -> None:
+    """An engine that loads a 2-player state but deals only 3 or more: the deal ops answer
+    unsupported at 2 and are tried again at 3, so the engine is not called broken."""
+    result = smoke([*HOUSE, "--deals-from", "3"])
+    assert result.verdict == "engine_ok", result.checks
+    details = checks_of(result)
+    assert details["capability turns"].startswith("load_state phase=draw")
+    assert "start_deal phase=draw" in details["capability deals"]
+    assert details["players"].startswith("argentine: start_deal seats 3, 4 players;")
+    assert "unsupported at 2 players" in details["players"]
+
+
 def test_an_engine_declaring_no_counts_but_playing_three_to_five_is_not_broken() -> None:
     """Declaring nothing means every count of the profile (docs/protocol.md §2); a count
     it answers unsupported is noted and the next is probed, as cases are graded."""

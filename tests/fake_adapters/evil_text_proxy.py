@@ -1,9 +1,9 @@
 """The reference adapter behind a proxy that puts hostile text in everything it can.
 
 Valid JSON, schema-valid answers, but the text is poison for printing and reports:
-the engine's name, every ``reason``, one error message (on ``penalty``) and stderr
-carry ``--text`` (a JSON string literal, so ``"\\ud800"`` gives a lone surrogate),
-repeated ``--repeat`` times. Used by tests/conformance/test_hardening.py.
+the engine's name, every ``reason``, an error message (on ``penalty``, or on each
+``--error-on`` op) and stderr carry ``--text`` (a JSON string literal, so ``"\\ud800"``
+gives a lone surrogate), repeated ``--repeat`` times. Used by tests/conformance/test_hardening.py.
 
     evil_text_proxy.py --text '"\\ud800 \\ufffe \\u001b[2J \\u0007 \\u0000"' --repeat 1
 """
@@ -23,8 +23,15 @@ def main() -> int:
     parser.add_argument("--text", required=True, help="a JSON string literal")
     parser.add_argument("--repeat", type=int, default=1)
     parser.add_argument("--tag", help="ignored; lets tests find their processes")
+    parser.add_argument(
+        "--error-on",
+        action="append",
+        help="answer this op with an internal error carrying the "
+        "text (repeatable; default: penalty)",
+    )
     args = parser.parse_args()
     evil = json.loads(args.text) * args.repeat
+    erring = set(args.error_on or ["penalty"])
     reference = ReferenceRelay()
     for line in sys.stdin:
         answer = json.loads(reference.ask(line))
@@ -35,7 +42,7 @@ def main() -> int:
         sys.stderr.flush()
         if op == "hello":
             answer["implementation"]["name"] = "evil " + evil
-        elif op == "penalty":
+        elif op in erring:
             answer = {"id": answer["id"], "error": {"kind": "internal", "message": evil}}
         elif "reason" in answer:
             answer["reason"] = evil

@@ -21,6 +21,15 @@ but declares nothing, and each judge must catch the difference.
   hello declares ``run_order: engine`` (a run's order on the table is then the engine's
   own, compared as a multiset, docs/protocol.md §2);
 - ``--undeclared``: all of the above behave the same, but the hello declares none of it;
+- ``--deals-from 3``: its deal ops (``start_deal``, ``new_game``) answer ``unsupported`` below
+  that many players, while it loads and plays a state of any count it plays;
+- ``--refuse-every 15``: a buggy engine, not a house one: every 15th action it would
+  accept is refused (``does_not_fit``, its state left as before), so that a test can show
+  what one wrong refusal costs the rest of a case;
+- ``--internal-on check_contract``: an ``internal`` error for every request of that op;
+- ``--reload-error internal``: the first ``load_state`` after an action ``--refuse-every``
+  refused (the harness putting it back on a state to go on from) is answered with an error
+  of that kind;
 - ``--fails-at 4``: a broken engine, not a house one: an ``internal`` error whenever it is
   asked to seat that many players.
 
@@ -36,6 +45,7 @@ import sys
 from typing import Any
 
 from reference.adapter import Adapter, parse_rulings
+from reference.codec import state_to_json
 
 #: What an unmodelled field holds in every state this engine sends.
 CONSTANTS: dict[str, Any] = {"dealer": 0, "winners": None, "closer": None, "turn_opened": False}
@@ -52,6 +62,8 @@ class HouseEngine:
         self.plays = _counts(args.plays)
         self.unmodelled = [f for f in (args.unmodelled or "").split(",") if f]
         self.stock = -1  # stock size of the last state sent (-1: none yet)
+        self.accepted = 0  # actions accepted so far (--refuse-every)
+        self.refused = False  # --refuse-every refused an act since the last state was set
         # The engine's own orders (recycled stocks, runs): seeded, so a test replays, and
         # never the same twice in one session, so no judge can rely on them.
         self.rng = random.Random(20240)
@@ -70,10 +82,32 @@ class HouseEngine:
         if players is not None and players == self.args.fails_at:
             message = f"index out of range seating {players} players"
             return {"id": rid, "error": {"kind": "internal", "message": message}}, False
+        if op == self.args.internal_on:
+            message = f"{op} crashed in this engine"
+            return {"id": rid, "error": {"kind": "internal", "message": message}}, False
+        if op == "load_state" and self.refused and self.args.reload_error:
+            self.refused = False
+            message = "cannot reload in the middle of a game"
+            return {"id": rid, "error": {"kind": self.args.reload_error, "message": message}}, False
+        if op != "act":
+            self.refused = False
+        fewest = self.args.deals_from
+        if op in ("start_deal", "new_game") and fewest and players is not None and players < fewest:
+            message = f"this engine deals {fewest} or more players"
+            return {"id": rid, "error": {"kind": "unsupported", "message": message}}, False
         if players is not None and self.plays is not None and players not in self.plays:
             message = f"this engine deals {', '.join(map(str, sorted(self.plays)))} players"
             return {"id": rid, "error": {"kind": "unsupported", "message": message}}, False
+        before = self.engine.state
         answer, done = self.engine.handle(line)
+        if op == "act" and answer.get("accepted") is True and self.args.refuse_every:
+            self.accepted += 1
+            if self.accepted % self.args.refuse_every == 0:
+                assert before is not None  # an action was accepted: a game was loaded
+                self.engine.state = before
+                self.refused = True
+                answer = {"id": rid, "accepted": False, "reason": "does_not_fit"}
+                answer["state"] = self.engine.interface.mask(state_to_json(before))
         state = answer.get("state")
         if isinstance(state, dict):
             action = request.get("action") or {}
@@ -155,6 +189,10 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--own-recycle", action="store_true", help="shuffle a recycled stock")
     parser.add_argument("--scramble-runs", action="store_true", help="list runs in any order")
     parser.add_argument("--undeclared", action="store_true", help="declare none of the above")
+    parser.add_argument("--deals-from", type=int, help="deal ops unsupported below this count")
+    parser.add_argument("--refuse-every", type=int, help="refuse every Nth accepted action")
+    parser.add_argument("--internal-on", help="an internal error for every request of this op")
+    parser.add_argument("--reload-error", help="the error kind of a load_state after an act")
     parser.add_argument("--fails-at", type=int, help="an internal error seating this count")
     engine = HouseEngine(parser.parse_args(argv))
     for line in sys.stdin:

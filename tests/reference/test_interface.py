@@ -268,3 +268,36 @@ def test_the_command_line_takes_the_interface_options() -> None:
 def test_a_trio_is_never_rearranged() -> None:
     meld = trio("8C JK 8D")
     assert ENGINE_ORDER.arrange(meld, ARGENTINE, initial=True) is meld
+
+
+def test_an_engine_without_a_dealer_starts_deal_k_with_player_k_minus_1() -> None:
+    # The test double of an engine that keeps no dealer: whatever dealer it is told, deal k
+    # starts with player (k - 1) mod n, who is dealt the first card.
+    interface = parse_interface(["first_player=deal_index"], "dealer")
+    adapter = Adapter(interface=interface)
+    assert "first_player" not in hello(adapter)
+    deck = [c.code() for c in full_pack()]
+    for deal_number, first in ((1, 0), (2, 1), (3, 2), (4, 3), (5, 0)):
+        request = {
+            "op": "start_deal",
+            "profile": "argentine",
+            "players": 4,
+            "deal_number": deal_number,
+            "dealer": 0,
+            "totals": [0, 0, 0, 0],
+            "deck": deck,
+        }
+        state = ask(adapter, request)["state"]
+        assert state["turn"] == first
+        size = len(state["hands"][first])
+        assert sorted(state["hands"][first]) == sorted(deck[0 : 4 * size : 4])
+    # A redeal keeps the deal, and so its first player.
+    state = ask(adapter, {"op": "redeal", "deck": deck[::-1]})["state"]
+    size = len(state["hands"][0])
+    assert state["turn"] == 0
+    assert sorted(state["hands"][0]) == sorted(deck[::-1][0 : 4 * size : 4])
+
+
+def test_first_player_is_a_double_only_with_known_values() -> None:
+    with pytest.raises(ValueError, match="first_player"):
+        parse_interface(["first_player=left"])
