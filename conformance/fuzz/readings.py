@@ -140,7 +140,7 @@ def fair_reading(
         return ref
     profile = pair.options.profile
     for table, other in alternatives(before, action, ends=ends, order=order):
-        state = {**strip_private(before), "profile": profile}
+        state = {**before, "profile": profile}  # with its own x: nothing hidden is lost
         if table is not None:
             state["table"] = table
         try:
@@ -151,8 +151,27 @@ def fair_reading(
         if alt.get("accepted"):
             pair.events["engine's reading"] += 1
             return alt
-    pair.reference.request("load_state", state={**strip_private(ref["state"]), "profile": profile})
+    pair.reference.request("load_state", state={**ref["state"], "profile": profile})
     return ref
+
+
+def with_hidden(state: Mapping[str, Any], reference: Mapping[str, Any]) -> dict[str, Any]:
+    """``state`` (the engine's, to be loaded into the reference) carrying the reference's
+    own private ``x`` from ``reference``, its state before the resync.
+
+    What the protocol state cannot say (perla's chance to steal and whose pass it is, the
+    card taken from the discard this turn, the melds added to, whether anyone has drawn in
+    this deal) lives in the reference's ``x``; a resync that dropped it would make the
+    reference refuse a legal action after it (a steal after a recycle). The harness never
+    reads ``x``: it hands the reference back its own, which describes the same play, since
+    the states differ only where the protocol leaves the engine free (the stock's order,
+    the listing of runs, the first player of a deal).
+    """
+    merged = dict(state)
+    hidden = reference.get("x")
+    if isinstance(hidden, Mapping):
+        merged["x"] = dict(hidden)
+    return merged
 
 
 def take_engine_state(pair: Pair, allowed: bool) -> None:
@@ -188,6 +207,8 @@ def take_engine_state(pair: Pair, allowed: bool) -> None:
         )
     merged["profile"] = pair.options.profile
     try:
-        pair.ref_state = pair.reference.request("load_state", state=merged)["state"]
+        pair.ref_state = pair.reference.request(
+            "load_state", state=with_hidden(merged, pair.ref_state)
+        )["state"]
     except EngineReportedError as exc:
         raise EndGame(f"the reference refuses the engine's state: {exc}") from None
