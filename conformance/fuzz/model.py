@@ -70,6 +70,9 @@ class FuzzOptions:
     timeout: float = 10.0
     shrink: bool = True
     reference_argv: tuple[str, ...] = (sys.executable, "-m", "reference.adapter")
+    reasons: str = "exact"
+    """``exact``: a rejection reason is compared (with its fair families); ``outcome``:
+    only whether the action was accepted or refused (``fuzz --reasons outcome``)."""
     reference_rulings: tuple[tuple[str, str], ...] = ()
     """Options the reference plays over what the engine declares: a campaign then shows
     exactly where that option changes play (the tests fuzz one ruling against another)."""

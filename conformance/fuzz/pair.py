@@ -94,7 +94,9 @@ class Pair:
             self.engine.close()
             raise
         decl = self.decl
-        self.reasons = "reasons" in decl.capabilities
+        #: Rejection reasons are compared: the engine claims them and the campaign asks
+        #: for it (``--reasons exact``, the default; ``outcome`` compares acceptance only).
+        self.reasons = "reasons" in decl.capabilities and options.reasons != "outcome"
         self.runs_as_sets = decl.runs_as_sets
         #: A lay-off's reason is judged by its cards at the named end (the engine takes
         #: the end it is asked for, its jokers where they are listed); else by family (it
