@@ -23,7 +23,7 @@ from conformance.cards import JOKER, RANKS
 from conformance.compare import ENDED_PHASES, strip_private
 from conformance.errors import EngineReportedError
 
-from .judge import canonical_state
+from .judge import canonical_state, repaired
 from .model import EndGame
 
 if TYPE_CHECKING:  # the pair calls these; importing it here would be a cycle
@@ -153,6 +153,41 @@ def fair_reading(
             return alt
     pair.reference.request("load_state", state={**ref["state"], "profile": profile})
     return ref
+
+
+#: Faults mended one after another before the engine's reason is given up as untrue.
+MAX_REPAIRS: Final = 3
+
+
+def both_true(
+    pair: Pair, before: dict[str, Any], action: Mapping[str, Any], ref_reason: str, eng_reason: str
+) -> bool:
+    """Whether the engine's rejection reason is true of ``before`` too, beside the
+    reference's: with the reference's fault mended (:func:`~conformance.fuzz.judge.repaired`)
+    the reference, asked again, names the engine's. The two then differ only in which
+    fault comes first, which no rules text fixes. The reference is left holding
+    ``before`` (with its own ``x``) whatever happens."""
+    profile = pair.options.profile
+    state, reason, found = before, ref_reason, False
+    try:
+        for _ in range(MAX_REPAIRS):
+            mended = repaired(state, reason, action)
+            if mended is None:
+                break
+            try:
+                pair.reference.request("load_state", state={**mended, "profile": profile})
+            except EngineReportedError:
+                break  # a mended state the reference refuses: no second reading
+            answer = pair.reference.request("act", action=dict(action))
+            if answer.get("accepted") or not isinstance(answer.get("reason"), str):
+                break
+            if answer["reason"] == eng_reason:
+                found = True
+                break
+            state, reason = mended, answer["reason"]
+    finally:
+        pair.reference.request("load_state", state={**before, "profile": profile})
+    return found
 
 
 def with_hidden(state: Mapping[str, Any], reference: Mapping[str, Any]) -> dict[str, Any]:
