@@ -73,6 +73,15 @@ def with_packs(profile: ProfileData, ruling: Ruling) -> ProfileData:
     return replace(profile, packs=packs)
 
 
+def with_options(profile: ProfileData, ruling: Ruling) -> ProfileData:
+    """``profile``'s facts as played under ``ruling``: its packs (:func:`with_packs`), the
+    cards dealt in each deal (:func:`hand_size`) and its wild ranks (:func:`wild_ranks`).
+    What a scenario that ``assumes`` those options, or a fuzzer dealing to an engine that
+    declares them, is built and checked against."""
+    deals = tuple(replace(d, hand_size=hand_size(profile, d.number, ruling)) for d in profile.deals)
+    return replace(with_packs(profile, ruling), deals=deals, wild_ranks=wild_ranks(profile, ruling))
+
+
 def wild_ranks(profile: ProfileData, ruling: Ruling) -> frozenset[str]:
     """Natural ranks that are wild in ``profile`` under ``ruling`` beside the profile's own
     (DISPUTE-25 ``wild``: 2s in argentine and pagat)."""

@@ -22,7 +22,7 @@ from conformance.compare import (
 from conformance.declarations import Declarations, declarations
 from conformance.engine import EngineSession, Handshake
 from conformance.errors import EngineError, EngineReportedError
-from conformance.optionfacts import with_packs
+from conformance.optionfacts import with_options
 from conformance.profiles import ProfileData, find_profile
 
 from .judge import (
@@ -74,10 +74,11 @@ class Pair:
         #: What the engine declares in this profile: the one view every judge reads
         #: (conformance/declarations.py); nothing below reads the handshake's fields.
         self.decl: Declarations = declarations(hs, options.profile, catalogue)
-        #: The profile's facts with the packs the engine deals under its rulings (DISPUTE-78
-        #: ``always_108``, DISPUTE-61 ``two_jokers``...): what decks and states are built
-        #: from, as ``run`` and the laws compose them.
-        self.facts: ProfileData = with_packs(find_profile(options.profile), self.decl.ruling)
+        #: The profile's facts as the engine plays them under its rulings: its packs
+        #: (DISPUTE-78 ``always_108``, DISPUTE-61 ``two_jokers``...), its hand sizes and wild
+        #: ranks: what decks and states are built from (only setups its declarations allow),
+        #: as ``run`` and the laws compose them.
+        self.facts: ProfileData = with_options(find_profile(options.profile), self.decl.ruling)
         self.rulings, self.warnings = reference_rulings(self.decl)
         self.rulings.update(dict(options.reference_rulings))
         ref_argv = [*options.reference_argv]
