@@ -257,9 +257,7 @@ def closer_only(point: str) -> bool:
     if dispute is None:
         return False
     rules = dispute.rules
-    return any(_CLOSER_RULE.match(r) for r in rules) and not any(
-        _HAND_RULE.match(r) for r in rules
-    )
+    return any(_CLOSER_RULE.match(r) for r in rules) and not any(_HAND_RULE.match(r) for r in rules)
 
 
 def _lay_off_candidates(hand: Sequence[str], table: Sequence[dict[str, Any]]) -> Iterator[Any]:
