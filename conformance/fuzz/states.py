@@ -65,6 +65,8 @@ def built_state(
         for _ in range(rng.choice([0, 1, 1, 2])):
             cards[rng.randrange(length)] = JOKER
         need = Counter(cards)
+        if careful and sum(facts.is_wild(c) for c in cards) > 1:
+            continue  # one wild card a meld: what every ruling allows (VARIANT-03 kept)
         if all(counts[c] >= n for c, n in need.items()) and any(c != JOKER for c in cards):
             counts -= need
             table.append({"owner": 0, "kind": "run", "cards": cards})
