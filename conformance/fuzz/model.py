@@ -136,6 +136,9 @@ class Divergence:
     rules: tuple[str, ...] = ()
     """Every rule that decides it, ``rule`` first, in the profile's own IDs (set when the
     occurrence is filed under its profile; empty before)."""
+    also_fair: tuple[str, ...] = ()
+    """Reasons a draft lists beside the reference's at the divergent step: the engine's,
+    for a ``reason order`` divergence (both are true of the state)."""
 
     @property
     def key(self) -> str:

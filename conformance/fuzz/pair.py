@@ -277,7 +277,13 @@ class Pair:
                 order = self._reason_order(before, action, ref.get("reason"), eng.get("reason"))
                 if order is not None:
                     return Divergence(
-                        order[0], label, REASON_ORDER, summary, [summary], rules=order
+                        order[0],
+                        label,
+                        REASON_ORDER,
+                        summary,
+                        [summary],
+                        rules=order,
+                        also_fair=(str(eng.get("reason")),),
                     )
                 return Divergence(rule, label, "reason", summary, [summary], disputed=disputed)
             # Trios are multisets, and so are runs an engine arranges itself: a rejection
