@@ -274,7 +274,7 @@ class Pair:
                     f"reference rejected ({ref.get('reason')}), "
                     f"engine rejected ({eng.get('reason')})"
                 )
-                order = self._reason_order(before, action, ref.get("reason"), eng.get("reason"))
+                order = self.reason_order(before, action, ref.get("reason"), eng.get("reason"))
                 if order is not None:
                     return Divergence(
                         order[0],
@@ -316,7 +316,7 @@ class Pair:
         take_engine_state(self, allowed=not deal_mode)
         return None
 
-    def _reason_order(
+    def reason_order(
         self,
         before: dict[str, Any],
         action: Mapping[str, Any] | None,

@@ -301,7 +301,7 @@ def test_setups_built_for_a_declared_option_are_checked_and_replayed_under_it(
 
     from conformance.fuzz.melds import shuffled_deck
     from conformance.fuzz.states import built_state
-    from conformance.optionfacts import with_options
+    from conformance.optionfacts import meld_wild_limit, with_options
     from conformance.profiles import find_profile
     from conformance.runner import RunOptions, run_scenarios
     from conformance.scenarios import load_corpus
@@ -311,7 +311,10 @@ def test_setups_built_for_a_declared_option_are_checked_and_replayed_under_it(
     players = min(facts.players)
     deal = facts.deal_count  # the last deal: where hand sizes and contracts change
     deck = shuffled_deck(rng, facts, players)
-    state = built_state(rng, players, deal, 0, [0] * players, profile, careful=True, facts=facts)
+    limit = meld_wild_limit(find_profile(profile), "run", {point: option}.get)
+    state = built_state(
+        rng, players, deal, 0, [0] * players, profile, careful=True, facts=facts, wild_limit=limit
+    )
     state = {k: v for k, v in state.items() if k not in ("deal_scores", "closer", "winners")}
     head = {
         "title": f"a setup under {point} {option}",

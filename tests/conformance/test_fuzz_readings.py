@@ -162,17 +162,17 @@ def test_a_reason_difference_with_both_reasons_true_is_filed_as_their_order() ->
         card = spare[0]
         action = {"type": "discard", "player": other, "card": card}
         # Out of turn, before the draw, and a card not held: all three are true.
-        assert pair._reason_order(before, action, "not_your_turn", "card_not_in_hand") == (
+        assert pair.reason_order(before, action, "not_your_turn", "card_not_in_hand") == (
             "TURN-1",
             "TURN-10",
         )
-        assert pair._reason_order(before, action, "not_your_turn", "draw_first") == (
+        assert pair.reason_order(before, action, "not_your_turn", "draw_first") == (
             "TURN-1",
             "TURN-2",
         )
         # A reason that is not true of the state is a reason divergence.
-        assert pair._reason_order(before, action, "not_your_turn", "does_not_fit") is None
+        assert pair.reason_order(before, action, "not_your_turn", "does_not_fit") is None
         mine = {**action, "player": before["turn"], "card": before["hands"][before["turn"]][0]}
-        assert pair._reason_order(before, mine, "draw_first", "card_not_in_hand") is None
+        assert pair.reason_order(before, mine, "draw_first", "card_not_in_hand") is None
         # The reference is left holding the state it held.
         assert pair.reference.request("act", action=action)["state"] == pair.ref_state
