@@ -56,6 +56,7 @@ if TYPE_CHECKING:  # imported where used: the CLI starts faster without them
     from conformance.audit.declared import RulingsFile
     from conformance.engine import EngineSession
     from conformance.expectations import Expectations
+    from conformance.fuzz.command import Known
     from conformance.runner import RunOptions
     from conformance.verdict import Verdict
 
@@ -576,6 +577,7 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
     from conformance.fuzz import command
 
     out, json_path = Path(args.out), Path(args.json) if args.json else None
+    known = _fuzz_known(args)
     try:
         if args.merge:
             outcome = command.merge(args.merge, out, json_path=json_path)
@@ -584,10 +586,11 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
                 games=args.games, seed=args.seed, workers=args.workers, max_steps=args.max_steps,
                 shard=fuzz.parse_shard(args.shard), only_games=tuple(args.game or ()),
                 profile=args.profile, timeout=args.timeout, shrink=not args.no_shrink,
+                reasons=args.reasons,
             )  # fmt: skip
             outcome = command.campaign(
                 parse_adapter(args.adapter), options, _catalogue(args), out,
-                json_path=json_path, progress=command.progress_printer(),
+                json_path=json_path, progress=command.progress_printer(), known=known,
             )  # fmt: skip
     except (OSError, ValueError, fuzz.FuzzError) as exc:
         raise UsageError(f"fuzz: {exc}") from None
@@ -595,6 +598,26 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
     if outcome.problem:
         print(outcome.problem, file=sys.stderr)
     return outcome.exit_code
+
+
+def _fuzz_known(args: argparse.Namespace) -> Known:
+    """The known findings ``fuzz`` is judged beside (``--expectations``, ``--strict``) and
+    where it writes its findings (``--write-expectations``); read before any game."""
+    from conformance.expectations import ExpectationsError, load_expectations
+    from conformance.fuzz.command import Known
+
+    if args.merge and (args.expectations or args.write_expectations or args.strict):
+        raise UsageError("fuzz --merge takes no --expectations, --write-expectations or --strict")
+    if args.strict and not args.expectations:
+        raise UsageError("fuzz --strict needs --expectations FILE")
+    expectations = None
+    if args.expectations:
+        try:
+            expectations = load_expectations(args.expectations)
+        except ExpectationsError as exc:
+            raise UsageError(f"fuzz: {exc}") from None
+    write_to = Path(args.write_expectations) if args.write_expectations else None
+    return Known(expectations, str(args.expectations or ""), args.strict, write_to)
 
 
 # --------------------------------------------------------------------------- parser

@@ -335,4 +335,19 @@ def build_parser() -> argparse.ArgumentParser:
     fz.add_argument("--profile", default="argentine")
     fz.add_argument("--catalogue", metavar="FILE", help=argparse.SUPPRESS)
     fz.add_argument("--timeout", type=float, default=10.0)
+    fz.add_argument(
+        "--expectations", metavar="FILE", help="known findings: only new ones fail the campaign"
+    )
+    fz.add_argument(
+        "--write-expectations", metavar="FILE", help="write the findings as an expectations file"
+    )
+    fz.add_argument(
+        "--strict", action="store_true", help="an expected finding that did not show fails it"
+    )
+    fz.add_argument(
+        "--reasons",
+        choices=("exact", "outcome"),
+        default="exact",
+        help="compare rejection reasons (exact, the default) or accepted/refused only",
+    )
     return parser

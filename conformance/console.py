@@ -262,6 +262,8 @@ def _laws(run: RunResult, verbosity: str) -> list[str]:
     if not laws:
         return []
     head = f"Laws over seeded deals (seed {laws[0].seed})"
+    if not any(law.applies for law in laws):
+        return ["", f"{head}: {laws[0].detail}"]  # one reason for all: what they need
     if verbosity != VERBOSE and all(law.passed for law in laws):
         return ["", f"{head}: all {len(laws)} held"]
     held = sum(law.passed for law in laws)

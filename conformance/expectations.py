@@ -67,6 +67,8 @@ class Expectations:
     expected_failures: Mapping[str, str]
     statuses: Mapping[str, str] = field(default_factory=dict)
     expected_checks: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    expected_findings: Mapping[tuple[str, str, str, str], str] = field(default_factory=dict)
+    """Known fuzz findings (``fuzz --expectations``): (rule, op, kind, summary) -> reason."""
 
     def status_of(self, scenario_id: str) -> str:
         """The status the entry for ``scenario_id`` expects."""
@@ -167,7 +169,7 @@ def load_expectations(path: Path | str) -> Expectations:
                 "a second time"
             )
         listed[check] = reason
-    return Expectations(whole, statuses, checks)
+    return Expectations(whole, statuses, checks, finding_entries(data, target))
 
 
 def _entries(failures: Any) -> list[tuple[str, str, str | None, str, str | None]]:
@@ -394,3 +396,21 @@ def write_expectations(
         text = header + yaml.safe_dump(document, sort_keys=True, default_flow_style=False)
     atomic_write_text(target, text)
     return count_entries(document)
+
+
+def finding_entries(data: Any, target: Path) -> dict[tuple[str, str, str, str], str]:
+    """The ``expected_findings`` of a schema-valid expectations document: each fuzz
+    finding's key (rule, op, kind, summary) and its reason.
+
+    :raises ExpectationsError: when a finding is listed twice.
+    """
+    found: dict[tuple[str, str, str, str], str] = {}
+    for index, entry in enumerate((data or {}).get("expected_findings") or [], 1):
+        key = (entry["rule"], entry["op"], entry["kind"], entry["summary"])
+        if key in found:
+            raise ExpectationsError(
+                f"expectations file {target}: expected_findings entry {index} names "
+                f"{entry['rule']} {entry['op']} ({entry['kind']}) a second time"
+            )
+        found[key] = str(entry.get("reason") or "")
+    return found

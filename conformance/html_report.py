@@ -534,6 +534,9 @@ def _laws(reports: Sequence[LoadedReport], labels: Sequence[str]) -> list[str]:
             if law is None:
                 out.append('<td class="st-none">not checked</td>')
                 continue
+            if law.get("applies") is False:  # the engine lacks turns and deals: it says so
+                out.append(f'<td class="st-none">not checked<br>{cards(law["detail"])}</td>')
+                continue
             verdict = "pass" if law["passed"] else "fail"
             out.append(
                 f'<td class="st-{verdict}"><span class="status">{verdict}</span> '

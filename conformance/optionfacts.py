@@ -73,6 +73,23 @@ def with_packs(profile: ProfileData, ruling: Ruling) -> ProfileData:
     return replace(profile, packs=packs)
 
 
+def with_options(profile: ProfileData, ruling: Ruling) -> ProfileData:
+    """``profile``'s facts as played under ``ruling``: its packs (:func:`with_packs`), the
+    deals it plays (``played_deals``: perla's DISPUTE-69 plays one of rounds 7 and 8), the
+    cards dealt in each (:func:`hand_size`) and its wild ranks (:func:`wild_ranks`).
+    What a scenario that ``assumes`` those options, or a fuzzer dealing to an engine that
+    declares them, is built and checked against."""
+    played = [d.number for d in profile.deals]
+    for entry in _facts().get(profile.name, {}).get("played_deals", ()):
+        if _applies(entry, ruling):
+            played = [int(n) for n in entry["deals"]]  # DISPUTE-69: one of rounds 7 and 8
+    deals = tuple(
+        replace(profile.deal(n), number=i, hand_size=hand_size(profile, i, ruling))
+        for i, n in enumerate(played, 1)
+    )
+    return replace(with_packs(profile, ruling), deals=deals, wild_ranks=wild_ranks(profile, ruling))
+
+
 def wild_ranks(profile: ProfileData, ruling: Ruling) -> frozenset[str]:
     """Natural ranks that are wild in ``profile`` under ``ruling`` beside the profile's own
     (DISPUTE-25 ``wild``: 2s in argentine and pagat)."""

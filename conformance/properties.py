@@ -85,6 +85,10 @@ class PropertyResult:
     detail: str
     seed: int
     checked: bool = True
+    applies: bool = True
+    """False when the engine lacks the capabilities the laws need (``turns`` and
+    ``deals``): the law is not checked, which is no pass, and does not fail the run (it
+    says what it needs; the cases grade what the engine claims)."""
 
     @property
     def verdict(self) -> str:
@@ -223,6 +227,11 @@ def contract_melds(
 
 #: A scoring rule of any profile: SCORE-2, CHILE-SCORE-2, PERLA-SCORE-1...
 _SCORING_RULE = re.compile(r"^(?:[A-Z]+-)?SCORE-[0-9]+$")
+#: The rules that score the closer alone (SCORE-1, PERLA-SCORE-1) and those that value the
+#: cards left in the other hands (SCORE-2, SCORE-3 and the profiles' own): a disputed point
+#: bearing on the first and none of the second changes only the closer's deal score.
+_CLOSER_RULE = re.compile(r"^(?:[A-Z]+-)?SCORE-1$")
+_HAND_RULE = re.compile(r"^(?:[A-Z]+-)?SCORE-[23]$")
 
 
 def own_scoring(rulings: Mapping[str, str], profile: str) -> tuple[str, ...]:
@@ -238,6 +247,17 @@ def own_scoring(rulings: Mapping[str, str], profile: str) -> tuple[str, ...]:
         if any(_SCORING_RULE.match(rule) for rule in dispute.rules):
             found.append(f"{point}={option}")
     return tuple(found)
+
+
+def closer_only(point: str) -> bool:
+    """True when disputed point ``point`` (by the catalogue's rules) changes only what the
+    closer scores (DISPUTE-65 the going-out score, DISPUTE-46 chilean -10 for going out),
+    never a card's value in another hand."""
+    dispute = load_catalogue().disputes.get(point)
+    if dispute is None:
+        return False
+    rules = dispute.rules
+    return any(_CLOSER_RULE.match(r) for r in rules) and not any(_HAND_RULE.match(r) for r in rules)
 
 
 def _lay_off_candidates(hand: Sequence[str], table: Sequence[dict[str, Any]]) -> Iterator[Any]:
@@ -361,6 +381,10 @@ class _ScoringLaw:
         #: DISPUTE-60 unmatched_only...): the deal scores are then its own, and the law checks
         #: only that the totals add them up, never a value the harness cannot know.
         self.own_scoring = own_scoring(declared.declared, profile.name)
+        #: Of those, the points that change only the closer's score (DISPUTE-65): every
+        #: other entry of ``deal_scores`` is still judged, and the totals with them.
+        self.own_closer = tuple(p for p in self.own_scoring if closer_only(p.split("=")[0]))
+        self.own_hands = tuple(p for p in self.own_scoring if p not in self.own_closer)
         #: Fields the law skipped because the engine does not model them.
         self.unjudged: set[str] = set()
         #: The totals sent with start_deal (the harness's own, for unmodelled ``totals``).
@@ -402,9 +426,19 @@ class _ScoringLaw:
             for i, hand in enumerate(hands)
         ]
         tally = self.tally
-        if self.own_scoring:
+        if self.own_hands:
             # The engine's own values (see own_scoring), when it shows them.
             expected = scores if isinstance(scores, list) else None
+        elif self.own_closer and closer is not None and expected is not None:
+            # The closer's score is the engine's own (DISPUTE-65 no_discard...); the others'
+            # are judged. With no deal score shown the totals say what the closer scored.
+            if isinstance(scores, list) and len(scores) == len(expected):
+                expected[closer] = scores[closer]
+            elif models("totals") and len(after["totals"]) == len(expected):
+                start_of = before["totals"][closer]
+                expected[closer] = after["totals"][closer] - start_of
+            else:
+                expected = None
         start = before["totals"] if models("totals") else self.start_totals
         totals = (
             None if expected is None else [t + s for t, s in zip(start, expected, strict=False)]
@@ -454,12 +488,17 @@ class _ScoringLaw:
 
     def notes(self) -> str:
         """What the law's detail adds after "held in N checks"."""
-        if not self.own_scoring:
-            return ""
-        return (
-            f"; the deal scores themselves not judged: the engine rules "
-            f"{', '.join(self.own_scoring)}"
-        )
+        if self.own_hands:
+            return (
+                f"; the deal scores themselves not judged: the engine rules "
+                f"{', '.join(self.own_scoring)}"
+            )
+        if self.own_closer:
+            return (
+                f"; the closer's deal score not judged (the others' are): the engine rules "
+                f"{', '.join(self.own_closer)}"
+            )
+        return ""
 
 
 class _Run:
@@ -792,8 +831,11 @@ UNJUDGED_BY: Final[dict[str, frozenset[str]]] = {
 EXTRA_DEALS: Final = 3
 
 
-def not_checked(seed: int, why: str, profile: ProfileData | None = None) -> list[PropertyResult]:
-    """Every law, not checked for reason ``why`` (never a pass: nothing was shown)."""
+def not_checked(
+    seed: int, why: str, profile: ProfileData | None = None, *, applies: bool = True
+) -> list[PropertyResult]:
+    """Every law, not checked for reason ``why`` (never a pass: nothing was shown);
+    ``applies`` False when the engine lacks what the laws need (see PropertyResult)."""
     facts = profile or _argentine()
     return [
         PropertyResult(
@@ -803,6 +845,7 @@ def not_checked(seed: int, why: str, profile: ProfileData | None = None) -> list
             f"not checked: {why}",
             seed,
             False,
+            applies,
         )
         for name, rules in RULES.items()
     ]
@@ -832,8 +875,11 @@ def run_properties(
     declared = declarations(handshake, profile, load_catalogue())
     lacking = declared.lacks({"turns", "deals"})
     if lacking:
-        why = f"the laws play whole deals; the engine does not claim {', '.join(lacking)}"
-        return not_checked(seed, why, facts)
+        why = (
+            "needs the turns and deals capabilities (the laws play whole deals; the engine "
+            f"does not claim {', '.join(lacking)})"
+        )
+        return not_checked(seed, why, facts, applies=False)
     if not declared.plays_profile:
         return not_checked(seed, f"the engine does not list profile {profile!r}", facts)
     run = _Run(session, seed, declared, facts)

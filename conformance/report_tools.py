@@ -576,6 +576,8 @@ def diff_reports(old: LoadedReport, new: LoadedReport) -> ReportDiff:
         _check_changes(case_id, was, now, result)
     laws_before = {law["name"]: law["passed"] for law in old.doc.get("properties", [])}
     for law in new.doc.get("properties", []):
+        if law.get("applies") is False:
+            continue  # not checked for want of capabilities: neither broken nor fixed
         if not law["passed"] and laws_before.get(law["name"], True):
             result.laws_broken.append(law["name"])
         elif law["passed"] and laws_before.get(law["name"]) is False:

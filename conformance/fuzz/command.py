@@ -12,7 +12,8 @@ CI script) gets the same report files and the same exit code without argparse:
 - :func:`verdict` is the exit code of a report, and the one line saying why when it is
   not a plain pass or fail.
 
-Exit codes (docs/fuzzing.md): 0 no divergence, 1 findings, 2 usage error (a bad shard or
+Exit codes (docs/fuzzing.md): 0 no divergence (or only expected ones), 1 new findings (or,
+under ``--strict``, expected findings that did not show), 2 usage error (a bad shard or
 input report), 3 an adapter could not start, 4 nothing graded (no request was answered by
 both adapters: an engine that answers ``unsupported`` to everything earns no green), 130,
 143, 129 interrupted by SIGINT, SIGTERM, SIGHUP.
@@ -30,9 +31,11 @@ from typing import Any, Final, TextIO
 
 from conformance.catalogue import Catalogue
 from conformance.errors import EngineError
+from conformance.expectations import Expectations
 from conformance.verdict import EXIT_ADAPTER, EXIT_FAILED, EXIT_OK, EXIT_UNGRADED, EXIT_USAGE
 
 from .campaign import FuzzResult, ProgressFn, fuzz
+from .expected import apply_expectations, unexpected_findings, write_expectations
 from .merge import merge_reports, read_report
 from .model import FuzzError, FuzzOptions
 from .report import report_dict, report_text, summary, unstarted_report, write_outputs
@@ -61,8 +64,15 @@ def verdict(report: Mapping[str, Any]) -> tuple[int, str | None]:
     interrupted = report.get("interrupted")
     if isinstance(interrupted, str) and interrupted in SIGNAL_CODES:
         return SIGNAL_CODES[interrupted], None
-    if report["findings"]:
+    new = unexpected_findings(report)
+    if new:
         return EXIT_FAILED, None
+    known = report.get("expectations") or {}
+    if known.get("strict") and known.get("stale"):
+        return EXIT_FAILED, (
+            f"error: {len(known['stale'])} finding(s) listed in {known.get('file')} did not "
+            "show (--strict): remove them from the file"
+        )
     totals = report["totals"]
     compared = totals.get("compared")
     if compared is None:  # a report written before ``compared`` existed
@@ -78,15 +88,35 @@ def verdict(report: Mapping[str, Any]) -> tuple[int, str | None]:
     return EXIT_OK, None
 
 
-def _finish(report: dict[str, Any], out: Path, json_path: Path | None) -> Outcome:
-    """Write the report and its drafts (and the ``--json`` copy); the outcome."""
+@dataclass(frozen=True)
+class Known:
+    """The known findings a campaign is judged beside (``--expectations``, ``--strict``)
+    and where to write its findings as expectations (``--write-expectations``)."""
+
+    expectations: Expectations | None = None
+    file: str = ""
+    strict: bool = False
+    write_to: Path | None = None
+
+
+def _finish(
+    report: dict[str, Any], out: Path, json_path: Path | None, known: Known | None = None
+) -> Outcome:
+    """Write the report and its drafts (and the ``--json`` copy, and the expectations
+    file asked for); the outcome."""
     from conformance.report import atomic_write_text
 
+    text = ""
+    if known is not None and known.expectations is not None and not report.get("adapter_error"):
+        apply_expectations(report, known.expectations, file=known.file, strict=known.strict)
     path = write_outputs(report, out)
     if json_path is not None:
         atomic_write_text(json_path, report_text(report))
+    if known is not None and known.write_to is not None and not report.get("adapter_error"):
+        count = write_expectations(known.write_to, report, known.expectations)
+        text = f"wrote {count} finding(s) to {known.write_to}\n"
     code, problem = verdict(report)
-    return Outcome(report, path, code, summary(report) + f"report: {path}\n", problem)
+    return Outcome(report, path, code, summary(report) + f"report: {path}\n" + text, problem)
 
 
 def campaign(
@@ -98,8 +128,12 @@ def campaign(
     json_path: Path | None = None,
     progress: ProgressFn | None = None,
     handle_signals: bool = True,
+    known: Known | None = None,
 ) -> Outcome:
     """Play the campaign ``options`` describes against ``engine_argv`` and write its report.
+
+    ``known``: the expectations file the findings are judged beside (expected findings
+    do not fail the campaign) and where to write them as one.
 
     ``handle_signals``: Ctrl-C, SIGTERM and SIGHUP stop the campaign, which keeps the
     games played and exits with 128 + the signal (the main thread only; a library caller
@@ -135,7 +169,7 @@ def campaign(
         else:
             report = unstarted_report(engine_argv, options, "interrupted before any game")
             report["adapter_error"], report["interrupted"] = None, signalled
-        outcome = _finish(report, out, json_path)
+        outcome = _finish(report, out, json_path, known)
     late = signals.exit_code()
     if late is not None and outcome.exit_code not in SIGNAL_CODES.values():
         # A signal while the report was written: the files are whole, the code says so.
@@ -173,6 +207,7 @@ __all__ = [
     "EXIT_UNGRADED",
     "EXIT_USAGE",
     "SIGNAL_CODES",
+    "Known",
     "Outcome",
     "campaign",
     "merge",

@@ -147,6 +147,9 @@ def draft_scenario(
                 if by_cards and before is not None and step["op"] == "act"
                 else fair_reasons(answer["reason"])
             )
+            if n == len(trace.steps) and div.also_fair:
+                # Reason order: both reasons are true here (docs/reasons.md), so both fair.
+                fair = sorted({*fair, *div.also_fair})
             out["expect"] = {"rejected": fair if len(fair) > 1 else fair[0]}
         else:
             out["expect"] = "rejected"

@@ -47,6 +47,8 @@ def play_main(pair: Pair, game: int) -> list[Occurrence]:
     if not (pair.can_load or pair.can_deal):
         return occurrences
     facts = pair.facts  # the engine's packs
+    # The most wild cards a run may hold under the engine's rulings (VARIANT-03 kept).
+    limit = pair.decl.facts.meld_wild_limit("run") if pair.decl.facts is not None else None
     players = rng.choice(pair.player_counts)
     deal = rng.randint(1, facts.deal_count)
     dealer = rng.randrange(players)
@@ -55,7 +57,9 @@ def play_main(pair: Pair, game: int) -> list[Occurrence]:
     if pair.can_load and (use_state or not pair.can_deal):
         setup = {
             "op": "load_state",
-            "state": built_state(rng, players, deal, dealer, totals, options.profile, facts=facts),
+            "state": built_state(
+                rng, players, deal, dealer, totals, options.profile, facts=facts, wild_limit=limit
+            ),
         }
     else:
         setup = {
@@ -76,7 +80,15 @@ def play_main(pair: Pair, game: int) -> list[Occurrence]:
                 # The profile's rules refuse the built table (perla's trios of different
                 # suits, say): build once more with trios that every profile allows.
                 state = built_state(
-                    rng, players, deal, dealer, totals, options.profile, careful=True, facts=facts
+                    rng,
+                    players,
+                    deal,
+                    dealer,
+                    totals,
+                    options.profile,
+                    careful=True,
+                    facts=facts,
+                    wild_limit=limit,
                 )
                 setup = {"op": "load_state", "state": state}
                 found = pair.setup(setup)

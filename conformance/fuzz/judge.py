@@ -65,7 +65,17 @@ RUN_LENGTH_RULE: Final = "MELD-RUN-4"
 DISPUTED_POINTS: Final[Mapping[str, tuple[str, ...]]] = {
     UPCARD_RULE: ("DISPUTE-09",),
     RUN_LENGTH_RULE: ("DISPUTE-57", "DISPUTE-77", "DISPUTE-12"),
+    "STOCK-1": ("DISPUTE-18", "DISPUTE-75"),
 }
+#: A draw from an empty stock: what happens then is the recycle's rule (when, DISPUTE-18;
+#: whether, DISPUTE-75: perla's PERLA-STOCK-1 ends the round), never the draw's (TURN-2).
+EMPTY_STOCK_RULE: Final = "STOCK-1"
+#: A lay-off of the natural card that would continue a run round the K-A corner (the 2
+#: above a high ace, the K below a low one): the no-wrap rule, not the lay-off's fit.
+WRAP_RULE: Final = "MELD-RUN-3"
+#: Which cards are wild (CARDS-2; chilean CHILE-WILD-1 its 2s, perla PERLA-WILD-1 its red
+#: aces): a natural wild card refused where the reference takes it is that rule's case.
+WILD_RULE: Final = "CARDS-2"
 #: Refusal reasons that, for a run of 14 cards, are the run-length rule at work.
 LENGTH_REASONS: Final = frozenset({"run_size", "beyond_ace"})
 
@@ -281,6 +291,105 @@ def same_reason(
     if action is not None and by_cards:
         return eng_reason in lay_off_fair_reasons(ref_reason, action, before)
     return same_fair_family(ref_reason, eng_reason)
+
+
+def action_cards(request: Mapping[str, Any]) -> list[str]:
+    """The cards an action or a melds query names (its melds', or its one card)."""
+    melds = [request.get("meld"), *(request.get("melds") or [])]
+    cards = [c for m in melds if isinstance(m, Mapping) for c in m.get("cards") or []]
+    if isinstance(request.get("card"), str):
+        cards.append(request["card"])
+    if isinstance(request.get("cards"), list):
+        cards += request["cards"]
+    return [c for c in cards if isinstance(c, str)]
+
+
+def wraps_corner(action: Mapping[str, Any], state: Mapping[str, Any]) -> bool:
+    """True for a lay-off of the natural card that continues a run round the K-A corner:
+    the 2 of its suit above a high ace, the K below a low one (a joker stands anywhere)."""
+    table = state.get("table") or []
+    index = action.get("meld")
+    if action.get("type") != "lay_off" or not isinstance(index, int):
+        return False
+    if not 0 <= index < len(table) or table[index].get("kind") != "run":
+        return False
+    cards = list(table[index].get("cards") or [])
+    low = run_low(cards)
+    naturals = [c for c in cards if c != JOKER]
+    if low is None or not naturals:
+        return False
+    suit = naturals[0][-1]
+    if action.get("end") == "high" and low + len(cards) - 1 >= 14:
+        return action.get("card") == run_card(2, suit)
+    if action.get("end") == "low" and low <= 1:
+        return action.get("card") == run_card(13, suit)
+    return False
+
+
+def action_rule(
+    label: str,
+    request: Mapping[str, Any],
+    before: Mapping[str, Any],
+    facts: ProfileData,
+    *,
+    reference_took: bool,
+) -> str | None:
+    """The rule an outcome divergence is filed under by what the action is, before any
+    reason's rule: a draw from an empty stock (:data:`EMPTY_STOCK_RULE`), a lay-off round
+    the K-A corner (:data:`WRAP_RULE`), and, where the reference took it
+    (``reference_took``), an action or query holding a natural wild card (:data:`WILD_RULE`:
+    a red ace in perla, a 2 in chilean); None for any other."""
+    if label == "draw_stock" and before and not before.get("stock"):
+        return EMPTY_STOCK_RULE
+    if label == "lay_off" and wraps_corner(request, before):
+        return WRAP_RULE
+    if reference_took and any(c != JOKER and facts.is_wild(c) for c in action_cards(request)):
+        return WILD_RULE
+    return None
+
+
+#: The kind of a reason divergence where both reasons are true of the state: which comes
+#: first is not fixed by any rules text (docs/reasons.md, "several rules broken at once").
+REASON_ORDER: Final = "reason order"
+
+
+def repaired(
+    state: Mapping[str, Any], reason: str, action: Mapping[str, Any]
+) -> dict[str, Any] | None:
+    """``state`` with the fault behind ``reason`` mended for ``action`` (its player to move,
+    its draw made or not, its cards moved from the stock to the hand, its player opened or
+    off the opening turn), so that the reference, asked again, names the next fault it
+    finds; None for a fault this cannot mend. The reference's own ``x`` is kept, less what
+    belonged to another player's turn."""
+    out = dict(state)
+    player = action.get("player")
+    players = state.get("players")
+    if not isinstance(player, int) or not isinstance(players, int) or not 0 <= player < players:
+        return None
+    if reason in ("not_your_turn", "buy_out_of_turn"):
+        hidden = out.get("x")
+        if isinstance(hidden, Mapping):
+            out["x"] = {k: v for k, v in hidden.items() if k in ("seed", "drawn", "owed")}
+        out.update(turn=player, turn_opened=False)
+    elif reason == "draw_first" and state.get("phase") == "draw":
+        out["phase"] = "play"
+    elif reason == "already_drew" and state.get("phase") == "play":
+        out["phase"] = "draw"
+    elif reason == "opening_turn":
+        out["turn_opened"] = False
+    elif reason == "card_not_in_hand":
+        hands = [list(h) for h in state.get("hands") or []]
+        stock = list(state.get("stock") or [])
+        need = Counter(action_cards(action)) - Counter(hands[player])
+        for card in need.elements():
+            if card not in stock:
+                return None
+            stock.remove(card)
+            hands[player].append(card)
+        out.update(hands=hands, stock=stock)
+    else:
+        return None
+    return out
 
 
 def reason_rule(catalogue: Catalogue, reason: str | None, label: str) -> str:

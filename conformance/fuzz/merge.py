@@ -157,6 +157,7 @@ def merge_reports(reports: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         elif f.get("scenario"):
             f["scenario"] = None
         f["scenario_file"] = None
+        f.pop("expected", None)  # a merge reads no expectations file: every finding counts
     return {
         **{
             k: first[k]

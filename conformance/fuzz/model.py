@@ -70,6 +70,9 @@ class FuzzOptions:
     timeout: float = 10.0
     shrink: bool = True
     reference_argv: tuple[str, ...] = (sys.executable, "-m", "reference.adapter")
+    reasons: str = "exact"
+    """``exact``: a rejection reason is compared (with its fair families); ``outcome``:
+    only whether the action was accepted or refused (``fuzz --reasons outcome``)."""
     reference_rulings: tuple[tuple[str, str], ...] = ()
     """Options the reference plays over what the engine declares: a campaign then shows
     exactly where that option changes play (the tests fuzz one ruling against another)."""
@@ -133,6 +136,9 @@ class Divergence:
     rules: tuple[str, ...] = ()
     """Every rule that decides it, ``rule`` first, in the profile's own IDs (set when the
     occurrence is filed under its profile; empty before)."""
+    also_fair: tuple[str, ...] = ()
+    """Reasons a draft lists beside the reference's at the divergent step: the engine's,
+    for a ``reason order`` divergence (both are true of the state)."""
 
     @property
     def key(self) -> str:

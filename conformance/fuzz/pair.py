@@ -24,12 +24,15 @@ from conformance.compare import (
 from conformance.declarations import Declarations, declarations
 from conformance.engine import EngineSession, Handshake
 from conformance.errors import EngineError, EngineReportedError
-from conformance.optionfacts import with_packs
+from conformance.optionfacts import with_options
 from conformance.profiles import ProfileData, find_profile
 
 from .judge import (
+    DISPUTED_POINTS,
     OP_RULES,
+    REASON_ORDER,
     RUN_LENGTH_RULE,
+    action_rule,
     answer_outcome,
     canonical_state,
     classify_state,
@@ -46,7 +49,7 @@ from .judge import (
     same_reason,
 )
 from .model import Divergence, EndGame, EngineFault, FuzzOptions, SetupRefused
-from .readings import fair_reading, take_engine_state
+from .readings import both_true, fair_reading, take_engine_state
 from .states import built_state
 
 
@@ -72,10 +75,11 @@ class Pair:
         #: What the engine declares in this profile: the one view every judge reads
         #: (conformance/declarations.py); nothing below reads the handshake's fields.
         self.decl: Declarations = declarations(hs, options.profile, catalogue)
-        #: The profile's facts with the packs the engine deals under its rulings (DISPUTE-78
-        #: ``always_108``, DISPUTE-61 ``two_jokers``...): what decks and states are built
-        #: from, as ``run`` and the laws compose them.
-        self.facts: ProfileData = with_packs(find_profile(options.profile), self.decl.ruling)
+        #: The profile's facts as the engine plays them under its rulings: its packs
+        #: (DISPUTE-78 ``always_108``, DISPUTE-61 ``two_jokers``...), its hand sizes and wild
+        #: ranks: what decks and states are built from (only setups its declarations allow),
+        #: as ``run`` and the laws compose them.
+        self.facts: ProfileData = with_options(find_profile(options.profile), self.decl.ruling)
         self.rulings, self.warnings = reference_rulings(self.decl)
         self.rulings.update(dict(options.reference_rulings))
         ref_argv = [*options.reference_argv]
@@ -95,7 +99,9 @@ class Pair:
             self.engine.close()
             raise
         decl = self.decl
-        self.reasons = "reasons" in decl.capabilities
+        #: Rejection reasons are compared: the engine claims them and the campaign asks
+        #: for it (``--reasons exact``, the default; ``outcome`` compares acceptance only).
+        self.reasons = "reasons" in decl.capabilities and options.reasons != "outcome"
         self.runs_as_sets = decl.runs_as_sets
         #: A lay-off's reason is judged by its cards at the named end (the engine takes
         #: the end it is asked for, its jokers where they are listed); else by family (it
@@ -280,6 +286,17 @@ class Pair:
                     f"reference rejected ({ref.get('reason')}), "
                     f"engine rejected ({eng.get('reason')})"
                 )
+                order = self.reason_order(before, action, ref.get("reason"), eng.get("reason"))
+                if order is not None:
+                    return Divergence(
+                        order[0],
+                        label,
+                        REASON_ORDER,
+                        summary,
+                        [summary],
+                        rules=order,
+                        also_fair=(str(eng.get("reason")),),
+                    )
                 return Divergence(rule, label, "reason", summary, [summary], disputed=disputed)
             # Trios are multisets, and so are runs an engine arranges itself: a rejection
             # may list them its own way and still leave the state unchanged.
@@ -317,6 +334,26 @@ class Pair:
         take_engine_state(self, allowed=not deal_mode, dealt=self.dealt_own_way)
         return None
 
+    def reason_order(
+        self,
+        before: dict[str, Any],
+        action: Mapping[str, Any] | None,
+        ref_reason: Any,
+        eng_reason: Any,
+    ) -> tuple[str, ...] | None:
+        """The rules of both reasons (the reference's first, in the profile's IDs) when the
+        engine's reason is true of the state too (:func:`~conformance.fuzz.readings.both_true`):
+        the action breaks both rules, and which is named first is the engine's choice."""
+        if action is None or not isinstance(ref_reason, str) or not isinstance(eng_reason, str):
+            return None
+        known = self.catalogue.reasons
+        if ref_reason not in known or eng_reason not in known:
+            return None
+        if not both_true(self, before, action, ref_reason, eng_reason):
+            return None
+        rules = (known[ref_reason].rule, known[eng_reason].rule)
+        return tuple(dict.fromkeys(self.facts.rule_id(r) for r in rules))
+
     def _answer_rule(
         self,
         label: str,
@@ -327,9 +364,14 @@ class Pair:
     ) -> tuple[str, bool]:
         """The rule an outcome or reason divergence is filed under, and whether a disputed
         point decides it: the run-length rule for a run of 14 cards it decides, else the
-        reason's rule, else the op's."""
+        rule of what the action is (:func:`~conformance.fuzz.judge.action_rule`: an empty
+        stock, a wrap, a natural wild card), else the reason's rule, else the op's."""
         if length_decides(label, request, before, ref):
             return RUN_LENGTH_RULE, True
+        took = bool(ref.get("accepted") or ref.get("valid"))
+        by_action = action_rule(label, request, before, self.facts, reference_took=took)
+        if by_action is not None:
+            return by_action, by_action in DISPUTED_POINTS
         return reason_rule(
             self.catalogue, reason if isinstance(reason, str) else None, label
         ), False

@@ -23,7 +23,7 @@ from conformance.cards import JOKER, RANKS
 from conformance.compare import ENDED_PHASES, strip_private
 from conformance.errors import EngineReportedError
 
-from .judge import canonical_state
+from .judge import canonical_state, repaired
 from .model import EndGame
 
 if TYPE_CHECKING:  # the pair calls these; importing it here would be a cycle
@@ -140,7 +140,7 @@ def fair_reading(
         return ref
     profile = pair.options.profile
     for table, other in alternatives(before, action, ends=ends, order=order):
-        state = {**strip_private(before), "profile": profile}
+        state = {**before, "profile": profile}  # with its own x: nothing hidden is lost
         if table is not None:
             state["table"] = table
         try:
@@ -151,8 +151,62 @@ def fair_reading(
         if alt.get("accepted"):
             pair.events["engine's reading"] += 1
             return alt
-    pair.reference.request("load_state", state={**strip_private(ref["state"]), "profile": profile})
+    pair.reference.request("load_state", state={**ref["state"], "profile": profile})
     return ref
+
+
+#: Faults mended one after another before the engine's reason is given up as untrue.
+MAX_REPAIRS: Final = 3
+
+
+def both_true(
+    pair: Pair, before: dict[str, Any], action: Mapping[str, Any], ref_reason: str, eng_reason: str
+) -> bool:
+    """Whether the engine's rejection reason is true of ``before`` too, beside the
+    reference's: with the reference's fault mended (:func:`~conformance.fuzz.judge.repaired`)
+    the reference, asked again, names the engine's. The two then differ only in which
+    fault comes first, which no rules text fixes. The reference is left holding
+    ``before`` (with its own ``x``) whatever happens."""
+    profile = pair.options.profile
+    state, reason, found = before, ref_reason, False
+    try:
+        for _ in range(MAX_REPAIRS):
+            mended = repaired(state, reason, action)
+            if mended is None:
+                break
+            try:
+                pair.reference.request("load_state", state={**mended, "profile": profile})
+            except EngineReportedError:
+                break  # a mended state the reference refuses: no second reading
+            answer = pair.reference.request("act", action=dict(action))
+            if answer.get("accepted") or not isinstance(answer.get("reason"), str):
+                break
+            if answer["reason"] == eng_reason:
+                found = True
+                break
+            state, reason = mended, answer["reason"]
+    finally:
+        pair.reference.request("load_state", state={**before, "profile": profile})
+    return found
+
+
+def with_hidden(state: Mapping[str, Any], reference: Mapping[str, Any]) -> dict[str, Any]:
+    """``state`` (the engine's, to be loaded into the reference) carrying the reference's
+    own private ``x`` from ``reference``, its state before the resync.
+
+    What the protocol state cannot say (perla's chance to steal and whose pass it is, the
+    card taken from the discard this turn, the melds added to, whether anyone has drawn in
+    this deal) lives in the reference's ``x``; a resync that dropped it would make the
+    reference refuse a legal action after it (a steal after a recycle). The harness never
+    reads ``x``: it hands the reference back its own, which describes the same play, since
+    the states differ only where the protocol leaves the engine free (the stock's order,
+    the listing of runs, the first player of a deal).
+    """
+    merged = dict(state)
+    hidden = reference.get("x")
+    if isinstance(hidden, Mapping):
+        merged["x"] = dict(hidden)
+    return merged
 
 
 def take_engine_state(pair: Pair, allowed: bool, dealt: bool = False) -> None:
@@ -195,6 +249,8 @@ def take_engine_state(pair: Pair, allowed: bool, dealt: bool = False) -> None:
         )
     merged["profile"] = pair.options.profile
     try:
-        pair.ref_state = pair.reference.request("load_state", state=merged)["state"]
+        pair.ref_state = pair.reference.request(
+            "load_state", state=with_hidden(merged, pair.ref_state)
+        )["state"]
     except EngineReportedError as exc:
         raise EndGame(f"the reference refuses the engine's state: {exc}") from None

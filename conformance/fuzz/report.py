@@ -173,9 +173,22 @@ def summary(report: Mapping[str, Any], catalogue: Catalogue | None = None) -> st
         for f in findings:
             ex = f["example"]
             where = f", draft {f['scenario_file']}" if f.get("scenario_file") else ""
+            if f.get("expected") is not None:
+                where += ", expected"
             lines.append(
                 f"    {f['op']} ({f['kind']}): {f['summary']} — {f['count']}x; smallest: game "
                 f"{ex['game']}, {ex['steps']} step(s){where}"
+            )
+    known = report.get("expectations")
+    if known:
+        lines.append(
+            f"expectations {known['file']}: {known['expected']} finding(s) expected, "
+            f"{known['unexpected']} new, {len(known['stale'])} listed that did not show"
+            + (" (--strict: they fail the campaign)" if known["strict"] and known["stale"] else "")
+        )
+        for entry in known["stale"]:
+            lines.append(
+                f"  not seen: {entry['rule']} {entry['op']} ({entry['kind']}): {entry['summary']}"
             )
     if report.get("interrupted"):
         lines.append(f"interrupted by {report['interrupted']}: the games played so far")

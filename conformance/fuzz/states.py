@@ -26,6 +26,7 @@ def built_state(
     *,
     careful: bool = False,
     facts: ProfileData | None = None,
+    wild_limit: int | None = None,
 ) -> dict[str, Any]:
     """A reachable mid-deal state in the draw phase: some players opened, a small stock.
 
@@ -34,7 +35,8 @@ def built_state(
     The table takes trios and runs of the remaining cards (jokers included), so lay-offs,
     joker replacements, recycling, cancels and closes come within a few turns.
     ``facts``: the profile's facts with the engine's packs (``Pair.facts``); by default
-    the profile's own.
+    the profile's own. ``wild_limit``: the most wild cards a run may hold under the
+    engine's rulings (VARIANT-03 ``kept``: one), None for no limit.
     """
     facts = facts if facts is not None else find_profile(profile)
     dealt = facts.hand_size(deal)
@@ -65,6 +67,8 @@ def built_state(
         for _ in range(rng.choice([0, 1, 1, 2])):
             cards[rng.randrange(length)] = JOKER
         need = Counter(cards)
+        if wild_limit is not None and sum(facts.is_wild(c) for c in cards) > wild_limit:
+            continue  # more wild cards than the engine's rulings let a run hold
         if all(counts[c] >= n for c, n in need.items()) and any(c != JOKER for c in cards):
             counts -= need
             table.append({"owner": 0, "kind": "run", "cards": cards})

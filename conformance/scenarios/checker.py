@@ -9,6 +9,7 @@ if TYPE_CHECKING:
     import yaml
 
 from conformance.catalogue import Catalogue
+from conformance.optionfacts import Ruling, with_options
 from conformance.profiles import ProfileData, ProfileError, Profiles, default_profiles
 from conformance.scenarios.ids import DRAFT_IDS, canonical_json, is_draft_id
 from conformance.scenarios.model import (
@@ -182,14 +183,33 @@ class _DocChecker(StateChecks, CatalogueChecks):
             canonical=canonical_json(data),
         )
 
+    def _ruling(self, profile: str, assumes: Mapping[str, Any]) -> Ruling:
+        """The option a case plays on each point in ``profile``: its ``assumes``, else the
+        profile's own (by the catalogue)."""
+
+        def ruling(point: str) -> str | None:
+            if point in assumes:
+                return str(assumes[point])
+            dispute = self.catalogue.disputes.get(point) if self.catalogue else None
+            return dispute.profiles.get(profile) if dispute is not None else None
+
+        return ruling
+
     def profiles_of(self, data: Mapping[str, Any]) -> list[ProfileData]:
         """The facts of every profile the case lists; an unknown name is an error."""
         known: list[ProfileData] = []
+        assumes = data.get("assumes") or {}
         for i, name in enumerate(data["profiles"]):
             try:
-                known.append(self.profiles[name])
+                facts = self.profiles[name]
             except ProfileError as exc:
                 self.error(str(exc), ["profiles", i])
+                continue
+            # A case that assumes an option is built as that option plays (DISPUTE-78
+            # always_108: a 108-card chilean pack), as a draft of the fuzzer is.
+            known.append(
+                with_options(facts, self._ruling(facts.name, assumes)) if assumes else facts
+            )
         return known if len(known) == len(data["profiles"]) else []
 
     def build_setup(

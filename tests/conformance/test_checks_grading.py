@@ -16,7 +16,7 @@ from conformance.catalogue import load_catalogue
 from conformance.compare import Mismatch
 from conformance.grading.invariants import invariant_problems
 from conformance.grading.signature import card_value_diagnosis, signature
-from conformance.optionfacts import hand_size, pack, points
+from conformance.optionfacts import hand_size, pack, points, with_options
 from conformance.profiles import default_profiles
 from conformance.runner import RunOptions, run_scenarios
 from conformance.scenarios import load_corpus
@@ -38,6 +38,13 @@ def test_hand_sizes_and_packs_under_every_option_agree_with_the_reference(name: 
 
             for deal in range(1, min(facts.deal_count, ref.deals) + 1):
                 assert hand_size(facts, deal, ruling) == ref.hand_size(deal), (point, option)
+            # The deals the option plays, each with its contract and cards dealt.
+            played = with_options(facts, ruling)
+            assert played.deal_count == ref.deals, (point, option)
+            for deal in played.deals:
+                first = deal.contracts[0]
+                assert (first.trios, first.runs) == ref.contracts[deal.number - 1], (point, deal)
+                assert deal.hand_size == ref.hand_size(deal.number), (point, option)
             for players in facts.players:
                 ours = pack(facts, players, ruling)
                 assert (ours.copies, ours.jokers) == ref.pack(players), (point, option)

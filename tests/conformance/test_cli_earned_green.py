@@ -135,3 +135,20 @@ def test_the_summary_counts_checks_once_the_runner_grades_them(
     assert re.search(
         r"graded 0/\d+ checks \(not graded: \d+ op unsupported\)", capsys.readouterr().out
     )
+
+
+@pytest.mark.slow
+def test_a_melds_only_engines_laws_say_what_they_need_and_leave_its_run_green(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The laws play whole deals: an engine claiming only ``melds`` cannot have them, so
+    they are not checked (no pass) and say why, and its graded cases decide the run."""
+    melds = shlex.join([sys.executable, "-m", "reference.adapter", "--capabilities", "melds"])
+    report = tmp_path / "r.json"
+    argv = ["run", "-q", "--adapter", melds, "--rule", "MELD-RUN", "--properties"]
+    assert main([*argv, "--json", str(report)]) == 0
+    out = capsys.readouterr().out
+    assert "Laws over seeded deals (seed 0): not checked: needs the turns and deals" in out
+    assert "held" not in out
+    laws = json.loads(report.read_text())["properties"]
+    assert laws and all(law["applies"] is False and not law["passed"] for law in laws)

@@ -151,6 +151,17 @@ def test_laws_that_held_are_one_line_and_a_broken_one_is_named() -> None:
     assert "  FAIL c (CARDS-1): a card vanished" in out and "  pass a" not in out
 
 
+def test_laws_an_engine_lacks_the_capabilities_for_are_one_line_saying_what_they_need() -> None:
+    why = "not checked: needs the turns and deals capabilities (the engine does not claim turns)"
+    laws = tuple(PropertyResult(n, ("CARDS-1",), False, why, 3, False, False) for n in "abc")
+    run = run_of(
+        CaseResult("cc-1", "t", ("TURN-1",), "TURN", "pass", checks=(passing(),)), laws=laws
+    )
+    out = text(run, QUIET)
+    assert f"Laws over seeded deals (seed 3): {why}" in out
+    assert "held" not in out and "FAIL" not in out
+
+
 def test_within_profile_all_a_quiet_clean_profile_is_its_summary_line_alone() -> None:
     run = run_of(CaseResult("cc-1", "t", ("TURN-1",), "TURN", "unsupported"))
     run = run_of(

@@ -269,3 +269,90 @@ def test_a_draft_ending_in_a_recycle_never_pins_the_card_drawn() -> None:
     assert pinned["discard"] == ["2C"]
     assert pinned["hands"] == {1: ["KD"] * 11} and pinned["hand_sizes"] == [12, 11]
     assert pinned["stock_size"] == 2 and "stock" not in pinned and "stock_cards" not in pinned
+
+
+# --------------------------------------------------------------------------- declared options
+
+
+def _declared_options() -> list[tuple[str, str, str]]:
+    """Every (profile, point, option) whose facts differ from the profile's own
+    (conformance/data/option_facts.json): what an engine may declare and be dealt by."""
+    from conformance.optionfacts import points
+
+    found = []
+    for profile, named in sorted(points().items()):
+        for point in named:
+            own = CATALOGUE.disputes[point].profiles.get(profile)
+            for option in CATALOGUE.disputes[point].options:
+                if option != own:
+                    found.append((profile, point, option))
+    return found
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("profile", "point", "option"), _declared_options())
+def test_setups_built_for_a_declared_option_are_checked_and_replayed_under_it(
+    profile: str, point: str, option: str, tmp_path: Path
+) -> None:
+    """A draft's setup is a deck or a built state the fuzzer made for the engine's rulings,
+    and its ``assumes`` names them: ``check`` accepts it and ``run`` replays it on the
+    reference playing that option, for every option an engine may declare."""
+    import random
+
+    from conformance.fuzz.melds import shuffled_deck
+    from conformance.fuzz.states import built_state
+    from conformance.optionfacts import meld_wild_limit, with_options
+    from conformance.profiles import find_profile
+    from conformance.runner import RunOptions, run_scenarios
+    from conformance.scenarios import load_corpus
+
+    facts = with_options(find_profile(profile), {point: option}.get)
+    rng = random.Random(f"declared:{profile}:{point}:{option}")
+    players = min(facts.players)
+    deal = facts.deal_count  # the last deal: where hand sizes and contracts change
+    deck = shuffled_deck(rng, facts, players)
+    limit = meld_wild_limit(find_profile(profile), "run", {point: option}.get)
+    state = built_state(
+        rng, players, deal, 0, [0] * players, profile, careful=True, facts=facts, wild_limit=limit
+    )
+    state = {k: v for k, v in state.items() if k not in ("deal_scores", "closer", "winners")}
+    head = {
+        "title": f"a setup under {point} {option}",
+        "rules": [facts.rule_id("CARDS-1")],
+        "source": "fuzz",
+        "profiles": [profile],
+        "review": "draft",
+        "assumes": {point: option},
+    }
+    draw = [{"action": {"type": "draw_stock", "player": 1 % players}, "expect": "accepted"}]
+    cases = {
+        "cc-8000": {
+            **head,
+            "id": "cc-8000",
+            "level": "deals",
+            "setup": {"deal": {"players": players, "deal_number": deal, "dealer": 0, "deck": deck}},
+            "steps": draw,
+        },
+        "cc-8001": {
+            **head,
+            "id": "cc-8001",
+            "level": "turns",
+            "built": "a state the fuzzer built",
+            "setup": {"state": state},
+            "steps": [
+                {"action": {"type": "draw_stock", "player": state["turn"]}, "expect": "accepted"}
+            ],
+        },
+    }
+    paths = []
+    for name, doc in cases.items():
+        path = tmp_path / f"{name}.yaml"
+        path.write_text(yaml.safe_dump(doc, sort_keys=False), encoding="utf-8")
+        paths.append(path)
+    loaded = load_corpus(paths, catalogue=CATALOGUE)
+    assert loaded.errors == (), [str(e) for e in loaded.errors]
+    argv = [*REFERENCE, "--ruling", f"{point}={option}"]
+    run = run_scenarios(argv, loaded.scenarios, RunOptions(profile=profile), catalogue=CATALOGUE)
+    assert [(r.id, r.status) for r in run.results] == [("cc-8000", "pass"), ("cc-8001", "pass")], [
+        (r.id, r.status, r.note) for r in run.results
+    ]

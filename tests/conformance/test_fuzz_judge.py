@@ -11,6 +11,7 @@ from conformance import fuzz
 from conformance.cards import RANKS
 from conformance.compare import compare_state
 from conformance.fuzz.judge import (
+    action_rule,
     canonical_state,
     classify_state,
     deciding_rules,
@@ -19,6 +20,7 @@ from conformance.fuzz.judge import (
     pool_mismatches,
     recycle_drawer,
     recycled_in,
+    repaired,
 )
 from conformance.profiles import find_profile
 from tests.conformance.fuzzkit import CATALOGUE
@@ -176,3 +178,69 @@ def test_what_carries_no_meaning_is_put_in_one_order() -> None:
     }
     assert canonical_state(moved, runs_as_sets=True) == canonical_state(state, runs_as_sets=True)
     assert canonical_state(moved, runs_as_sets=False) != listed
+
+
+def _run_state(cards: list[str], *, stock: list[str] | None = None) -> dict[str, Any]:
+    return {
+        "players": 2,
+        "turn": 0,
+        "phase": "draw",
+        "hands": [["2S", "KS", "9H", "JK"], ["3C"]],
+        "opened": [True, True],
+        "table": [{"owner": 0, "kind": "run", "cards": cards}],
+        "stock": ["4D"] if stock is None else stock,
+        "discard": ["9D"],
+    }
+
+
+def test_an_outcome_is_filed_under_the_rule_of_what_the_action_is() -> None:
+    """An empty-stock draw is the recycle's rule (not TURN-2's), a lay-off round the K-A
+    corner the no-wrap rule (not LAYOFF-4's), and a natural wild card the reference takes
+    the wild-card rule (not the run's): docs/rules.md."""
+    argentine, perla = find_profile("argentine"), find_profile("perla")
+    draw = {"type": "draw_stock", "player": 0}
+    empty = _run_state(["JS", "QS", "KS", "AS"], stock=[])
+    assert action_rule("draw_stock", draw, empty, argentine, reference_took=True) == "STOCK-1"
+    assert (
+        action_rule("draw_stock", draw, _run_state(["JS"]), argentine, reference_took=False) is None
+    )
+    high = _run_state(["JS", "QS", "KS", "AS"])
+    wrap = {"type": "lay_off", "player": 0, "card": "2S", "meld": 0, "end": "high"}
+    assert action_rule("lay_off", wrap, high, argentine, reference_took=False) == "MELD-RUN-3"
+    for card, end in (("9H", "high"), ("JK", "high"), ("10S", "low")):
+        other = {**wrap, "card": card, "end": end}
+        assert action_rule("lay_off", other, high, argentine, reference_took=False) is None
+    low = _run_state(["AS", "2S", "3S", "4S"])
+    below = {**wrap, "card": "KS", "end": "low"}
+    assert action_rule("lay_off", below, low, argentine, reference_took=False) == "MELD-RUN-3"
+    opening = {
+        "type": "open",
+        "player": 0,
+        "melds": [{"kind": "run", "cards": ["5S", "6S", "AH", "8S"]}],
+    }
+    assert action_rule("open", opening, high, perla, reference_took=True) == "CARDS-2"
+    assert action_rule("open", opening, high, perla, reference_took=False) is None
+    assert action_rule("open", opening, high, argentine, reference_took=True) is None
+    query = {"meld": {"kind": "run", "cards": ["5C", "2H", "7C", "8C"]}}
+    chilean = find_profile("chilean")
+    assert action_rule("check_meld", query, {}, chilean, reference_took=True) == "CARDS-2"
+    # In the profiles' own IDs, with the points that decide them.
+    assert deciding_rules(CATALOGUE, perla, "CARDS-2", False) == ("PERLA-WILD-1",)
+    assert deciding_rules(CATALOGUE, chilean, "CARDS-2", False) == ("CHILE-WILD-1",)
+    assert deciding_rules(CATALOGUE, perla, "STOCK-1", True)[0] == "PERLA-STOCK-1"
+    assert "DISPUTE-75" in deciding_rules(CATALOGUE, perla, "STOCK-1", True)
+    assert deciding_rules(CATALOGUE, argentine, "STOCK-1", True)[:2] == ("STOCK-1", "DISPUTE-18")
+
+
+def test_a_fault_is_mended_so_that_the_reference_names_the_next_one() -> None:
+    state = {**_run_state(["JS", "QS", "KS", "AS"]), "x": {"seed": 3, "passed": [1]}}
+    out_of_turn = {"type": "discard", "player": 1, "card": "4D"}
+    mended = repaired(state, "not_your_turn", out_of_turn)
+    assert mended is not None and mended["turn"] == 1 and mended["x"] == {"seed": 3}
+    drawn = repaired(mended, "draw_first", out_of_turn)
+    assert drawn is not None and drawn["phase"] == "play"
+    held = repaired(drawn, "card_not_in_hand", out_of_turn)
+    assert held is not None and held["hands"][1] == ["3C", "4D"] and held["stock"] == []
+    assert repaired(held, "card_not_in_hand", {**out_of_turn, "card": "5D"}) is None
+    assert repaired(state, "does_not_fit", out_of_turn) is None  # a meld's fault stays
+    assert repaired(state, "not_your_turn", {**out_of_turn, "player": 7}) is None

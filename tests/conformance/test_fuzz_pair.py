@@ -142,3 +142,16 @@ def test_an_engine_with_another_pack_is_dealt_and_built_from_its_own(
     assert result.findings == []
     assert not [k for k in result.events if k.startswith("ended early")], result.events
     assert result.steps > 100
+
+
+@pytest.mark.slow
+def test_reasons_outcome_compares_whether_an_action_is_taken_not_why() -> None:
+    """``--reasons outcome``: a reason difference is no finding; acceptance still is."""
+    from tests.mutants import harness
+
+    argv = harness.mutant_argv("layoff_before_opening")
+    exact = run_fuzz(argv, games=1, only_games=(0,), shrink=False)
+    assert any(f.divergence.kind == "reason" for f in exact.findings)
+    outcome = run_fuzz(argv, games=1, only_games=(0,), shrink=False, reasons="outcome")
+    kinds = {f.divergence.kind for f in outcome.findings}
+    assert not kinds & {"reason", "reason order"}, kinds

@@ -241,3 +241,50 @@ def _passes_under_each(case: Path, profile: str, point: str, options: tuple[str,
         assert case_result.status == "pass", case_result.diff or case_result.note
         assert all(c.status == "pass" for c in case_result.checks)
         assert "final stock_size" in {c.key for c in case_result.checks}
+
+
+def test_a_case_assuming_an_option_is_checked_and_run_with_that_options_pack(
+    tmp_path: Path,
+) -> None:
+    """A fuzz draft against an engine ruling DISPUTE-78 always_108 deals a 108-card chilean
+    deck and says so in ``assumes``: ``check`` accepts it and ``run`` replays it; without
+    the assumption the same deck is one pack too many."""
+    from conformance.optionfacts import with_options
+    from conformance.properties import full_deck
+
+    facts = with_options(
+        default_profiles()["chilean"], lambda p: "always_108" if p == "DISPUTE-78" else None
+    )
+    deck = full_deck(facts, 2)
+    assert len(deck) == 108
+    text = f"""id: cc-8000
+title: a deal from the 108-card pack
+rules: [CHILE-CARDS-1]
+source: "fuzz seed 0 game 0"
+profiles: [chilean]
+level: deals
+review: draft
+assumes: {{DISPUTE-78: always_108}}
+setup:
+  deal:
+    players: 2
+    deal_number: 1
+    dealer: 1
+    deck: [{", ".join(deck)}]
+steps:
+  - action: {{type: draw_stock, player: 0}}
+    expect: accepted
+final:
+  stock_size: {108 - 2 * facts.hand_size(1) - 2}
+"""
+    case = tmp_path / "cc-8000.yaml"
+    case.write_text(text, encoding="utf-8")
+    catalogue = load_catalogue()
+    loaded = load_corpus([case], catalogue=catalogue)
+    assert loaded.errors == (), [str(e) for e in loaded.errors]
+    argv = [sys.executable, "-m", "reference.adapter", "--ruling", "DISPUTE-78=always_108"]
+    run = run_scenarios(argv, loaded.scenarios, RunOptions(profile="chilean"), catalogue=catalogue)
+    assert [r.status for r in run.results] == ["pass"], run.results
+    case.write_text(text.replace("assumes: {DISPUTE-78: always_108}\n", ""), encoding="utf-8")
+    refused = load_corpus([case], catalogue=catalogue)
+    assert any("108 cards: the chilean pack has only 106" in str(e) for e in refused.errors)

@@ -122,8 +122,10 @@ def test_an_engine_without_deals_has_every_law_not_checked() -> None:
     assert [r.name for r in results] == list(RULES)
     for result in results:
         assert not result.checked and not result.passed and result.verdict == "not checked"
+        assert not result.applies  # so it does not make the run red (verdict.judge)
         assert result.detail == (
-            "not checked: the laws play whole deals; the engine does not claim deals, turns"
+            "not checked: needs the turns and deals capabilities (the laws play whole deals; "
+            "the engine does not claim deals, turns)"
         )
 
 
@@ -185,6 +187,30 @@ def test_scoring_at_close_leaves_the_values_of_a_declared_scoring_option_to_the_
     )
     undeclared = run([sys.executable, "-c", hide], seed=2, deals=3)
     assert not undeclared["scoring-at-close"].passed
+
+
+@pytest.mark.slow
+def test_a_declared_going_out_score_leaves_every_other_deal_score_judged() -> None:
+    """DISPUTE-65 decides only what the closer scores (PERLA-SCORE-1): an engine ruling
+    ``no_discard`` still has every other entry of its deal scores judged, so one that
+    counts a joker left in hand 50 instead of 25 (PERLA-SCORE-2) fails the law."""
+    ruling = ["--ruling", "DISPUTE-65=no_discard"]
+    honest = run([*REFERENCE, *ruling], seed=4, deals=3, profile="perla")
+    detail = honest["scoring-at-close"].detail
+    assert honest["scoring-at-close"].passed, detail
+    assert "the closer's deal score not judged (the others' are)" in detail
+    mutant = [sys.executable, "-m", "tests.mutants.adapter", "--mutant", "perla_joker_worth_50"]
+    fifty = run([*mutant, *ruling], seed=4, deals=3, profile="perla")
+    assert not fifty["scoring-at-close"].passed
+    assert "deal_scores" in fifty["scoring-at-close"].detail
+
+
+def test_closer_only_points_are_those_scoring_the_closer_alone() -> None:
+    from conformance.properties import closer_only
+
+    assert closer_only("DISPUTE-65") and closer_only("DISPUTE-46")  # going out: -30, -10
+    assert not closer_only("DISPUTE-62") and not closer_only("VARIANT-01")  # card values
+    assert not closer_only("DISPUTE-27") and not closer_only("DISPUTE-99")
 
 
 def test_own_scoring_lists_only_scoring_points_the_engine_plays_its_own_way() -> None:

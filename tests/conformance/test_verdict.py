@@ -119,6 +119,25 @@ def test_a_broken_law_or_an_xpass_under_strict_fails_the_run() -> None:
     assert judge(xpass, CATALOGUE, strict=True).code == EXIT_FAILED
 
 
+def test_laws_an_engine_without_turns_and_deals_cannot_have_do_not_fail_the_run() -> None:
+    why = "not checked: needs the turns and deals capabilities"
+    absent = PropertyResult("conservation", ("CARDS-1",), False, why, 0, False, applies=False)
+    graded = run_of(case("cc-1", "pass", check("pass")), laws=(absent,))
+    assert judge(graded, CATALOGUE).code == EXIT_OK
+    # A law that applies and checked nothing is still no pass.
+    unchecked = PropertyResult(
+        "conservation", ("CARDS-1",), False, "not checked: no deal", 0, False
+    )
+    assert (
+        judge(run_of(case("cc-1", "pass", check("pass")), laws=(unchecked,)), CATALOGUE).code == 1
+    )
+    # And the laws never turn a run that graded nothing green.
+    nothing = run_of(
+        case("cc-1", "unsupported", check("not_graded", cause="unsupported")), laws=(absent,)
+    )
+    assert judge(nothing, CATALOGUE).code != EXIT_OK
+
+
 def test_min_graded_gate() -> None:
     run = run_of(
         case("cc-1", "pass", check("pass"), check("pass"), check("pass")),

@@ -42,7 +42,7 @@ class Proxy:
 
     def __init__(self, args: argparse.Namespace) -> None:
         self.args = args
-        self.ref = ReferenceRelay()
+        self.ref = ReferenceRelay(args.ruling)
         self.state: dict[str, Any] | None = None
         self.profile = "argentine"
 
@@ -146,7 +146,7 @@ class Proxy:
             answer = self.ask({**request, "action": fewer})
             if not answer.get("accepted"):
                 continue
-            state = {k: v for k, v in answer["state"].items() if k != "x"}
+            state = dict(answer["state"])  # its own x (a steal open...) kept
             player = action["player"]
             hand = list(state["hands"][player])
             for card in melds[i]["cards"]:
@@ -184,7 +184,7 @@ class Proxy:
             return refused
         other = [dict(m) for m in table]
         other[index] = {**other[index], "cards": moved}
-        state = {k: v for k, v in before.items() if k != "x"}
+        state = dict(before)
         loaded = self.ask(
             {
                 "id": request["id"],
@@ -214,7 +214,7 @@ class Proxy:
                 moved = True
         if not moved:
             return state
-        return self.load(rid, {**{k: v for k, v in state.items() if k != "x"}, "table": table})
+        return self.load(rid, {**state, "table": table})
 
     def recycled_otherwise(
         self, rid: int, before: dict[str, Any], after: dict[str, Any]
@@ -232,7 +232,7 @@ class Proxy:
         hand.remove(drawn[0])
         hands = [list(h) for h in after["hands"]]
         hands[player] = [*hand, pool[0]]
-        state = {k: v for k, v in after.items() if k != "x"}
+        state = dict(after)  # its own x (a steal open...) kept
         return self.load(rid, {**state, "hands": hands, "stock": pool[1:]})
 
     def first_player(self, rid: int, answer: dict[str, Any]) -> dict[str, Any]:
@@ -242,7 +242,7 @@ class Proxy:
             return answer
         if answer.get("accepted") is False:
             return answer
-        moved = {k: v for k, v in state.items() if k != "x"}
+        moved = dict(state)
         moved["turn"] = (state["turn"] + 1) % state["players"]
         return {**answer, "state": self.load(rid, moved)}
 
@@ -263,6 +263,9 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--extra-melds", action="store_true", help="open with one meld more")
     parser.add_argument("--refuse-natural-two", action="store_true", help="no swap by a 2")
     parser.add_argument("--undeclared", action="store_true", help="declare none of the above")
+    parser.add_argument(
+        "--ruling", action="append", default=[], help="POINT=OPTION the engine plays"
+    )
     args = parser.parse_args(argv)
     proxy = Proxy(args)
     serve(proxy.handle)

@@ -11,16 +11,18 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 
 class ReferenceRelay:
     """A running ``python -m reference.adapter``, asked one request line at a time."""
 
-    def __init__(self) -> None:
+    def __init__(self, rulings: Sequence[str] = ()) -> None:
+        """``rulings`` are ``POINT=OPTION`` strings the reference plays (``--ruling``)."""
+        extra = [arg for ruling in rulings for arg in ("--ruling", ruling)]
         self.child = subprocess.Popen(
-            [sys.executable, "-m", "reference.adapter"],
+            [sys.executable, "-m", "reference.adapter", *extra],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             text=True,

@@ -1,0 +1,178 @@
+"""The reference asked again (conformance/fuzz/readings.py): a resync that takes the
+engine's state keeps what the protocol state cannot say, and a second fault the reference
+names once its first is mended makes a reason difference a matter of order."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import pytest
+
+from conformance.engine import EngineSession
+from conformance.errors import EngineReportedError
+from conformance.fuzz.model import FuzzOptions, SetupRefused
+from conformance.fuzz.pair import Pair
+from conformance.fuzz.readings import run_arrangements, take_engine_state
+from conformance.fuzz.states import built_state
+from tests.conformance.fuzzkit import CATALOGUE, HOUSE, REFERENCE, ROOT, run_fuzz
+
+
+@contextmanager
+def pair_of(argv: list[str], profile: str) -> Iterator[Pair]:
+    pair = Pair(argv, FuzzOptions(profile=profile), CATALOGUE)
+    try:
+        yield pair
+    finally:
+        pair.close()
+
+
+def _answers(session: Any, state: dict[str, Any], actions: list[dict[str, Any]]) -> list[Any]:
+    """What ``session`` answers to each action, put to ``state`` afresh each time."""
+    out = []
+    for action in actions:
+        session.request("load_state", state=state)
+        try:
+            answer = session.request("act", action=action)
+        except EngineReportedError as exc:
+            out.append(("error", exc.kind))
+            continue
+        out.append((answer.get("accepted"), answer.get("reason")))
+    return out
+
+
+def _probes(state: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every player's steal and pass, and the mover's discard and second draw."""
+    turn, players = state["turn"], state["players"]
+    probes: list[dict[str, Any]] = []
+    for p in range(players):
+        probes += [{"type": "draw_discard", "player": p}, {"type": "pass", "player": p}]
+    card = next(c for c in state["hands"][turn] if c != "JK")
+    probes += [
+        {"type": "discard", "player": turn, "card": card},
+        {"type": "draw_stock", "player": turn},
+    ]
+    return probes
+
+
+def _other_stock(state: dict[str, Any]) -> dict[str, Any] | None:
+    stock = list(state["stock"])
+    if len(set(stock)) < 2:
+        return None
+    return {**state, "stock": stock[1:] + stock[:1]}  # a recycle in the engine's order
+
+
+def _other_listing(state: dict[str, Any]) -> dict[str, Any] | None:
+    table = [dict(m) for m in state["table"]]
+    for meld in table:
+        if meld["kind"] != "run":
+            continue
+        others = [a for a in run_arrangements(meld["cards"]) if a != meld["cards"]]
+        if others:
+            meld["cards"] = others[0]  # the engine's own listing (run order, run ends)
+            return {**state, "table": table}
+    return None
+
+
+def _other_first_player(state: dict[str, Any]) -> dict[str, Any] | None:
+    return {**state, "dealer": (state["dealer"] + 1) % state["players"]}  # its own dealer
+
+
+#: The resyncs: the engine's recycled order, its own listing of a run (after its own run
+#: order or its own lay-off end), its own first player (unmodelled dealer).
+RESYNCS: dict[str, Callable[[dict[str, Any]], dict[str, Any] | None]] = {
+    "recycled order": _other_stock,
+    "run order and run ends": _other_listing,
+    "own first player": _other_first_player,
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("kind", sorted(RESYNCS))
+def test_every_resync_leaves_the_references_answers_unchanged(kind: str) -> None:
+    """After the mover drew from the stock a Perla steal is open (PERLA-STEAL-1), which no
+    protocol field says; a resync taking the engine's state must keep it, and the chance
+    that anyone in the deal has drawn (DEAL-6), so that every answer stays as it was."""
+    perturb = RESYNCS[kind]
+    checked = 0
+    with pair_of([*REFERENCE], "perla") as pair:
+        control = EngineSession([*REFERENCE], cwd=str(ROOT), timeout=20)
+        control.start()
+        try:
+            for seed in range(40):
+                rng = random.Random(f"resync:{seed}")
+                players = rng.choice([3, 4])
+                state = built_state(
+                    rng, players, rng.randint(1, 4), 0, [0] * players, "perla", careful=True
+                )
+                try:
+                    pair.setup({"op": "load_state", "state": state})
+                except SetupRefused:  # a built state the reference refuses: try another
+                    continue
+                turn = pair.ref_state["turn"]
+                if pair.step(
+                    {"op": "act", "action": {"type": "draw_stock", "player": turn}}, deal_mode=False
+                ):
+                    continue
+                before = dict(pair.ref_state)
+                if not before.get("discard") or before["phase"] != "play":
+                    continue
+                engine = perturb(before)
+                if engine is None:
+                    continue
+                pair.eng_state = {k: v for k, v in engine.items() if k != "x"}
+                take_engine_state(pair, allowed=True)
+                assert pair.ref_state.get("x") == before.get("x"), kind
+                # The engine's state is the reference's now, but for what the protocol
+                # leaves it; the reference answers every probe as it did before.
+                probes = _probes(before)
+                want = _answers(control, {**before, "profile": "perla"}, probes)
+                got = _answers(pair.reference, {**pair.ref_state, "profile": "perla"}, probes)
+                assert got == want, (kind, seed)
+                assert (True, None) in want  # a steal was open: someone may take the card
+                checked += 1
+        finally:
+            control.close()
+    assert checked >= 3, f"{kind}: only {checked} states tried"
+
+
+@pytest.mark.slow
+def test_a_perla_engine_recycling_in_its_own_order_fuzzes_clean_past_a_steal() -> None:
+    """The false finding of a recycle: with DISPUTE-75 recycle declared, game 15 of seed 3
+    recycles in the engine's order and a steal follows; the reference must not refuse it."""
+    argv = [*HOUSE, "--recycle-order", "--ruling", "DISPUTE-75=recycle"]
+    result = run_fuzz(argv, games=16, seed=3, only_games=(15,), max_steps=120, profile="perla")
+    assert result.events.get("recycle", 0) >= 1
+    assert result.findings == [], [f.divergence.summary for f in result.findings]
+
+
+def test_a_reason_difference_with_both_reasons_true_is_filed_as_their_order() -> None:
+    with pair_of([*REFERENCE], "argentine") as pair:
+        rng = random.Random("reason order")
+        while True:  # a state whose stock holds a card the next player lacks
+            state = built_state(rng, 3, 1, 0, [0, 0, 0], "argentine")
+            other = (state["turn"] + 1) % 3
+            spare = [c for c in state["stock"] if c not in state["hands"][other]]
+            if spare:
+                break
+        assert pair.setup({"op": "load_state", "state": state}) is None
+        before = dict(pair.ref_state)
+        card = spare[0]
+        action = {"type": "discard", "player": other, "card": card}
+        # Out of turn, before the draw, and a card not held: all three are true.
+        assert pair.reason_order(before, action, "not_your_turn", "card_not_in_hand") == (
+            "TURN-1",
+            "TURN-10",
+        )
+        assert pair.reason_order(before, action, "not_your_turn", "draw_first") == (
+            "TURN-1",
+            "TURN-2",
+        )
+        # A reason that is not true of the state is a reason divergence.
+        assert pair.reason_order(before, action, "not_your_turn", "does_not_fit") is None
+        mine = {**action, "player": before["turn"], "card": before["hands"][before["turn"]][0]}
+        assert pair.reason_order(before, mine, "draw_first", "card_not_in_hand") is None
+        # The reference is left holding the state it held.
+        assert pair.reference.request("act", action=action)["state"] == pair.ref_state
