@@ -21,6 +21,7 @@ option(s) that explain it, if any (``explained_by``); most checks first. Expecte
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -43,6 +44,7 @@ _PENALTY = re.compile(r"^penalty of .*: expected (?P<e>-?\d+), got (?P<g>-?\d+)$
 _LISTS = re.compile(r"expected \[(?P<e>[-\d, ]*)\], got \[(?P<g>[-\d, ]*)\]")
 _MIXED = re.compile(r"^penalty of \[(?P<cards>[^\]]*)\]: expected (?P<e>-?\d+), got (?P<g>-?\d+)$")
 _CARD_LISTS = re.compile(r"^(?P<field>\w+)(?:\[\d+\])?: expected \[(?P<e>[^\]]*)\], got \[(?P<g>[^\]]*)\]")
+_REFUSED = re.compile(r"got (?:rejected \()?(?P<reason>[a-z_]+)\)?$")
 _NUMBERS = re.compile(r": expected (?P<e>-?\d+), got (?P<g>-?\d+)$")
 _SHAPE = re.compile(r"\d+")
 
@@ -156,10 +158,16 @@ def symptom(check: CheckResult) -> tuple[tuple[object, ...], str]:
         way = direction(sig) or "other"
         said = {"lower": "lower than expected", "higher": "higher than expected"}
         return ("score", way), f"scores {said.get(way, 'differ from expected')}"
+    refused = _REFUSED.search(sig) if check.what in ("accepted", "reason") else None
+    if refused is not None and check.note:
+        # One refusal of the engine's, whatever the case expected: its reason and its words.
+        reason, words = refused["reason"], check.note.strip()
+        return (
+            ("refused", reason, _words(words)),
+            f'the engine refuses with {reason} (engine says "{words[:60]}")',
+        )
     if check.what == "accepted":
-        words = _words(check.note)
-        summary = sig + (f' (engine says "{check.note.strip()[:60]}")' if check.note else "")
-        return ("accepted", sig, check.rules, words), summary
+        return ("accepted", sig, check.rules), sig
     way = direction(sig)
     if way is not None:
         return ("field", check.what, way), f"{check.what}: {way} than expected"
@@ -344,8 +352,14 @@ def with_causes(
     inference = NOTHING
     if infer and catalogue is not None:
         inference = infer_rulings(run, scenarios, catalogue, reference=reference, options=options)
-    files = {s.id: s.path for s in scenarios}
+    files = {s.id: _shown_path(s.path) for s in scenarios}
     return replace(run, causes=group_causes(run.results, inference, files))
+
+
+def _shown_path(path: str) -> str:
+    """A scenario file relative to the working directory when it lies below it."""
+    here = os.getcwd()
+    return os.path.relpath(path, here) if path.startswith(here + os.sep) else path
 
 
 def causes_of(run: RunResult) -> tuple[Cause, ...]:

@@ -386,6 +386,12 @@ def _run_loaded(
                 "can outlive the run"
             )
             run = replace(run, warnings=(*run.warnings, note))
+        if interrupted is None:
+            from conformance.causes import with_causes
+
+            run = with_causes(
+                run, chosen, catalogue, infer=not getattr(args, "no_explain", False), options=options
+            )
         gates = Gates(min_graded=args.min_graded, all_players=args.all_players)
         verdict = judge(run, catalogue, strict=args.strict, gates=gates)
         written = _report_run(args, run, catalogue, expectations, verdict, part_of_all)

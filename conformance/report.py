@@ -31,6 +31,7 @@ from conformance import CORPUS_VERSION, __version__
 from conformance.catalogue import Catalogue
 from conformance.console import why_lines
 from conformance.jsonsafe import dumps, finite
+from conformance.causes import causes_of
 from conformance.results import (
     NOT_GRADED_CAUSES,
     CaseResult,
@@ -309,6 +310,7 @@ def build_report(run: RunResult, catalogue: Catalogue | None = None) -> dict[str
         **counted(
             run.profile, run.results, run.counts, missing_players(run.handshake, run.profile)
         ),
+        "causes": [cause.as_record() for cause in causes_of(run)],
     }
 
 
