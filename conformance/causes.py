@@ -38,12 +38,16 @@ if TYPE_CHECKING:
 #: Score fields, compared as a family: their difference has a direction and a card value.
 SCORE_FIELDS = frozenset({"deal_scores", "totals"})
 
-_CARD = re.compile(r"^(?:penalty of (?P<card>[^\[\s:]+)|(?P<rank>\w+) left in hand): "
-                   r"expected (?P<e>-?\d+), got (?P<g>-?\d+)$")
+_CARD = re.compile(
+    r"^(?:penalty of (?P<card>[^\[\s:]+)|(?P<rank>\w+) left in hand): "
+    r"expected (?P<e>-?\d+), got (?P<g>-?\d+)$"
+)
 _PENALTY = re.compile(r"^penalty of .*: expected (?P<e>-?\d+), got (?P<g>-?\d+)$")
 _LISTS = re.compile(r"expected \[(?P<e>[-\d, ]*)\], got \[(?P<g>[-\d, ]*)\]")
 _MIXED = re.compile(r"^penalty of \[(?P<cards>[^\]]*)\]: expected (?P<e>-?\d+), got (?P<g>-?\d+)$")
-_CARD_LISTS = re.compile(r"^(?P<field>\w+)(?:\[\d+\])?: expected \[(?P<e>[^\]]*)\], got \[(?P<g>[^\]]*)\]")
+_CARD_LISTS = re.compile(
+    r"^(?P<field>\w+)(?:\[\d+\])?: expected \[(?P<e>[^\]]*)\], got \[(?P<g>[^\]]*)\]"
+)
 _REFUSED = re.compile(r"got (?:rejected \()?(?P<reason>[a-z_]+)\)?$")
 _NUMBERS = re.compile(r": expected (?P<e>-?\d+), got (?P<g>-?\d+)$")
 _SHAPE = re.compile(r"\d+")

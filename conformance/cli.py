@@ -390,7 +390,11 @@ def _run_loaded(
             from conformance.causes import with_causes
 
             run = with_causes(
-                run, chosen, catalogue, infer=not getattr(args, "no_explain", False), options=options
+                run,
+                chosen,
+                catalogue,
+                infer=not getattr(args, "no_explain", False),
+                options=options,
             )
         gates = Gates(min_graded=args.min_graded, all_players=args.all_players)
         verdict = judge(run, catalogue, strict=args.strict, gates=gates)

@@ -339,9 +339,7 @@ def cause_lines(
     return lines
 
 
-def case_lines(
-    result: CaseResult, verbosity: str, recurring: Mapping[tuple[str, str], int]
-) -> str:
+def case_lines(result: CaseResult, verbosity: str, recurring: Mapping[tuple[str, str], int]) -> str:
     """One case: its status, id and title, then why.
 
     A failed case with checks names each failing check (its key and rules) with its diff;

@@ -45,7 +45,10 @@ MAX_CANDIDATES = 48
 #: The options that explain most, tried two at a time.
 MAX_PAIRED = 4
 #: Interface readings an engine may play without declaring (docs/protocol.md §2).
-INTERFACE_CHOICES: Mapping[str, tuple[str, ...]] = {"run_order": ("engine",), "run_ends": ("engine",)}
+INTERFACE_CHOICES: Mapping[str, tuple[str, ...]] = {
+    "run_order": ("engine",),
+    "run_ends": ("engine",),
+}
 
 #: One option: (point or interface key, option).
 Choice = tuple[str, str]
@@ -100,17 +103,17 @@ def same_way(diff: str | None) -> str:
 def failing_checks(results: Iterable[CaseResult]) -> dict[CheckId, str]:
     """Every failing check (not an expected failure) with its difference."""
     return {
-        (r.id, c.key): same_way(c.diff)
-        for r in results
-        for c in r.checks
-        if c.status == "fail"
+        (r.id, c.key): same_way(c.diff) for r in results for c in r.checks if c.status == "fail"
     }
 
 
 def _meaning(catalogue: Catalogue, point: str, option: str) -> str:
     dispute = catalogue.disputes.get(point)
     if dispute is None:
-        return {"run_order": "the engine arranges a run's cards", "run_ends": "the engine picks a run's end"}.get(point, "")
+        return {
+            "run_order": "the engine arranges a run's cards",
+            "run_ends": "the engine picks a run's end",
+        }.get(point, "")
     words = dispute.options.get(option, "").strip()
     return words[:-1] if words.endswith(".") else words
 
@@ -177,13 +180,16 @@ def infer_rulings(
         reading = [(p, o) for p, o in choices if p in INTERFACE_DEFAULTS]
         flags = [f for p, o in sorted(rulings.items()) for f in ("--ruling", f"{p}={o}")]
         extra = [TRACE_OPTION, trace] if trace else []
-        outcome = play([*argv, *flags, *interface_flags(reading), *extra], [(cases, run_options)], catalogue)
+        outcome = play(
+            [*argv, *flags, *interface_flags(reading), *extra], [(cases, run_options)], catalogue
+        )
         return None if isinstance(outcome, str) else outcome[0]
 
     def judge(choices: tuple[Choice, ...], results: list[CaseResult]) -> _Trial:
         twin = {(r.id, c.key): c for r in results for c in r.checks}
         matched = frozenset(
-            k for k, diff in failing.items()
+            k
+            for k, diff in failing.items()
             if (c := twin.get(k)) is not None and c.status == "fail" and same_way(c.diff) == diff
         )
         broken = sum(1 for k in passed if (c := twin.get(k)) is not None and c.status == "fail")
@@ -257,7 +263,9 @@ def _candidates(
         if dispute is None or profile in dispute.fixed:
             continue
         near = 0 if failing_rules & set(dispute.rules) else 1
-        found.extend((near, (point, option)) for option in dispute.options if option != ruling(point))
+        found.extend(
+            (near, (point, option)) for option in dispute.options if option != ruling(point)
+        )
     found.sort()
     chosen = [choice for _, choice in found][:MAX_CANDIDATES]
     for key, others in INTERFACE_CHOICES.items():
