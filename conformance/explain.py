@@ -252,7 +252,7 @@ def _candidates(
 ) -> list[Choice]:
     """Every other option of each point the failing cases read (those naming a rule of a
     failing check first), then each interface reading the engine does not declare."""
-    ruling = getattr(declared, "ruling")
+    ruling = declared.ruling
     failing_rules = {
         rule for r in results for c in r.checks if (r.id, c.key) in failing for rule in c.rules
     }

@@ -29,9 +29,9 @@ from typing import IO, TYPE_CHECKING, Any
 
 from conformance import CORPUS_VERSION, __version__
 from conformance.catalogue import Catalogue
+from conformance.causes import causes_of
 from conformance.console import why_lines
 from conformance.jsonsafe import dumps, finite
-from conformance.causes import causes_of
 from conformance.results import (
     NOT_GRADED_CAUSES,
     CaseResult,

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import jsonschema
 
+from conformance.catalogue import load_catalogue
 from conformance.causes import card_table, direction, group_causes
 from conformance.explain import Inference, explanation
-from conformance.catalogue import load_catalogue
 from conformance.results import CaseResult, CheckResult
 
 CATALOGUE = load_catalogue()
@@ -20,8 +20,18 @@ SCHEMA = json.loads(
 
 def fail(
     key: str, what: str, signature: str, *, step: int | None = 1, rules=("SCORE-2",), note=None
-):  # type: ignore[no-untyped-def]
-    return CheckResult(key, what, tuple(rules), "fail", step=step, line=7, diff=signature, signature=signature, note=note)  # fmt: skip
+):
+    return CheckResult(
+        key,
+        what,
+        tuple(rules),
+        "fail",
+        step=step,
+        line=7,
+        diff=signature,
+        signature=signature,
+        note=note,
+    )
 
 
 def case(cid: str, *checks: CheckResult) -> CaseResult:
@@ -55,12 +65,23 @@ def test_scores_off_by_one_card_are_one_cause_named_by_the_card() -> None:
         case("cc-1", fail("check 1", "answer", "penalty of JK: expected 50, got 30")),
         case(
             "cc-2",
-            fail("final deal_scores", "deal_scores", "deal_scores: expected [0, 50], got [0, 30]", step=None),
+            fail(
+                "final deal_scores",
+                "deal_scores",
+                "deal_scores: expected [0, 50], got [0, 30]",
+                step=None,
+            ),
             fail("final totals", "totals", "totals: expected [9, 50], got [9, 30]", step=None),
-            fail("final winners", "winners", "winners: expected [1], got [0]", step=None, rules=("END-4",)),
+            fail(
+                "final winners",
+                "winners",
+                "winners: expected [1], got [0]",
+                step=None,
+                rules=("END-4",),
+            ),
         ),
         case("cc-3", fail("check 1", "answer", "penalty of [A♠ JK]: expected 70, got 50")),
-    ]  # fmt: skip
+    ]
     causes = group_causes(results, files={"cc-1": "scenarios/s.yaml"})
     assert len(causes) == 1
     (only,) = causes
@@ -77,10 +98,37 @@ def test_scores_off_by_one_card_are_one_cause_named_by_the_card() -> None:
 def test_refusals_group_by_the_engines_reason_and_words_not_the_cases_rules() -> None:
     said = "deck is empty"
     results = [
-        case("cc-1", fail("step 2 accepted", "accepted", "draw_stock: expected accepted, got rejected (not_your_turn)", rules=("TURN-1",), note=said)),
-        case("cc-2", fail("step 5 reason", "reason", "reason: expected deal_over, got not_your_turn", rules=("END-1",), note=said)),
-        case("cc-3", fail("step 1 accepted", "accepted", "draw_stock: expected accepted, got rejected (not_your_turn)", rules=("TURN-1",), note="wait your turn")),
-    ]  # fmt: skip
+        case(
+            "cc-1",
+            fail(
+                "step 2 accepted",
+                "accepted",
+                "draw_stock: expected accepted, got rejected (not_your_turn)",
+                rules=("TURN-1",),
+                note=said,
+            ),
+        ),
+        case(
+            "cc-2",
+            fail(
+                "step 5 reason",
+                "reason",
+                "reason: expected deal_over, got not_your_turn",
+                rules=("END-1",),
+                note=said,
+            ),
+        ),
+        case(
+            "cc-3",
+            fail(
+                "step 1 accepted",
+                "accepted",
+                "draw_stock: expected accepted, got rejected (not_your_turn)",
+                rules=("TURN-1",),
+                note="wait your turn",
+            ),
+        ),
+    ]
     causes = group_causes(results)
     assert [(c.checks, c.cases) for c in causes] == [(2, ("cc-1", "cc-2")), (1, ("cc-3",))]
     assert (
@@ -91,11 +139,22 @@ def test_refusals_group_by_the_engines_reason_and_words_not_the_cases_rules() ->
 def test_checks_an_option_explains_are_one_cause_that_names_it() -> None:
     results = [
         case("cc-1", fail("check 1", "answer", "penalty of JK: expected 50, got 30")),
-        case("cc-2", fail("final totals", "totals", "totals: expected [9, 50], got [9, 30]", step=None)),
-        case("cc-3", fail("step 2 reason", "reason", "reason: expected run_gap, got run_suit", rules=("MELD-RUN-6",))),
+        case(
+            "cc-2",
+            fail("final totals", "totals", "totals: expected [9, 50], got [9, 30]", step=None),
+        ),
+        case(
+            "cc-3",
+            fail(
+                "step 2 reason",
+                "reason",
+                "reason: expected run_gap, got run_suit",
+                rules=("MELD-RUN-6",),
+            ),
+        ),
         # Not replayed: joins the explanation its symptom's replayed checks all share.
         case("cc-4", fail("check 1", "answer", "penalty of [K♣ JK]: expected 60, got 40")),
-    ]  # fmt: skip
+    ]
     thirty = explanation([("VARIANT-01", "thirty")], CATALOGUE)
     inference = Inference(
         {("cc-1", "check 1"): thirty, ("cc-2", "final totals"): thirty},
