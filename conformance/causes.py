@@ -370,3 +370,12 @@ def causes_of(run: RunResult) -> tuple[Cause, ...]:
     """The run's causes: worked out with the run, else grouped now from its checks alone
     (no option inferred)."""
     return run.causes or group_causes(run.results)
+
+
+def report_causes(doc: Mapping[str, object], results: Sequence[CaseResult]) -> tuple[Cause, ...]:
+    """A report's causes: as its run wrote them (with the options inferred then), else, for
+    a report older than them or merged from shards, grouped again from its checks."""
+    written = doc.get("causes")
+    if isinstance(written, list) and written:
+        return tuple(cause_from_record(c) for c in written if isinstance(c, Mapping))
+    return group_causes(results)
