@@ -172,9 +172,9 @@ def symptom(check: CheckResult) -> tuple[tuple[object, ...], str]:
         )
     if check.what == "accepted":
         return ("accepted", sig, check.rules), sig
-    way = direction(sig)
-    if way is not None:
-        return ("field", check.what, way), f"{check.what}: {way} than expected"
+    shift = direction(sig)
+    if shift is not None:
+        return ("field", check.what, shift), f"{check.what}: {shift} than expected"
     listed = _CARD_LISTS.match(sig)
     if listed is not None:
         field, want, got = listed["field"], len(listed["e"].split()), len(listed["g"].split())

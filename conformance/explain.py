@@ -32,7 +32,7 @@ from pathlib import Path
 from conformance.adapter_command import reference_argv
 from conformance.audit.runs import interface_flags, play
 from conformance.catalogue import Catalogue
-from conformance.declarations import INTERFACE_DEFAULTS, declarations
+from conformance.declarations import INTERFACE_DEFAULTS, Declarations, declarations
 from conformance.execution_coverage import TRACE_OPTION, TraceError, read_trace
 from conformance.results import CaseResult, RunResult
 from conformance.runner import RunOptions
@@ -244,7 +244,7 @@ def infer_rulings(
 
 def _candidates(
     read: set[str],
-    declared: object,
+    declared: Declarations,
     catalogue: Catalogue,
     profile: str,
     failing: Mapping[CheckId, str],

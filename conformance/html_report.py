@@ -39,6 +39,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from conformance import __version__
+from conformance.causes import report_causes
 from conformance.report import (
     atomic_write_text,
     badges,
@@ -47,7 +48,6 @@ from conformance.report import (
     checks_line,
 )
 from conformance.report_tools import FAILING, LoadedReport, count_cases
-from conformance.causes import report_causes
 from conformance.results import CaseResult, divergences, failing_rules, graded
 
 if TYPE_CHECKING:
@@ -782,13 +782,10 @@ def render_markdown(
         if causes:
             lines.extend(["", "Causes:", ""])
             for number, cause in enumerate(causes, start=1):
+                named = ", ".join(f"{p}={o}" for p, o in (cause.explained_by or {}).items())
                 lines.append(
                     f"{number}. {md(cause.line())}; e.g. {md(cause.example.where())}"
-                    + (
-                        f"; explained by {md(', '.join(f'{p}={o}' for p, o in cause.explained_by.items()))}"
-                        if cause.explained_by
-                        else ""
-                    )
+                    + (f"; explained by {md(named)}" if named else "")
                 )
         shown = divergences(report.results)
         if shown:
