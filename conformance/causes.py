@@ -27,13 +27,54 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from conformance.explain import NOTHING, CheckId, Explanation, Inference, infer_rulings
 from conformance.results import CaseResult, CheckResult, RunResult
 
 if TYPE_CHECKING:
     from conformance.catalogue import Catalogue
     from conformance.runner import RunOptions
     from conformance.scenarios import Scenario
+
+#: One option: (point or interface key, option).
+Choice = tuple[str, str]
+#: A failing check: (case id, check key).
+CheckId = tuple[str, str]
+
+
+@dataclass(frozen=True)
+class Explanation:
+    """What explains some failing checks: the options, and what each means."""
+
+    #: Point (or interface key) -> option, sorted by point.
+    choices: tuple[Choice, ...]
+    #: Point -> the option's meaning in the catalogue's words (empty when unknown).
+    meanings: tuple[tuple[str, str], ...] = ()
+
+    def as_dict(self) -> dict[str, str]:
+        """``{"VARIANT-01": "thirty"}``."""
+        return dict(self.choices)
+
+    def label(self) -> str:
+        """``VARIANT-01=thirty (30 points)`` (options joined by ``and``)."""
+        meaning = dict(self.meanings)
+        parts = []
+        for point, option in self.choices:
+            words = meaning.get(point, "")
+            parts.append(f"{point}={option}" + (f" ({words})" if words else ""))
+        return " and ".join(parts)
+
+
+@dataclass(frozen=True)
+class Inference:
+    """What the reference's options explain of a run's failing checks."""
+
+    #: Failing check -> what explains it (a check absent is explained by nothing tried).
+    explained: Mapping[CheckId, Explanation]
+    #: The failing cases replayed (a failing check of another case was not tried).
+    tried: frozenset[str] = frozenset()
+
+
+#: Nothing tried.
+NOTHING = Inference({})
 
 #: Score fields, compared as a family: their difference has a direction and a card value.
 SCORE_FIELDS = frozenset({"deal_scores", "totals"})
@@ -355,6 +396,9 @@ def with_causes(
         return run
     inference = NOTHING
     if infer and catalogue is not None:
+        # Imported here: it starts adapters, and a run with no failing check never needs it.
+        from conformance.explain import infer_rulings
+
         inference = infer_rulings(run, scenarios, catalogue, reference=reference, options=options)
     files = {s.id: _shown_path(s.path) for s in scenarios}
     return replace(run, causes=group_causes(run.results, inference, files))

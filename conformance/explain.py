@@ -32,6 +32,7 @@ from pathlib import Path
 from conformance.adapter_command import reference_argv
 from conformance.audit.runs import interface_flags, play
 from conformance.catalogue import Catalogue
+from conformance.causes import NOTHING, CheckId, Choice, Explanation, Inference
 from conformance.declarations import INTERFACE_DEFAULTS, Declarations, declarations
 from conformance.execution_coverage import TRACE_OPTION, TraceError, read_trace
 from conformance.results import CaseResult, RunResult
@@ -49,48 +50,6 @@ INTERFACE_CHOICES: Mapping[str, tuple[str, ...]] = {
     "run_order": ("engine",),
     "run_ends": ("engine",),
 }
-
-#: One option: (point or interface key, option).
-Choice = tuple[str, str]
-#: A failing check: (case id, check key).
-CheckId = tuple[str, str]
-
-
-@dataclass(frozen=True)
-class Explanation:
-    """What explains some failing checks: the options, and what each means."""
-
-    #: Point (or interface key) -> option, sorted by point.
-    choices: tuple[Choice, ...]
-    #: Point -> the option's meaning in the catalogue's words (empty when unknown).
-    meanings: tuple[tuple[str, str], ...] = ()
-
-    def as_dict(self) -> dict[str, str]:
-        """``{"VARIANT-01": "thirty"}``."""
-        return dict(self.choices)
-
-    def label(self) -> str:
-        """``VARIANT-01=thirty (30 points)`` (options joined by ``and``)."""
-        meaning = dict(self.meanings)
-        parts = []
-        for point, option in self.choices:
-            words = meaning.get(point, "")
-            parts.append(f"{point}={option}" + (f" ({words})" if words else ""))
-        return " and ".join(parts)
-
-
-@dataclass(frozen=True)
-class Inference:
-    """What the reference's options explain of a run's failing checks."""
-
-    #: Failing check -> what explains it (a check absent is explained by nothing tried).
-    explained: Mapping[CheckId, Explanation]
-    #: The failing cases replayed (a failing check of another case was not tried).
-    tried: frozenset[str] = frozenset()
-
-
-#: Nothing tried.
-NOTHING = Inference({})
 
 _ENGINE_WORDS = re.compile(r", engine says:.*$", re.MULTILINE)
 

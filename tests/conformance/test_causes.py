@@ -8,8 +8,8 @@ from pathlib import Path
 import jsonschema
 
 from conformance.catalogue import load_catalogue
-from conformance.causes import card_table, direction, group_causes
-from conformance.explain import Inference, explanation
+from conformance.causes import Inference, card_table, direction, group_causes
+from conformance.explain import explanation
 from conformance.results import CaseResult, CheckResult
 
 CATALOGUE = load_catalogue()
