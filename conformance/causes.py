@@ -380,26 +380,31 @@ def cause_from_record(record: Mapping[str, object]) -> Cause:
     )
 
 
-def with_causes(
+def infer(
     run: RunResult,
     scenarios: Sequence[Scenario],
     catalogue: Catalogue | None,
     *,
-    infer: bool = True,
     reference: Sequence[str] | None = None,
     options: RunOptions | None = None,
+) -> Inference:
+    """The options that explain the failing checks of ``run``, asked of the reference
+    (conformance.explain); nothing asked, and nothing started, when no check failed."""
+    if catalogue is None or not any(c.status == "fail" for r in run.results for c in r.checks):
+        return NOTHING
+    # Imported here: it starts adapters, and a run with no failing check never needs it.
+    from conformance.explain import infer_rulings
+
+    return infer_rulings(run, scenarios, catalogue, reference=reference, options=options)
+
+
+def with_causes(
+    run: RunResult, scenarios: Sequence[Scenario], inference: Inference = NOTHING
 ) -> RunResult:
-    """``run`` with its causes worked out: grouped from its failing checks, and, when there
-    are some and ``infer`` is on, the options that explain them asked of the reference
-    (conformance.explain). A run with no failing check costs nothing here."""
+    """``run`` with its failing checks grouped into causes (``inference``: what explains
+    them, from :func:`infer`). A run with no failing check costs nothing here."""
     if not any(c.status == "fail" for r in run.results for c in r.checks):
         return run
-    inference = NOTHING
-    if infer and catalogue is not None:
-        # Imported here: it starts adapters, and a run with no failing check never needs it.
-        from conformance.explain import infer_rulings
-
-        inference = infer_rulings(run, scenarios, catalogue, reference=reference, options=options)
     files = {s.id: _shown_path(s.path) for s in scenarios}
     return replace(run, causes=group_causes(run.results, inference, files))
 

@@ -302,6 +302,7 @@ def _run_loaded(
 ) -> int:
     """The rest of :func:`_run_profile`: load the corpus, select, run (the first adapter
     ``early`` already spawned), report. Signals stop the run and still report."""
+    from conformance.causes import NOTHING, infer, with_causes
     from conformance.engine import kill_live_adapters
     from conformance.errors import EngineError
     from conformance.interrupt import Collector, exit_code, interruptible, signal_name
@@ -370,6 +371,18 @@ def _run_loaded(
                 kill_escaped(None)
                 note = f"the law checks were interrupted by {signal_name(exc)}"
                 run = replace(run, warnings=(*run.warnings, note))
+        inference = NOTHING
+        if interrupted is None and not getattr(args, "no_explain", False):
+            # Before the signals wait: asking the reference takes a while, and a signal
+            # ends it, leaving the causes grouped with no option inferred.
+            try:
+                inference = infer(run, chosen, catalogue, options=options)
+            except KeyboardInterrupt as exc:
+                interrupted = exc
+                kill_live_adapters()
+                kill_escaped(None)
+                note = f"the causes' inference was interrupted by {signal_name(exc)}"
+                run = replace(run, warnings=(*run.warnings, note))
         # From here a signal waits until the reports are written.
         signals.defer()
         if expectations is not None:
@@ -386,16 +399,8 @@ def _run_loaded(
                 "can outlive the run"
             )
             run = replace(run, warnings=(*run.warnings, note))
-        if interrupted is None:
-            from conformance.causes import with_causes
-
-            run = with_causes(
-                run,
-                chosen,
-                catalogue,
-                infer=not getattr(args, "no_explain", False),
-                options=options,
-            )
+        # After the expectations: a failure they list is no cause.
+        run = with_causes(run, chosen, inference)
         gates = Gates(min_graded=args.min_graded, all_players=args.all_players)
         verdict = judge(run, catalogue, strict=args.strict, gates=gates)
         written = _report_run(args, run, catalogue, expectations, verdict, part_of_all)

@@ -51,6 +51,8 @@ VERBOSITIES = (QUIET, NORMAL, VERBOSE)
 LOUD_STATUSES = frozenset({"fail", "error", "not_run", "xpass"})
 #: Case ids shown per rule or divergence before "and N more".
 IDS_SHOWN = 6
+#: Causes listed, most checks first, before "and N more" (all of them at VERBOSE).
+CAUSES_SHOWN = 10
 #: Lines of an engine's stderr tail shown under an errored case.
 STDERR_LINES = 10
 
@@ -306,11 +308,12 @@ def _by_rule(results: Sequence[CaseResult]) -> list[str]:
 
 
 def _recurring(causes: Sequence[Cause]) -> dict[tuple[str, str], int]:
-    """The failing checks of causes that hold more than one, by (case id, check key), to
-    the cause's number in the "Causes" block."""
+    """The failing checks of the causes listed that hold more than one, by (case id, check
+    key), to the cause's number in the "Causes" block (a check of a cause not listed keeps
+    its diff)."""
     return {
         member: number
-        for number, cause in enumerate(causes, start=1)
+        for number, cause in enumerate(causes[:CAUSES_SHOWN], start=1)
         if cause.checks > 1
         for member in cause.members
     }
@@ -325,7 +328,8 @@ def cause_lines(
         return []
     lines = ["", "Causes (most checks first):"]
     checks = {(r.id, c.key): c for r in results for c in r.checks} if verbose else {}
-    for number, cause in enumerate(causes, start=1):
+    shown = causes if verbose else causes[:CAUSES_SHOWN]
+    for number, cause in enumerate(shown, start=1):
         lines.append(f"  {number}. {cause.line()}")
         others = [c for c in cause.cases if c != cause.example.case]
         more = f" and {len(others) - IDS_SHOWN} more" if len(others) > IDS_SHOWN else ""
@@ -336,6 +340,12 @@ def cause_lines(
             diff = " ".join((check.diff or "").split()) if check is not None else ""
             line = f" line {check.line}" if check is not None else ""
             lines.append(f"       {case} {key}{line}: {diff}".rstrip())
+    if len(causes) > len(shown):
+        rest = causes[len(shown) :]
+        lines.append(
+            f"  and {len(rest)} more cause(s) of {sum(c.checks for c in rest)} check(s) "
+            "(-v lists them)"
+        )
     return lines
 
 

@@ -176,3 +176,43 @@ def test_checks_an_option_explains_are_one_cause_that_names_it() -> None:
 def test_an_expected_failure_is_no_cause() -> None:
     xfail = CheckResult("check 1", "answer", ("SCORE-2",), "xfail", signature="x", diff="x")
     assert group_causes([case("cc-1", xfail)]) == ()
+
+
+def test_every_report_of_a_run_speaks_its_causes() -> None:
+    from conformance.expectations import expectations_from_results
+    from conformance.html_report import render_html, render_markdown
+    from conformance.report import build_report, cause_names, junit_xml
+    from conformance.report_tools import LoadedReport
+    from conformance.results import RunResult, count_statuses
+
+    results = (
+        case("cc-1", fail("check 1", "answer", "penalty of JK: expected 50, got 30")),
+        case("cc-2", fail("check 1", "answer", "penalty of [K♣ JK]: expected 60, got 40")),
+    )
+    thirty = explanation([("VARIANT-01", "thirty")], CATALOGUE)
+    inference = Inference({("cc-1", "check 1"): thirty, ("cc-2", "check 1"): thirty})
+    run = RunResult(
+        argv=("engine",),
+        profile="argentine",
+        handshake=None,
+        results=results,
+        counts=count_statuses(results),
+        causes=group_causes(results, inference),
+    )
+    document = build_report(run, CATALOGUE)
+    assert [c["explained_by"] for c in document["causes"]] == [{"VARIANT-01": "thirty"}]
+    assert document["causes"][0]["checks"] == 2
+    xml = junit_xml(run, CATALOGUE)
+    assert xml.count("cause 1 of 1: answer differ: explained by VARIANT-01=thirty") >= 2
+    page = render_html([LoadedReport("r.json", document)], CATALOGUE)
+    assert page.index('id="causes"') < page.index('id="matrix-h"')
+    assert "explained by VARIANT-01=thirty" in page
+    digest = render_markdown([LoadedReport("r.json", document)], CATALOGUE)
+    assert "Causes:" in digest and "explained by VARIANT-01=thirty" in digest
+    # A report without causes (older, or merged) has them grouped again from its checks.
+    older = {k: v for k, v in document.items() if k != "causes"}
+    assert "JK counted 30 instead of 50" in render_markdown([LoadedReport("o.json", older)])
+    # A new expectations entry starts with its cause as its reason.
+    written = expectations_from_results(results, None, cause_names(run))
+    reason = written["expected_failures"]["cc-2"]["checks"]["check 1"]["reason"]
+    assert reason.startswith("cause 1 of 1: answer differ: explained by VARIANT-01=thirty")

@@ -168,3 +168,19 @@ def test_within_profile_all_a_quiet_clean_profile_is_its_summary_line_alone() ->
     loud = text(scoring_run(), QUIET, part_of_all=True).splitlines()
     assert loud[0] == "== profile argentine" and loud[-1].startswith("argentine: 3 cases: ")
     assert any(line.startswith("  FAIL        cc-0302") for line in loud)
+
+
+def test_causes_beyond_the_first_ten_are_counted_in_one_line() -> None:
+    cases = [
+        CaseResult(
+            f"cc-{n:04d}", "t", ("TURN-1",), "TURN", "fail",
+            checks=(CheckResult("step 1 turn", "turn", ("TURN-1",), "fail", step=1,
+                                diff=f"turn {n}", signature=f"turn: expected p{n}, got q{n}"),),
+        )
+        for n in range(12)
+    ]  # fmt: skip
+    out = text(run_of(*cases))
+    block = out.split("Causes (most checks first):\n")[1].split("\n\n")[0]
+    assert "  10. " in block and "  11. " not in block
+    assert "  and 2 more cause(s) of 2 check(s) (-v lists them)" in block
+    assert "  12. " in text(run_of(*cases), VERBOSE)

@@ -90,3 +90,18 @@ def test_three_unrelated_bugs_are_three_causes_and_no_ruling(
     assert "reason: expected trio_size, got trio_mixed_ranks" in summaries
     assert 'the engine refuses with empty_discard (engine says "nothing to take")' in summaries
     assert "explained by" not in out
+
+
+@pytest.mark.slow
+def test_no_explain_groups_the_causes_and_asks_the_reference_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    report = tmp_path / "r.json"
+    adapter = f"{HOUSE} --ruling VARIANT-01=thirty --undeclared"
+    argv = ["run", "--profile", "argentine", "--adapter", adapter, "--json", str(report)]
+    assert main([*argv, "--scenario", "cc-0207", "--scenario", "cc-0208", "--no-explain"]) == 1
+    out = capsys.readouterr().out
+    causes = json.loads(report.read_text())["causes"]
+    assert [c["explained_by"] for c in causes] == [None]
+    assert causes[0]["summary"] == "JK counted 30 instead of 50"
+    assert "explained by" not in out
