@@ -341,10 +341,10 @@ def cause_lines(
             line = f" line {check.line}" if check is not None else ""
             lines.append(f"       {case} {key}{line}: {diff}".rstrip())
     if len(causes) > len(shown):
-        rest = causes[len(shown) :]
+        unlisted = causes[len(shown) :]
         lines.append(
-            f"  and {len(rest)} more cause(s) of {sum(c.checks for c in rest)} check(s) "
-            "(-v lists them)"
+            f"  and {len(unlisted)} more cause(s) of {sum(c.checks for c in unlisted)} "
+            "check(s) (-v lists them)"
         )
     return lines
 
