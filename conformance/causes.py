@@ -76,6 +76,9 @@ class Inference:
 #: Nothing tried.
 NOTHING = Inference({})
 
+#: The symptom of a table whose runs hold the expected cards in another order.
+ORDER_ONLY = ("cards", "table", "the same cards in another order")
+
 #: Score fields, compared as a family: their difference has a direction and a card value.
 SCORE_FIELDS = frozenset({"deal_scores", "totals"})
 
@@ -86,10 +89,10 @@ _CARD = re.compile(
 _PENALTY = re.compile(r"^penalty of .*: expected (?P<e>-?\d+), got (?P<g>-?\d+)$")
 _LISTS = re.compile(r"expected \[(?P<e>[-\d, ]*)\], got \[(?P<g>[-\d, ]*)\]")
 _MIXED = re.compile(r"^penalty of \[(?P<cards>[^\]]*)\]: expected (?P<e>-?\d+), got (?P<g>-?\d+)$")
-_CARD_LISTS = re.compile(
-    r"^(?P<field>\w+)(?:\[\d+\])?: expected \[(?P<e>[^\]]*)\], got \[(?P<g>[^\]]*)\]"
-)
 _REFUSED = re.compile(r"got (?:rejected \()?(?P<reason>[a-z_]+)\)?$")
+_INDEX = re.compile(r"\[\d+\]")
+#: A card, as a glyph (``10♠``) or a code (``'10S'``), or a joker.
+_CARD_TOKEN = re.compile(r"(?<![\w])(?:JK|(?:10|[2-9AJQK])[♠♥♦♣SHDC])(?![\w])")
 _NUMBERS = re.compile(r": expected (?P<e>-?\d+), got (?P<g>-?\d+)$")
 _SHAPE = re.compile(r"\d+")
 
@@ -216,12 +219,37 @@ def symptom(check: CheckResult) -> tuple[tuple[object, ...], str]:
     shift = direction(sig)
     if shift is not None:
         return ("field", check.what, shift), f"{check.what}: {shift} than expected"
-    listed = _CARD_LISTS.match(sig)
-    if listed is not None:
-        field, want, got = listed["field"], len(listed["e"].split()), len(listed["g"].split())
-        more = "more cards" if got > want else "fewer cards" if got < want else "other cards"
-        return ("cards", field, more), f"{field}: {more} than expected"
+    field = _field(sig, check.what)
+    wanted, got = _cards_of(sig)
+    if wanted and got:
+        if sorted(wanted) == sorted(got):
+            change = ORDER_ONLY[2]
+        elif len(got) != len(wanted):
+            change = "more cards" if len(got) > len(wanted) else "fewer cards"
+            change += " than expected"
+        else:
+            change = "other cards than expected"
+        return ("cards", field, change), f"{field}: {change}"
+    if check.what == "unchanged":
+        return ("unchanged", field), f"{field}: a refused action changed it"
     return ("field", check.what, check.rules, sig), sig
+
+
+def _field(signature: str, what: str) -> str:
+    """The state field a signature names: its first part, without an index or a
+    parenthesis (``table`` for ``table[3].cards``)."""
+    head = signature.split(": expected", 1)[0] if ": expected" in signature else what
+    head = head.split(" (", 1)[0].split(".", 1)[0]
+    return _INDEX.sub("", head).strip() or what
+
+
+def _cards_of(signature: str) -> tuple[list[str], list[str]]:
+    """The cards a signature shows expected and got (as glyphs or codes), or empty lists."""
+    if ", got " not in signature:
+        return [], []
+    wanted, got = signature.split(", got ", 1)
+    got = got.split(" (missing", 1)[0].split(" (unexpected", 1)[0]
+    return _CARD_TOKEN.findall(wanted.split("expected", 1)[-1]), _CARD_TOKEN.findall(got)
 
 
 def is_score(check: CheckResult) -> bool:

@@ -32,7 +32,15 @@ from pathlib import Path
 from conformance.adapter_command import reference_argv
 from conformance.audit.runs import interface_flags, play
 from conformance.catalogue import Catalogue
-from conformance.causes import NOTHING, CheckId, Choice, Explanation, Inference
+from conformance.causes import (
+    NOTHING,
+    ORDER_ONLY,
+    CheckId,
+    Choice,
+    Explanation,
+    Inference,
+    symptom,
+)
 from conformance.declarations import INTERFACE_DEFAULTS, Declarations, declarations
 from conformance.execution_coverage import TRACE_OPTION, TraceError, read_trace
 from conformance.results import CaseResult, RunResult
@@ -119,6 +127,7 @@ def infer_rulings(
         return NOTHING
     kept = {s.id for s in cases}
     failing = {k: v for k, v in failing.items() if k[0] in kept}
+    engine_checks = {(r.id, c.key): c for r in run.results for c in r.checks}
     passed = {
         (r.id, c.key)
         for r in run.results
@@ -146,10 +155,18 @@ def infer_rulings(
 
     def judge(choices: tuple[Choice, ...], results: list[CaseResult]) -> _Trial:
         twin = {(r.id, c.key): c for r in results for c in r.checks}
+        # An interface reading is the engine's own arrangement, never the reference's: the
+        # same kind of difference in the same check is the match there.
+        loose = any(p in INTERFACE_DEFAULTS for p, _ in choices)
         matched = frozenset(
             k
             for k, diff in failing.items()
-            if (c := twin.get(k)) is not None and c.status == "fail" and same_way(c.diff) == diff
+            if (c := twin.get(k)) is not None
+            and c.status == "fail"
+            and (
+                same_way(c.diff) == diff
+                or (loose and symptom(c)[0] == symptom(engine_checks[k])[0])
+            )
         )
         broken = sum(1 for k in passed if (c := twin.get(k)) is not None and c.status == "fail")
         return _Trial(choices, matched, broken)
@@ -184,6 +201,13 @@ def infer_rulings(
     for found in trials:
         for key in found.matched:
             explained.setdefault(key, explanation(found.choices, catalogue))
+    if declared.run_order == INTERFACE_DEFAULTS["run_order"]:
+        # No reference reproduces an engine's own arrangement of a run; but a difference
+        # that is only the order of a run's cards is what run_order=engine grades away.
+        arranged = explanation([("run_order", "engine")], catalogue)
+        for key in failing:
+            if key not in explained and symptom(engine_checks[key])[0] == ORDER_ONLY:
+                explained[key] = arranged
     best = [t for t in trials if t.matched][:MAX_PAIRED]
     for one, two in combinations(best, 2):
         if one.choices[0][0] == two.choices[0][0]:
