@@ -219,16 +219,15 @@ def test_every_report_of_a_run_speaks_its_causes() -> None:
 
 
 def test_a_table_in_another_order_is_one_symptom_whatever_the_cards() -> None:
+    runs = "table[3].cards: expected [4♠ 5♠ 6♠ 7♠], got [5♠ 7♠ 6♠ 4♠]"
+    kept = (
+        "table (a rejected action must leave the state unchanged): "
+        "expected [{'cards': ['4H', '5H', '3H']}], got [{'cards': ['3H', '5H', '4H']}]"
+    )
     results = [
-        case(
-            "cc-1",
-            fail("step 2 table", "table", "table[3].cards: expected [4♠ 5♠ 6♠ 7♠], got [5♠ 7♠ 6♠ 4♠]", rules=("MELD-RUN-1",)),
-        ),
-        case(
-            "cc-2",
-            fail("step 4 unchanged", "unchanged", "table (a rejected action must leave the state unchanged): expected [{'cards': ['4H', '5H', '3H']}], got [{'cards': ['3H', '5H', '4H']}]", rules=("LAYOFF-2",)),
-        ),
-    ]  # fmt: skip
+        case("cc-1", fail("step 2 table", "table", runs, rules=("MELD-RUN-1",))),
+        case("cc-2", fail("step 4 unchanged", "unchanged", kept, rules=("LAYOFF-2",))),
+    ]
     (only,) = group_causes(results)
     assert only.summary == "table: the same cards in another order"
     assert only.checks == 2
