@@ -7,9 +7,12 @@ reference to play, one at a time, each other option of each disputed point and h
 variant the failing cases read (and each interface reading the engine does not declare),
 **graded as the engine declared** (conformance.runner.RunOptions.graded_as). A failing
 check is *explained* by an option when the reference playing it fails that check the same
-way the engine did (the same difference, the engine's own words aside), and the reference so
-playing breaks no check the engine passed in those cases. Where two options together
-explain checks that neither explains alone, both are named.
+way the engine did (the same difference, the engine's own words aside; for an interface
+reading the same kind of difference, conformance.causes.symptom, since the arrangement is
+the engine's own), and the reference so playing breaks no check the engine passed in those
+cases. Where two options together explain checks that neither explains alone, both are
+named. No reference reproduces an engine's own order of a run's cards: a table that differs
+only in that order is named ``run_order=engine`` from the difference itself.
 
 It is a hint, graded nothing: the checks still fail until the engine declares the option.
 The cost is bounded: only the failing cases are played (at most :data:`MAX_CASES`), first
