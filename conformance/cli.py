@@ -304,6 +304,7 @@ def _run_loaded(
 ) -> int:
     """The rest of :func:`_run_profile`: load the corpus, select, run (the first adapter
     ``early`` already spawned), report. Signals stop the run and still report."""
+    from conformance.causes import NOTHING, infer, with_causes
     from conformance.engine import kill_live_adapters
     from conformance.errors import EngineError
     from conformance.hostile import HOSTILE_IDS, hostile_run, with_cases
@@ -382,6 +383,19 @@ def _run_loaded(
                 kill_escaped(None)
                 note = f"the hostile probes were interrupted by {signal_name(exc)}"
                 run = replace(run, warnings=(*run.warnings, note))
+        inference = NOTHING
+        if interrupted is None and not getattr(args, "no_explain", False):
+            # Before the signals wait: asking the reference takes a while, and a signal
+            # ends it, leaving the causes grouped with no option inferred.
+            try:
+                inference = infer(run, chosen, catalogue, options=options)
+            except KeyboardInterrupt as exc:
+                interrupted = exc
+                kill_live_adapters()
+                kill_escaped(None)
+                note = f"the causes' inference was interrupted by {signal_name(exc)}"
+                run = replace(run, warnings=(*run.warnings, note))
+                run = replace(run, warnings=(*run.warnings, note))
         # From here a signal waits until the reports are written.
         signals.defer()
         if expectations is not None:
@@ -398,6 +412,8 @@ def _run_loaded(
                 "can outlive the run"
             )
             run = replace(run, warnings=(*run.warnings, note))
+        # After the expectations: a failure they list is no cause.
+        run = with_causes(run, chosen, inference)
         gates = Gates(min_graded=args.min_graded, all_players=args.all_players)
         verdict = judge(run, catalogue, strict=args.strict, gates=gates)
         written = _report_run(args, run, catalogue, expectations, verdict, part_of_all)

@@ -103,6 +103,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     run.add_argument("--strict", action="store_true", help="an xpass fails the run")
     run.add_argument(
+        "--no-explain",
+        action="store_true",
+        help="do not ask the reference which disputed option or house variant explains the "
+        "failing checks (the causes are still grouped; docs/reports.md)",
+    )
+    run.add_argument(
         "-q",
         "--quiet",
         action="store_true",

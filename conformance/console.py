@@ -6,7 +6,7 @@ detail appears only where something differs from what the engine declared. Three
 
 ``quiet`` (``-q``)
     a header line, what fails the run (failures, errors, cases not run, xpass, broken
-    laws, failing checks by rule, divergences), one line that the laws held, the summary;
+    laws, failing checks by rule, causes), one line that the laws held, the summary;
     within ``--profile all`` a profile where nothing failed is its summary line alone
 ``normal``
     as ``quiet``, plus the corpus path and one line per rule section (within
@@ -18,8 +18,8 @@ detail appears only where something differs from what the engine declared. Three
 
 The summary line of a profile gives the cases by status, then what a green is made of:
 checks graded against all, and what was not graded by cause (:mod:`conformance.verdict`).
-Every count is read from :mod:`conformance.results` (``graded``, ``divergences``,
-``failing_rules``), as the reports read them, so the terminal and the files never differ.
+Every count is read from :mod:`conformance.results` (``graded``, ``failing_rules``) and
+:mod:`conformance.causes`, as the reports read them, so the terminal and the files never differ.
 """
 
 from __future__ import annotations
@@ -30,11 +30,11 @@ from typing import TYPE_CHECKING
 
 from conformance import CORPUS_VERSION, __version__
 from conformance.catalogue import Catalogue
+from conformance.causes import Cause, causes_of
 from conformance.results import (
     STATUSES,
     CaseResult,
     RunResult,
-    divergences,
     failing_rules,
 )
 from conformance.verdict import EXIT_OK, Verdict, has_checks, run_declarations
@@ -51,6 +51,8 @@ VERBOSITIES = (QUIET, NORMAL, VERBOSE)
 LOUD_STATUSES = frozenset({"fail", "error", "not_run", "xpass"})
 #: Case ids shown per rule or divergence before "and N more".
 IDS_SHOWN = 6
+#: Causes listed, most checks first, before "and N more" (all of them at VERBOSE).
+CAUSES_SHOWN = 10
 #: Lines of an engine's stderr tail shown under an errored case.
 STDERR_LINES = 10
 
@@ -141,7 +143,8 @@ def _body(
     """Everything between the header and the summary line."""
     lines = [f"warning: {problem}" for problem in run.warnings]
     # At VERBOSE every diff is shown in full, so nothing is "named once" there.
-    recurring = _recurring(run.results) if verbosity != VERBOSE else {}
+    causes = causes_of(run) if has_checks(run.results) else ()
+    recurring = _recurring(causes) if verbosity != VERBOSE else {}
     # One line per section only when a single profile runs at NORMAL or above: within
     # --profile all a section shows up only when something in it fails.
     every_section = verbosity == VERBOSE or (verbosity == NORMAL and not part_of_all)
@@ -150,6 +153,7 @@ def _body(
     lines.extend(_rulings(run, catalogue, verbosity))
     lines.extend(_laws(run, verbosity))
     lines.extend(_by_rule(run.results))
+    lines.extend(cause_lines(causes, verbose=verbosity == VERBOSE, results=run.results))
     return lines
 
 
@@ -158,7 +162,7 @@ def _sections(
     catalogue: Catalogue | None,
     verbosity: str,
     every_section: bool,
-    recurring: Mapping[tuple[str, tuple[str, ...]], int],
+    recurring: Mapping[tuple[str, str], int],
 ) -> list[str]:
     by_section: dict[str, list[CaseResult]] = defaultdict(list)
     for result in run.results:
@@ -198,7 +202,7 @@ def _disputed(
     catalogue: Catalogue | None,
     verbosity: str,
     every_section: bool,
-    recurring: Mapping[tuple[str, tuple[str, ...]], int],
+    recurring: Mapping[tuple[str, str], int],
 ) -> list[str]:
     """The cases that test a disputed point, graded under the option the engine plays."""
     disputed = [r for r in run.results if r.dispute]
@@ -290,16 +294,6 @@ def _by_rule(results: Sequence[CaseResult]) -> list[str]:
         if rules:
             lines += ["", "Failing checks by rule:"]
             lines += [f"  {rule:<16} {count:>4}" for rule, count in rules.items()]
-        found = divergences(results)
-        if found:
-            lines += ["", "Divergences (each once: checks, cases, rules):"]
-            for number, d in enumerate(found, start=1):
-                first = " ".join(d.cases[:IDS_SHOWN])
-                more = f" and {len(d.cases) - IDS_SHOWN} more" if len(d.cases) > IDS_SHOWN else ""
-                lines.append(
-                    f"  {number}. {d.signature} — {d.checks} check(s) in {len(d.cases)} case(s) "
-                    f"[{', '.join(d.rules)}]: {first}{more}"
-                )
         return lines
     cases: dict[str, list[str]] = defaultdict(list)
     for result in results:
@@ -315,33 +309,63 @@ def _by_rule(results: Sequence[CaseResult]) -> list[str]:
     return lines
 
 
-def _recurring(results: Sequence[CaseResult]) -> dict[tuple[str, tuple[str, ...]], int]:
-    """The divergences that recur (more than one failing check), by (signature, rules), to
-    their number in the "Divergences" block."""
+def _recurring(causes: Sequence[Cause]) -> dict[tuple[str, str], int]:
+    """The failing checks of the causes listed that hold more than one, by (case id, check
+    key), to the cause's number in the "Causes" block (a check of a cause not listed keeps
+    its diff)."""
     return {
-        (d.signature, d.rules): number
-        for number, d in enumerate(divergences(results), start=1)
-        if d.checks > 1
+        member: number
+        for number, cause in enumerate(causes[:CAUSES_SHOWN], start=1)
+        if cause.checks > 1
+        for member in cause.members
     }
 
 
-def case_lines(
-    result: CaseResult, verbosity: str, recurring: Mapping[tuple[str, tuple[str, ...]], int]
-) -> str:
+def cause_lines(
+    causes: Sequence[Cause], *, verbose: bool = False, results: Sequence[CaseResult] = ()
+) -> list[str]:
+    """The "Causes" block: one numbered line per cause, most checks first, then its example
+    and the rest of its cases; ``verbose`` adds every check of it (from ``results``)."""
+    if not causes:
+        return []
+    lines = ["", "Causes (most checks first):"]
+    checks = {(r.id, c.key): c for r in results for c in r.checks} if verbose else {}
+    shown = causes if verbose else causes[:CAUSES_SHOWN]
+    for number, cause in enumerate(shown, start=1):
+        lines.append(f"  {number}. {cause.line()}")
+        others = [c for c in cause.cases if c != cause.example.case]
+        more = f" and {len(others) - IDS_SHOWN} more" if len(others) > IDS_SHOWN else ""
+        rest = f"; also {' '.join(others[:IDS_SHOWN])}{more}" if others else ""
+        lines.append(f"     e.g. {cause.example.where()}{rest}")
+        for case, key in cause.members if verbose else ():
+            check = checks.get((case, key))
+            diff = " ".join((check.diff or "").split()) if check is not None else ""
+            line = f" line {check.line}" if check is not None else ""
+            lines.append(f"       {case} {key}{line}: {diff}".rstrip())
+    if len(causes) > len(shown):
+        unlisted = causes[len(shown) :]
+        lines.append(
+            f"  and {len(unlisted)} more cause(s) of {sum(c.checks for c in unlisted)} "
+            "check(s) (-v lists them)"
+        )
+    return lines
+
+
+def case_lines(result: CaseResult, verbosity: str, recurring: Mapping[tuple[str, str], int]) -> str:
     """One case: its status, id and title, then why.
 
     A failed case with checks names each failing check (its key and rules) with its diff;
-    a divergence that recurs across the run (``recurring``) is described once, in the
-    "Divergences" block, and named here by its number.
+    a check whose cause holds others (``recurring``) is described once, in the "Causes"
+    block, and named here by its number.
     """
     out = [f"  {result.status.upper():<11} {result.id} {result.title}"]
     failing = [c for c in result.checks if c.status == "fail"]
     if failing:
         for check in failing:
             where = f"{check.key} [{', '.join(check.rules)}]"
-            number = recurring.get((check.signature or check.what, check.rules))
+            number = recurring.get((result.id, check.key))
             if number is not None:
-                out.append(f"      {where}: divergence {number} (see Divergences)")
+                out.append(f"      {where}: cause {number} (see Causes)")
                 continue
             out.append(f"      {where}:")
             out.extend("        " + line for line in (check.diff or check.what).splitlines())

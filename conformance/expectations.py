@@ -341,7 +341,9 @@ def apply_expectations(
 
 
 def expectations_from_results(
-    results: Sequence[CaseResult], previous: Expectations | None = None
+    results: Sequence[CaseResult],
+    previous: Expectations | None = None,
+    causes: Mapping[tuple[str, str], str] | None = None,
 ) -> dict[str, Any]:
     """Build an expectations document from a run: its failures, reason to fill in.
 
@@ -349,7 +351,9 @@ def expectations_from_results(
     expected to fail); a failing case without checks is listed whole. Errors and cases
     not run never are, so a rerun with the file cannot turn a crash green. An ``xfail``
     case that ``previous`` listed whole stays listed whole (with an explicit ``status:
-    error``/``not_run`` kept); reasons from ``previous`` are kept.
+    error``/``not_run`` kept); reasons from ``previous`` are kept. A new check's reason
+    starts as its root cause (``causes``: (case id, check key) -> ``cause N of M: …``), so
+    the checks of one cause read as one entry to fill in once.
     """
     failures: dict[str, Any] = {}
     for r in results:
@@ -367,7 +371,10 @@ def expectations_from_results(
         failing = [c.key for c in r.checks if c.status in ("fail", "xfail")]
         if failing:
             failures[r.id] = {
-                "checks": {key: {"reason": old_checks.get(key, "")} for key in failing}
+                "checks": {
+                    key: {"reason": old_checks.get(key) or (causes or {}).get((r.id, key), "")}
+                    for key in failing
+                }
             }
         elif r.status != "xpass":
             failures[r.id] = {"reason": old_reason or ""}
@@ -381,11 +388,15 @@ def count_entries(document: Mapping[str, Any]) -> int:
 
 
 def write_expectations(
-    path: Path | str, results: Sequence[CaseResult], previous: Expectations | None = None
+    path: Path | str,
+    results: Sequence[CaseResult],
+    previous: Expectations | None = None,
+    causes: Mapping[tuple[str, str], str] | None = None,
 ) -> int:
     """Write an expectations file for the run's failures; return how many were listed
-    (whole cases plus single checks)."""
-    document = expectations_from_results(results, previous)
+    (whole cases plus single checks). ``causes``: each failing check's root cause, the
+    reason a new entry starts with."""
+    document = expectations_from_results(results, previous, causes)
     target = Path(path)
     if target.suffix == ".json":
         text = dumps(document) + "\n"

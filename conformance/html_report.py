@@ -39,6 +39,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from conformance import __version__
+from conformance.causes import report_causes
 from conformance.report import (
     atomic_write_text,
     badges,
@@ -340,6 +341,37 @@ def _by_rule(reports: Sequence[LoadedReport], labels: Sequence[str]) -> list[str
     return ['<h2 id="by-rule">Failing checks by rule, and recurring divergences</h2>', *out]
 
 
+def _causes(reports: Sequence[LoadedReport], labels: Sequence[str]) -> list[str]:
+    """The failing checks by root cause, per report, most checks first (when any failed):
+    each cause's line, its smallest example, the rest of its cases, and the option that
+    explains it when the run found one."""
+    out: list[str] = []
+    for label, report in zip(labels, reports, strict=True):
+        found = report_causes(report.doc, report.results)
+        if not found:
+            continue
+        out.append(f"<h3>{esc(label)}</h3>")
+        out.append('<ol class="causes">')
+        for cause in found:
+            others = [c for c in cause.cases if c != cause.example.case]
+            explained = (
+                " <strong>explained by "
+                + esc(", ".join(f"{p}={o}" for p, o in cause.explained_by.items()))
+                + "</strong>"
+                if cause.explained_by
+                else ""
+            )
+            out.append(
+                f"<li>{cards(cause.summary)} — {cause.checks} check(s) in {len(cause.cases)} "
+                f"case(s) ({esc(', '.join(cause.rules))}){explained}<br>"
+                f'<span class="muted">e.g. {esc(cause.example.where())}'
+                + (f"; also {_case_list(others)}" if others else "")
+                + "</span></li>"
+            )
+        out.append("</ol>")
+    return ['<h2 id="causes">Causes</h2>', *out] if out else []
+
+
 def _graded_header(reports: Sequence[LoadedReport]) -> list[str]:
     """Under the title: per run, its badge line, the checks graded and what was not."""
     out = ['<ul class="graded">']
@@ -626,7 +658,9 @@ def render_html(
     """The whole self-contained page for these run reports (and fuzz reports)."""
     labels = _column_labels(reports)
     by_rule = _by_rule(reports, labels)
+    causes = _causes(reports, labels)
     nav = [
+        *(['<a href="#causes">causes</a>'] if causes else []),
         '<a href="#matrix-h">matrix</a>',
         *(['<a href="#by-rule">failures by rule</a>'] if by_rule else []),
         '<a href="#disputes">disputed points</a>',
@@ -651,6 +685,7 @@ def render_html(
         *_graded_header(reports),
         *_corpus_note(reports),
         f"<nav>{''.join(nav)}</nav></header><main>",
+        *causes,
         '<h2 id="matrix-h">Conformance matrix</h2>',
         *_matrix(reports, labels, catalogue),
         *by_rule,
@@ -746,6 +781,15 @@ def render_markdown(
                 f"Rulings other than profile {md(header['profile'])}'s: "
                 + ", ".join(f"{md(p)}={md(o)}" for p, o in differs)
             )
+        causes = report_causes(report.doc, report.results)
+        if causes:
+            lines.extend(["", "Causes:", ""])
+            for number, cause in enumerate(causes, start=1):
+                named = ", ".join(f"{p}={o}" for p, o in (cause.explained_by or {}).items())
+                lines.append(
+                    f"{number}. {md(cause.line())}; e.g. {md(cause.example.where())}"
+                    + (f"; explained by {md(named)}" if named else "")
+                )
         shown = divergences(report.results)
         if shown:
             lines.extend(["", "Recurring divergences:", ""])

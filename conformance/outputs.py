@@ -132,12 +132,14 @@ def write_run_reports(
     started has no expectations file written: it holds no failure to expect.
     """
     from conformance.expectations import write_expectations
-    from conformance.report import write_json_report, write_junit_report
+    from conformance.report import cause_names, write_json_report, write_junit_report
 
     written = Written()
 
     def expected(path: str) -> None:
-        written.expected_failures = write_expectations(path, run.results, expectations)
+        written.expected_failures = write_expectations(
+            path, run.results, expectations, cause_names(run)
+        )
 
     def html(path: str) -> None:
         # The page's module is imported only when a page is asked for.

@@ -29,6 +29,7 @@ from typing import IO, TYPE_CHECKING, Any
 
 from conformance import CORPUS_VERSION, __version__
 from conformance.catalogue import Catalogue
+from conformance.causes import causes_of
 from conformance.console import why_lines
 from conformance.jsonsafe import dumps, finite
 from conformance.results import (
@@ -310,6 +311,7 @@ def build_report(run: RunResult, catalogue: Catalogue | None = None) -> dict[str
         **counted(
             run.profile, run.results, run.counts, missing_players(run.handshake, run.profile)
         ),
+        "causes": [cause.as_record() for cause in causes_of(run)],
     }
 
 
@@ -445,14 +447,29 @@ def check_text(check: CheckResult) -> str:
     return f"{head}: {check.status}"
 
 
-def _failing_checks_text(result: CaseResult) -> str:
+def _failing_checks_text(
+    result: CaseResult, causes: Mapping[tuple[str, str], str] | None = None
+) -> str:
     failing = [c for c in result.checks if c.status == "fail"]
     lines = [f"{len(failing)} failing check(s):"]
     for check in failing:
         lines.append(f"  {check_text(check)}")
         if check.diff:
             lines.extend("      " + line for line in check.diff.splitlines())
+        cause = (causes or {}).get((result.id, check.key))
+        if cause:
+            lines.append(f"      {cause}")
     return "\n".join(lines)
+
+
+def cause_names(run: RunResult) -> dict[tuple[str, str], str]:
+    """Each failing check of ``run`` -> ``cause N of M: <summary>`` (conformance.causes)."""
+    causes = causes_of(run)
+    return {
+        member: f"cause {number} of {len(causes)}: {cause.summary}"
+        for number, cause in enumerate(causes, start=1)
+        for member in cause.members
+    }
 
 
 def _not_graded_text(result: CaseResult) -> str:
@@ -497,9 +514,11 @@ def junit_xml(run: RunResult, catalogue: Catalogue | None = None, *, strict: boo
     A failing case's ``failure`` lists its failing checks (key, rules, line and diff); the
     checks not graded and why go to the case's ``system-out``, which CI tools show beside
     the test; the suite's ``properties`` say how many checks were graded of all, the rest
-    by cause, and the player counts the engine does not play.
+    by cause, and the player counts the engine does not play. Each failing check names its
+    root cause (``cause 1 of 2: …``, conformance.causes), and so does the failure's message.
     """
     counts = run.counts
+    causes = cause_names(run)
     failures = counts.get("fail", 0) + (counts.get("xpass", 0) if strict else 0)
     skipped = counts.get("unsupported", 0) + counts.get("not_run", 0) + counts.get("xfail", 0)
     suite = ET.Element(
@@ -551,8 +570,13 @@ def junit_xml(run: RunResult, catalogue: Catalogue | None = None, *, strict: boo
                 message = "failing check(s): " + ", ".join(
                     f"{c.key} ({', '.join(c.rules)})" for c in failing
                 )
+                named = list(
+                    dict.fromkeys(causes[k] for c in failing if (k := (result.id, c.key)) in causes)
+                )
+                if named:
+                    message += "; " + "; ".join(named)
                 node = ET.SubElement(case, "failure", {"message": _clean(message)})
-                node.text = _clean(_failing_checks_text(result))
+                node.text = _clean(_failing_checks_text(result, causes))
             else:
                 node = ET.SubElement(
                     case, "failure", {"message": _clean(result.failing_step or "")}

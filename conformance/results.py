@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from conformance.causes import Cause
     from conformance.engine import Handshake
     from conformance.properties import PropertyResult
 
@@ -140,6 +141,9 @@ class RunResult:
     #: ``K/N`` when the run graded shard K of N of the selection (``run --shard``); the
     #: digest is then the whole selection's, so that the shards' reports merge.
     shard: str = ""
+    #: The failing checks grouped by root cause, most checks first (conformance.causes);
+    #: empty until worked out (conformance.causes.with_causes).
+    causes: tuple[Cause, ...] = ()
 
 
 def count_statuses(results: Sequence[CaseResult]) -> dict[str, int]:

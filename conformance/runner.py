@@ -86,6 +86,9 @@ class RunOptions:
     #: Audit mode only (``audit --both-ways``): grade the checks that assume an option of
     #: these points as if the engine shared the assumption (grading.expect.held).
     grade_assumed: frozenset[str] = frozenset()
+    #: Grade as if the engine had declared this handshake instead of its own (the cause
+    #: inference, conformance.explain: the reference plays an option it does not declare).
+    graded_as: Handshake | None = None
 
 
 class _Unsupported(Exception):
@@ -321,7 +324,8 @@ class CaseRunner:
                 checks=ungraded_checks(scenario, self.options.profile, "error", error),
             )
         assert self.session.handshake is not None
-        handshake = self.session.handshake.for_profile(self.options.profile)
+        declared = self.options.graded_as or self.session.handshake
+        handshake = declared.for_profile(self.options.profile)
         option = graded_option(scenario, self._declared(handshake))
         # The next case's first request is worked out when the walk first asks for it
         # (next_first), not here: between two cases the adapter waits on the harness. Or

@@ -15,6 +15,7 @@ from conformance.errors import EngineError
 from conformance.profiles import find_profile
 
 from .drafts import draft_of, draft_problems
+from .explain import explain_findings
 from .model import (
     FIRST_DRAFT_ID,
     LAST_DRAFT_ID,
@@ -137,6 +138,8 @@ def fuzz(
         pair = pairs[0]
         try:
             _shrink_and_draft(pair, findings, options, catalogue, interrupted)
+            if interrupted is None:
+                explain_findings(pair, findings, catalogue)
         except KeyboardInterrupt as exc:
             # A signal while shrinking: the findings keep what was drafted so far.
             interrupted = str(exc) or "SIGINT"

@@ -213,3 +213,6 @@ class Finding:
     shrunk: bool = False
     scenario: dict[str, Any] | None = None
     scenario_file: str | None = None
+    #: The option(s) under which the reference agrees with the engine over the example
+    #: (conformance/fuzz/explain.py); None when none tried does.
+    explained_by: dict[str, str] | None = None

@@ -43,6 +43,7 @@ def finding_dict(finding: Finding) -> dict[str, Any]:
         },
         "scenario": finding.scenario,
         "scenario_file": finding.scenario_file,
+        "explained_by": finding.explained_by,
     }
 
 
@@ -179,6 +180,12 @@ def summary(report: Mapping[str, Any], catalogue: Catalogue | None = None) -> st
                 f"    {f['op']} ({f['kind']}): {f['summary']} — {f['count']}x; smallest: game "
                 f"{ex['game']}, {ex['steps']} step(s){where}"
             )
+            if f.get("explained_by"):
+                named = ", ".join(f"{p}={o}" for p, o in f["explained_by"].items())
+                lines.append(
+                    f"      explained by {named}: declare it in the handshake if your engine "
+                    "plays it, or fix the engine"
+                )
     known = report.get("expectations")
     if known:
         lines.append(

@@ -84,16 +84,22 @@ def test_failing_checks_are_counted_by_their_own_rules_not_the_cases_topic() -> 
     assert "DEAL-2" not in "\n".join(block)  # the cases' topic, not broken by any check
 
 
-def test_a_recurring_divergence_is_shown_once_with_its_count() -> None:
+def test_a_root_cause_is_shown_once_with_its_count() -> None:
     out = text(scoring_run())
-    assert out.count(JOKER) == 1
-    assert f"  1. {JOKER} — 3 check(s) in 2 case(s) [SCORE-2]: cc-0302 cc-0303" in out
-    assert "  2. winners: expected [0], got [1] — 1 check(s) in 1 case(s) [END-1, END-4]" in out
-    # Its diffs are not repeated case by case; a divergence seen once keeps its diff.
-    assert "got      [30, 0]" not in out and "wd" in out
-    assert out.count("divergence 1 (see Divergences)") == 3
+    # Scores off by one card value are one cause; the winners of the same final block follow
+    # the totals that failed first there.
+    assert (
+        "  1. JK counted 30 instead of 50 — 4 check(s) in 2 case(s) [SCORE-2, END-1, END-4]" in out
+    )
+    assert "     e.g. cc-0302 step 3 totals (line 0); also cc-0303" in out
+    assert "Divergences" not in out
+    # Its diffs are not repeated case by case.
+    assert "got      [30, 0]" not in out
+    assert out.count("cause 1 (see Causes)") == 4
     verbose = text(scoring_run(), VERBOSE)
-    assert "got      [30, 0]" in verbose and "see Divergences" not in verbose
+    assert "got      [30, 0]" in verbose and "see Causes" not in verbose
+    # -v lists every check of the cause under it.
+    assert "       cc-0303 final winners line 0: wd" in verbose
 
 
 def test_the_summary_line_shows_graded_checks_and_what_was_not_graded() -> None:
@@ -173,3 +179,19 @@ def test_within_profile_all_a_quiet_clean_profile_is_its_summary_line_alone() ->
     loud = text(scoring_run(), QUIET, part_of_all=True).splitlines()
     assert loud[0] == "== profile argentine" and loud[-1].startswith("argentine: 3 cases: ")
     assert any(line.startswith("  FAIL        cc-0302") for line in loud)
+
+
+def test_causes_beyond_the_first_ten_are_counted_in_one_line() -> None:
+    cases = [
+        CaseResult(
+            f"cc-{n:04d}", "t", ("TURN-1",), "TURN", "fail",
+            checks=(CheckResult("step 1 turn", "turn", ("TURN-1",), "fail", step=1,
+                                diff=f"turn {n}", signature=f"turn: expected p{n}, got q{n}"),),
+        )
+        for n in range(12)
+    ]  # fmt: skip
+    out = text(run_of(*cases))
+    block = out.split("Causes (most checks first):\n")[1].split("\n\n")[0]
+    assert "  10. " in block and "  11. " not in block
+    assert "  and 2 more cause(s) of 2 check(s) (-v lists them)" in block
+    assert "  12. " in text(run_of(*cases), VERBOSE)
