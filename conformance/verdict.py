@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from conformance.catalogue import Catalogue
 from conformance.declarations import Declarations, declarations
 from conformance.exitcodes import EXIT_ADAPTER, EXIT_FAILED, EXIT_OK, EXIT_UNGRADED, EXIT_USAGE
+from conformance.grading.support import inconsistent, refused_players
 from conformance.results import CaseResult, Graded, RunResult, graded
 
 #: Which exit code wins when several profiles of one command end differently: the one
@@ -63,6 +64,9 @@ class Tally:
     #: The player counts the engine plays in the profile, and those the profile's text has.
     players: tuple[int, ...] = ()
     profile_players: tuple[int, ...] = ()
+    #: Of ``missing_players``, those the engine declares but answered ``unsupported`` to
+    #: every request seating them (the gate reads what was answered, not only declared).
+    refused_players: tuple[int, ...] = ()
 
     @property
     def nothing_graded(self) -> bool:
@@ -78,6 +82,8 @@ class Tally:
         text = ", ".join(parts)
         if self.missing_players:
             missing = f"players {_counts(self.missing_players)} not played"
+            if self.refused_players:
+                missing += f" ({_counts(self.refused_players)} declared, refused as unsupported)"
             if self.players:
                 missing += f", the engine plays {_counts(self.players)}"
             text = f"{text}; {missing}" if text else missing
@@ -138,12 +144,14 @@ def tally(run: RunResult, catalogue: Catalogue | None = None) -> Tally:
     declared = run_declarations(run, catalogue)
     if declared is None:
         return Tally(unit, counts)
+    refused = refused_players(run.ops, declared.players)
     return Tally(
         unit,
         counts,
-        missing_players=declared.missing_players,
-        players=declared.players,
+        missing_players=tuple(sorted({*declared.missing_players, *refused})),
+        players=tuple(n for n in declared.players if n not in refused),
         profile_players=declared.profile_players,
+        refused_players=refused,
     )
 
 
@@ -212,8 +220,9 @@ def judge(
     """The exit code of ``run`` and why it is not green.
 
     In order: an adapter that never started or a profile the engine does not list (3);
-    failures, errors, cases not run, broken laws, an xpass under ``strict`` (1); nothing
-    graded, or a gate not met (4). Every reason that applies is given, whichever code wins.
+    failures, errors, cases not run, broken laws, an xpass under ``strict``, an op answered
+    in some cases and refused as ``unsupported`` in others (1); nothing graded, or a gate
+    not met (4). Every reason that applies is given, whichever code wins.
     """
     counts = run.counts
     if run.run_error is not None:
@@ -227,10 +236,18 @@ def judge(
         "not_run": counts.get("not_run", 0),
         "laws": sum(not law.passed for law in run.properties),
         "xpass": counts.get("xpass", 0) if strict else 0,
+        # Refusing where it would fail hides a failure (the run's warnings name each op).
+        "inconsistent": len(inconsistent(run.ops)),
     }
     bad = sum(details.values())
     counted = tally(run, catalogue)
     reasons: list[str] = []
+    if details["inconsistent"]:
+        reasons.append(
+            f"profile {run.profile}: {details['inconsistent']} op(s) answered in some cases "
+            "and refused as unsupported in others at the same player count (the warnings "
+            "name them)"
+        )
     if counted.nothing_graded:
         why = counted.not_graded_text() or "none to grade"
         reasons.append(
@@ -244,9 +261,15 @@ def judge(
             f"{gates.min_graded * 100:g}%"
         )
     if gates.all_players and counted.missing_players:
+        refused = counted.refused_players
+        said = (
+            f", and answered unsupported to every request seating {_counts(refused)}"
+            if refused
+            else ""
+        )
         reasons.append(
             f"profile {run.profile}: the engine does not play {_counts(counted.missing_players)} "
-            f"players; the profile's text has {_counts(counted.profile_players)} "
+            f"players; the profile's text has {_counts(counted.profile_players)}{said} "
             "(--all-players)"
         )
     if bad:
