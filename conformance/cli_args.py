@@ -36,6 +36,24 @@ def memory_size(text: str) -> int | None:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
+#: The longest time limit an option takes: a day (a larger one is a typo, not a limit).
+MAX_SECONDS = 86_400.0
+
+
+def seconds(text: str) -> float:
+    """A time limit in seconds: a positive finite number up to MAX_SECONDS (``nan``,
+    ``inf``, 0 and negatives would disable every deadline or none could be met)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not 0 < value <= MAX_SECONDS:  # also refuses nan
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: a time limit must be more than 0 and at most {MAX_SECONDS:g} seconds"
+        )
+    return value
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser (exposed for documentation and tests)."""
     parser = argparse.ArgumentParser(
@@ -131,14 +149,14 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--deals", type=int, default=7, metavar="N", help="deals played by --properties"
     )
-    run.add_argument("--timeout", type=float, default=10.0, help="per-request seconds")
+    run.add_argument("--timeout", type=seconds, default=10.0, help="per-request seconds")
     run.add_argument(
         "--start-timeout",
-        type=float,
+        type=seconds,
         default=10.0,
         help="seconds the adapter may take to start and answer hello (slow VMs need more)",
     )
-    run.add_argument("--case-timeout", type=float, default=30.0, help="per-case seconds")
+    run.add_argument("--case-timeout", type=seconds, default=30.0, help="per-case seconds")
     run.add_argument("--max-response-bytes", type=int, default=8 * 2**20, metavar="N")
     run.add_argument("--max-consecutive-errors", type=int, default=5, metavar="N")
     run.add_argument(
@@ -183,7 +201,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     smoke = sub.add_parser("smoke", help="check that an adapter speaks the protocol")
     smoke.add_argument("--adapter", metavar="CMD", required=True)
-    smoke.add_argument("--timeout", type=float, default=10.0)
+    smoke.add_argument("--timeout", type=seconds, default=10.0)
     smoke.add_argument(
         "--profile", default=DEFAULT_PROFILE, help="probe this profile (the handshake must list it)"
     )
@@ -287,7 +305,7 @@ def build_parser() -> argparse.ArgumentParser:
     rec.add_argument("--title", default="Recorded draft: describe the case")
     rec.add_argument("--rule", action="append", metavar="ID")
     rec.add_argument("--profile", default=DEFAULT_PROFILE)
-    rec.add_argument("--timeout", type=float, default=10.0)
+    rec.add_argument("--timeout", type=seconds, default=10.0)
 
     fz = sub.add_parser("fuzz", help="differential fuzzing against the reference (docs/fuzzing.md)")
     fz.add_argument(
@@ -305,5 +323,5 @@ def build_parser() -> argparse.ArgumentParser:
     fz.add_argument("--no-shrink", action="store_true", help="keep the examples as found")
     fz.add_argument("--profile", default="argentine")
     fz.add_argument("--catalogue", metavar="FILE", help=argparse.SUPPRESS)
-    fz.add_argument("--timeout", type=float, default=10.0)
+    fz.add_argument("--timeout", type=seconds, default=10.0)
     return parser
