@@ -275,8 +275,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="HTML/Markdown page from JSON reports; 'report diff', 'report merge'",
         description="report REPORT.json... --html FILE [--markdown FILE] [--fuzz FUZZ.json]\n"
         "  one page for the runs of one or more engines\n"
-        "report diff OLD.json NEW.json\n"
-        "  what changed between two runs of one engine; exit 1 on a new failure\n"
+        "report diff OLD.json NEW.json [--max-graded-drop SHARE]\n"
+        "  what changed between two runs of one engine; exit 1 on a new failure,\n"
+        "  4 when graded checks fell by more than SHARE (0.05 or 5%; 0: any fall)\n"
         "report merge REPORT.json... -o OUT.json\n"
         "  one report from the shards of one run (run --shard K/N)\n"
         "report merge --fuzz F1.json --fuzz F2.json -o OUT.json\n"
@@ -295,6 +296,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     rep.add_argument("-o", "--output", metavar="FILE", help="report merge: the merged report")
     rep.add_argument("--title", default="Carioca conformance", help="the page title")
+    rep.add_argument("--max-graded-drop", metavar="SHARE", help="report diff: the gate above")
 
     rec = sub.add_parser("record", help="write a draft scenario from an engine's answers")
     rec.add_argument("--setup", required=True, metavar="FILE")

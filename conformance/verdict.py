@@ -165,19 +165,33 @@ class Gates:
     all_players: bool = False
 
 
-def parse_share(text: str) -> float:
-    """``--min-graded``: a share ``0.9`` or a percentage ``90%``, between 0 and 1.
+def parse_share(text: str, option: str = "--min-graded") -> float:
+    """``--min-graded`` (or ``option``): a share ``0.9`` or a percentage ``90%``, between 0
+    and 1.
 
-    :raises ValueError: naming the value when it is neither, or out of range.
+    :raises ValueError: naming the option and the value when it is neither, or out of range.
     """
     raw = text.strip()
     try:
         share = float(raw[:-1]) / 100 if raw.endswith("%") else float(raw)
     except ValueError:
-        raise ValueError(f"--min-graded {text}: expected a share like 0.9 or 90%") from None
+        raise ValueError(f"{option} {text}: expected a share like 0.9 or 90%") from None
     if not 0.0 <= share <= 1.0:  # also refuses NaN
-        raise ValueError(f"--min-graded {text}: must be between 0 and 1 (0% and 100%)")
+        raise ValueError(f"{option} {text}: must be between 0 and 1 (0% and 100%)")
     return share
+
+
+def graded_drop(old: Graded, new: Graded, most: float, unit: str = "checks") -> str | None:
+    """Why ``new`` fails the ``report diff --max-graded-drop`` gate against ``old``: its
+    graded count fell by more than the share ``most`` of the old one (0: by any); None
+    when it did not."""
+    fall = old.graded - new.graded
+    if fall <= 0 or fall <= most * old.graded:
+        return None
+    return (
+        f"graded {unit} fell from {old.graded}/{old.total} to {new.graded}/{new.total} "
+        f"({fall / old.graded:.1%} fewer), more than --max-graded-drop {most * 100:g}%"
+    )
 
 
 @dataclass(frozen=True)
@@ -304,6 +318,7 @@ __all__ = [
     "Tally",
     "Verdict",
     "case_tally",
+    "graded_drop",
     "has_checks",
     "judge",
     "parse_share",

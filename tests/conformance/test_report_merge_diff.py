@@ -264,3 +264,41 @@ def test_a_file_that_is_not_a_report_is_named_in_one_short_line(
     err = capsys.readouterr().err
     assert "list.json: not a carioca-conformance run report (format 2 or older): at /:" in err
     assert len(err) < 500
+
+
+def _ungraded(doc: dict[str, Any]) -> dict[str, Any]:
+    """``doc`` as an engine answering unsupported to every request would have it."""
+    fewer = copy.deepcopy(doc)
+    for case in fewer["cases"]:
+        case["status"] = "unsupported"
+        for check in case["checks"]:
+            check.update(status="not_graded", cause="op", note="unsupported")
+            for key in ("diff", "signature"):
+                check.pop(key, None)
+        case.pop("diff", None)
+    fewer["summary"] = count_cases(fewer["cases"])
+    return fewer
+
+
+def test_diff_can_fail_on_a_fall_in_graded_checks(
+    good: dict[str, Any], bad: dict[str, Any], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """No case fails in a run that grades nothing: a CI gate sees the fall (3,332 -> 179
+    checks) only with --max-graded-drop; exit 4, or 1 when a failure is new as well."""
+    old, none = write(tmp_path, "old.json", good), write(tmp_path, "none.json", _ungraded(good))
+    jsonschema.validate(json.loads(Path(none).read_text()), SCHEMA)
+    assert main(["report", "diff", old, none]) == 0
+    capsys.readouterr()
+    assert main(["report", "diff", old, none, "--max-graded-drop", "5%"]) == 4
+    [line] = [x for x in capsys.readouterr().err.splitlines() if x.startswith("error: ")]
+    assert line.startswith("error: graded checks fell from ")
+    assert line.endswith("(100.0% fewer), more than --max-graded-drop 5% (exit 4)")
+    assert main(["report", "diff", old, none, "--max-graded-drop", "1"]) == 0  # a fall allowed
+    assert main(["report", "diff", none, old, "--max-graded-drop", "0"]) == 0  # a rise
+    assert main(["report", "diff", old, old, "--max-graded-drop", "0"]) == 0
+    new = write(tmp_path, "new.json", bad)
+    assert main(["report", "diff", old, new, "--max-graded-drop", "0"]) == 1
+    capsys.readouterr()
+    assert main(["report", "diff", old, none, "--max-graded-drop", "much"]) == 2
+    assert "error: --max-graded-drop much: expected a share" in capsys.readouterr().err
+    assert main(["report", old, "--html", str(tmp_path / "p.html"), "--max-graded-drop", "0"]) == 2
