@@ -680,6 +680,9 @@ def _report_page(args: argparse.Namespace) -> int:
     except OutputPathError as exc:
         raise UsageError(str(exc)) from None
     reports = [load_report(path) for path in args.reports]
+    for report in reports:
+        if report.recount_note:  # the page says it too, under the report's badge line
+            print(f"warning: {report.recount_note}", file=sys.stderr)
     fuzz = [load_fuzz_report(path) for path in args.fuzz or ()]
     catalogue = _catalogue(args)
     jobs = []

@@ -302,3 +302,35 @@ def test_diff_can_fail_on_a_fall_in_graded_checks(
     assert main(["report", "diff", old, none, "--max-graded-drop", "much"]) == 2
     assert "error: --max-graded-drop much: expected a share" in capsys.readouterr().err
     assert main(["report", old, "--html", str(tmp_path / "p.html"), "--max-graded-drop", "0"]) == 2
+
+
+def test_a_case_passed_with_a_failing_check_is_recounted_by_every_reader(
+    good: dict[str, Any], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A report whose cases say pass while their checks fail (hand-edited, or a buggy
+    writer) is not shown as all green: each reader recounts them from the checks and
+    warns, naming the file and the cases."""
+    lying = copy.deepcopy(good)
+    case = next(c for c in lying["cases"] if c["status"] == "pass" and c["checks"])
+    check = next(k for k in case["checks"] if k["status"] == "pass")
+    check.update(status="fail", diff="points: expected 33, got 34")
+    path = write(tmp_path, "lying.json", lying)
+    loaded = load_report(path)
+    assert loaded.recounted == ((case["id"], "pass", "fail"),)
+    assert loaded.counts["fail"] == good["summary"]["fail"] + 1
+    assert "1 case(s) whose status contradicts their checks" in (loaded.recount_note or "")
+    html, md = tmp_path / "p.html", tmp_path / "p.md"
+    assert main(["report", path, "--html", str(html), "--markdown", str(md)]) == 0
+    [warning] = capsys.readouterr().err.splitlines()
+    assert warning.startswith(f"warning: {path}: 1 case(s) whose status contradicts")
+    assert f"{case['id']} pass → fail" in warning
+    assert "contradicts their checks" in html.read_text()
+    assert "contradicts their checks" in md.read_text()
+    [row] = [x for x in md.read_text().splitlines() if x.startswith(f"| `{case['section']}` |")]
+    assert "❌" in row  # the matrix shows the case's section failing
+    # report diff sees the case fail now, and says why it reads otherwise than the file.
+    assert main(["report", "diff", write(tmp_path, "good.json", good), path]) == 1
+    out = capsys.readouterr().out
+    assert f"{case['id']} pass → fail" in out and "contradicts their checks" in out
+    # A report that does not contradict itself is read as it is.
+    assert load_report(write(tmp_path, "same.json", good)).recounted == ()
