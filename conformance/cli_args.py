@@ -15,7 +15,8 @@ from conformance.profiles import DEFAULT_PROFILE
 
 EPILOG = """exit codes:
   0  nothing unexpected, and something was graded
-  1  failures, errors, cases not run, broken laws, or xpass under --strict
+  1  failures, errors, cases not run, broken laws, xpass under --strict, or an
+     op answered in some cases and refused as unsupported in others
      (coverage: something uncovered)
   2  usage error, or a broken corpus, catalogue or expectations file
   3  the adapter could not start, its handshake failed, or it lacks the --profile
