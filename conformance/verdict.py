@@ -64,8 +64,8 @@ class Tally:
     #: The player counts the engine plays in the profile, and those the profile's text has.
     players: tuple[int, ...] = ()
     profile_players: tuple[int, ...] = ()
-    #: Of ``missing_players``, those the engine declares but answered ``unsupported`` to
-    #: every request seating them (the gate reads what was answered, not only declared).
+    #: Of ``missing_players``, those the engine declares but refused as ``unsupported``
+    #: (grading/support.py ``refused_players``): the gate reads what was answered too.
     refused_players: tuple[int, ...] = ()
 
     @property
