@@ -718,11 +718,11 @@ def _report_diff(args: argparse.Namespace) -> int:
         from conformance.verdict import case_tally, graded_drop, worst
 
         # Checks when both reports carry them (format 2), else cases.
-        both = old.format >= 2 and new.format >= 2
-        unit, counts = ("checks", (old.checks, new.checks)) if both else ("cases", ())
-        if not both:
-            counts = (case_tally(old.results), case_tally(new.results))
-        fell = graded_drop(*counts, most, unit)
+        if old.format >= 2 and new.format >= 2:
+            fell = graded_drop(old.checks, new.checks, most)
+        else:
+            before, after = case_tally(old.results), case_tally(new.results)
+            fell = graded_drop(before, after, most, "cases")
         if fell is not None:
             print(f"error: {fell} (exit {EXIT_UNGRADED})", file=sys.stderr)
             code = worst([code, EXIT_UNGRADED])

@@ -30,6 +30,7 @@ from conformance.report_tools import (
 )
 from conformance.runner import RunOptions, run_scenarios
 from conformance.scenarios import load_corpus
+from tests.conformance.test_report_checks import as_format_1
 from tests.mutants import harness
 
 DATA = Path(__file__).parent / "data"
@@ -302,6 +303,11 @@ def test_diff_can_fail_on_a_fall_in_graded_checks(
     assert main(["report", "diff", old, none, "--max-graded-drop", "much"]) == 2
     assert "error: --max-graded-drop much: expected a share" in capsys.readouterr().err
     assert main(["report", old, "--html", str(tmp_path / "p.html"), "--max-graded-drop", "0"]) == 2
+    # A format-1 report has no checks: the gate counts graded cases then.
+    older = write(tmp_path, "older.json", as_format_1(good))
+    capsys.readouterr()
+    assert main(["report", "diff", older, none, "--max-graded-drop", "0"]) == 4
+    assert "error: graded cases fell from " in capsys.readouterr().err
 
 
 def test_a_case_passed_with_a_failing_check_is_recounted_by_every_reader(
