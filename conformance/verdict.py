@@ -277,7 +277,7 @@ def judge(
     if gates.all_players and counted.missing_players:
         refused = counted.refused_players
         said = (
-            f", and answered unsupported to every request seating {_counts(refused)}"
+            f"; it declares {_counts(refused)} but refused those games as unsupported"
             if refused
             else ""
         )

@@ -142,11 +142,12 @@ class Ledger:
             return results
         causes = Counter(r.cause or "not_run" for r in own if r.status == "not_graded")
         cause = causes.most_common(1)[0][0] if causes else "op"
+        # The engine's own words on why (say the op it answered unsupported), then ours.
+        why = next((r.note for r in own if r.cause == cause and r.note), None)
+        note = f"{why} ({_UNCOUNTED_INVARIANTS})" if why else _UNCOUNTED_INVARIANTS
         planned = {c.key: c for c in self.plan}
         for r in held:
-            self._results[r.key] = _result(
-                planned[r.key], "not_graded", cause=cause, note=_UNCOUNTED_INVARIANTS
-            )
+            self._results[r.key] = _result(planned[r.key], "not_graded", cause=cause, note=note)
         return self.results
 
     def place(self, result: CheckResult) -> str:
@@ -207,7 +208,8 @@ def _result(check: PlannedCheck, status: str, **extra: Any) -> CheckResult:
 _GRADED = frozenset({"pass", "fail", "xfail", "xpass"})
 #: Why an invariant that held is not counted in a case none of whose own checks was graded.
 _UNCOUNTED_INVARIANTS = (
-    "not counted: none of the case's own checks was graded, and the harness built the state"
+    "its invariants are not counted alone: none of the case's own checks was graded, and "
+    "the harness built the state"
 )
 
 #: The optional fields of a CheckResult (their default: None).

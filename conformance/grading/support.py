@@ -82,17 +82,18 @@ def inconsistent(ops: Iterable[OpSupport]) -> list[OpSupport]:
 
 
 def refused_players(ops: Iterable[OpSupport], declared: Sequence[int]) -> tuple[int, ...]:
-    """The player counts of ``declared`` the engine refused: nothing seating them was
+    """The player counts of ``declared`` the engine refused. Nothing seating them was
     answered but a ``load_state`` (echoing a state the harness built plays nothing), and
-    either every request seating them was answered ``unsupported``, or one was of an op it
-    answers at another count. docs/protocol.md §1 lets ``unsupported`` mean "this player
-    count", so they are not played, whatever the handshake says; an op refused at every
-    count beside others answered is an op the engine lacks, not a count."""
-    entries = [entry for entry in ops if entry.players is not None]
+    either an op refused at that count is answered at another, or every request seating
+    them was refused while the engine answered others (another count's, or a melds
+    query). docs/protocol.md §1 lets ``unsupported`` mean "this player count", so they are
+    not played, whatever the handshake says. An op refused at every count beside others
+    answered is an op the engine lacks; an engine refusing everything lacks everything:
+    neither is a count."""
     answered_at: dict[str, set[int | None]] = {}
     answered: set[int | None] = set()
     played: set[int | None] = set()
-    for entry in entries:
+    for entry in ops:
         if entry.answered:
             answered_at.setdefault(entry.op, set()).add(entry.players)
             answered.add(entry.players)
@@ -100,9 +101,13 @@ def refused_players(ops: Iterable[OpSupport], declared: Sequence[int]) -> tuple[
                 played.add(entry.players)
     refused = {
         entry.players
-        for entry in entries
-        if entry.refused
-        and (entry.players not in answered or answered_at.get(entry.op, set()) - {entry.players})
+        for entry in ops
+        if entry.players is not None
+        and entry.refused
+        and (
+            answered_at.get(entry.op, set()) - {entry.players, None}
+            or (entry.players not in answered and answered - {entry.players})
+        )
     }
     return tuple(sorted(n for n in refused - played if n is not None and n in declared))
 
@@ -129,7 +134,8 @@ def support_warnings(ops: Sequence[OpSupport], declared: Sequence[int]) -> tuple
     if refused:
         counts = ", ".join(map(str, refused))
         lines.append(
-            f"the engine declares {counts} players but answered unsupported to every request "
-            "seating them: they are counted as not played"
+            f"the engine declares {counts} players but refused those games as unsupported "
+            "(nothing seating them was answered but a load_state): they are counted as not "
+            "played"
         )
     return tuple(lines)

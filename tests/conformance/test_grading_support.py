@@ -57,7 +57,7 @@ def test_the_workers_books_merge_into_one_count_per_op_and_player_count() -> Non
     )
 
 
-def entry(op: str, players: int, answered: int = 0, refused: int = 0) -> OpSupport:
+def entry(op: str, players: int | None, answered: int = 0, refused: int = 0) -> OpSupport:
     return OpSupport(op, players, answered, refused)
 
 
@@ -66,8 +66,10 @@ def entry(op: str, players: int, answered: int = 0, refused: int = 0) -> OpSuppo
     [
         # Answered at 4, refused at 5: the count is refused.
         ([entry("act:draw_stock", 4, answered=3), entry("act:draw_stock", 5, refused=2)], (5,)),
-        # Every request at 5 refused (a selection seating only 5 tells no more).
-        ([entry("load_state", 5, refused=2)], (5,)),
+        # Every request at 5 refused, others answered (a melds query, or another count's).
+        ([entry("load_state", 5, refused=2), entry("check_meld", None, answered=1)], (5,)),
+        # Every request refused everywhere: the engine lacks everything, not a count.
+        ([entry("load_state", 5, refused=2), entry("check_meld", None, refused=1)], ()),
         # Only its load_state was answered at 5: echoing a state plays nothing.
         (
             [
@@ -132,8 +134,8 @@ def test_all_players_fails_an_engine_that_declares_five_and_refuses_them(
     captured = capsys.readouterr()
     assert "players 5 not played (5 declared, refused as unsupported)" in captured.out
     assert errors_of(captured.err) == [
-        "error: profile pagat: the engine does not play 5 players; the profile's text has 2-5, "
-        "and answered unsupported to every request seating 5 (--all-players) (exit 4)"
+        "error: profile pagat: the engine does not play 5 players; the profile's text has 2-5; "
+        "it declares 5 but refused those games as unsupported (--all-players) (exit 4)"
     ]
     # Without the gate, a count not played is said, and is no failure (as for an engine that
     # declares 2-4: tests/conformance/test_cli_earned_green.py).

@@ -220,7 +220,7 @@ def test_all_players_reads_what_was_answered_not_only_what_was_declared() -> Non
     assert judge(replace(run, ops=refused), CATALOGUE).code == EXIT_OK
     gated = judge(replace(run, ops=refused), CATALOGUE, gates=Gates(all_players=True))
     assert gated.code == EXIT_UNGRADED
-    assert "answered unsupported to every request seating 5 (--all-players)" in gated.reasons[0]
+    assert "declares 5 but refused those games as unsupported (--all-players)" in gated.reasons[0]
     # Once one 5-player act is answered, 5 is played: the gate holds.
     played = (*refused[:2], replace(refused[2], answered=1, answered_cases=1))
     counted = tally(replace(run, ops=played), CATALOGUE)
