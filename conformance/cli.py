@@ -731,6 +731,8 @@ def cmd_report(args: argparse.Namespace) -> int:
     """Build the HTML/Markdown page, compare two runs (``diff``) or merge shards (``merge``)."""
     from conformance.report_tools import ReportError
 
+    if args.max_graded_drop is not None and args.reports[:1] != ["diff"]:
+        raise UsageError("--max-graded-drop is for 'report diff' only")
     try:
         if args.reports[:1] == ["diff"]:
             return _report_diff(args)
@@ -757,6 +759,9 @@ def _report_page(args: argparse.Namespace) -> int:
     except OutputPathError as exc:
         raise UsageError(str(exc)) from None
     reports = [load_report(path) for path in args.reports]
+    for report in reports:
+        if report.recount_note:  # the page says it too, under the report's badge line
+            print(f"warning: {report.recount_note}", file=sys.stderr)
     fuzz = [load_fuzz_report(path) for path in args.fuzz or ()]
     catalogue = _catalogue(args)
     jobs = []
@@ -783,10 +788,36 @@ def _report_diff(args: argparse.Namespace) -> int:
         raise UsageError("report diff: give exactly two reports, OLD.json NEW.json")
     if args.html or args.markdown or args.output or args.fuzz:
         raise UsageError("report diff takes no --html, --markdown, -o or --fuzz")
+    most = _share(args.max_graded_drop, "--max-graded-drop")
     old, new = load_report(paths[0]), load_report(paths[1])
     diff = diff_reports(old, new)
     emit(diff_text(old, new, diff))
-    return EXIT_FAILED if diff.regressed else EXIT_OK
+    code = EXIT_FAILED if diff.regressed else EXIT_OK
+    if most is not None:
+        from conformance.verdict import case_tally, graded_drop, worst
+
+        # Checks when both reports carry them (format 2), else cases.
+        if old.format >= 2 and new.format >= 2:
+            fell = graded_drop(old.checks, new.checks, most)
+        else:
+            before, after = case_tally(old.results), case_tally(new.results)
+            fell = graded_drop(before, after, most, "cases")
+        if fell is not None:
+            print(f"error: {fell} (exit {EXIT_UNGRADED})", file=sys.stderr)
+            code = worst([code, EXIT_UNGRADED])
+    return code
+
+
+def _share(text: str | None, option: str) -> float | None:
+    """A share option's value (None when not given), or a usage error naming it."""
+    from conformance.verdict import parse_share
+
+    if text is None:
+        return None
+    try:
+        return parse_share(text, option)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
 
 
 def _report_merge(args: argparse.Namespace) -> int:

@@ -15,7 +15,8 @@ from conformance.profiles import DEFAULT_PROFILE
 
 EPILOG = """exit codes:
   0  nothing unexpected, and something was graded
-  1  failures, errors, cases not run, broken laws, or xpass under --strict
+  1  failures, errors, cases not run, broken laws, xpass under --strict, or an
+     op answered in some cases and refused as unsupported in others
      (coverage: something uncovered)
   2  usage error, or a broken corpus, catalogue or expectations file
   3  the adapter could not start, its handshake failed, or it lacks the --profile
@@ -40,6 +41,24 @@ def memory_size(text: str) -> int | None:
         return parse_size(text)
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+#: The longest time limit an option takes: a day (a larger one is a typo, not a limit).
+MAX_SECONDS = 86_400.0
+
+
+def seconds(text: str) -> float:
+    """A time limit in seconds: a positive finite number up to MAX_SECONDS (``nan``,
+    ``inf``, 0 and negatives would disable every deadline or none could be met)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not 0 < value <= MAX_SECONDS:  # also refuses nan
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: a time limit must be more than 0 and at most {MAX_SECONDS:g} seconds"
+        )
+    return value
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -144,14 +163,14 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--deals", type=int, default=7, metavar="N", help="deals played by --properties"
     )
-    run.add_argument("--timeout", type=float, default=10.0, help="per-request seconds")
+    run.add_argument("--timeout", type=seconds, default=10.0, help="per-request seconds")
     run.add_argument(
         "--start-timeout",
-        type=float,
+        type=seconds,
         default=10.0,
         help="seconds the adapter may take to start and answer hello (slow VMs need more)",
     )
-    run.add_argument("--case-timeout", type=float, default=30.0, help="per-case seconds")
+    run.add_argument("--case-timeout", type=seconds, default=30.0, help="per-case seconds")
     run.add_argument("--max-response-bytes", type=int, default=8 * 2**20, metavar="N")
     run.add_argument("--max-consecutive-errors", type=int, default=5, metavar="N")
     run.add_argument(
@@ -196,7 +215,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     smoke = sub.add_parser("smoke", help="check that an adapter speaks the protocol")
     smoke.add_argument("--adapter", metavar="CMD", required=True)
-    smoke.add_argument("--timeout", type=float, default=10.0)
+    smoke.add_argument("--timeout", type=seconds, default=10.0)
     smoke.add_argument("--hostile", action="store_true", help=HOSTILE_HELP)
     smoke.add_argument(
         "--profile", default=DEFAULT_PROFILE, help="probe this profile (the handshake must list it)"
@@ -292,8 +311,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="HTML/Markdown page from JSON reports; 'report diff', 'report merge'",
         description="report REPORT.json... --html FILE [--markdown FILE] [--fuzz FUZZ.json]\n"
         "  one page for the runs of one or more engines\n"
-        "report diff OLD.json NEW.json\n"
-        "  what changed between two runs of one engine; exit 1 on a new failure\n"
+        "report diff OLD.json NEW.json [--max-graded-drop SHARE]\n"
+        "  what changed between two runs of one engine; exit 1 on a new failure,\n"
+        "  4 when graded checks fell by more than SHARE (0.05 or 5%; 0: any fall)\n"
         "report merge REPORT.json... -o OUT.json\n"
         "  one report from the shards of one run (run --shard K/N)\n"
         "report merge --fuzz F1.json --fuzz F2.json -o OUT.json\n"
@@ -312,6 +332,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     rep.add_argument("-o", "--output", metavar="FILE", help="report merge: the merged report")
     rep.add_argument("--title", default="Carioca conformance", help="the page title")
+    rep.add_argument("--max-graded-drop", metavar="SHARE", help="report diff: the gate above")
 
     rec = sub.add_parser("record", help="write a draft scenario from an engine's answers")
     rec.add_argument("--setup", required=True, metavar="FILE")
@@ -322,7 +343,7 @@ def build_parser() -> argparse.ArgumentParser:
     rec.add_argument("--title", default="Recorded draft: describe the case")
     rec.add_argument("--rule", action="append", metavar="ID")
     rec.add_argument("--profile", default=DEFAULT_PROFILE)
-    rec.add_argument("--timeout", type=float, default=10.0)
+    rec.add_argument("--timeout", type=seconds, default=10.0)
 
     fz = sub.add_parser("fuzz", help="differential fuzzing against the reference (docs/fuzzing.md)")
     fz.add_argument(
@@ -340,7 +361,7 @@ def build_parser() -> argparse.ArgumentParser:
     fz.add_argument("--no-shrink", action="store_true", help="keep the examples as found")
     fz.add_argument("--profile", default="argentine")
     fz.add_argument("--catalogue", metavar="FILE", help=argparse.SUPPRESS)
-    fz.add_argument("--timeout", type=float, default=10.0)
+    fz.add_argument("--timeout", type=seconds, default=10.0)
     fz.add_argument(
         "--expectations", metavar="FILE", help="known findings: only new ones fail the campaign"
     )

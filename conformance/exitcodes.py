@@ -4,7 +4,8 @@ Kept apart from the verdict so that a command that only needs the codes (``check
 starts without importing the results and declarations the verdict reads.
 
 0  nothing unexpected, and something was graded
-1  failures, errors, cases not run, broken laws, or an xpass under ``strict``
+1  failures, errors, cases not run, broken laws, an xpass under ``strict``, or an op
+   answered in some cases and refused as ``unsupported`` in others
 2  usage error (the command line's, not decided here)
 3  the adapter could not start, failed its handshake, or does not list the profile
 4  nothing was graded, or a gate was not met (under ``min_graded``, a player count missing)

@@ -714,9 +714,16 @@ _MD_CONTROLS = re.compile(r"[\r\n\t\x00-\x1f\x7f]+")
 def md(text: Any) -> str:
     """Text from a report, safe in a Markdown digest (a table cell included): Markdown
     syntax is escaped, not HTML entities (so ``'`` stays ``'``), so an engine named
-    ``![x](https://…)`` shows as that text and loads no image; newlines become spaces."""
+    ``![x](https://…)`` shows as that text and loads no image; newlines become spaces.
+    An ``@`` is followed by a zero-width space, so ``@someone`` in engine text notifies
+    no one when the digest is posted as a pull-request comment."""
     escaped = _MD_SPECIAL.sub(r"\\\1", _MD_CONTROLS.sub(" ", str(text)))
-    return _MD_LEADING.sub(r"\\\1", escaped)
+    return _MD_LEADING.sub(r"\\\1", escaped).replace("@", _NO_MENTION)
+
+
+#: What an ``@`` of report text becomes in the digest: a mention needs a name right after
+#: the ``@``, and this still reads as ``@``.
+_NO_MENTION = "@\u200b"
 
 
 def md_code(text: Any) -> str:

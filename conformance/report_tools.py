@@ -51,10 +51,24 @@ class ReportError(Exception):
 
 @dataclass(frozen=True)
 class LoadedReport:
-    """A validated run report and the file it came from."""
+    """A validated run report and the file it came from.
+
+    A case whose status contradicts its checks (``pass`` holding a failing check) is
+    recounted from its checks as it is read (:func:`recount_statuses`), and
+    :attr:`recount_note` says so: no reader shows such a case as passed.
+    """
 
     path: str
     doc: Mapping[str, Any]
+    #: The cases recounted from their checks: (id, status in the file, status now).
+    recounted: tuple[tuple[str, str, str], ...] = field(default=(), init=False)
+
+    def __post_init__(self) -> None:
+        doc, changed = recount_statuses(self.doc)
+        if changed:
+            # Frozen: the recounted document replaces the file's, before any reader sees it.
+            object.__setattr__(self, "doc", doc)
+            object.__setattr__(self, "recounted", changed)
 
     @property
     def header(self) -> Mapping[str, Any]:
@@ -125,15 +139,62 @@ class LoadedReport:
 
     @cached_property
     def recount_note(self) -> str | None:
-        """Why the report's own ``summary`` is not what its cases say, if it is not."""
+        """Why the counts shown are not the file's own, if they are not: cases whose status
+        contradicts their checks, or a ``summary`` that is not what the cases say."""
+        notes = []
+        if self.recounted:
+            shown = ", ".join(f"{cid} {was} → {now}" for cid, was, now in self.recounted[:5])
+            more = ", ..." if len(self.recounted) > 5 else ""
+            notes.append(
+                f"{self.path}: {len(self.recounted)} case(s) whose status contradicts their "
+                f"checks, recounted from the checks ({shown}{more})"
+            )
         stated = {k: v for k, v in self.doc["summary"].items() if k in self.counts}
         counted_here = {k: self.counts[k] for k in stated}
-        if stated == counted_here:
-            return None
-        return (
-            f"{self.path}: its summary does not match its cases; the counts shown are "
-            "counted from the cases"
-        )
+        if stated != counted_here:
+            notes.append(
+                f"{self.path}: its summary does not match its cases; the counts shown are "
+                "counted from the cases"
+            )
+        return "; ".join(notes) or None
+
+
+#: Case statuses a failing check contradicts: such a case is recounted as ``fail``.
+_NOT_FAILED = frozenset({"pass", "xpass", "unsupported"})
+
+
+def recount_statuses(
+    doc: Mapping[str, Any],
+) -> tuple[Mapping[str, Any], tuple[tuple[str, str, str], ...]]:
+    """``doc`` with each case whose status contradicts its checks given the status its
+    checks give, and which cases changed as (id, status in the file, status now).
+
+    A case ``pass``, ``xpass`` or ``unsupported`` holding a failing check failed; a case
+    ``pass`` none of whose checks was graded is ``unsupported``. ``doc`` itself is left
+    alone; when nothing contradicts, it is returned as it is. A case without checks (a
+    format-1 report) has nothing to contradict."""
+    cases = doc.get("cases")
+    if not isinstance(cases, list):
+        return doc, ()
+    changed: list[tuple[str, str, str]] = []
+    fixed: list[Any] = []
+    for case in cases:
+        status = case.get("status") if isinstance(case, Mapping) else None
+        checks = case.get("checks") if isinstance(case, Mapping) else None
+        now = status
+        if status in _NOT_FAILED and checks:
+            said = {c.get("status") for c in checks if isinstance(c, Mapping)}
+            if "fail" in said:
+                now = "fail"
+            elif status == "pass" and said <= {"not_graded"}:
+                now = "unsupported"
+        if now != status:
+            changed.append((str(case.get("id")), str(status), str(now)))
+            case = {**case, "status": now}
+        fixed.append(case)
+    if not changed:
+        return doc, ()
+    return {**doc, "cases": fixed}, tuple(changed)
 
 
 def engine_declarations(
@@ -661,4 +722,5 @@ __all__ = [
     "load_report",
     "merge_fuzz_reports",
     "merge_reports",
+    "recount_statuses",
 ]

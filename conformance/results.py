@@ -116,6 +116,41 @@ CASE_TEXT_FIELDS = ("stderr_tail", "diff", "note", "error")
 
 
 @dataclass(frozen=True)
+class OpSupport:
+    """How the engine answered one op at one player count over a run.
+
+    ``unsupported`` says the engine lacks the op, the profile, the player count or the
+    action (docs/protocol.md §1): the same op at the same count is then answered in every
+    case or refused in every case. One answered in some cases and refused in others is
+    :attr:`inconsistent`: refusing where it would fail hides a failure.
+    """
+
+    #: ``check_meld``, ``load_state``, ``next_deal``; an ``act`` by its action type
+    #: (``act:discard``).
+    op: str
+    #: The player count the case seats; None for a melds-level request.
+    players: int | None
+    #: Requests answered (anything but ``unsupported``), and refused as ``unsupported``.
+    answered: int = 0
+    refused: int = 0
+    #: The first cases by id it was answered in, and refused in (OP_EXAMPLES at most).
+    answered_in: tuple[str, ...] = ()
+    refused_in: tuple[str, ...] = ()
+    #: How many cases it was answered in, and refused in.
+    answered_cases: int = 0
+    refused_cases: int = 0
+
+    @property
+    def inconsistent(self) -> bool:
+        """True when the op was answered in some cases and refused in others."""
+        return self.answered > 0 and self.refused > 0
+
+
+#: How many cases an OpSupport names on each side.
+OP_EXAMPLES = 3
+
+
+@dataclass(frozen=True)
 class RunResult:
     """Everything a report needs: the engine's handshake and one result per case."""
 
@@ -144,6 +179,8 @@ class RunResult:
     #: The failing checks grouped by root cause, most checks first (conformance.causes);
     #: empty until worked out (conformance.causes.with_causes).
     causes: tuple[Cause, ...] = ()
+    #: How the engine answered each op at each player count (sorted by op, then players).
+    ops: tuple[OpSupport, ...] = ()
 
 
 def count_statuses(results: Sequence[CaseResult]) -> dict[str, int]:

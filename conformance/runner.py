@@ -38,6 +38,7 @@ from conformance.grading.answers import Judge
 from conformance.grading.expect import Resolutions
 from conformance.grading.ledger import Ledger
 from conformance.grading.requests import RequestBook, melds_requests, scenario_players
+from conformance.grading.support import OpBook, merged, support_warnings
 from conformance.grading.walk import LEVEL_CAPABILITIES, CaseWalk, Gap, why_ungradable
 from conformance.identity import kept
 from conformance.memlimit import DEFAULT_MEMORY_LIMIT
@@ -156,6 +157,8 @@ class CaseRunner:
         self.resolutions = Resolutions() if resolutions is None else resolutions
         #: The cases' requests, checked and encoded once.
         self.requests = RequestBook(options.profile) if requests is None else requests
+        #: The ops the engine answered and refused on this runner's sessions.
+        self.ops = OpBook()
         self._cases_on_session = 0
         self._deadline = 0.0
         #: Who deals, as tracked by the rules since the case's setup (grading.walk).
@@ -571,6 +574,7 @@ def _run_scenarios(
         todo.put(index)
     lock = threading.Lock()
     state = {"consecutive_errors": 0, "done": 0, "stopped": False}
+    books: list[OpBook] = []
 
     def take() -> int | None:
         try:
@@ -580,6 +584,7 @@ def _run_scenarios(
 
     def work(session: EngineSession) -> None:
         runner = CaseRunner(session, options, catalogue, resolutions, requests)
+        books.append(runner.ops)
         # Each worker takes its next case before it runs this one, so that case's first
         # request can go to the adapter with this one's last (CaseRunner.run).
         following = take()
@@ -635,6 +640,18 @@ def _run_scenarios(
             why = "the run ended before this case"
             result = not_run_result(scenarios[index], catalogue, why, options.profile)
         final.append(result)
+    ops = merged(books)
+    warnings = [
+        f"engine ruling {problem}; that point is graded by the profile's option"
+        for problem in (
+            catalogue.ruling_problems(handshake.rulings)
+            if catalogue is not None and handshake is not None
+            else ()
+        )
+    ]
+    if handshake is not None:
+        declared = declarations(handshake, options.profile, catalogue)
+        warnings += support_warnings(ops, declared.players)
     return RunResult(
         argv=tuple(argv),
         profile=options.profile,
@@ -644,14 +661,8 @@ def _run_scenarios(
         duration=time.monotonic() - started,
         counts=count_statuses(final),
         corpus_digest=warm.corpus_digest,
-        warnings=tuple(
-            f"engine ruling {problem}; that point is graded by the profile's option"
-            for problem in (
-                catalogue.ruling_problems(handshake.rulings)
-                if catalogue is not None and handshake is not None
-                else ()
-            )
-        ),
+        ops=ops,
+        warnings=tuple(warnings),
     )
 
 

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from conformance.catalogue import Catalogue
 from conformance.declarations import Declarations, declarations
 from conformance.exitcodes import EXIT_ADAPTER, EXIT_FAILED, EXIT_OK, EXIT_UNGRADED, EXIT_USAGE
+from conformance.grading.support import inconsistent, refused_players
 from conformance.results import CaseResult, Graded, RunResult, graded
 
 #: Which exit code wins when several profiles of one command end differently: the one
@@ -63,6 +64,9 @@ class Tally:
     #: The player counts the engine plays in the profile, and those the profile's text has.
     players: tuple[int, ...] = ()
     profile_players: tuple[int, ...] = ()
+    #: Of ``missing_players``, those the engine declares but refused as ``unsupported``
+    #: (grading/support.py ``refused_players``): the gate reads what was answered too.
+    refused_players: tuple[int, ...] = ()
 
     @property
     def nothing_graded(self) -> bool:
@@ -78,6 +82,8 @@ class Tally:
         text = ", ".join(parts)
         if self.missing_players:
             missing = f"players {_counts(self.missing_players)} not played"
+            if self.refused_players:
+                missing += f" ({_counts(self.refused_players)} declared, refused as unsupported)"
             if self.players:
                 missing += f", the engine plays {_counts(self.players)}"
             text = f"{text}; {missing}" if text else missing
@@ -138,12 +144,14 @@ def tally(run: RunResult, catalogue: Catalogue | None = None) -> Tally:
     declared = run_declarations(run, catalogue)
     if declared is None:
         return Tally(unit, counts)
+    refused = refused_players(run.ops, declared.players)
     return Tally(
         unit,
         counts,
-        missing_players=declared.missing_players,
-        players=declared.players,
+        missing_players=tuple(sorted({*declared.missing_players, *refused})),
+        players=tuple(n for n in declared.players if n not in refused),
         profile_players=declared.profile_players,
+        refused_players=refused,
     )
 
 
@@ -157,19 +165,33 @@ class Gates:
     all_players: bool = False
 
 
-def parse_share(text: str) -> float:
-    """``--min-graded``: a share ``0.9`` or a percentage ``90%``, between 0 and 1.
+def parse_share(text: str, option: str = "--min-graded") -> float:
+    """``--min-graded`` (or ``option``): a share ``0.9`` or a percentage ``90%``, between 0
+    and 1.
 
-    :raises ValueError: naming the value when it is neither, or out of range.
+    :raises ValueError: naming the option and the value when it is neither, or out of range.
     """
     raw = text.strip()
     try:
         share = float(raw[:-1]) / 100 if raw.endswith("%") else float(raw)
     except ValueError:
-        raise ValueError(f"--min-graded {text}: expected a share like 0.9 or 90%") from None
+        raise ValueError(f"{option} {text}: expected a share like 0.9 or 90%") from None
     if not 0.0 <= share <= 1.0:  # also refuses NaN
-        raise ValueError(f"--min-graded {text}: must be between 0 and 1 (0% and 100%)")
+        raise ValueError(f"{option} {text}: must be between 0 and 1 (0% and 100%)")
     return share
+
+
+def graded_drop(old: Graded, new: Graded, most: float, unit: str = "checks") -> str | None:
+    """Why ``new`` fails the ``report diff --max-graded-drop`` gate against ``old``: its
+    graded count fell by more than the share ``most`` of the old one (0: by any); None
+    when it did not."""
+    fall = old.graded - new.graded
+    if fall <= 0 or fall <= most * old.graded:
+        return None
+    return (
+        f"graded {unit} fell from {old.graded}/{old.total} to {new.graded}/{new.total} "
+        f"({fall / old.graded:.1%} fewer), more than --max-graded-drop {most * 100:g}%"
+    )
 
 
 @dataclass(frozen=True)
@@ -212,8 +234,9 @@ def judge(
     """The exit code of ``run`` and why it is not green.
 
     In order: an adapter that never started or a profile the engine does not list (3);
-    failures, errors, cases not run, broken laws, an xpass under ``strict`` (1); nothing
-    graded, or a gate not met (4). Every reason that applies is given, whichever code wins.
+    failures, errors, cases not run, broken laws, an xpass under ``strict``, an op answered
+    in some cases and refused as ``unsupported`` in others (1); nothing graded, or a gate
+    not met (4). Every reason that applies is given, whichever code wins.
     """
     counts = run.counts
     if run.run_error is not None:
@@ -229,10 +252,18 @@ def judge(
         # says so; the cases grade what the engine claims.
         "laws": sum(not law.passed and law.applies for law in run.properties),
         "xpass": counts.get("xpass", 0) if strict else 0,
+        # Refusing where it would fail hides a failure (the run's warnings name each op).
+        "inconsistent": len(inconsistent(run.ops)),
     }
     bad = sum(details.values())
     counted = tally(run, catalogue)
     reasons: list[str] = []
+    if details["inconsistent"]:
+        reasons.append(
+            f"profile {run.profile}: {details['inconsistent']} op(s) answered in some cases "
+            "and refused as unsupported in others at the same player count (the warnings "
+            "name them)"
+        )
     if counted.nothing_graded:
         why = counted.not_graded_text() or "none to grade"
         reasons.append(
@@ -246,9 +277,15 @@ def judge(
             f"{gates.min_graded * 100:g}%"
         )
     if gates.all_players and counted.missing_players:
+        refused = counted.refused_players
+        said = (
+            f"; it declares {_counts(refused)} but refused those games as unsupported"
+            if refused
+            else ""
+        )
         reasons.append(
             f"profile {run.profile}: the engine does not play {_counts(counted.missing_players)} "
-            f"players; the profile's text has {_counts(counted.profile_players)} "
+            f"players; the profile's text has {_counts(counted.profile_players)}{said} "
             "(--all-players)"
         )
     if bad:
@@ -283,6 +320,7 @@ __all__ = [
     "Tally",
     "Verdict",
     "case_tally",
+    "graded_drop",
     "has_checks",
     "judge",
     "parse_share",

@@ -21,6 +21,7 @@ both adapters: an engine that answers ``unsupported`` to everything earns no gre
 
 from __future__ import annotations
 
+import math
 import sys
 import threading
 from collections.abc import Mapping, Sequence
@@ -143,6 +144,8 @@ def campaign(
     """
     if options.games < 0 or options.workers < 1:
         raise FuzzError("--games must be 0 or more and --workers 1 or more")
+    if not 0 < options.timeout < math.inf:  # also refuses nan, which disables every deadline
+        raise FuzzError(f"--timeout {options.timeout}: must be a positive number of seconds")
     from conformance.interrupt import Signals, interruptible
 
     stop = threading.Event()

@@ -8,8 +8,9 @@ is too large, not UTF-8, not JSON, nested too deep, holds a huge integer or a ``
 one :class:`~conformance.fuzz.model.FuzzError` naming the file (the command line: exit 2).
 
 :func:`merge_reports` refuses reports of different campaigns or engines, a report whose
-adapter never started, and the same shard given twice (its games would count twice); it
-names the shards that are missing, in ``warnings``.
+adapter never started, a shard no split has (``4/2``: it would hide that 1/2 and 2/2 are
+missing) and the same shard given twice (its games would count twice); it names the shards
+that are missing, in ``warnings``.
 """
 
 from __future__ import annotations
@@ -68,10 +69,16 @@ def _label(report: Mapping[str, Any], index: int) -> str:
 
 
 def _shard_warnings(shards: Sequence[Mapping[str, int]]) -> list[str]:
-    """Refuse a shard given twice or shards of different splits; name the missing ones."""
+    """Refuse a shard that no split has (4/2), one given twice, or shards of different
+    splits; name the missing ones."""
     seen: set[tuple[int, int]] = set()
     for shard in shards:
         key = (int(shard["index"]), int(shard["count"]))
+        if not 1 <= key[0] <= key[1]:
+            raise FuzzError(
+                f"cannot merge: there is no shard {key[0]}/{key[1]} (a campaign split in "
+                f"{key[1]} has shards 1/{key[1]} to {key[1]}/{key[1]})"
+            )
         if key in seen:
             raise FuzzError(
                 f"cannot merge: shard {key[0]}/{key[1]} is given twice "

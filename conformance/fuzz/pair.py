@@ -216,8 +216,8 @@ class Pair:
                     f"engine answered {exc.kind}",
                     [str(exc)],
                 )
-        if op == "load_state":
-            self.compared += 1
+        # A load_state both answered is not counted as graded: the harness built the state,
+        # and an engine that only echoes it back holds it (a difference is still a finding).
         self.ref_state, self.eng_state = ref["state"], eng["state"]
         if op == "new_game":
             # The shuffle and the dealer drawn by lot are each engine's own: compare what
@@ -245,7 +245,6 @@ class Pair:
         before = self.ref_state
         eng_before = self.eng_state
         op = step["op"]
-        self.steps += 1
         action = step.get("action")
         label = action["type"] if action is not None else op
         try:
@@ -254,6 +253,7 @@ class Pair:
             else:
                 ref, eng = self._both(op, deck=step["deck"])
         except EngineFault as exc:
+            self.steps += 1
             return Divergence(
                 OP_RULES.get(label, "TURN-1"),
                 label,
@@ -261,6 +261,8 @@ class Pair:
                 f"engine answered {exc.kind}",
                 [str(exc)],
             )
+        # Counted once both answered: a step the engine answered unsupported was not played.
+        self.steps += 1
         if action is not None and eng.get("accepted") and not ref.get("accepted"):
             ref = fair_reading(self, before, action, ref)
         ref_after, eng_after = ref["state"], eng["state"]
@@ -412,12 +414,13 @@ class Pair:
         """Put one melds-level query to both; compare valid/reason or points."""
         op = setup["query"]
         fields = {k: v for k, v in setup.items() if k != "query"}
-        self.queries += 1
         try:
             ref, eng = self._both(op, **fields)
         except EngineFault as exc:
+            self.queries += 1
             summary = f"engine answered {exc.kind}"
             return Divergence(OP_RULES[op], op, "error", summary, [str(exc)]), exc.reference
+        self.queries += 1  # answered by both (one answered unsupported was not put)
         if op == "penalty":
             if ref.get("points") != eng.get("points"):
                 summary = f"reference {ref.get('points')} points, engine {eng.get('points')}"

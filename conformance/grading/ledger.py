@@ -112,7 +112,7 @@ class Ledger:
     def outcome(self) -> dict[str, Any]:
         """The CaseResult fields the checks decide: status, diff, failing_step, failed_rules,
         checks, engine_message, and a note when nothing could be graded."""
-        results = self.results
+        results = self._uncounted_invariants(self.results)
         failed = [r for r in results if r.status == "fail"]
         fields: dict[str, Any] = {"checks": results}
         if failed:
@@ -127,6 +127,28 @@ class Ledger:
             fields["status"] = "unsupported"
             fields["note"] = self.why_nothing_graded(results)
         return fields
+
+    def _uncounted_invariants(self, results: tuple[CheckResult, ...]) -> tuple[CheckResult, ...]:
+        """``results``, with the invariants that held not graded when none of the case's own
+        checks was graded: the harness built the state (an engine that only echoes
+        ``load_state`` holds every invariant), so alone they show none of the rules. Their
+        cause is the one that kept the case's own checks from being graded. An invariant
+        that broke still fails: the engine's answer lost or made up cards."""
+        own = [r for r in results if r.what != "invariants"]
+        if any(r.status in _GRADED for r in own):
+            return results
+        held = [r for r in results if r.what == "invariants" and r.status == "pass"]
+        if not held:
+            return results
+        causes = Counter(r.cause or "not_run" for r in own if r.status == "not_graded")
+        cause = causes.most_common(1)[0][0] if causes else "op"
+        # The engine's own words on why (say the op it answered unsupported), then ours.
+        why = next((r.note for r in own if r.cause == cause and r.note), None)
+        note = f"{why} ({_UNCOUNTED_INVARIANTS})" if why else _UNCOUNTED_INVARIANTS
+        planned = {c.key: c for c in self.plan}
+        for r in held:
+            self._results[r.key] = _result(planned[r.key], "not_graded", cause=cause, note=note)
+        return self.results
 
     def place(self, result: CheckResult) -> str:
         """Where a check is: ``step 3 totals (action, scenarios/x.yaml:43)``."""
@@ -181,6 +203,14 @@ def _result(check: PlannedCheck, status: str, **extra: Any) -> CheckResult:
         raise TypeError(f"CheckResult has no field {sorted(set(extra) - _OPTIONAL)}")
     return result
 
+
+#: Check statuses that say a check was graded.
+_GRADED = frozenset({"pass", "fail", "xfail", "xpass"})
+#: Why an invariant that held is not counted in a case none of whose own checks was graded.
+_UNCOUNTED_INVARIANTS = (
+    "its invariants are not counted alone: none of the case's own checks was graded, and "
+    "the harness built the state"
+)
 
 #: The optional fields of a CheckResult (their default: None).
 _OPTIONAL = frozenset({"cause", "note", "diff", "signature"})

@@ -30,6 +30,7 @@ from conformance.grading.requests import (
     scenario_players,
     state_for,
 )
+from conformance.grading.support import OpBook, op_label
 from conformance.profiles import DEFAULT_PROFILE, ProfileData, ProfileError, default_profiles
 from conformance.scenarios.model import Check, PlannedCheck, Scenario, Step
 
@@ -78,6 +79,8 @@ class Driver(Protocol):
     tracked_dealer: int | None
     #: The run's requests, checked and encoded once.
     requests: RequestBook
+    #: The ops this worker's engine answered and refused, by player count.
+    ops: OpBook
 
     @property
     def profile(self) -> str:
@@ -225,9 +228,11 @@ class CaseWalk:
                         continue
                     if exc.kind != "unsupported":
                         raise
+                    self.runner.ops.refused(check.op, None, self.scenario.id)
                     note = f"the engine answered unsupported to {check.op}: {exc.message}"
                     self.ledger.not_graded(planned, "op", note)
                     continue
+                self.runner.ops.answered(check.op, None, self.scenario.id)
                 self._grade_later(planned, check, answer)
                 if i == 0:
                     self.runner.next_first()  # while the adapter answers the second check
@@ -338,7 +343,16 @@ class CaseWalk:
         self.runner.tracked_dealer = int(given["dealer"]) if given is not None else None
         # Sent ahead with the previous case's last request (and maybe ``planned[0]`` behind
         # it), unless that was not possible.
-        answer = self._exchange_at(planned, -1, request)
+        op = "load_state" if setup.state is not None else "start_deal"
+        if setup.new_game is not None:
+            op = "new_game"
+        try:
+            answer = self._exchange_at(planned, -1, request)
+        except EngineReportedError as exc:
+            if exc.kind == "unsupported":
+                self.runner.ops.refused(op, self.judge.players, self.scenario.id)
+            raise
+        self.runner.ops.answered(op, self.judge.players, self.scenario.id)
         if setup.deal is not None and self.judge.declared.picks_first_player("start_deal"):
             # Only for an engine without a dealer: nothing more on a usual run's path.
             deck = deal_for(setup.deal, setup, self.judge.declared).get("deck")
@@ -439,20 +453,25 @@ class CaseWalk:
         and the later ones recorded as not graded) when the engine lacks it or cannot be
         dealt the case's cards."""
         number = step.index + 1
+        op = op_label("act", {"action": step.action}) if step.kind == "action" else step.kind
         try:
             if step.kind == "action":
                 # Sent ahead with an answer before it, unless that was not possible.
                 request = planned[step.index]
                 assert request is not None and not isinstance(request, Ahead)
-                return self._exchange_at(planned, step.index, request)
-            deal = self._deal(step, before)
-            if isinstance(deal, str):
-                self.ledger.not_graded(self.ledger.rest(number - 1), "option", deal)
-                return None
-            return self._exchange_at(planned, step.index, deal)
+                answer = self._exchange_at(planned, step.index, request)
+            else:
+                deal = self._deal(step, before)
+                if isinstance(deal, str):
+                    self.ledger.not_graded(self.ledger.rest(number - 1), "option", deal)
+                    return None
+                answer = self._exchange_at(planned, step.index, deal)
+            self.runner.ops.answered(op, self.judge.players, self.scenario.id)
+            return answer
         except EngineReportedError as exc:
             if exc.kind != "unsupported":
                 raise
+            self.runner.ops.refused(op, self.judge.players, self.scenario.id)
             # An action the engine lacks (say swap_joker): the checks before were graded.
             note = f"step {number}: the engine answered unsupported ({exc.message})"
             self.ledger.not_graded(self.ledger.rest(number - 1), "op", note)

@@ -254,3 +254,39 @@ def test_check_starts_without_the_modules_only_a_run_needs() -> None:
         [sys.executable, "-c", probe], capture_output=True, text=True, check=True
     ).stdout
     assert out.strip() == "[]"
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "-1", "0", "1e300", "soon"])
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["run", "--timeout"],
+        ["run", "--case-timeout"],
+        ["run", "--start-timeout"],
+        ["fuzz", "--timeout"],
+        ["smoke", "--timeout"],
+        ["record", "--setup", "s.yaml", "--actions", "a.yaml", "-o", "d.yaml", "--timeout"],
+    ],
+)
+def test_a_time_limit_that_is_no_limit_is_refused(
+    command: list[str], value: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """nan and inf would disable every deadline; 0 or less, none could be met (fuzz said
+    "adapter could not start"): each is a usage error naming the option, before any start."""
+    assert main([*command, value]) == 2
+    err = capsys.readouterr().err
+    [line] = [x for x in err.splitlines() if "error:" in x]
+    assert f"error: argument {command[-1]}: {value!r}" in line
+    assert "Traceback" not in err
+
+
+def test_the_fuzz_library_call_refuses_a_time_limit_that_is_no_limit(tmp_path: Path) -> None:
+    from conformance import fuzz
+    from conformance.catalogue import load_catalogue
+    from conformance.fuzz import command
+
+    for bad in (float("nan"), float("inf"), 0.0, -1.0):
+        options = fuzz.FuzzOptions(games=1, timeout=bad)
+        with pytest.raises(fuzz.FuzzError, match="--timeout"):
+            command.campaign(["unused"], options, load_catalogue(), tmp_path, handle_signals=False)
+    assert not list(tmp_path.iterdir())  # refused before anything was written

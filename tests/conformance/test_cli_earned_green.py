@@ -152,3 +152,22 @@ def test_a_melds_only_engines_laws_say_what_they_need_and_leave_its_run_green(
     assert "held" not in out
     laws = json.loads(report.read_text())["properties"]
     assert laws and all(law["applies"] is False and not law["passed"] for law in laws)
+
+
+#: No rules at all: echoes load_state, answers unsupported to everything else.
+ECHO = shlex.join([sys.executable, str(ROOT / "tests" / "fake_adapters" / "echo_engine.py")])
+
+
+def test_an_engine_that_only_echoes_load_state_is_not_green(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Every state it answers holds the pack (the harness built it): those invariants alone
+    are not graded, so run, every profile and the --min-graded gate say nothing was."""
+    assert main(["run", "--adapter", ECHO, "-q", "--min-graded", "0.05"]) == 4
+    captured = capsys.readouterr()
+    assert re.search(r"graded 0/\d+ checks \(not graded: \d+ op unsupported", captured.out)
+    [line] = errors(captured.err)
+    assert "nothing was graded" in line
+    assert main(["run", "--profile", "all", "-q", "--adapter", ECHO, "--rule", "JOKER"]) == 4
+    last = capsys.readouterr().out.rstrip().splitlines()[-1]
+    assert last.startswith("profiles: ") and "ok" not in last

@@ -73,3 +73,14 @@ def test_the_library_call_returns_what_the_command_line_prints(tmp_path: Path) -
 def test_the_verdict_of_a_report(changes: dict[str, object], code: int) -> None:
     report = {"findings": [], "totals": {"steps": 9, "queries": 1, "compared": 10}, **changes}
     assert command.verdict(report)[0] == code
+
+
+def test_an_engine_that_only_echoes_load_state_is_not_a_pass(tmp_path: Path) -> None:
+    """The states it loads match the reference's (the harness built them): a load_state is
+    not counted as graded, and no step it answered unsupported counts as played."""
+    echo = f"{sys.executable} {FAKES / 'echo_engine.py'}"
+    done = cli("--adapter", echo, "--games", "3", "--out", str(tmp_path))
+    assert done.returncode == command.EXIT_UNGRADED, done.stderr
+    assert "graded nothing" in done.stderr and "Traceback" not in done.stderr
+    totals = json.loads((tmp_path / "fuzz-report.json").read_text())["totals"]
+    assert totals["compared"] == totals["steps"] == totals["queries"] == 0

@@ -127,3 +127,24 @@ def test_nothing_written_is_ever_nan(tmp_path: Path) -> None:
         tmp_path / "out",
     )  # fmt: skip
     jsonschema.validate(json.loads(outcome.path.read_text()), SCHEMA)
+
+
+def _as_shard(index: int, count: int) -> dict[str, Any]:
+    report = shard(1, count)
+    report["campaign"]["shards"] = [{"index": index, "count": count}]
+    return report
+
+
+def test_a_shard_no_split_has_is_refused_and_the_missing_ones_named(tmp_path: Path) -> None:
+    """Shards 4/2 and 5/2 are two shards of a split in two, so nothing looked missing:
+    they are refused, naming the shards a split in two has."""
+    with pytest.raises(fuzz.FuzzError, match=r"there is no shard 4/2 \(a campaign split in 2 "
+                                             r"has shards 1/2 to 2/2\)"):  # fmt: skip
+        fuzz.merge_reports([_as_shard(4, 2), _as_shard(5, 2)])
+    paths = [write(tmp_path / f"{i}.json", json.dumps(_as_shard(i, 2))) for i in (4, 5)]
+    done = cli("--merge", *paths, "--out", str(tmp_path / "out"))
+    assert done.returncode == 2 and "there is no shard 4/2" in done.stderr
+    assert "Traceback" not in done.stderr
+    # One real shard of the two: merged, and the other named as missing.
+    alone = fuzz.merge_reports([shard(2, 2)])
+    assert "shard(s) 1/2 missing: this report covers part of the campaign" in alone["warnings"]

@@ -16,6 +16,7 @@ import copy
 import fcntl
 import json
 import os
+import re
 import select
 import shlex
 import shutil
@@ -32,7 +33,7 @@ import pytest
 
 from conformance.catalogue import load_catalogue
 from conformance.cli import main
-from conformance.html_report import cards, render_html, render_markdown
+from conformance.html_report import cards, md, render_html, render_markdown
 from conformance.report import build_report
 from conformance.report_tools import LoadedReport, ReportError, load_fuzz_report
 from conformance.runner import RunOptions, run_scenarios
@@ -610,3 +611,21 @@ def test_a_fuzz_campaign_that_compared_nothing_is_never_shown_as_agreement(
     text = " ".join(" ".join(page.text).split())
     assert "Nothing compared" in text
     assert "agreed on every input" not in text
+
+
+def test_a_mention_in_report_text_notifies_no_one_from_the_digest(
+    docs: tuple[dict[str, Any], dict[str, Any]],
+) -> None:
+    """Posted as a pull-request comment, ``@name`` in an engine's name, message or diff
+    would notify that user or team: every ``@`` of report text is followed by a
+    zero-width space, and still reads as ``@``."""
+    good, bad = copy.deepcopy(docs[0]), copy.deepcopy(docs[1])
+    bad["header"]["engine"]["implementation"].update(name="@octocat", version="@org/team")
+    for case in bad["cases"]:
+        if case["id"] == "cc-0001":
+            case["title"] = "@everyone look, me@example.org"
+    text = render_markdown(loaded((good, bad)), CATALOGUE)
+    assert re.search(r"@[\w-]", text) is None, re.findall(r".{10}@[\w-].{10}", text)
+    for shown in ("@\u200boctocat", "@\u200borg/team", "@\u200beveryone", "me@\u200bexample"):
+        assert shown in text
+    assert md("@octocat") == "@\u200boctocat"

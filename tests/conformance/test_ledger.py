@@ -99,3 +99,47 @@ def test_results_made_ahead_are_the_results_a_pass_records(plan: list[PlannedChe
     assert ahead.results == alone.results
     assert all(a is made[a.key] for a in ahead.results)  # shared, not rebuilt
     assert ahead.outcome() == alone.outcome()
+
+
+def _invariants_then_an_action() -> tuple[list[PlannedCheck], Ledger]:
+    plan = [
+        PlannedCheck("setup invariants", "invariants", 0, 2, ("CARDS-1",)),
+        PlannedCheck("step 1 accepted", "accepted", 1, 3, ("TURN-1",)),
+        PlannedCheck("step 1 invariants", "invariants", 1, 3, ("CARDS-1",)),
+    ]
+    return plan, Ledger(plan, "scenarios/x.yaml")
+
+
+def test_invariants_of_a_state_the_engine_was_handed_alone_grade_nothing() -> None:
+    """An engine that echoes load_state and answers unsupported to the action holds the
+    setup's invariants (the harness built the state): that shows none of the rules, so they
+    are not counted, under the cause that kept the case's own checks from being graded."""
+    plan, ledger = _invariants_then_an_action()
+    ledger.passed(plan[0])
+    ledger.not_graded(ledger.rest(0), "op", "step 1: the engine answered unsupported")
+    outcome = ledger.outcome()
+    assert outcome["status"] == "unsupported"
+    assert [(r.status, r.cause) for r in outcome["checks"]] == [("not_graded", "op")] * 3
+    assert "the harness built the state" in (outcome["checks"][0].note or "")
+    assert ledger.results == outcome["checks"]  # the ledger keeps what the outcome says
+
+
+def test_invariants_count_once_one_of_the_cases_own_checks_is_graded() -> None:
+    plan, ledger = _invariants_then_an_action()
+    for check in plan:
+        ledger.passed(check)
+    assert [r.status for r in ledger.outcome()["checks"]] == ["pass"] * 3
+    plan, ledger = _invariants_then_an_action()
+    ledger.passed(plan[0])
+    ledger.failed(plan[1], [Mismatch("accepted", "true", "false")], kind="action", signature="s")
+    ledger.not_graded(ledger.rest(1), "divergence", "after step 1")
+    assert [r.status for r in ledger.outcome()["checks"]] == ["pass", "fail", "not_graded"]
+
+
+def test_an_invariant_that_breaks_fails_even_alone() -> None:
+    """A state answered with cards lost or made up is the engine's fault, whoever built it."""
+    plan, ledger = _invariants_then_an_action()
+    ledger.failed(plan[0], [Mismatch("state", "the pack", "1 card missing")], kind="setup",
+                  signature="s")  # fmt: skip
+    ledger.not_graded(ledger.rest(0), "op", "unsupported")
+    assert ledger.outcome()["status"] == "fail"

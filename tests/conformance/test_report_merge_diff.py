@@ -30,6 +30,7 @@ from conformance.report_tools import (
 )
 from conformance.runner import RunOptions, run_scenarios
 from conformance.scenarios import load_corpus
+from tests.conformance.test_report_checks import as_format_1
 from tests.mutants import harness
 
 DATA = Path(__file__).parent / "data"
@@ -264,3 +265,78 @@ def test_a_file_that_is_not_a_report_is_named_in_one_short_line(
     err = capsys.readouterr().err
     assert "list.json: not a carioca-conformance run report (format 2 or older): at /:" in err
     assert len(err) < 500
+
+
+def _ungraded(doc: dict[str, Any]) -> dict[str, Any]:
+    """``doc`` as an engine answering unsupported to every request would have it."""
+    fewer = copy.deepcopy(doc)
+    for case in fewer["cases"]:
+        case["status"] = "unsupported"
+        for check in case["checks"]:
+            check.update(status="not_graded", cause="op", note="unsupported")
+            for key in ("diff", "signature"):
+                check.pop(key, None)
+        case.pop("diff", None)
+    fewer["summary"] = count_cases(fewer["cases"])
+    return fewer
+
+
+def test_diff_can_fail_on_a_fall_in_graded_checks(
+    good: dict[str, Any], bad: dict[str, Any], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """No case fails in a run that grades nothing: a CI gate sees the fall (3,332 -> 179
+    checks) only with --max-graded-drop; exit 4, or 1 when a failure is new as well."""
+    old, none = write(tmp_path, "old.json", good), write(tmp_path, "none.json", _ungraded(good))
+    jsonschema.validate(json.loads(Path(none).read_text()), SCHEMA)
+    assert main(["report", "diff", old, none]) == 0
+    capsys.readouterr()
+    assert main(["report", "diff", old, none, "--max-graded-drop", "5%"]) == 4
+    [line] = [x for x in capsys.readouterr().err.splitlines() if x.startswith("error: ")]
+    assert line.startswith("error: graded checks fell from ")
+    assert line.endswith("(100.0% fewer), more than --max-graded-drop 5% (exit 4)")
+    assert main(["report", "diff", old, none, "--max-graded-drop", "1"]) == 0  # a fall allowed
+    assert main(["report", "diff", none, old, "--max-graded-drop", "0"]) == 0  # a rise
+    assert main(["report", "diff", old, old, "--max-graded-drop", "0"]) == 0
+    new = write(tmp_path, "new.json", bad)
+    assert main(["report", "diff", old, new, "--max-graded-drop", "0"]) == 1
+    capsys.readouterr()
+    assert main(["report", "diff", old, none, "--max-graded-drop", "much"]) == 2
+    assert "error: --max-graded-drop much: expected a share" in capsys.readouterr().err
+    assert main(["report", old, "--html", str(tmp_path / "p.html"), "--max-graded-drop", "0"]) == 2
+    # A format-1 report has no checks: the gate counts graded cases then.
+    older = write(tmp_path, "older.json", as_format_1(good))
+    capsys.readouterr()
+    assert main(["report", "diff", older, none, "--max-graded-drop", "0"]) == 4
+    assert "error: graded cases fell from " in capsys.readouterr().err
+
+
+def test_a_case_passed_with_a_failing_check_is_recounted_by_every_reader(
+    good: dict[str, Any], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A report whose cases say pass while their checks fail (hand-edited, or a buggy
+    writer) is not shown as all green: each reader recounts them from the checks and
+    warns, naming the file and the cases."""
+    lying = copy.deepcopy(good)
+    case = next(c for c in lying["cases"] if c["status"] == "pass" and c["checks"])
+    check = next(k for k in case["checks"] if k["status"] == "pass")
+    check.update(status="fail", diff="points: expected 33, got 34")
+    path = write(tmp_path, "lying.json", lying)
+    loaded = load_report(path)
+    assert loaded.recounted == ((case["id"], "pass", "fail"),)
+    assert loaded.counts["fail"] == good["summary"]["fail"] + 1
+    assert "1 case(s) whose status contradicts their checks" in (loaded.recount_note or "")
+    html, md = tmp_path / "p.html", tmp_path / "p.md"
+    assert main(["report", path, "--html", str(html), "--markdown", str(md)]) == 0
+    [warning] = capsys.readouterr().err.splitlines()
+    assert warning.startswith(f"warning: {path}: 1 case(s) whose status contradicts")
+    assert f"{case['id']} pass → fail" in warning
+    assert "contradicts their checks" in html.read_text()
+    assert "contradicts their checks" in md.read_text()
+    [row] = [x for x in md.read_text().splitlines() if x.startswith(f"| `{case['section']}` |")]
+    assert "❌" in row  # the matrix shows the case's section failing
+    # report diff sees the case fail now, and says why it reads otherwise than the file.
+    assert main(["report", "diff", write(tmp_path, "good.json", good), path]) == 1
+    out = capsys.readouterr().out
+    assert f"{case['id']} pass → fail" in out and "contradicts their checks" in out
+    # A report that does not contradict itself is read as it is.
+    assert load_report(write(tmp_path, "same.json", good)).recounted == ()

@@ -4,13 +4,14 @@ earned (something graded, the gates met), and the exit code says why when it is 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 import pytest
 
 from conformance.catalogue import load_catalogue
 from conformance.engine import Handshake
 from conformance.properties import PropertyResult
-from conformance.results import CaseResult, CheckResult, RunResult, count_statuses
+from conformance.results import CaseResult, CheckResult, OpSupport, RunResult, count_statuses
 from conformance.verdict import (
     EXIT_ADAPTER,
     EXIT_FAILED,
@@ -204,3 +205,42 @@ def test_min_graded_reads_a_share_or_a_percentage(text: str, share: float) -> No
 def test_min_graded_refuses_what_is_not_a_share(text: str) -> None:
     with pytest.raises(ValueError, match="--min-graded"):
         parse_share(text)
+
+
+def test_an_op_answered_in_one_case_and_refused_in_another_is_not_green() -> None:
+    """unsupported says the engine lacks an op, a player count or an action: refused here
+    and answered there, it hid what the engine would fail (docs/protocol.md §1)."""
+    graded_run = run_of(case("cc-1", "pass", check("pass")), case("cc-2", "unsupported"))
+    both = OpSupport("act:discard", 3, answered=4, refused=2, answered_in=("cc-1",),
+                     refused_in=("cc-2",), answered_cases=1, refused_cases=1)  # fmt: skip
+    verdict = judge(replace(graded_run, ops=(both,)), CATALOGUE)
+    assert verdict.code == EXIT_FAILED and verdict.details["inconsistent"] == 1
+    assert any("refused as unsupported in others" in r for r in verdict.reasons)
+    # One op refused everywhere (an engine without penalty), another answered everywhere.
+    lacking = OpSupport("penalty", None, refused=3, refused_in=("cc-2",), refused_cases=1)
+    answered = OpSupport("act:discard", 3, answered=4, answered_in=("cc-1",), answered_cases=1)
+    assert judge(replace(graded_run, ops=(lacking, answered)), CATALOGUE).code == EXIT_OK
+
+
+def test_all_players_reads_what_was_answered_not_only_what_was_declared() -> None:
+    """An engine declaring 2-5 that answered unsupported to every 5-player request (its
+    load_state echoed does not count) does not play 5: --all-players fails, and the
+    summary says so without the gate."""
+    run = run_of(case("cc-1", "pass", check("pass")), case("cc-2", "unsupported"))
+    refused = (
+        OpSupport("act:draw_stock", 4, answered=2, answered_in=("cc-1",), answered_cases=1),
+        OpSupport("load_state", 5, answered=1, answered_in=("cc-2",), answered_cases=1),
+        OpSupport("act:draw_stock", 5, refused=1, refused_in=("cc-2",), refused_cases=1),
+    )
+    counted = tally(replace(run, ops=refused), CATALOGUE)
+    assert counted.missing_players == (5,) and counted.players == (2, 3, 4)
+    assert counted.line().endswith("players 5 not played (5 declared, refused as unsupported), "
+                                   "the engine plays 2-4)")  # fmt: skip
+    assert judge(replace(run, ops=refused), CATALOGUE).code == EXIT_OK
+    gated = judge(replace(run, ops=refused), CATALOGUE, gates=Gates(all_players=True))
+    assert gated.code == EXIT_UNGRADED
+    assert "declares 5 but refused those games as unsupported (--all-players)" in gated.reasons[0]
+    # Once one 5-player act is answered, 5 is played: the gate holds.
+    played = (*refused[:2], replace(refused[2], answered=1, answered_cases=1))
+    counted = tally(replace(run, ops=played), CATALOGUE)
+    assert counted.missing_players == ()

@@ -1,0 +1,141 @@
+"""Which ops an engine answered and which it refused as ``unsupported``, per player count.
+
+A run keeps one :class:`OpBook` per worker; :func:`merged` sums them into the run's
+:class:`~conformance.results.OpSupport` entries, which the verdict reads: an op answered in
+one case and refused in another at the same player count is an inconsistency, and a player
+count the engine declares but refused every request of is not played (conformance/verdict.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from conformance.results import OP_EXAMPLES, OpSupport
+
+#: (op, players) -> [answered, refused, the cases answered in, the cases refused in]
+_Entry = list[Any]
+
+
+def op_label(op: str, fields: Mapping[str, Any] | None = None) -> str:
+    """The name an op is counted under: the op, or ``act:<type>`` for an action."""
+    if op == "act" and fields is not None:
+        action = fields.get("action")
+        if isinstance(action, Mapping):
+            return f"act:{action.get('type')}"
+    return op
+
+
+class OpBook:
+    """One worker's count of the requests answered and refused, by op and player count."""
+
+    def __init__(self) -> None:
+        self._entries: dict[tuple[str, int | None], _Entry] = {}
+
+    def answered(self, op: str, players: int | None, case: str) -> None:
+        """``op`` was answered in ``case`` (seating ``players``)."""
+        self._note(op, players, case, 0)
+
+    def refused(self, op: str, players: int | None, case: str) -> None:
+        """``op`` was answered ``unsupported`` in ``case`` (seating ``players``)."""
+        self._note(op, players, case, 1)
+
+    def _note(self, op: str, players: int | None, case: str, side: int) -> None:
+        entry = self._entries.get((op, players))
+        if entry is None:
+            entry = self._entries[(op, players)] = [0, 0, set(), set()]
+        entry[side] += 1
+        entry[2 + side].add(case)
+
+
+def merged(books: Iterable[OpBook]) -> tuple[OpSupport, ...]:
+    """The run's OpSupport entries from its workers' books, by op then player count; each
+    names the first cases by id on each side, whichever worker ran them."""
+    total: dict[tuple[str, int | None], _Entry] = {}
+    for book in books:
+        for key, (answered, refused, yes, no) in book._entries.items():
+            entry = total.setdefault(key, [0, 0, set(), set()])
+            entry[0] += answered
+            entry[1] += refused
+            entry[2] |= yes
+            entry[3] |= no
+    return tuple(
+        OpSupport(
+            op,
+            players,
+            answered,
+            refused,
+            tuple(sorted(yes)[:OP_EXAMPLES]),
+            tuple(sorted(no)[:OP_EXAMPLES]),
+            len(yes),
+            len(no),
+        )
+        for (op, players), (answered, refused, yes, no) in sorted(
+            total.items(), key=lambda item: (item[0][0], item[0][1] or 0)
+        )
+    )
+
+
+def inconsistent(ops: Iterable[OpSupport]) -> list[OpSupport]:
+    """The ops answered in some cases and refused as ``unsupported`` in others."""
+    return [entry for entry in ops if entry.inconsistent]
+
+
+def refused_players(ops: Iterable[OpSupport], declared: Sequence[int]) -> tuple[int, ...]:
+    """The player counts of ``declared`` the engine refused. Nothing seating them was
+    answered but a ``load_state`` (echoing a state the harness built plays nothing), and
+    either an op refused at that count is answered at another, or every request seating
+    them was refused while the engine answered others (another count's, or a melds
+    query). docs/protocol.md §1 lets ``unsupported`` mean "this player count", so they are
+    not played, whatever the handshake says. An op refused at every count beside others
+    answered is an op the engine lacks; an engine refusing everything lacks everything:
+    neither is a count."""
+    answered_at: dict[str, set[int | None]] = {}
+    answered: set[int | None] = set()
+    played: set[int | None] = set()
+    for entry in ops:
+        if entry.answered:
+            answered_at.setdefault(entry.op, set()).add(entry.players)
+            answered.add(entry.players)
+            if entry.op != "load_state":
+                played.add(entry.players)
+    refused = {
+        entry.players
+        for entry in ops
+        if entry.players is not None
+        and entry.refused
+        and (
+            answered_at.get(entry.op, set()) - {entry.players, None}
+            or (entry.players not in answered and answered - {entry.players})
+        )
+    }
+    return tuple(sorted(n for n in refused - played if n is not None and n in declared))
+
+
+def _cases(count: int, named: Sequence[str]) -> str:
+    more = ", ..." if count > len(named) else ""
+    return f"{count} case(s) ({', '.join(named)}{more})"
+
+
+def _at(entry: OpSupport) -> str:
+    return "" if entry.players is None else f" at {entry.players} players"
+
+
+def support_warnings(ops: Sequence[OpSupport], declared: Sequence[int]) -> tuple[str, ...]:
+    """One line per op answered inconsistently, and one for the player counts refused."""
+    lines = [
+        f"unsupported is inconsistent: the engine answered {entry.op}{_at(entry)} in "
+        f"{_cases(entry.answered_cases, entry.answered_in)} and refused it as unsupported in "
+        f"{_cases(entry.refused_cases, entry.refused_in)}; unsupported says the engine lacks "
+        "the op, the player count or the action, in every case (docs/protocol.md §1)"
+        for entry in inconsistent(ops)
+    ]
+    refused = refused_players(ops, declared)
+    if refused:
+        counts = ", ".join(map(str, refused))
+        lines.append(
+            f"the engine declares {counts} players but refused those games as unsupported "
+            "(nothing seating them was answered but a load_state): they are counted as not "
+            "played"
+        )
+    return tuple(lines)
