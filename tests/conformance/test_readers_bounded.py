@@ -13,6 +13,13 @@ import pytest
 
 from conformance import fuzz
 from conformance.cli import main
+from conformance.expectations import (
+    MAX_REASON_CHARS,
+    MAX_REASONS_TOTAL,
+    ExpectationsError,
+    load_expectations,
+    write_expectations,
+)
 from conformance.fuzz.merge import MAX_MERGED_COUNT
 from conformance.jsonsafe import MAX_INT_DIGITS
 from conformance.selection import MAX_SHARDS, SelectionError, parse_shard
@@ -74,3 +81,96 @@ def test_a_merged_fuzz_count_never_outgrows_its_readers() -> None:
         fuzz.merge_reports([shard(1, 2, steps=big), shard(2, 2, steps=1)])
     merged = fuzz.merge_reports([shard(1, 2, steps=big - 1), shard(2, 2, steps=1)])
     assert merged["totals"]["steps"] == big
+
+
+# --- expectations files ---------------------------------------------------------------------
+
+CHECKS = "expected_failures:\n  cc-0001:\n    checks:\n      step 1 hands: {reason: x}\n"
+
+
+@pytest.mark.parametrize(
+    ("key", "shown"),
+    [("3", "int 3"), ("true", "bool True"), ("1.5", "float 1.5"), ("null", "null"), ("~", "null")],
+)
+def test_a_check_key_that_is_not_a_string_is_refused_with_its_line(
+    tmp_path: Path, key: str, shown: str
+) -> None:
+    f = tmp_path / "e.yaml"
+    f.write_text(CHECKS + f"      {key}: {{reason: y}}\n")
+    with pytest.raises(ExpectationsError) as caught:
+        load_expectations(f)
+    assert str(caught.value) == (
+        f"expectations file {f}:5: entry cc-0001: a check key must be a string, "
+        f"not {shown} (quote it)"
+    )
+
+
+def test_a_bad_check_key_stops_the_run_before_the_adapter_starts(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    f = tmp_path / "e.yaml"
+    f.write_text(CHECKS + "      7: {reason: y}\n")
+    never = tmp_path / "started"
+    adapter = shlex.join([sys.executable, "-c", f"open({str(never)!r}, 'w')"])
+    report = tmp_path / "r.json"
+    argv = ["run", "--adapter", adapter, "--expectations", str(f), "--json", str(report)]
+    assert main(argv) == 2
+    [line] = errors(capsys.readouterr().err)
+    assert f"{f}:5:" in line and "not int 7" in line
+    assert not never.exists() and not report.exists()
+
+
+def test_control_characters_in_a_check_key_are_refused_and_never_printed_raw(
+    tmp_path: Path,
+) -> None:
+    f = tmp_path / "e.yaml"
+    f.write_text(CHECKS + '      "step\\e[31m 2": {reason: y}\n')
+    with pytest.raises(ExpectationsError, match=r"e\.yaml:5: .*holds control characters") as caught:
+        load_expectations(f)
+    assert "\x1b" not in str(caught.value)
+    # A reason is kept, made safe: the ESC shows as \x1b wherever the reason is printed.
+    f.write_text('expected_failures:\n  cc-0001: {reason: "red\\e[31m"}\n')
+    assert load_expectations(f).expected_failures == {"cc-0001": "red\\x1b[31m"}
+
+
+def test_a_reason_is_capped_and_reasons_shared_by_alias_count_each_use(tmp_path: Path) -> None:
+    f = tmp_path / "e.yaml"
+    f.write_text(f"expected_failures:\n  cc-0001: {{reason: {'a' * (MAX_REASON_CHARS + 1)}}}\n")
+    with pytest.raises(ExpectationsError, match=r"e\.yaml:2: .*at most 500"):
+        load_expectations(f)
+    uses = MAX_REASONS_TOTAL // MAX_REASON_CHARS + 1  # one over the total, all by alias
+    aliased = "".join(f"  cc-{i:04d}: {{reason: *r}}\n" for i in range(2, uses + 1))
+    f.write_text(
+        f"expected_failures:\n  cc-0001: {{reason: &r {'a' * MAX_REASON_CHARS}}}\n{aliased}"
+    )
+    assert len(f.read_bytes()) < 64 * 1024
+    with pytest.raises(ExpectationsError, match=f"e\\.yaml:{uses + 1}: .*add up to more than"):
+        load_expectations(f)
+
+
+def test_no_expectations_file_is_written_that_the_next_run_refuses(tmp_path: Path) -> None:
+    from conformance.results import CaseResult, CheckResult
+    from conformance.yamlsafe import MAX_FILE_BYTES
+
+    # Enough failing checks with long keys to pass the size a run reads back.
+    key = "k" * 190
+    per_case = 100
+    cases = MAX_FILE_BYTES // (per_case * len(key)) + 1
+    results = [
+        CaseResult(
+            id=f"cc-{i:04d}",
+            title="t",
+            rules=("MELD-RUN",),
+            section="s",
+            status="fail",
+            checks=tuple(
+                CheckResult(key=f"{key}{j}", what="hands", rules=("MELD-RUN",), status="fail")
+                for j in range(per_case)
+            ),
+        )
+        for i in range(1, cases + 1)
+    ]
+    target = tmp_path / "out.yaml"
+    with pytest.raises(ValueError, match=r"more than the .* bytes a run reads back"):
+        write_expectations(target, results)
+    assert not target.exists()
