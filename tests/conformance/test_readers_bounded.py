@@ -22,6 +22,7 @@ from conformance.expectations import (
 )
 from conformance.fuzz.merge import MAX_MERGED_COUNT
 from conformance.jsonsafe import MAX_INT_DIGITS
+from conformance.record import RecordError, record_to_file
 from conformance.selection import MAX_SHARDS, SelectionError, parse_shard
 from tests.conformance.test_fuzz_merge import shard
 
@@ -174,3 +175,105 @@ def test_no_expectations_file_is_written_that_the_next_run_refuses(tmp_path: Pat
     with pytest.raises(ValueError, match=r"more than the .* bytes a run reads back"):
         write_expectations(target, results)
     assert not target.exists()
+
+
+# --- record: the same bounded loader as check, and a final that fits the seats --------------
+
+DATA = Path(__file__).parent / "data"
+FAKE = [sys.executable, str(DATA / "fake_engine.py")]
+BOMB = (
+    "".join(
+        f"{x}: &{x} [{', '.join([f'*{p}'] * 9) if p else 'a, a, a, a, a, a, a, a, a'}]\n"
+        for p, x in zip(["", "a", "b", "c", "d", "e"], ["a", "b", "c", "d", "e", "f"], strict=True)
+    )
+    + "g: [*f, *f, *f, *f, *f, *f, *f, *f, *f]\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("content", "said"),
+    [
+        (b"setup: \xff\n", ":1: file is not UTF-8: byte 0xff at line 1, column 8"),
+        (("[" * 5000 + "]" * 5000).encode(), ":1: the document may nest more than"),
+        (BOMB.encode(), ":6: the document expands to more than"),
+        (b"setup: [a\n", ": not YAML: while parsing a flow sequence"),
+    ],
+)
+def test_record_reads_its_setup_through_the_bounded_loader(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], content: bytes, said: str
+) -> None:
+    setup = tmp_path / "setup.yaml"
+    setup.write_bytes(content)
+    out = tmp_path / "draft.yaml"
+    argv = ["record", "--adapter", shlex.join(FAKE), "--setup", str(setup)]
+    argv += ["--actions", str(DATA / "record-actions.yaml"), "-o", str(out)]
+    assert main(argv) == 2
+    [line] = errors(capsys.readouterr().err)
+    assert line.startswith(f"error: setup file {setup}") and said in line, line
+    assert not out.exists()
+
+
+EXTRA_HANDS = """
+import json, subprocess, sys
+engine = subprocess.Popen(sys.argv[1:], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+for line in sys.stdin:
+    engine.stdin.write(line)
+    engine.stdin.flush()
+    answer = json.loads(engine.stdout.readline())
+    state = answer.get("state")
+    if isinstance(state, dict) and json.loads(line).get("op") == "act":
+        state["hands"] = state["hands"] + [["2S"], ["3S"]]  # four hands for two players
+    print(json.dumps(answer), flush=True)
+"""
+
+
+def test_record_refuses_a_final_with_more_hands_than_seats(tmp_path: Path) -> None:
+    proxy = tmp_path / "extra_hands.py"
+    proxy.write_text(EXTRA_HANDS)
+    out = tmp_path / "draft.yaml"
+    with pytest.raises(RecordError, match="final: hands has 4 entries for 2 players"):
+        record_to_file(
+            [sys.executable, str(proxy), *FAKE],
+            setup_path=DATA / "record-setup.yaml",
+            actions_path=DATA / "record-actions.yaml",
+            out=out,
+        )
+    assert not out.exists()
+
+
+FINALS = {
+    "hands: [[2C], [3C], [4C], [5C]]": "final: hands has 4 entries for 2 players",
+    "hands: {3: [2C]}": "final: hands names seat 3, out of range for 2 players",
+    "totals: [0, 0, 0]": "final: totals has 3 entries for 2 players",
+    "turn: 2": "final: turn 2 is out of range for 2 players",
+    "hand_sizes: [11, 12, 13]": "final: hand_sizes has 3 entries for 2 players",
+    "stock_size: 500": "final: stock_size 500 is more than the 108 cards of the pack",
+    "hands: [[2C, 2C, 2C], []]": "final: hands: 3 copies of 2C",
+    "table: [{owner: 4, kind: trio, cards: [9S, 9C, 9D]}]": "final: table meld owner 4",
+    "turn: {by_option: {DISPUTE-01: {a: 0, b: 5}}}": "final: turn 5 is out of range",
+}
+
+
+@pytest.mark.parametrize(("final", "said"), FINALS.items())
+def test_check_refuses_a_final_that_does_not_fit_the_seats_or_the_pack(
+    tmp_path: Path, final: str, said: str
+) -> None:
+    from conformance.scenarios import load_file
+
+    text = (DATA / "record-setup.yaml").read_text()
+    doc = (
+        "id: cc-0999\ntitle: t\nrules: [TURN-10]\nsource: s\nprofiles: [argentine]\n"
+        "level: turns\nreview: draft\n"
+        + text.split("\n", 1)[1]
+        + "steps:\n  - action: {type: draw_stock, player: 1}\n    expect: accepted\n"
+        + f"final:\n  {final}\n"
+    )
+    f = tmp_path / "case.yaml"
+    f.write_text(doc)
+    result = load_file(f)
+    messages = [e.message for e in result.errors]
+    assert any(said in m for m in messages), messages
+    assert all(e.line == doc.count("\n") for e in result.errors), result.errors
+    # The same state as a step's expected state is refused too.
+    f.write_text(doc.replace("final:\n  ", "    state:\n      "))
+    assert any(said.replace("final", "step 1 state") in e.message for e in load_file(f).errors)
