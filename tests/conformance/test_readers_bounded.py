@@ -277,3 +277,44 @@ def test_check_refuses_a_final_that_does_not_fit_the_seats_or_the_pack(
     # The same state as a step's expected state is refused too.
     f.write_text(doc.replace("final:\n  ", "    state:\n      "))
     assert any(said.replace("final", "step 1 state") in e.message for e in load_file(f).errors)
+
+
+# --- rulings files (audit --graded --rulings) ------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("data", "said"),
+    [
+        ({"players": [3, 99]}, "bad.yaml: players: 99 is not a player count (the protocol takes 2"),
+        ({"players": []}, "bad.yaml: players: expected at least one player count"),
+        ({"players": [3, 3]}, "bad.yaml: players: a player count is listed twice"),
+        (
+            {"profile_players": {"pagat": [1]}},
+            "bad.yaml: profile_players.pagat: 1 is not a player count",
+        ),
+        ({"unmodelled": ["dealer", "--help"]}, "bad.yaml: unmodelled: '--help' is not a state"),
+        ({"unmodelled": ["hands"]}, "bad.yaml: unmodelled: 'hands' is not a state field"),
+        (
+            {"profile_rulings": {"chillean": {"DISPUTE-31": "at_least"}}},
+            "bad.yaml: profile_rulings: 'chillean' is not a profile (argentine, chilean",
+        ),
+        ({"profile_players": {"pagatt": [2, 3]}}, "bad.yaml: profile_players: 'pagatt' is not"),
+    ],
+)
+def test_a_bad_rulings_value_is_refused_naming_its_field(data: object, said: str) -> None:
+    from conformance.audit.declared import RulingsFileError, parse_rulings
+    from conformance.catalogue import load_catalogue
+
+    with pytest.raises(RulingsFileError) as caught:
+        parse_rulings(data, "bad.yaml", load_catalogue())
+    assert said in str(caught.value)
+
+
+def test_audit_refuses_a_misspelt_profile_before_measuring(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rulings = tmp_path / "engine.yaml"
+    rulings.write_text("profile_rulings: {chillean: {DISPUTE-31: at_least}}\n", encoding="utf-8")
+    assert main(["audit", "--graded", "--rulings", str(rulings)]) == 2
+    [line] = errors(capsys.readouterr().err)
+    assert f"{rulings}: profile_rulings: 'chillean' is not a profile" in line
