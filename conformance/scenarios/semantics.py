@@ -266,7 +266,7 @@ def _seat_problems(key: str, value: Any, players: int, pack_size: int) -> Iterat
                 yield f"winner {winner} is out of range for {players} players"
     if key == "table" and isinstance(value, list):
         for meld in value:
-            owner = meld.get("owner") if isinstance(meld, Mapping) else None
+            owner: Any = meld.get("owner") if isinstance(meld, Mapping) else None
             if _seat(owner) and not 0 <= owner < players:
                 yield f"table meld owner {owner} is out of range for {players} players"
     if key in ("stock_size", "discard_size") and _seat(value) and value > pack_size:

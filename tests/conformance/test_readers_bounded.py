@@ -5,6 +5,7 @@ input is one line naming the file and where, never a traceback (docs/robustness.
 from __future__ import annotations
 
 import json
+import re
 import shlex
 import sys
 from pathlib import Path
@@ -27,6 +28,7 @@ from conformance.selection import MAX_SHARDS, SelectionError, parse_shard
 from tests.conformance.test_fuzz_merge import shard
 
 ROOT = Path(__file__).resolve().parents[2]
+DATA = Path(__file__).parent / "data"
 PROXY = shlex.join([sys.executable, str(ROOT / "tests" / "fake_adapters" / "declaring_proxy.py")])
 
 
@@ -37,6 +39,34 @@ def errors(err: str) -> list[str]:
 # --- numbers the harness writes -----------------------------------------------------------
 
 
+def test_the_protocol_bounds_max_in_flight_where_the_report_reads_it() -> None:
+    from conformance.errors import ProtocolError
+    from conformance.protocol import validate_response
+    from conformance.validation import SchemaValidator
+
+    hello = json.loads(
+        (ROOT / "conformance" / "schemas" / "protocol" / "hello.response.json").read_text()
+    )
+    report = json.loads((ROOT / "conformance" / "schemas" / "report.schema.json").read_text())
+    most = hello["properties"]["max_in_flight"]["maximum"]
+    # The report reads back what the handshake let through, and no more.
+    assert len(str(most)) <= MAX_INT_DIGITS
+    assert SchemaValidator(report).best_error({}) is not None  # the validator is strict
+    answer = {
+        "id": 1,
+        "protocol": 1,
+        "implementation": {"name": "e", "version": "1", "language": "py"},
+        "profiles": ["argentine"],
+        "capabilities": ["melds"],
+    }
+    validate_response("hello", {**answer, "max_in_flight": most})
+    with pytest.raises(ProtocolError, match="/max_in_flight"):
+        validate_response("hello", {**answer, "max_in_flight": most + 1})
+    with pytest.raises(ProtocolError, match="/max_in_flight"):
+        validate_response("hello", {**answer, "max_in_flight": 10**100})
+
+
+@pytest.mark.slow  # starts an adapter through a proxy and the reference
 def test_a_handshake_declaring_a_huge_max_in_flight_is_refused_before_any_report(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -62,15 +92,39 @@ def test_a_shard_count_the_report_cannot_hold_is_refused() -> None:
     assert parse_shard("01/4") == (1, 4)
 
 
+def test_a_shard_is_recorded_as_the_report_schema_reads_it() -> None:
+    from conformance.catalogue import load_catalogue
+    from conformance.jobs import as_shard
+    from conformance.results import RunResult
+    from conformance.selection import load_scenarios, shard_of
+
+    catalogue = load_catalogue(DATA / "catalogue.json")
+
+    report = json.loads((ROOT / "conformance" / "schemas" / "report.schema.json").read_text())
+    pattern = report["properties"]["header"]["properties"]["shard"]["pattern"]
+    # Two small cases (the whole corpus would cost seconds to load uncached).
+    whole = load_scenarios([DATA / "good" / "melds.yaml"], catalogue=catalogue).scenarios
+    assert len(whole) == 2
+    chosen = shard_of(whole, "01/2")
+    empty = RunResult(argv=(), profile="argentine", handshake=None, results=())
+    run = as_shard(empty, "01/2", whole, chosen)
+    assert run.shard == "1/2" and re.fullmatch(pattern, run.shard)
+    assert re.fullmatch(pattern, f"1/{MAX_SHARDS}") and not re.fullmatch(pattern, "1/9999999999")
+    with pytest.raises(SelectionError, match="N must be at most the number of cases"):
+        shard_of(whole, "1/3")
+
+
+@pytest.mark.slow  # runs the reference twice
 def test_a_shard_is_written_as_report_merge_reads_it(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     report = tmp_path / "r.json"
-    assert main(["run", "--rule", "MELD-RUN", "-q", "--shard", "01/2", "--json", str(report)]) == 0
+    two = ["--scenario", "cc-0001", "--scenario", "cc-0002"]
+    assert main(["run", *two, "-q", "--shard", "01/2", "--json", str(report)]) == 0
     assert json.loads(report.read_text())["header"]["shard"] == "1/2"
     assert main(["report", str(report), "--markdown", str(tmp_path / "r.md")]) == 0
     # More shards than cases is a split report merge refuses: run refuses it first.
-    assert main(["run", "--rule", "MELD-RUN", "-q", "--shard", "1/999999"]) == 2
+    assert main(["run", *two, "-q", "--shard", "1/3"]) == 2
     [line] = errors(capsys.readouterr().err)
     assert "N must be at most the number of cases" in line
 
@@ -149,10 +203,15 @@ def test_a_reason_is_capped_and_reasons_shared_by_alias_count_each_use(tmp_path:
         load_expectations(f)
 
 
-def test_no_expectations_file_is_written_that_the_next_run_refuses(tmp_path: Path) -> None:
+def test_no_expectations_file_is_written_that_the_next_run_refuses(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from conformance import expectations
     from conformance.results import CaseResult, CheckResult
-    from conformance.yamlsafe import MAX_FILE_BYTES
 
+    # The limit lowered, so the test stays cheap: the same code compares with it.
+    MAX_FILE_BYTES = 64 * 1024
+    monkeypatch.setattr(expectations, "MAX_FILE_BYTES", MAX_FILE_BYTES)
     # Enough failing checks with long keys to pass the size a run reads back.
     key = "k" * 190
     per_case = 100
@@ -171,15 +230,17 @@ def test_no_expectations_file_is_written_that_the_next_run_refuses(tmp_path: Pat
         )
         for i in range(1, cases + 1)
     ]
-    target = tmp_path / "out.yaml"
-    with pytest.raises(ValueError, match=r"more than the .* bytes a run reads back"):
-        write_expectations(target, results)
-    assert not target.exists()
+    for target in (tmp_path / "out.yaml", tmp_path / "out.json"):
+        with pytest.raises(ValueError, match=r"more than the 65536 bytes a run reads back"):
+            write_expectations(target, results)
+        assert not target.exists()
+    # Under the limit it is written, and reads back.
+    write_expectations(tmp_path / "few.yaml", results[:1])
+    assert len(load_expectations(tmp_path / "few.yaml").expected_checks["cc-0001"]) == per_case
 
 
 # --- record: the same bounded loader as check, and a final that fits the seats --------------
 
-DATA = Path(__file__).parent / "data"
 FAKE = [sys.executable, str(DATA / "fake_engine.py")]
 BOMB = (
     "".join(
@@ -198,6 +259,7 @@ BOMB = (
         (BOMB.encode(), ":6: the document expands to more than"),
         (b"setup: [a\n", ": not YAML: while parsing a flow sequence"),
     ],
+    ids=["not-utf8", "deep", "alias-bomb", "syntax"],
 )
 def test_record_reads_its_setup_through_the_bounded_loader(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], content: bytes, said: str

@@ -292,15 +292,9 @@ def test_an_engine_that_loses_a_request_sent_in_flight_is_a_broken_adapter() -> 
             1, "stub", "0", "python", ("argentine",), frozenset(), max_in_flight=2
         )
 
-        def __init__(self) -> None:
-            self.in_flight = 0
-
-        def exchange(self, request: object, then: list[object] | None = None) -> dict[str, int]:
-            if request is None:
-                self.in_flight = 0
-                raise ProtocolError('answer is not JSON: b\'{"id": 3}{"id": 4}\'')
-            self.in_flight = len(then or [])
-            return {"id": 2}
+        def exchange_together(self, requests: list[object]) -> list[dict[str, int]]:
+            assert len(requests) == 2
+            raise ProtocolError('answer is not JSON: b\'{"id": 3}{"id": 4}\'')
 
     checks = _probe_in_flight(
         OneAtATime(),  # type: ignore[arg-type]
