@@ -10,6 +10,7 @@ is a :class:`SelectionError` whose message names the path, the option or the sha
 
 from __future__ import annotations
 
+import contextlib
 import re
 from collections.abc import Sequence
 from pathlib import Path
@@ -74,6 +75,19 @@ def load_scenarios(
         return load_corpus(corpus_paths(paths, corpus), catalogue=catalogue)
     except FileNotFoundError as exc:
         raise SelectionError(str(exc)) from None
+
+
+def pin_corpus(
+    paths: Sequence[str | Path] = (),
+    corpus: str | Path | None = None,
+    *,
+    catalogue: Catalogue | None = None,
+) -> None:
+    """Read the load cache's entries for the corpus at ``paths`` and ``corpus`` now, before
+    the adapter under test starts (:func:`conformance.scenarios.pin_corpus`); a problem is
+    left for the load itself to report."""
+    with contextlib.suppress(FileNotFoundError, SelectionError):
+        scenarios.pin_corpus(corpus_paths(paths, corpus), catalogue=catalogue)
 
 
 def load_index(
@@ -173,6 +187,7 @@ __all__ = [
     "corpus_paths",
     "load_scenarios",
     "parse_shard",
+    "pin_corpus",
     "rule_matches",
     "select",
     "shard_of",
