@@ -255,9 +255,22 @@ def cached_group(
     found = _read(folder, name, key, codec, many=True)
     if found is not None and len(found) == len(paths):
         return found  # type: ignore[no-any-return]
-    results = [load(i) for i in range(len(paths))]
-    if all(keep(r) for r in results):
-        _store(folder, name, key, results, codec, many=True)
+    # Each file's store leaves the pruning to the end of the group: a prune in the middle
+    # would evict entries of files this very load is about to read (with more files than
+    # MAX_ENTRIES, every one of them, in turn).
+    _DEFERRING[0] += 1
+    try:
+        results = [load(i) for i in range(len(paths))]
+    finally:
+        _DEFERRING[0] -= 1
+    try:
+        if all(keep(r) for r in results):
+            _store(folder, name, key, results, codec, many=True)  # a group store prunes
+        elif _PENDING.pop(folder, False):
+            with contextlib.suppress(OSError):
+                _prune(folder.fd)
+    finally:
+        _USED.clear()
     return results
 
 
@@ -392,9 +405,14 @@ def _read(folder: _Folder, name: str, key: str, codec: Codec, *, many: bool) -> 
     """The value of entry ``name``, or None when there is none or it fails a check."""
     try:
         body = _verified(folder, name, key)
-        return None if body is None else codec.decode(body, many=many)
+        if body is None:
+            return None
+        value = codec.decode(body, many=many)
     except (OSError, ValueError):
         return None
+    if _DEFERRING[0]:
+        _USED.add(name)
+    return value
 
 
 def pin_group(paths: Sequence[Path], labels: Sequence[str], context: str) -> None:
@@ -485,22 +503,36 @@ def _store(
         with contextlib.suppress(OSError):
             os.unlink(temporary, dir_fd=folder.fd)
         return
+    if _DEFERRING[0]:
+        _USED.add(name)
     stores = _STORES[folder] = _STORES.get(folder, 0) + 1
+    if _DEFERRING[0] and not name.endswith(".group" + _SUFFIX):
+        _PENDING[folder] = True  # pruned once the group's load is done
+        return
     # A process's first store in the folder prunes, then one in PRUNE_EVERY, and a
     # whole-corpus entry always (there are few, and each is megabytes).
     if stores % PRUNE_EVERY == 1 or name.endswith(".group" + _SUFFIX):
+        _PENDING.pop(folder, None)
         with contextlib.suppress(OSError):
             _prune(folder.fd)
 
 
 #: Stores made by this process, per folder.
 _STORES: dict[_Folder, int] = {}
+#: Entries the group being loaded read or wrote: its prune keeps them (they are what it
+#: works with).
+_USED: set[str] = set()
+#: Above 0 while a group loads its files (their stores do not prune: cached_group does).
+_DEFERRING: list[int] = [0]
+#: Folders a deferred store left unpruned.
+_PENDING: dict[_Folder, bool] = {}
 
 
 def _prune(folder_fd: int) -> None:
     """Remove the oldest entries beyond :data:`MAX_ENTRIES` (down to nine tenths of it, so
     that the next prune is far off), the oldest whole-corpus entries beyond
-    :data:`MAX_GROUPS`, and pickles of old versions.
+    :data:`MAX_GROUPS`, and pickles of old versions; never an entry of the group being
+    loaded (a corpus of more files than MAX_ENTRIES keeps all of its entries).
 
     Only the group entries are stat'ed unless the folder holds more than MAX_ENTRIES."""
     names = os.listdir(folder_fd)
@@ -513,6 +545,8 @@ def _prune(folder_fd: int) -> None:
         return
     entries: list[tuple[int, str]] = []
     for name in names:
+        if name in _USED:
+            continue  # the group being loaded uses it: the oldest others go first
         if name.endswith(".pickle"):
             # An older harness's entry: never read now, so never kept.
             with contextlib.suppress(OSError):
@@ -521,12 +555,14 @@ def _prune(folder_fd: int) -> None:
             with contextlib.suppress(OSError):
                 entries.append((os.stat(name, dir_fd=folder_fd).st_mtime_ns, name))
     entries.sort()
+    used = [name for name in names if name in _USED]
+    in_use_groups = sum(name.endswith(".group" + _SUFFIX) for name in used)
     groups = [name for _, name in entries if name.endswith(".group" + _SUFFIX)]
-    old = groups[: max(len(groups) - MAX_GROUPS, 0)]
+    old = groups[: max(len(groups) + in_use_groups - MAX_GROUPS, 0)]
     stale = set(old)
     kept = [name for _, name in entries if name not in stale]
-    if len(kept) > MAX_ENTRIES:
-        old += kept[: len(kept) - int(MAX_ENTRIES * _PRUNE_TO)]
+    if len(kept) + len(used) > MAX_ENTRIES:
+        old += kept[: len(kept) + len(used) - int(MAX_ENTRIES * _PRUNE_TO)]
     for name in old:
         with contextlib.suppress(OSError):
             os.unlink(name, dir_fd=folder_fd)

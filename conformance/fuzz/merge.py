@@ -141,13 +141,13 @@ def merge_reports(reports: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         for f in rep["findings"]:
             have = by_key.get(f["key"])
             if have is None:
-                by_key[f["key"]] = json.loads(json.dumps(f))
+                by_key[f["key"]] = _own(f)
                 continue
             have["count"] += f["count"]
             have["games"] = sorted(set(have["games"]) | set(f["games"]))[:100]
             if _size(f) < _size(have):
                 keep = {"count": have["count"], "games": have["games"]}
-                by_key[f["key"]] = {**json.loads(json.dumps(f)), **keep}
+                by_key[f["key"]] = {**_own(f), **keep}
     totals["seconds"] = round(finite(totals.get("seconds", 0)), 3)
     _refuse_unreadable_sums(totals, events, by_key.values())
     findings = sorted(by_key.values(), key=lambda f: (f["rule"], f["key"]))
@@ -199,6 +199,16 @@ def _refuse_unreadable_sums(
                 f"cannot merge: {name[:80]} adds up to more than {MAX_INT_DIGITS} digits "
                 "(the shard reports hold counts no campaign plays)"
             )
+
+
+def _own(finding: Mapping[str, Any]) -> dict[str, Any]:
+    """A copy of ``finding`` that merging may change (its count, games and draft id)
+    without changing the shard report it came from. Shallow: a deep copy of every finding
+    doubled a merge's memory, and nothing deeper is changed."""
+    own = dict(finding)
+    if isinstance(own.get("scenario"), dict):
+        own["scenario"] = dict(own["scenario"])
+    return own
 
 
 def _size(finding: Mapping[str, Any]) -> tuple[int, int, int]:

@@ -19,6 +19,19 @@ from conformance.corpus import default_corpus_dir
 from conformance.scenarios import _CACHE_CODEC, LoadResult, load_corpus, load_file, pin_corpus
 
 SOURCE = default_corpus_dir() / "contracts" / "deal-1.yaml"
+#: A file of one case (``{id}``: its number; ``{n}``: a copy number in its title).
+ONE_CASE = """id: cc-{id}
+title: Ace, queen and three cost 33, copy {n}
+rules: [SCORE-2]
+source: "000 §07"
+profiles: [argentine]
+level: melds
+tags: [score]
+review: checked
+checks:
+  - penalty: [AS, QD, 3C]
+    expect: {{points: 33}}
+"""
 
 
 @pytest.fixture
@@ -198,3 +211,28 @@ def test_pruning_stats_the_entries_once_in_many_stores(
     # a prune (and a stat of every entry) at every store before.
     assert len(stats) <= (stores // 8 + 1) * (20 + 8)
     assert len(stats) < stores * 20 // 2
+
+
+def test_a_corpus_of_more_files_than_entries_reloads_only_what_was_edited(
+    folder: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Pruning in the middle of a load evicted the entries the same load was about to read:
+    # past MAX_ENTRIES files every one missed in turn (150 s for a one-file edit of 4,900).
+    monkeypatch.setattr(loadcache, "MAX_ENTRIES", 10)
+    monkeypatch.setattr(loadcache, "PRUNE_EVERY", 4)
+    corpus = tmp_path / "big"
+    corpus.mkdir()
+    files = 15
+    for n in range(files):
+        (corpus / f"f{n:02d}.yaml").write_text(ONE_CASE.format(id=7000 + n, n=n), encoding="utf-8")
+    catalogue = load_catalogue()
+    first = load_corpus([corpus], catalogue=catalogue)
+    assert not first.errors and len(first.scenarios) == files
+    edited = corpus / "f00.yaml"
+    edited.write_text(edited.read_text().replace("copy 0", "copy 0 edited"))
+    loads = _loads(monkeypatch)
+    again = load_corpus([corpus], catalogue=catalogue)
+    assert again.scenarios[0].title.endswith("edited")
+    assert loads == [1]  # the edited file only; the other 14 from their entries
+    again = load_corpus([corpus], catalogue=catalogue)
+    assert loads == [1]  # and then the whole corpus from one entry
