@@ -380,3 +380,75 @@ def test_audit_refuses_a_misspelt_profile_before_measuring(
     assert main(["audit", "--graded", "--rulings", str(rulings)]) == 2
     [line] = errors(capsys.readouterr().err)
     assert f"{rulings}: profile_rulings: 'chillean' is not a profile" in line
+
+
+# --- memory: a report read or merged costs a few times its size, not fifteen ------------------
+
+
+def _fuzz_shard_text(index: int, findings: int) -> str:
+    """A fuzz shard report holding ``findings`` findings, each with a full deck in its trace
+    (card codes repeated hundreds of thousands of times, as in a real campaign's report)."""
+    report = shard(index, 2)
+    report["findings"] = [
+        {
+            "key": f"MELD-RUN-1|act|state|summary {i}",
+            "rule": "MELD-RUN-1",
+            "op": "act",
+            "kind": "state",
+            "summary": f"summary {i}",
+            "count": 1,
+            "games": list(range(20)),
+            "example": {
+                "game": i,
+                "steps": 3,
+                "players": 2,
+                "shrunk": True,
+                "mismatches": ["hands differ"],
+                "trace": {
+                    "setup": {"op": "start_deal", "players": 2, "deck": ["AS", "2C"] * 54},
+                    "steps": [{"op": "act", "action": {"type": "draw_stock", "player": 0}}] * 5,
+                },
+            },
+            "scenario": None,
+            "scenario_file": None,
+        }
+        for i in range(findings)
+    ]
+    return json.dumps(report)
+
+
+def test_reading_a_fuzz_report_costs_a_few_times_its_size(tmp_path: Path) -> None:
+    import tracemalloc
+
+    from conformance.fuzz.merge import read_report
+
+    path = tmp_path / "shard.json"
+    path.write_text(_fuzz_shard_text(1, 600))
+    size = path.stat().st_size
+    tracemalloc.start()
+    try:
+        doc = read_report(path)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert len(doc["findings"]) == 600
+    # Equal card codes are one object: about 3 times the file (json alone: about 9).
+    assert peak < 6 * size, (peak, size)
+
+
+def test_a_merged_fuzz_report_is_written_in_pieces_as_the_text_would_be(tmp_path: Path) -> None:
+    from conformance.fuzz.merge import read_report
+    from conformance.fuzz.report import report_pieces, report_text
+
+    paths = []
+    for index in (1, 2):
+        path = tmp_path / f"shard{index}.json"
+        path.write_text(_fuzz_shard_text(index, 30))
+        paths.append(path)
+    merged = fuzz.merge_reports([read_report(p) for p in paths])
+    assert "".join(report_pieces(merged)) == report_text(merged)
+    assert merged["findings"][0]["count"] == 2
+    # The shards' own findings are not changed by the merge (a shallow copy is merged).
+    first = read_report(paths[0])
+    fuzz.merge_reports([first, read_report(paths[1])])
+    assert first["findings"][0]["count"] == 1
