@@ -23,7 +23,7 @@ from typing import Any, Literal, Protocol
 from .cards import CANONICAL_ORDER
 from .catalogue import load_catalogue
 from .declarations import Declarations, declarations
-from .engine import DEFAULT_TIMEOUT, EngineSession, Handshake, Request
+from .engine import DEFAULT_TIMEOUT, EngineSession, Handshake, Request, exchange_together
 from .errors import EngineError, EngineReportedError, EngineStartError, HandshakeError
 from .optionfacts import with_packs
 from .profiles import DEFAULT_PROFILE, ProfileData, default_profiles
@@ -366,7 +366,7 @@ def _probe_in_flight(
     """An engine whose handshake takes more than one request at a time (``max_in_flight``)
     is sent that many at once: each must be answered in its turn.
 
-    They go in one write (:meth:`EngineSession.exchange_together`), so they reach the
+    They go in one write (:func:`conformance.engine.exchange_together`), so they reach the
     adapter in one read whatever the timing: an adapter that takes a read for one request
     fails here every time, not only when ``run`` happens to send two together."""
     limit = session.ahead_limit
@@ -384,7 +384,7 @@ def _probe_in_flight(
     declared = session.handshake.max_in_flight if session.handshake else limit
     try:
         # An error answer is still an answer in its turn: exchange_together returns it.
-        session.exchange_together([request] * limit)
+        exchange_together(session, [request] * limit)
     except EngineError as exc:
         detail = (
             f"declares max_in_flight {declared}, but {limit} {request[0]} requests written "
