@@ -280,7 +280,11 @@ def _run_profile(args: argparse.Namespace, *, part_of_all: bool = False) -> int:
         start_timeout=args.start_timeout,
         memory_limit=args.memory_limit,
     )
-    # The first adapter starts up while the corpus loads; the run shakes hands with it.
+    # The cache entries the corpus loads from are read before any adapter starts (so the
+    # engine cannot change them under its own run); the first adapter then starts up while
+    # they are decoded, and the run shakes hands with it.
+    paths, corpus = _given(args)
+    selection.pin_corpus(paths, corpus, catalogue=_catalogue(args))
     session = new_session(argv, options)
     early: EngineSession | None = session
     try:

@@ -560,6 +560,58 @@ class EngineSession:
         self._adapter = None
 
 
+def exchange_together(
+    session: EngineSession, requests: Sequence[Request]
+) -> list[dict[str, Any] | EngineReportedError]:
+    """Write ``requests`` to ``session``'s adapter in one write, then read their answers in
+    turn (an error answer is returned in its place, not raised).
+
+    For ``smoke``'s in-flight probe: lines written in one write of less than a pipe's
+    atomic size reach the adapter in one read, so an adapter that takes a read for one
+    request always shows it, where requests sent ahead show it only when a read
+    happens to catch two. At most the session's ``ahead_limit`` requests. (A function, not a
+    method: the session class is kept to what a run uses.)
+
+    :raises EngineError: when the adapter misbehaves (the session is then broken).
+    """
+    if session._broken:
+        raise HarnessError("session is broken by an earlier engine error; restart() it")
+    if session._adapter is None:
+        raise HarnessError("session not started")
+    if session._ahead:
+        raise HarnessError("a request sent ahead is still unanswered: read or discard it")
+    if not 0 < len(requests) <= session.ahead_limit:
+        raise HarnessError(f"at most {session.ahead_limit} request(s) in flight for this engine")
+    for i, (op, fields) in enumerate(requests):
+        if session.validate_requests and type(requests[i]) is not CheckedRequest:
+            validate_request(op, {"id": session._next_id + i, "op": op, **fields})
+    with session._in_use:
+        adapter = session._adapter
+        try:
+            adapter.check_between_requests(session._next_id - 1)
+            first = session._next_id
+            data = b"".join(_encoded(r, first + i) for i, r in enumerate(requests))
+            session._next_id += len(requests)
+            deadline = time.monotonic() + session.timeout
+            adapter.write(data, requests[0][0], deadline, session.timeout)
+            answers: list[dict[str, Any] | EngineReportedError] = []
+            for i, (op, _fields) in enumerate(requests):
+                # Each answer's time runs from the one before it, as in flight.
+                deadline = max(deadline, session._ahead.answered_at + session.timeout)
+                try:
+                    answers.append(
+                        session._collect(_Sent(op, first + i, deadline, session.timeout))
+                    )
+                except EngineReportedError as exc:
+                    answers.append(exc)
+            return answers
+        except EngineError as exc:
+            session._broken = True
+            session._shutdown()
+            exc.stderr_tail = session.stderr_tail()
+            raise
+
+
 def _aheads(then: Then) -> list[Ahead]:
     """``exchange``'s ``then`` as a list of :class:`Ahead`."""
     if then is None:
@@ -591,6 +643,7 @@ __all__ = [
     "Request",
     "Then",
     "default_players",
+    "exchange_together",
     "kill_live_adapters",
     "live_adapter_pids",
     "refuse_new_sessions",

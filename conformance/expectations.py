@@ -34,14 +34,20 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 from conformance.jsonsafe import JSONFileError, dumps
 from conformance.jsonsafe import loads as json_loads
 from conformance.report import atomic_write_text
 from conformance.results import CaseResult, CheckResult
+from conformance.textsafe import escape
 from conformance.validation import SchemaValidator
-from conformance.yamlsafe import FileProblem, load_yaml_limited, read_limited_text
+from conformance.yamlsafe import (
+    MAX_FILE_BYTES,
+    FileProblem,
+    load_yaml_limited,
+    read_limited_text,
+)
 
 SCHEMA_PATH = Path(__file__).resolve().parent / "schemas" / "expectations.schema.json"
 
@@ -126,11 +132,12 @@ def load_expectations(path: Path | str) -> Expectations:
     if data is None:
         data = {"expected_failures": {}}
     failures = data.get("expected_failures") if isinstance(data, dict) else None
+    _refuse_unsafe_entries(failures, text, target)
     if isinstance(failures, dict):
         # Name the bad key itself: the schema's own message would quote the whole mapping.
         for key in failures:
             if not isinstance(key, str) or not _SCENARIO_ID.match(key):
-                line = _line_of_key(text, key)
+                line = _node_line(text, [key]) or _line_of_key(text, key)
                 raise ExpectationsError(
                     f"expectations file {target}:{line}: {str(key)[:80]!r} under "
                     "expected_failures is not a case id (cc- and four digits, or hostile/ "
@@ -183,25 +190,135 @@ def _entries(failures: Any) -> list[tuple[str, str, str | None, str, str | None]
                     f"entry {index + 1}",
                     entry["id"],
                     entry.get("check"),
-                    str(entry.get("reason") or ""),
+                    escape(str(entry.get("reason") or "")),
                     entry.get("status"),
                 )
             )
         return found
     for case_id, entry in failures.items():
         entry = entry or {}
-        reason = str(entry.get("reason") or "")
+        reason = escape(str(entry.get("reason") or ""))
         if "checks" not in entry:
             found.append((f"entry {case_id}", case_id, None, reason, entry.get("status")))
             continue
         for key, sub in entry["checks"].items():
-            own = str((sub or {}).get("reason") or "") or reason
+            own = escape(str((sub or {}).get("reason") or "")) or reason
             found.append((f"entry {case_id}", case_id, key, own, None))
     return found
 
 
 #: A scenario's id, or a hostile probe's case in a run (conformance/hostile.py).
 _SCENARIO_ID = re.compile(r"^(cc-[0-9]{4}|hostile/[a-z0-9_-]{1,60})$")
+
+#: Longest reason one entry may give, in characters: a sentence or two. Reasons are copied
+#: into the notes of every check they cover and into files --write-expectations writes.
+MAX_REASON_CHARS: Final = 500
+#: Most reason text a file may hold once YAML aliases are expanded (one reason shared by
+#: alias counts once per use): the report and the rewritten file stay near the file limit.
+MAX_REASONS_TOTAL: Final = 256 * 1024
+
+
+def _refuse_unsafe_entries(failures: Any, text: str, target: Path) -> None:
+    """Refuse, before the schema and before any run, what the schema cannot see or bound:
+    a check key that is not a string (an int, bool, float or ``null`` key in YAML), a check
+    key holding control characters (ESC would reach the terminal raw), a reason longer than
+    :data:`MAX_REASON_CHARS`, and reasons adding up past :data:`MAX_REASONS_TOTAL`.
+
+    :raises ExpectationsError: naming the file and the line.
+    """
+    if isinstance(failures, dict):
+        entries = [(case_id, entry) for case_id, entry in failures.items()]
+    elif isinstance(failures, list):
+        entries = [
+            (entry.get("id") if isinstance(entry, dict) else None, entry) for entry in failures
+        ]
+    else:
+        return
+    total = 0
+    for index, (case_id, entry) in enumerate(entries):
+        if not isinstance(entry, dict):
+            continue
+        where = f"entry {case_id}" if isinstance(case_id, str) else f"entry {index + 1}"
+        path: list[object] = [case_id] if isinstance(failures, dict) else [index]
+        checks = entry.get("checks")
+        reasons = [(entry.get("reason"), [*path, "reason"])]
+        keys = [entry.get("check")] if "check" in entry else []
+        if isinstance(checks, dict):
+            keys += list(checks)
+            reasons += [
+                (sub.get("reason"), [*path, "checks", key, "reason"])
+                for key, sub in checks.items()
+                if isinstance(sub, dict)
+            ]
+        for key in keys:
+            problem = _check_key_problem(key)
+            if problem is not None:
+                line = _node_line(
+                    text, [*path, "checks", key] if "check" not in entry else [*path, "check"]
+                )
+                raise ExpectationsError(f"expectations file {target}:{line}: {where}: {problem}")
+        for reason, at in reasons:
+            if not isinstance(reason, str):
+                continue
+            total += len(reason)
+            if len(reason) > MAX_REASON_CHARS:
+                raise ExpectationsError(
+                    f"expectations file {target}:{_node_line(text, at)}: {where}: a reason of "
+                    f"{len(reason)} characters (at most {MAX_REASON_CHARS}: a sentence or two)"
+                )
+            if total > MAX_REASONS_TOTAL:
+                raise ExpectationsError(
+                    f"expectations file {target}:{_node_line(text, at)}: {where}: the reasons "
+                    f"add up to more than {MAX_REASONS_TOTAL} characters (YAML aliases count "
+                    "once per use)"
+                )
+
+
+def _check_key_problem(key: object) -> str | None:
+    """Why ``key`` cannot name a check, or None when it can."""
+    if not isinstance(key, str):
+        shown = "null" if key is None else f"{type(key).__name__} {str(key)[:40]}"
+        return f"a check key must be a string, not {shown} (quote it)"
+    if escape(key) != key:
+        return f"the check key {escape(key)[:80]!r} holds control characters"
+    return None
+
+
+def _node_line(text: str, path: Sequence[object]) -> int:
+    """1-based line of the YAML node at ``path`` (mapping keys compared as loaded, list
+    indexes), or of the deepest part of it found; 0 when the text cannot be composed.
+    Only called on the way to an error, so the second parse costs nothing on a good file."""
+    import yaml
+
+    try:
+        node = yaml.compose(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    except yaml.YAMLError:
+        return 0
+    constructor = yaml.SafeLoader("")
+    line = 0
+    for step in ["expected_failures", *path]:
+        if isinstance(node, yaml.MappingNode):
+            found = None
+            for key_node, value_node in node.value:
+                try:
+                    key = constructor.construct_object(key_node, deep=True)
+                except (yaml.YAMLError, TypeError):
+                    continue
+                if type(key) is type(step) and key == step:
+                    found = (key_node, value_node)
+                    break
+            if found is None:
+                return line
+            line = found[0].start_mark.line + 1
+            node = found[1]
+        elif isinstance(node, yaml.SequenceNode) and isinstance(step, int):
+            if step >= len(node.value):
+                return line
+            node = node.value[step]
+            line = node.start_mark.line + 1
+        else:
+            return line
+    return line
 
 
 def _line_of_key(text: str, key: object) -> int:
@@ -405,6 +522,7 @@ def write_expectations(
 
         header = "# Known failures of this engine; fill in each reason.\n"
         text = header + yaml.safe_dump(document, sort_keys=True, default_flow_style=False)
+    _refuse_unreadable(text)
     atomic_write_text(target, text)
     return count_entries(document)
 
@@ -425,3 +543,16 @@ def finding_entries(data: Any, target: Path) -> dict[tuple[str, str, str, str], 
             )
         found[key] = str(entry.get("reason") or "")
     return found
+
+
+def _refuse_unreadable(text: str) -> None:
+    """Refuse to write an expectations file the next run would refuse as too large.
+
+    :raises ValueError: saying how large it would be (the run names the option and path).
+    """
+    size = len(text.encode("utf-8"))
+    if size > MAX_FILE_BYTES:
+        raise ValueError(
+            f"the file would be {size} bytes, more than the {MAX_FILE_BYTES} bytes a run "
+            "reads back; nothing written"
+        )

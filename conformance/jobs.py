@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 
 from conformance.profiles import default_profiles
 from conformance.results import RunResult, count_statuses
-from conformance.selection import NoSelection, select, shard_of
+from conformance.selection import NoSelection, parse_shard, select, shard_of
 
 if TYPE_CHECKING:
     from conformance.catalogue import Catalogue
@@ -65,6 +65,8 @@ def as_shard(
         return run
     from conformance.scenarios import corpus_digest
 
+    # Written as the report schema reads it: no leading zeros (``01/4`` is ``1/4``).
+    shard = "/".join(map(str, parse_shard(shard)))
     note = f"shard {shard}: {len(chosen)} of {len(whole)} selected case(s)"
     return replace(
         run, corpus_digest=corpus_digest(whole), shard=shard, warnings=(*run.warnings, note)

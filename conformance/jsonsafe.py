@@ -23,7 +23,7 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, BinaryIO, Final
 
 #: Largest JSON report read, in bytes. A run report keeps at most 64 KiB of engine text
 #: per case (conformance/textsafe.py), so a corpus of 2,000 cases stays below it.
@@ -86,8 +86,48 @@ def _too_deep(max_depth: int) -> str:
     return f"nested too deeply: more than {max_depth} levels (a hostile or broken file?)"
 
 
-def loads(text: str, *, max_depth: int = MAX_JSON_DEPTH) -> Any:
-    """Decode ``text`` within the limits above.
+#: Strings up to this long are shared by :func:`loads` with ``share_strings``.
+_SHARED_LENGTH: Final = 40
+
+
+def _sharing_hook() -> Any:
+    """An ``object_pairs_hook`` that makes equal short strings one object: the values of
+    an object, and the items of lists (and of lists in lists) among them. A report holds
+    the same card codes, rule ids and statuses hundreds of thousands of times; each is a
+    separate 50-byte object as ``json`` decodes it, most of a report's memory."""
+    table: dict[str, str] = {}
+    share = table.setdefault
+
+    def items(values: list[Any]) -> list[Any]:
+        out = []
+        for item in values:
+            kind = type(item)
+            if kind is str and len(item) <= _SHARED_LENGTH:
+                item = share(item, item)
+            elif kind is list:
+                item = [
+                    share(s, s) if type(s) is str and len(s) <= _SHARED_LENGTH else s for s in item
+                ]
+            out.append(item)
+        return out
+
+    def hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for key, value in pairs:
+            kind = type(value)
+            if kind is str and len(value) <= _SHARED_LENGTH:
+                value = share(value, value)
+            elif kind is list and value:
+                value = items(value)
+            out[share(key, key)] = value
+        return out
+
+    return hook
+
+
+def loads(text: str, *, max_depth: int = MAX_JSON_DEPTH, share_strings: bool = False) -> Any:
+    """Decode ``text`` within the limits above; with ``share_strings``, equal short
+    strings become one object (a large report then takes a fraction of the memory).
 
     :raises JSONFileError: with the reason (no file name: the caller adds it).
     :raises json.JSONDecodeError: when ``text`` is not JSON at all (the caller words it
@@ -99,6 +139,7 @@ def loads(text: str, *, max_depth: int = MAX_JSON_DEPTH) -> Any:
             parse_int=_parse_int,
             parse_float=_parse_float,
             parse_constant=_parse_constant,
+            object_pairs_hook=_sharing_hook() if share_strings else None,
         )
     except _Refused as exc:
         raise JSONFileError(str(exc)) from None
@@ -119,6 +160,7 @@ def read_json_file(
     *,
     max_bytes: int | None = None,
     max_depth: int = MAX_JSON_DEPTH,
+    share_strings: bool = False,
 ) -> Any:
     """Read and decode the JSON file ``path`` (described as ``what`` in messages), at most
     ``max_bytes`` long (default :data:`MAX_JSON_BYTES`, read when called).
@@ -130,7 +172,7 @@ def read_json_file(
         max_bytes = MAX_JSON_BYTES
     try:
         with Path(path).open("rb") as handle:
-            data = handle.read(max_bytes + 1)
+            data = _read_at_most(handle, max_bytes + 1)
     except OSError as exc:
         raise JSONFileError(f"{path}: cannot read {what}: {exc.strerror or exc}") from None
     if len(data) > max_bytes:
@@ -139,14 +181,30 @@ def read_json_file(
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise JSONFileError(f"{path}: {what} is not UTF-8 text: {exc.reason}") from None
+    del data  # the text is what is decoded: the bytes need not wait for the result
     try:
-        return loads(text, max_depth=max_depth)
+        return loads(text, max_depth=max_depth, share_strings=share_strings)
     except json.JSONDecodeError as exc:
         raise JSONFileError(
             f"{path}: {what} is not JSON: line {exc.lineno} column {exc.colno}: {exc.msg}"
         ) from None
     except JSONFileError as exc:
         raise JSONFileError(f"{path}: {what}: {exc}") from None
+
+
+def _read_at_most(handle: BinaryIO, limit: int) -> bytearray:
+    """At most ``limit`` bytes of ``handle``, read in pieces: ``read(limit)`` allocates
+    ``limit`` bytes whatever the file holds (128 MB for every report read)."""
+    data = bytearray()
+    while len(data) < limit:
+        piece = handle.read(min(_PIECE, limit - len(data)))
+        if not piece:
+            break
+        data += piece
+    return data
+
+
+_PIECE: Final = 1 << 20
 
 
 #: One compact encoder, reused: building one per call costs more than encoding a check.

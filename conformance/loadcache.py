@@ -27,7 +27,13 @@ user must not be able to change what a later run loads, so:
   an entry is read from a descriptor opened with ``O_NOFOLLOW`` and checked on that
   descriptor (a regular file of this user that no one else can read or write, of a
   sane size: no window between the check and the read), then its header (format, key,
-  a digest of its body) and the type of what it holds.
+  and a MAC of key and body under the folder's own random key, kept 0600 beside the
+  entries: a header is not something any process of the user can compute) and the type
+  of everything it holds, field by field (conformance/plaindata.py);
+- ``run`` reads the entries it will use before the adapter under test starts
+  (:func:`pin_group`), so the engine cannot swap an entry under the run that grades it;
+- an entry is at most :data:`MAX_ENTRY_BYTES`, and pruning the oldest entries is done
+  once in :data:`PRUNE_EVERY` stores, so a corpus of thousands of files stays cheap.
 
 Any entry that fails is ignored and written afresh from a real load; any trouble with
 the cache (an unsafe folder, a full disk) falls back to loading, never to a traceback.
@@ -57,10 +63,18 @@ T = TypeVar("T")
 MAX_ENTRIES = 4000
 #: Whole-corpus entries kept at most (a few MB each; every edit of a corpus makes one).
 MAX_GROUPS = 8
-#: Largest entry read (the whole corpus as one entry is about 2 MB).
-MAX_ENTRY_BYTES: Final = 256 * 2**20
+#: Largest entry read or written (the whole corpus as one entry is about 4 MB, and decoding
+#: takes about 5 times its size): a larger one is loaded afresh, never cached.
+MAX_ENTRY_BYTES: Final = 16 * 2**20
+#: Stores between two prunes of one process: a prune lists and stats every entry, so a
+#: prune per store made a run that stores thousands of entries quadratic.
+PRUNE_EVERY: Final = 256
+#: A prune removes entries down to this share of MAX_ENTRIES, so the next is far off.
+_PRUNE_TO: Final = 0.9
 #: First word of every entry's header line; the number changes with the format.
-_MAGIC: Final = b"carioca-conformance-cache/1"
+_MAGIC: Final = b"carioca-conformance-cache/2"
+#: The file holding the folder's key, 0600: entries are authenticated with it (_header).
+_KEY_FILE: Final = "entry-key"
 _SUFFIX: Final = ".json"
 _PACKAGE = Path(__file__).resolve().parent
 _OTHERS_WRITE: Final = stat.S_IWGRP | stat.S_IWOTH
@@ -241,9 +255,22 @@ def cached_group(
     found = _read(folder, name, key, codec, many=True)
     if found is not None and len(found) == len(paths):
         return found  # type: ignore[no-any-return]
-    results = [load(i) for i in range(len(paths))]
-    if all(keep(r) for r in results):
-        _store(folder, name, key, results, codec, many=True)
+    # Each file's store leaves the pruning to the end of the group: a prune in the middle
+    # would evict entries of files this very load is about to read (with more files than
+    # MAX_ENTRIES, every one of them, in turn).
+    _DEFERRING[0] += 1
+    try:
+        results = [load(i) for i in range(len(paths))]
+    finally:
+        _DEFERRING[0] -= 1
+    try:
+        if all(keep(r) for r in results):
+            _store(folder, name, key, results, codec, many=True)  # a group store prunes
+        elif _PENDING.pop(folder, False):
+            with contextlib.suppress(OSError):
+                _prune(folder.fd)
+    finally:
+        _USED.clear()
     return results
 
 
@@ -313,25 +340,100 @@ def _key(label: str, context: str, content: bytes) -> str:
     return digest.hexdigest()
 
 
-def _header(key: str, body: bytes) -> bytes:
-    """An entry's first line: format, key and a digest of the body that follows."""
-    digest = hashlib.blake2b(body, digest_size=20).hexdigest()
-    return b"%s %s %s\n" % (_MAGIC, key.encode(), digest.encode())
+def _header(key: str, body: bytes, secret: bytes) -> bytes:
+    """An entry's first line: format, key and a MAC of the key and body under the folder's
+    ``secret``. The key is made of the files' contents, so an entry is bound to them; and
+    without the secret no one can make a header this accepts (a digest anyone can compute
+    let any process of the user, the engine under test among them, plant an entry)."""
+    mac = hashlib.blake2b(key.encode() + b"\0", digest_size=20, key=secret)
+    mac.update(body)
+    return b"%s %s %s\n" % (_MAGIC, key.encode(), mac.hexdigest().encode())
+
+
+def _secret(folder: _Folder) -> bytes | None:
+    """The folder's secret, made (32 random bytes, 0600) the first time; None when it
+    cannot be read or made safely (the cache is then not used)."""
+    known = _SECRETS.get(folder)
+    if known is not None:
+        return known
+    with contextlib.suppress(OSError):
+        data: bytes | None = None
+        with contextlib.suppress(FileNotFoundError):
+            data = _read_private(folder.fd, _KEY_FILE)
+        if data is None:
+            flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
+            flags |= getattr(os, "O_CLOEXEC", 0)
+            with contextlib.suppress(FileExistsError):  # another process made it first
+                fd = os.open(_KEY_FILE, flags, 0o600, dir_fd=folder.fd)
+                try:
+                    os.fchmod(fd, 0o600)
+                    os.write(fd, os.urandom(32))
+                finally:
+                    os.close(fd)
+            data = _read_private(folder.fd, _KEY_FILE)
+        if data is not None and len(data) == 32:
+            _SECRETS[folder] = data
+            return data
+    return None
+
+
+_SECRETS: dict[_Folder, bytes] = {}
+
+#: Entries read before the adapter under test started (:func:`pin_group`), by name: their
+#: bytes, or None for one that was not there. A pinned entry is not read again from disk:
+#: what appears there meanwhile may come from the engine.
+_PINNED: dict[str, bytes | None] = {}
+
+
+def _verified(folder: _Folder, name: str, key: str) -> bytes | None:
+    """The body of entry ``name`` when its header is right (the pinned copy if there is
+    one), else None."""
+    if name in _PINNED:
+        return _PINNED.pop(name)
+    secret = _secret(folder)
+    data = _read_private(folder.fd, name) if secret is not None else None
+    if data is None or secret is None:
+        return None
+    newline = data.find(b"\n")
+    body = data[newline + 1 :]
+    if newline < 0 or data[: newline + 1] != _header(key, body, secret):
+        return None
+    return body
 
 
 def _read(folder: _Folder, name: str, key: str, codec: Codec, *, many: bool) -> Any:
     """The value of entry ``name``, or None when there is none or it fails a check."""
     try:
-        data = _read_private(folder.fd, name)
-        if data is None:
+        body = _verified(folder, name, key)
+        if body is None:
             return None
-        newline = data.find(b"\n")
-        body = data[newline + 1 :]
-        if newline < 0 or data[: newline + 1] != _header(key, body):
-            return None
-        return codec.decode(body, many=many)
+        value = codec.decode(body, many=many)
     except (OSError, ValueError):
         return None
+    if _DEFERRING[0]:
+        _USED.add(name)
+    return value
+
+
+def pin_group(paths: Sequence[Path], labels: Sequence[str], context: str) -> None:
+    """Read the entries a load of the group ``paths`` will use now, before the adapter
+    under test starts: the whole-group entry or, when there is none, each file's. The load
+    then takes them from memory, so nothing the engine writes to the cache meanwhile can
+    reach the run (each is still checked against its header first).
+    """
+    found = _group_key(paths, labels, context)
+    if found is None:
+        return
+    folder, key = found
+    group = f"{key}.group{_SUFFIX}"
+    with contextlib.suppress(OSError):
+        _PINNED[group] = _verified(folder, group, key)
+        if _PINNED[group] is None:
+            for path, label in zip(paths, labels, strict=True):
+                content = _content(path)
+                if content is not None:
+                    one = _key(label, context, content)
+                    _PINNED[one + _SUFFIX] = _verified(folder, one + _SUFFIX, one)
 
 
 def _read_private(folder_fd: int, name: str) -> bytes | None:
@@ -346,7 +448,7 @@ def _read_private(folder_fd: int, name: str) -> bytes | None:
             not stat.S_ISREG(info.st_mode)
             or info.st_uid != os.getuid()
             or info.st_mode & 0o077
-            or info.st_size > MAX_ENTRY_BYTES
+            or info.st_size > MAX_ENTRY_BYTES + 200  # the header line
         ):
             return None
         chunks: list[bytes] = []
@@ -366,8 +468,14 @@ def _store(
     folder: _Folder, name: str, key: str, value: object, codec: Codec, *, many: bool
 ) -> None:
     """Write one entry atomically, 0600; prune the oldest when there are too many."""
+    secret = _secret(folder)
+    if secret is None:
+        return
     try:
         body = codec.encode(value)
+        # Larger than a read accepts: it would cost its size again on every run.
+        if len(body) > MAX_ENTRY_BYTES:
+            return
         # Stored only when it reads back as what was loaded. Compared as values, not by
         # encoding the copy again: a second encoding of the whole corpus was most of a
         # cold run's peak memory.
@@ -385,7 +493,7 @@ def _store(
         )
         try:
             os.fchmod(fd, 0o600)  # whatever the umask took away
-            view = memoryview(_header(key, body) + body)
+            view = memoryview(_header(key, body, secret) + body)
             while view:
                 view = view[os.write(fd, view) :]
         finally:
@@ -395,15 +503,50 @@ def _store(
         with contextlib.suppress(OSError):
             os.unlink(temporary, dir_fd=folder.fd)
         return
-    with contextlib.suppress(OSError):
-        _prune(folder.fd)
+    if _DEFERRING[0]:
+        _USED.add(name)
+    stores = _STORES[folder] = _STORES.get(folder, 0) + 1
+    if _DEFERRING[0] and not name.endswith(".group" + _SUFFIX):
+        _PENDING[folder] = True  # pruned once the group's load is done
+        return
+    # A process's first store in the folder prunes, then one in PRUNE_EVERY, and a
+    # whole-corpus entry always (there are few, and each is megabytes).
+    if stores % PRUNE_EVERY == 1 or name.endswith(".group" + _SUFFIX):
+        _PENDING.pop(folder, None)
+        with contextlib.suppress(OSError):
+            _prune(folder.fd)
+
+
+#: Stores made by this process, per folder.
+_STORES: dict[_Folder, int] = {}
+#: Entries the group being loaded read or wrote: its prune keeps them (they are what it
+#: works with).
+_USED: set[str] = set()
+#: Above 0 while a group loads its files (their stores do not prune: cached_group does).
+_DEFERRING: list[int] = [0]
+#: Folders a deferred store left unpruned.
+_PENDING: dict[_Folder, bool] = {}
 
 
 def _prune(folder_fd: int) -> None:
-    """Remove the oldest entries beyond :data:`MAX_ENTRIES`, the oldest whole-corpus entries
-    beyond :data:`MAX_GROUPS`, and pickles of old versions."""
+    """Remove the oldest entries beyond :data:`MAX_ENTRIES` (down to nine tenths of it, so
+    that the next prune is far off), the oldest whole-corpus entries beyond
+    :data:`MAX_GROUPS`, and pickles of old versions; never an entry of the group being
+    loaded (a corpus of more files than MAX_ENTRIES keeps all of its entries).
+
+    Only the group entries are stat'ed unless the folder holds more than MAX_ENTRIES."""
+    names = os.listdir(folder_fd)
+    groups = [name for name in names if name.endswith(".group" + _SUFFIX)]
+    if len(groups) <= MAX_GROUPS and len(names) <= MAX_ENTRIES:
+        for name in names:
+            if name.endswith(".pickle"):
+                with contextlib.suppress(OSError):
+                    os.unlink(name, dir_fd=folder_fd)
+        return
     entries: list[tuple[int, str]] = []
-    for name in os.listdir(folder_fd):
+    for name in names:
+        if name in _USED:
+            continue  # the group being loaded uses it: the oldest others go first
         if name.endswith(".pickle"):
             # An older harness's entry: never read now, so never kept.
             with contextlib.suppress(OSError):
@@ -412,11 +555,14 @@ def _prune(folder_fd: int) -> None:
             with contextlib.suppress(OSError):
                 entries.append((os.stat(name, dir_fd=folder_fd).st_mtime_ns, name))
     entries.sort()
+    used = [name for name in names if name in _USED]
+    in_use_groups = sum(name.endswith(".group" + _SUFFIX) for name in used)
     groups = [name for _, name in entries if name.endswith(".group" + _SUFFIX)]
-    old = groups[: max(len(groups) - MAX_GROUPS, 0)]
+    old = groups[: max(len(groups) + in_use_groups - MAX_GROUPS, 0)]
     stale = set(old)
     kept = [name for _, name in entries if name not in stale]
-    old += kept[: max(len(kept) - MAX_ENTRIES, 0)]
+    if len(kept) + len(used) > MAX_ENTRIES:
+        old += kept[: len(kept) + len(used) - int(MAX_ENTRIES * _PRUNE_TO)]
     for name in old:
         with contextlib.suppress(OSError):
             os.unlink(name, dir_fd=folder_fd)
@@ -424,10 +570,13 @@ def _prune(folder_fd: int) -> None:
 
 __all__ = [
     "MAX_ENTRIES",
+    "MAX_ENTRY_BYTES",
     "MAX_GROUPS",
+    "PRUNE_EVERY",
     "cache_dir",
     "cached",
     "cached_group",
     "cached_index",
     "context_key",
+    "pin_group",
 ]

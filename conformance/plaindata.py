@@ -28,6 +28,7 @@ does not store that value.
 
 from __future__ import annotations
 
+import collections.abc
 import dataclasses
 import gc
 import json
@@ -70,6 +71,18 @@ class Codec:
             self._tuple_fields[cls] = frozenset(
                 i for i, f in enumerate(fields) if _is_tuple_hint(hints[f.name])
             )
+        # What each field may hold, by its type hint: a document that decodes into the
+        # wrong types (a list of ints where a tuple of rule ids belongs) is refused here,
+        # not met later as a TypeError deep in whatever reads it.
+        self._checks: dict[type, tuple[tuple[int, str, _Check], ...]] = {}
+        for cls in classes:
+            hints = typing.get_type_hints(cls)
+            found = []
+            for i, f in enumerate(dataclasses.fields(cls)):
+                check = _checker(hints[f.name], classes)
+                if check is not None:
+                    found.append((i, f.name, check))
+            self._checks[cls] = tuple(found)
         self._tags = {cls: "\0" + cls.__name__ for cls in classes}
         own = {_TUPLE, _PAIRS, _WORDS, _REF, _LONG}
         if len(set(self._tags.values())) != len(classes) or own & set(self._tags.values()):
@@ -209,13 +222,19 @@ class Codec:
         new = object.__new__
         count = len(names)
         tuples = sorted(self._tuple_fields[cls])
+        checks = self._checks[cls]
 
         def build(values: list[Any]) -> object:
             if type(values) is not list or len(values) != count:
                 raise ValueError(f"{cls.__name__} needs {count} fields")
             for index in tuples:
                 if values[index] is not None:
+                    if type(values[index]) is not list:
+                        raise ValueError(f"{cls.__name__}.{names[index]}: not a list")
                     values[index] = tuple(values[index])
+            for index, name, check in checks:
+                if not check(values[index]):
+                    raise ValueError(f"{cls.__name__}.{name}: a value of the wrong type")
             # Frozen: filled through __dict__ (what dataclasses' own __init__ does with
             # object.__setattr__, field by field and slower).
             obj: Any = new(cls)
@@ -224,6 +243,55 @@ class Codec:
             return obj
 
         return build
+
+
+#: Whether a decoded value is of a field's type.
+_Check = Callable[[Any], bool]
+
+
+def _checker(hint: Any, classes: tuple[type, ...]) -> _Check | None:
+    """A check that a value is of type ``hint``, or None when anything goes (``Any``, or a
+    hint this does not read): containers are checked item by item, dataclasses by class
+    (their own fields were checked when they were built)."""
+    origin = typing.get_origin(hint)
+    args = typing.get_args(hint)
+    if hint is Any:
+        return None
+    if hint in classes:
+        return lambda v: type(v) is hint
+    if hint is str or hint is bool:
+        return lambda v: type(v) is hint
+    if hint is int:
+        return lambda v: type(v) is int
+    if hint is float:
+        return lambda v: type(v) is float or type(v) is int
+    if origin is typing.Literal:
+        allowed = frozenset(args)
+        return lambda v: type(v) is str and v in allowed
+    if origin in (typing.Union, types.UnionType):
+        parts = [_checker(a, classes) for a in args if a is not type(None)]
+        if any(part is None for part in parts):
+            return None
+        checks = [part for part in parts if part is not None]
+        return lambda v: v is None or any(check(v) for check in checks)
+    if origin is tuple:
+        if len(args) == 2 and args[1] is Ellipsis:
+            item = _checker(args[0], classes)
+            if item is None:
+                return lambda v: type(v) is tuple
+            return lambda v: type(v) is tuple and all(map(item, v))
+        return lambda v: type(v) is tuple
+    if origin in (dict, collections.abc.Mapping):
+        key = _checker(args[0], classes) if args else None
+        value = _checker(args[1], classes) if args else None
+        return lambda v: (
+            type(v) is dict
+            and (key is None or all(map(key, v)))
+            and (value is None or all(map(value, v.values())))
+        )
+    if origin is list:
+        return lambda v: type(v) is list
+    return None
 
 
 def _is_tuple_hint(hint: Any) -> bool:

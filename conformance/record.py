@@ -26,6 +26,7 @@ from conformance.optionfacts import pack
 from conformance.profiles import DEFAULT_PROFILE, default_profiles
 from conformance.report import atomic_write_text
 from conformance.scenarios import Scenario, _DocChecker
+from conformance.yamlsafe import read_yaml_file
 
 # Keys of the observed final state that a draft asserts: enough to review the outcome,
 # leaving out the stock order (an engine's own after a recycle).
@@ -39,12 +40,23 @@ class RecordError(Exception):
 
 
 def _read_yaml(path: Path, what: str) -> Any:
+    """The ``what`` file at ``path``, read through the bounded loader ``check`` uses
+    (conformance/yamlsafe.py: size, UTF-8, nesting depth, alias expansion).
+
+    :raises RecordError: one line naming the file and, where known, the line.
+    """
     try:
-        return yaml.safe_load(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise RecordError(f"cannot read {what} file {path}: {exc.strerror}") from None
-    except yaml.YAMLError as exc:
-        raise RecordError(f"{what} file {path} is not valid YAML: {exc}") from None
+        return read_yaml_file(path, _Unreadable)
+    except _Unreadable as exc:
+        # A YAML syntax error spans several lines (the mark and a caret): one line here.
+        message = " ".join(part.strip() for part in str(exc).splitlines() if part.strip())
+        raise RecordError(f"{what} file {message}") from None
+    except RecursionError:  # a parser limit the depth check did not foresee
+        raise RecordError(f"{what} file {path}: nested too deeply to read") from None
+
+
+class _Unreadable(Exception):
+    """A file the bounded loader refused (reworded as a RecordError)."""
 
 
 def _steps_from(actions: Any) -> list[dict[str, Any]]:
@@ -203,7 +215,32 @@ def record(
         document["interface"] = interface
     document.update({"setup": dict(setup.get("setup", setup)), "steps": out_steps})
     document["final"] = final
+    _refuse_impossible_final(document, scenario)
     return document
+
+
+def _refuse_impossible_final(document: Mapping[str, Any], scenario: Scenario) -> None:
+    """Refuse a draft whose observed ``final`` no game of its seats and pack can hold (four
+    hands for two players, a third copy of a card): ``check`` would refuse the draft, and
+    the engine, not the reviewer, is what is wrong.
+
+    :raises RecordError: naming the first problem and how many there are.
+    """
+    assert scenario.setup is not None
+    node = yaml.compose(yaml.safe_dump(dict(document)), Loader=yaml.SafeLoader)
+    assert node is not None
+    checker = _DocChecker(node, dict(document), "<record>", None)
+    given = scenario.setup.state or scenario.setup.deal or scenario.setup.new_game or {}
+    players = given.get("players")
+    if not isinstance(players, int):
+        return
+    checker.check_expected_states(document, players, checker.profiles_of(document))
+    if checker.errors:
+        first = checker.errors[0].message
+        more = f" (and {len(checker.errors) - 1} more)" if len(checker.errors) > 1 else ""
+        raise RecordError(
+            f"the engine's final state cannot be a draft's final: {first}{more}; nothing written"
+        )
 
 
 def _refuse_what_it_does_not_play(declared: Declarations, scenario: Scenario) -> None:

@@ -23,7 +23,7 @@ import tempfile
 import time
 import xml.etree.ElementTree as ET
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
@@ -96,8 +96,9 @@ def remove_stale_temp_files(target: Path) -> list[Path]:
     return removed
 
 
-def atomic_write_text(path: Path | str, text: str) -> None:
-    """Write ``text`` to ``path`` atomically: temp file in the same directory + os.replace.
+def atomic_write_text(path: Path | str, text: str | Iterable[str]) -> None:
+    """Write ``text`` (a string, or its pieces in order: a large report is then never held
+    whole) to ``path`` atomically: temp file in the same directory + os.replace.
 
     The file gets the mode the user's umask gives any new file (not mkstemp's 0600).
     Characters UTF-8 cannot encode (a lone surrogate that reached here from a scenario
@@ -113,7 +114,10 @@ def atomic_write_text(path: Path | str, text: str) -> None:
         with os.fdopen(
             fd, "w", encoding="utf-8", errors="backslashreplace", newline="\n"
         ) as handle:
-            handle.write(text)
+            if isinstance(text, str):
+                handle.write(text)
+            else:
+                handle.writelines(text)
             handle.flush()
             os.fchmod(handle.fileno(), 0o666 & ~_umask())
             os.fsync(handle.fileno())

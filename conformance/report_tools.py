@@ -224,7 +224,7 @@ def _validator(path: Path) -> SchemaValidator:
 
 def _read_json(path: str, what: str) -> Any:
     try:
-        return read_json_file(path, what)
+        return read_json_file(path, what, share_strings=True)
     except JSONFileError as exc:
         raise ReportError(str(exc)) from None
 

@@ -10,8 +10,11 @@ is a :class:`SelectionError` whose message names the path, the option or the sha
 
 from __future__ import annotations
 
+import contextlib
+import re
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Final
 
 from conformance import scenarios
 from conformance.catalogue import Catalogue
@@ -74,6 +77,19 @@ def load_scenarios(
         raise SelectionError(str(exc)) from None
 
 
+def pin_corpus(
+    paths: Sequence[str | Path] = (),
+    corpus: str | Path | None = None,
+    *,
+    catalogue: Catalogue | None = None,
+) -> None:
+    """Read the load cache's entries for the corpus at ``paths`` and ``corpus`` now, before
+    the adapter under test starts (:func:`conformance.scenarios.pin_corpus`); a problem is
+    left for the load itself to report."""
+    with contextlib.suppress(FileNotFoundError, SelectionError):
+        scenarios.pin_corpus(corpus_paths(paths, corpus), catalogue=catalogue)
+
+
 def load_index(
     paths: Sequence[str | Path] = (),
     corpus: str | Path | None = None,
@@ -119,15 +135,25 @@ def select(
     return chosen
 
 
+#: Most shards a selection may be split into: the report records ``K/N`` and its readers
+#: (``report merge``, the report schema) take at most 9 digits, so a run never writes a
+#: shard its own readers refuse.
+MAX_SHARDS: Final = 999_999_999
+#: ``K/N`` in ASCII digits (``str.isdigit`` also takes ``²``, which ``int`` refuses).
+_SHARD: Final = re.compile(r"([0-9]{1,12})/([0-9]{1,12})")
+
+
 def parse_shard(shard: str) -> tuple[int, int]:
     """``K/N`` as the pair (K, N), 1 <= K <= N.
 
     :raises SelectionError: naming the shard when it is not of that form.
     """
-    parts = shard.split("/")
-    if len(parts) != 2 or not all(p.isdigit() for p in parts):
-        raise SelectionError(f"--shard {shard}: expected K/N, for example 2/4")
-    k, n = int(parts[0]), int(parts[1])
+    found = _SHARD.fullmatch(shard)
+    if found is None:
+        raise SelectionError(f"--shard {shard[:40]}: expected K/N, for example 2/4")
+    k, n = int(found.group(1)), int(found.group(2))
+    if n > MAX_SHARDS:
+        raise SelectionError(f"--shard {shard}: N must be at most {MAX_SHARDS}")
     if not 1 <= k <= n:
         raise SelectionError(f"--shard {shard}: K must be between 1 and N")
     return k, n
@@ -139,22 +165,29 @@ def shard_of(chosen: Sequence[Scenario], shard: str) -> list[Scenario]:
     Ids are stable across machines and file layouts, so N runs with ``1/N`` … ``N/N``
     grade every selected case exactly once; the cases keep their corpus order.
 
-    :raises SelectionError: for a malformed shard, or one that holds no case.
+    :raises SelectionError: for a malformed shard, or more shards than cases.
     """
     k, n = parse_shard(shard)
+    if n > len(chosen):
+        # report merge refuses such a split (more shards than cases), so run does too.
+        raise SelectionError(
+            f"--shard {shard}: {n} shards of {len(chosen)} selected case(s): "
+            "N must be at most the number of cases"
+        )
+    # 1 <= K <= N <= the number of cases: the shard holds at least one case.
     keep = {s.id for s in sorted(chosen, key=lambda s: s.id)[k - 1 :: n]}
-    if not keep:
-        raise SelectionError(f"--shard {shard}: this shard of {len(chosen)} case(s) is empty")
     return [s for s in chosen if s.id in keep]
 
 
 __all__ = [
+    "MAX_SHARDS",
     "NoSelection",
     "SelectionError",
     "corpus_label",
     "corpus_paths",
     "load_scenarios",
     "parse_shard",
+    "pin_corpus",
     "rule_matches",
     "select",
     "shard_of",

@@ -15,7 +15,6 @@ and every other count is then dealt once, so that each count the engine plays is
 
 from __future__ import annotations
 
-import contextlib
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -24,7 +23,7 @@ from typing import Any, Literal, Protocol
 from .cards import CANONICAL_ORDER
 from .catalogue import load_catalogue
 from .declarations import Declarations, declarations
-from .engine import DEFAULT_TIMEOUT, EngineSession, Handshake, Request
+from .engine import DEFAULT_TIMEOUT, EngineSession, Handshake, Request, exchange_together
 from .errors import EngineError, EngineReportedError, EngineStartError, HandshakeError
 from .hostile import hostile_checks, probe_engine
 from .optionfacts import with_packs
@@ -377,10 +376,11 @@ def _probe_in_flight(
     session: EngineSession, capabilities: frozenset[str], players: int, profile: ProfileData
 ) -> list[SmokeCheck]:
     """An engine whose handshake takes more than one request at a time (``max_in_flight``)
-    is sent that many at once, as ``run`` sends them: each must be answered in its turn.
+    is sent that many at once: each must be answered in its turn.
 
-    It can show an adapter that reads a chunk of stdin as one request; it cannot prove one
-    never does (how the lines arrive together depends on timing)."""
+    They go in one write (:func:`conformance.engine.exchange_together`), so they reach the
+    adapter in one read whatever the timing: an adapter that takes a read for one request
+    fails here every time, not only when ``run`` happens to send two together."""
     limit = session.ahead_limit
     if limit < 2:
         return []
@@ -395,11 +395,8 @@ def _probe_in_flight(
         session.restart()
     declared = session.handshake.max_in_flight if session.handshake else limit
     try:
-        with contextlib.suppress(EngineReportedError):  # an error answer is still its turn
-            session.exchange(request, then=[request] * limit)
-        while session.in_flight:
-            with contextlib.suppress(EngineReportedError):
-                session.exchange(None)
+        # An error answer is still an answer in its turn: exchange_together returns it.
+        exchange_together(session, [request] * limit)
     except EngineError as exc:
         detail = (
             f"declares max_in_flight {declared}, but {limit} {request[0]} requests written "

@@ -32,12 +32,15 @@ the file did not choose).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from functools import cache
 from pathlib import Path
 from typing import Any
 
 from conformance.catalogue import Catalogue
+from conformance.profiles import default_profiles
 from conformance.scenarios.options import POINT_ID
 from conformance.yamlsafe import read_yaml_file
 
@@ -176,12 +179,63 @@ def _rulings(value: Any, where: str, catalogue: Catalogue) -> dict[str, str]:
     return found
 
 
+@cache
+def _hello_schema() -> tuple[tuple[str, ...], int, int]:
+    """What a ``hello`` answer may declare (the protocol's own schema, one source of truth):
+    the state fields ``unmodelled`` may name, and the least and most players."""
+    folder = Path(__file__).resolve().parents[1] / "schemas" / "protocol"
+    hello = json.loads((folder / "hello.response.json").read_text(encoding="utf-8"))
+    defs = json.loads((folder / "defs.json").read_text(encoding="utf-8"))
+    fields = tuple(hello["properties"]["unmodelled"]["items"]["enum"])
+    players = defs["$defs"]["players"]
+    return fields, int(players["minimum"]), int(players["maximum"])
+
+
 def _players(value: Any, where: str) -> tuple[int, ...]:
+    _fields, least, most = _hello_schema()
     if not isinstance(value, list) or not all(
         isinstance(n, int) and not isinstance(n, bool) for n in value
     ):
         raise RulingsFileError(f"{where}: expected a list of player counts")
+    if not value:
+        raise RulingsFileError(f"{where}: expected at least one player count")
+    for n in value:
+        if not least <= n <= most:
+            raise RulingsFileError(
+                f"{where}: {n} is not a player count (the protocol takes {least} to {most})"
+            )
+    if len(set(value)) != len(value):
+        raise RulingsFileError(f"{where}: a player count is listed twice")
     return tuple(value)
+
+
+def _unmodelled(value: Any, where: str) -> tuple[str, ...]:
+    fields, _least, _most = _hello_schema()
+    if not isinstance(value, list) or not all(isinstance(f, str) for f in value):
+        raise RulingsFileError(f"{where}: expected a list of state fields")
+    for name in value:
+        if name not in fields:
+            raise RulingsFileError(
+                f"{where}: {name[:80]!r} is not a state field an engine may leave unmodelled "
+                f"({', '.join(fields)})"
+            )
+    if len(set(value)) != len(value):
+        raise RulingsFileError(f"{where}: a field is listed twice")
+    return tuple(value)
+
+
+def _profiles(value: Any, where: str) -> Mapping[Any, Any]:
+    """A per-profile mapping whose keys are all known profiles (a misspelt name would be
+    ignored, and the audit would measure a declaration no one made)."""
+    if not isinstance(value, Mapping):
+        raise RulingsFileError(f"{where}: expected a mapping of profiles")
+    known = default_profiles()
+    for name in value:
+        if not isinstance(name, str) or name not in known:
+            raise RulingsFileError(
+                f"{where}: {str(name)[:80]!r} is not a profile ({', '.join(sorted(known))})"
+            )
+    return value
 
 
 def parse_rulings(data: Any, path: str, catalogue: Catalogue) -> RulingsFile:
@@ -200,9 +254,7 @@ def parse_rulings(data: Any, path: str, catalogue: Catalogue) -> RulingsFile:
             f"{path}: unknown field(s) {', '.join(unknown)} (known: {', '.join(sorted(FIELDS))})"
         )
     rulings = _rulings(data.get("rulings", {}), f"{path}: rulings", catalogue)
-    per_profile = data.get("profile_rulings", {})
-    if not isinstance(per_profile, Mapping):
-        raise RulingsFileError(f"{path}: profile_rulings: expected a mapping of profiles")
+    per_profile = _profiles(data.get("profile_rulings", {}), f"{path}: profile_rulings")
     profile_rulings = {
         str(p): _rulings(r, f"{path}: profile_rulings.{p}", catalogue)
         for p, r in per_profile.items()
@@ -213,13 +265,9 @@ def parse_rulings(data: Any, path: str, catalogue: Catalogue) -> RulingsFile:
             if data[key] not in allowed:
                 raise RulingsFileError(f"{path}: {key}: expected one of {', '.join(allowed)}")
             interface[key] = str(data[key])
-    unmodelled = data.get("unmodelled", [])
-    if not isinstance(unmodelled, list) or not all(isinstance(f, str) for f in unmodelled):
-        raise RulingsFileError(f"{path}: unmodelled: expected a list of state fields")
+    unmodelled = _unmodelled(data.get("unmodelled", []), f"{path}: unmodelled")
     players = _players(data["players"], f"{path}: players") if "players" in data else None
-    given = data.get("profile_players", {})
-    if not isinstance(given, Mapping):
-        raise RulingsFileError(f"{path}: profile_players: expected a mapping of profiles")
+    given = _profiles(data.get("profile_players", {}), f"{path}: profile_players")
     profile_players = {
         str(p): _players(n, f"{path}: profile_players.{p}") for p, n in given.items()
     }
@@ -232,7 +280,7 @@ def parse_rulings(data: Any, path: str, catalogue: Catalogue) -> RulingsFile:
         rulings,
         profile_rulings,
         interface,
-        tuple(unmodelled),
+        unmodelled,
         players,
         profile_players,
         capabilities,

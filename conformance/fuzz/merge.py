@@ -17,12 +17,12 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from functools import cache
 from pathlib import Path
 from typing import Any, Final
 
-from conformance.jsonsafe import JSONFileError, read_json_file
+from conformance.jsonsafe import MAX_INT_DIGITS, JSONFileError, read_json_file
 from conformance.validation import SchemaValidator
 
 from .model import FIRST_DRAFT_ID, LAST_DRAFT_ID, FuzzError, finite
@@ -45,7 +45,7 @@ def read_report(path: str | Path) -> dict[str, Any]:
     :raises FuzzError: naming the file and what is wrong with it.
     """
     try:
-        doc = read_json_file(path, "the fuzz report")
+        doc = read_json_file(path, "the fuzz report", share_strings=True)
     except JSONFileError as exc:
         raise FuzzError(str(exc)) from None
     error = _validator().best_error(doc)
@@ -148,14 +148,15 @@ def merge_reports(reports: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         for f in rep["findings"]:
             have = by_key.get(f["key"])
             if have is None:
-                by_key[f["key"]] = json.loads(json.dumps(f))
+                by_key[f["key"]] = _own(f)
                 continue
             have["count"] += f["count"]
             have["games"] = sorted(set(have["games"]) | set(f["games"]))[:100]
             if _size(f) < _size(have):
                 keep = {"count": have["count"], "games": have["games"]}
-                by_key[f["key"]] = {**json.loads(json.dumps(f)), **keep}
+                by_key[f["key"]] = {**_own(f), **keep}
     totals["seconds"] = round(finite(totals.get("seconds", 0)), 3)
+    _refuse_unreadable_sums(totals, events, by_key.values())
     findings = sorted(by_key.values(), key=lambda f: (f["rule"], f["key"]))
     totals["findings"] = len(findings)
     for i, f in enumerate(findings):
@@ -182,6 +183,40 @@ def merge_reports(reports: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         "unsupported_ops": sorted(unsupported),
         "warnings": sorted(warnings),
     }
+
+
+#: Largest count a merged report may hold: its readers (this module, conformance/jsonsafe.py)
+#: take integers of at most MAX_INT_DIGITS digits, so a sum past it would be written into a
+#: report that no later merge could read.
+MAX_MERGED_COUNT: Final = 10**MAX_INT_DIGITS - 1
+
+
+def _refuse_unreadable_sums(
+    totals: Mapping[str, Any], events: Mapping[str, int], findings: Iterable[Mapping[str, Any]]
+) -> None:
+    """Refuse a merge whose sums would be too long for the readers of the merged report.
+
+    :raises FuzzError: naming the count.
+    """
+    sums = [(f"totals.{k}", v) for k, v in totals.items() if k != "seconds"]
+    sums += [(f"events.{k}", v) for k, v in events.items()]
+    sums += [(f"finding {f['key']} count", f["count"]) for f in findings]
+    for name, value in sums:
+        if isinstance(value, int) and abs(value) > MAX_MERGED_COUNT:
+            raise FuzzError(
+                f"cannot merge: {name[:80]} adds up to more than {MAX_INT_DIGITS} digits "
+                "(the shard reports hold counts no campaign plays)"
+            )
+
+
+def _own(finding: Mapping[str, Any]) -> dict[str, Any]:
+    """A copy of ``finding`` that merging may change (its count, games and draft id)
+    without changing the shard report it came from. Shallow: a deep copy of every finding
+    doubled a merge's memory, and nothing deeper is changed."""
+    own = dict(finding)
+    if isinstance(own.get("scenario"), dict):
+        own["scenario"] = dict(own["scenario"])
+    return own
 
 
 def _size(finding: Mapping[str, Any]) -> tuple[int, int, int]:

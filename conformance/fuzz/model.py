@@ -5,6 +5,7 @@ finding. Plain data shared by every other part of :mod:`conformance.fuzz`."""
 from __future__ import annotations
 
 import math
+import re
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -95,10 +96,15 @@ def parse_shard(text: str) -> tuple[int, int]:
 
     :raises FuzzError: when the text is not of that form.
     """
-    index, sep, count = text.partition("/")
-    if not sep or not index.strip().isdigit() or not count.strip().isdigit():
-        raise FuzzError(f"--shard {text!r}: expected I/N, e.g. 2/4")
-    i, n = int(index), int(count)
+    from conformance.selection import MAX_SHARDS
+
+    found = re.fullmatch(r"\s*([0-9]{1,12})\s*/\s*([0-9]{1,12})\s*", text)
+    if found is None:
+        raise FuzzError(f"--shard {text[:40]!r}: expected I/N, e.g. 2/4")
+    i, n = int(found.group(1)), int(found.group(2))
+    if n > MAX_SHARDS:
+        # The report records I and N; its readers take bounded numbers (jsonsafe).
+        raise FuzzError(f"--shard {text!r}: N must be at most {MAX_SHARDS}")
     if not 1 <= i <= n:
         raise FuzzError(f"--shard {text!r}: I must be between 1 and N")
     return i, n

@@ -4,7 +4,7 @@ beside it, the merge of shard reports, and the end-of-run summary."""
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final
 
@@ -147,8 +147,16 @@ def write_outputs(report: dict[str, Any], out: Path) -> Path:
         atomic_write_text(path, text)
         finding["scenario_file"] = str(path)
     target = out / "fuzz-report.json"
-    atomic_write_text(target, report_text(report))
+    atomic_write_text(target, report_pieces(report))
     return target
+
+
+def report_pieces(report: Mapping[str, Any]) -> Iterator[str]:
+    """:func:`report_text` in pieces, for writing: the whole text of a large merged report
+    (and the list of its millions of pieces ``json.dumps`` builds first) is never held."""
+    encoder = json.JSONEncoder(indent=1, ensure_ascii=False, allow_nan=False)
+    yield from encoder.iterencode(report)
+    yield "\n"
 
 
 def summary(report: Mapping[str, Any], catalogue: Catalogue | None = None) -> str:

@@ -26,7 +26,7 @@ from typing import Protocol, TypeVar
 
 from conformance.catalogue import Catalogue
 from conformance.corpus import scenario_files
-from conformance.loadcache import cached, cached_group, cached_index, context_key
+from conformance.loadcache import cached, cached_group, cached_index, context_key, pin_group
 from conformance.plaindata import Codec
 from conformance.scenarios.checker import _DocChecker
 from conformance.scenarios.ids import (
@@ -99,6 +99,7 @@ __all__ = [
     "load_corpus",
     "load_file",
     "load_index",
+    "pin_corpus",
     "resolve_option",
     "retired_ids",
     "table_meld_problem",
@@ -187,6 +188,17 @@ def load_index(paths: Sequence[Path | str], *, catalogue: Catalogue | None = Non
     index = cached_index(files, labels, context_key(catalogue), build, codec=_INDEX_CODEC)
     kept, problems = _across_files(index, paths)
     return IndexResult(tuple(kept), (*errors, *problems), tuple(labels))
+
+
+def pin_corpus(paths: Sequence[Path | str], *, catalogue: Catalogue | None = None) -> None:
+    """Read now, before an adapter under test starts, the load cache's entries a later
+    :func:`load_corpus` of ``paths`` will use (:func:`conformance.loadcache.pin_group`):
+    the engine cannot then change what the run grades it on. Cheap: bytes, not decoding.
+
+    :raises FileNotFoundError: when a path does not exist.
+    """
+    files = scenario_files([Path(p) for p in paths])
+    pin_group(files, [str(f) for f in files], context_key(catalogue))
 
 
 def _load_files(files: Sequence[Path], catalogue: Catalogue | None) -> list[LoadResult]:

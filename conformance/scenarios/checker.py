@@ -152,6 +152,8 @@ class _DocChecker(StateChecks, CatalogueChecks):
                         dict(item.get("assumes", {})),
                     )
                 )
+        if players is not None:
+            self.check_expected_states(data, players, known)
         if self.errors:
             return None
         disputed = None
@@ -194,6 +196,21 @@ class _DocChecker(StateChecks, CatalogueChecks):
             return dispute.profiles.get(profile) if dispute is not None else None
 
         return ruling
+
+    def check_expected_states(
+        self, data: Mapping[str, Any], players: int, known: list[ProfileData]
+    ) -> None:
+        """``final`` and each step's ``state`` against the seats and each profile's pack."""
+        expected: list[tuple[Any, list[Any], str]] = [(data.get("final"), ["final"], "final")]
+        expected += [
+            (item.get("state"), ["steps", i, "state"], f"step {i + 1} state")
+            for i, item in enumerate(data.get("steps", []))
+            if isinstance(item, Mapping)
+        ]
+        for facts in known:
+            for value, path, label in expected:
+                if value is not None:
+                    self.check_expected_state(value, players, facts, path, label)
 
     def profiles_of(self, data: Mapping[str, Any]) -> list[ProfileData]:
         """The facts of every profile the case lists; an unknown name is an error."""

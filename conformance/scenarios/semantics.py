@@ -4,12 +4,13 @@ Names (rules, reasons, points, options) are checked by :mod:`conformance.scenari
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from conformance.profiles import Pack, ProfileData
 from conformance.reachability import unreachable_problems
 from conformance.scenarios.model import DeckSpec
+from conformance.scenarios.options import NOT_ASSERTED, branches_of, is_by_option, is_wrapper
 from conformance.scenarios.packs import (
     _default_profile,
     _state_cards,
@@ -190,3 +191,102 @@ class StateChecks(Reporter):
             cards, exact=spec.deck is not None, pack=pack, profile=profile.name
         ):
             self.error(f"deck: {problem}", path)
+
+    def check_expected_state(
+        self, expected: Any, players: int, profile: ProfileData, base: list[Any], label: str
+    ) -> None:
+        """An expected state (``final:`` or a step's ``state:``) against the seats and the
+        pack: per-player lists hold one entry per player, seats and owners are in range,
+        and the cards named fit the pack. Values written per option are checked in each
+        branch; a state no game of ``players`` players can reach would fail every engine.
+        """
+        if players not in profile.players:  # the setup already said so
+            return
+        pack = profile.pack(players)
+        for key, value in _expected_keys(expected):
+            path = [*base, key]
+            for plain in _plain_values(value):
+                for problem in _seat_problems(key, plain, players, pack.size):
+                    self.error(f"{label}: {problem}", path)
+                cards = _named_cards(key, plain)
+                for problem in conservation_problems(
+                    cards, exact=False, pack=pack, profile=profile.name
+                ):
+                    self.error(f"{label}: {key}: {problem}", path)
+
+
+#: Keys of a state holding one entry per player.
+_PER_PLAYER: tuple[str, ...] = ("hands", "hand_sizes", "opened", "totals", "deal_scores")
+#: Keys of a state naming one seat.
+_SEATS: tuple[str, ...] = ("turn", "dealer", "closer")
+
+
+def _expected_keys(expected: Any) -> Iterator[tuple[str, Any]]:
+    """(key, value) of an expected state, each branch of a whole state written per option."""
+    if is_by_option(expected):
+        _point, branches = branches_of(expected["by_option"], None)
+        for branch in branches.values():
+            yield from _expected_keys(branch)
+    elif isinstance(expected, Mapping):
+        yield from ((str(key), value) for key, value in expected.items())
+
+
+def _plain_values(value: Any, depth: int = 0) -> Iterator[Any]:
+    """The plain values one expected key may take: through ``by_option`` branches and
+    ``{expect: …}`` wrappers (bounded: the schema bounds the nesting)."""
+    if depth > 8 or (isinstance(value, str) and value == NOT_ASSERTED):
+        return
+    if is_by_option(value):
+        _point, branches = branches_of(value["by_option"], None)
+        for branch in branches.values():
+            yield from _plain_values(branch, depth + 1)
+    elif is_wrapper(value):
+        yield from _plain_values(value["expect"], depth + 1)
+    else:
+        yield value
+
+
+def _seat(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _seat_problems(key: str, value: Any, players: int, pack_size: int) -> Iterator[str]:
+    """What in one plain expected value does not fit ``players`` seats."""
+    if key in _PER_PLAYER and isinstance(value, list) and len(value) != players:
+        yield f"{key} has {len(value)} entries for {players} players"
+    if key == "hands" and isinstance(value, Mapping):  # per seat: {0: [...]}
+        for seat in value:
+            if not _seat(seat) or not 0 <= seat < players:
+                yield f"hands names seat {seat!r}, out of range for {players} players"
+    if key in _SEATS and _seat(value) and not 0 <= value < players:
+        yield f"{key} {value} is out of range for {players} players"
+    if key == "winners" and isinstance(value, list):
+        for winner in value:
+            if _seat(winner) and not 0 <= winner < players:
+                yield f"winner {winner} is out of range for {players} players"
+    if key == "table" and isinstance(value, list):
+        for meld in value:
+            owner: Any = meld.get("owner") if isinstance(meld, Mapping) else None
+            if _seat(owner) and not 0 <= owner < players:
+                yield f"table meld owner {owner} is out of range for {players} players"
+    if key in ("stock_size", "discard_size") and _seat(value) and value > pack_size:
+        yield f"{key} {value} is more than the {pack_size} cards of the pack"
+    if key == "hand_sizes" and isinstance(value, list) and sum(filter(_seat, value)) > pack_size:
+        yield f"hand_sizes add up to more than the {pack_size} cards of the pack"
+
+
+def _named_cards(key: str, value: Any) -> list[str]:
+    """The cards a plain expected value names, for the pack check."""
+    if key == "hands":
+        hands = value.values() if isinstance(value, Mapping) else value
+        if isinstance(hands, list) or isinstance(value, Mapping):
+            return [c for h in hands if isinstance(h, list) for c in h if isinstance(c, str)]
+    if key == "table" and isinstance(value, list):
+        return [
+            c
+            for meld in value
+            if isinstance(meld, Mapping) and isinstance(meld.get("cards"), list)
+            for c in meld["cards"]
+            if isinstance(c, str)
+        ]
+    return []

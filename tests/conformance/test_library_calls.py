@@ -64,7 +64,7 @@ def test_the_shards_grade_every_selected_case_once_in_corpus_order(
 @pytest.mark.parametrize(
     ("shard", "message"),
     [("2", "expected K/N"), ("a/b", "expected K/N"), ("0/2", "between 1 and N"),
-     ("3/2", "between 1 and N"), ("9/9", "is empty")],
+     ("3/2", "between 1 and N"), ("9/9", "at most the number of cases")],
 )  # fmt: skip
 def test_a_bad_shard_is_named(good: tuple[Scenario, ...], shard: str, message: str) -> None:
     with pytest.raises(SelectionError, match=f"--shard {shard}: .*{message}"):

@@ -72,7 +72,11 @@ def _count_loads(monkeypatch: pytest.MonkeyPatch) -> list[int]:
 def _plant(entry: Path, body: bytes) -> None:
     """Replace ``entry`` with ``body`` under a header that is right in every other way."""
     key = entry.name.split(".")[0]
-    entry.write_bytes(loadcache._header(key, body) + body)
+    folder = loadcache._folder()
+    assert folder is not None
+    secret = loadcache._secret(folder)
+    assert secret is not None
+    entry.write_bytes(loadcache._header(key, body, secret) + body)
 
 
 def test_entries_are_private_whatever_the_umask(

@@ -289,7 +289,10 @@ def test_an_engine_taking_two_requests_at_a_time_is_sent_two_at_once() -> None:
     assert "in flight" not in by_name(smoke(FAKE, timeout=2.0))
 
 
-def test_an_engine_that_loses_a_request_sent_in_flight_is_a_broken_adapter() -> None:
+def test_an_engine_that_loses_a_request_sent_in_flight_is_a_broken_adapter(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from conformance import smoke as smoke_module
     from conformance.engine import Handshake
     from conformance.errors import ProtocolError
     from conformance.profiles import default_profiles
@@ -304,15 +307,11 @@ def test_an_engine_that_loses_a_request_sent_in_flight_is_a_broken_adapter() -> 
             1, "stub", "0", "python", ("argentine",), frozenset(), max_in_flight=2
         )
 
-        def __init__(self) -> None:
-            self.in_flight = 0
+    def together(session: object, requests: list[object]) -> list[dict[str, int]]:
+        assert isinstance(session, OneAtATime) and len(requests) == 2
+        raise ProtocolError('answer is not JSON: b\'{"id": 3}{"id": 4}\'')
 
-        def exchange(self, request: object, then: list[object] | None = None) -> dict[str, int]:
-            if request is None:
-                self.in_flight = 0
-                raise ProtocolError('answer is not JSON: b\'{"id": 3}{"id": 4}\'')
-            self.in_flight = len(then or [])
-            return {"id": 2}
+    monkeypatch.setattr(smoke_module, "exchange_together", together)
 
     checks = _probe_in_flight(
         OneAtATime(),  # type: ignore[arg-type]

@@ -1,0 +1,454 @@
+"""Every number and text the harness writes stays readable by its own readers, and every
+reader of input (expectations, rulings, recorded drafts, the load cache) is bounded: bad
+input is one line naming the file and where, never a traceback (docs/robustness.md)."""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+import sys
+from pathlib import Path
+
+import pytest
+
+from conformance import fuzz
+from conformance.cli import main
+from conformance.expectations import (
+    MAX_REASON_CHARS,
+    MAX_REASONS_TOTAL,
+    ExpectationsError,
+    load_expectations,
+    write_expectations,
+)
+from conformance.fuzz.merge import MAX_MERGED_COUNT
+from conformance.jsonsafe import MAX_INT_DIGITS
+from conformance.record import RecordError, record_to_file
+from conformance.selection import MAX_SHARDS, SelectionError, parse_shard
+from tests.conformance.test_fuzz_merge import shard
+
+ROOT = Path(__file__).resolve().parents[2]
+DATA = Path(__file__).parent / "data"
+PROXY = shlex.join([sys.executable, str(ROOT / "tests" / "fake_adapters" / "declaring_proxy.py")])
+
+
+def errors(err: str) -> list[str]:
+    return [line for line in err.splitlines() if line.startswith("error: ")]
+
+
+# --- numbers the harness writes -----------------------------------------------------------
+
+
+def test_the_protocol_bounds_max_in_flight_where_the_report_reads_it() -> None:
+    from conformance.errors import ProtocolError
+    from conformance.protocol import validate_response
+    from conformance.validation import SchemaValidator
+
+    hello = json.loads(
+        (ROOT / "conformance" / "schemas" / "protocol" / "hello.response.json").read_text()
+    )
+    report = json.loads((ROOT / "conformance" / "schemas" / "report.schema.json").read_text())
+    most = hello["properties"]["max_in_flight"]["maximum"]
+    # The report reads back what the handshake let through, and no more.
+    assert len(str(most)) <= MAX_INT_DIGITS
+    assert SchemaValidator(report).best_error({}) is not None  # the validator is strict
+    answer = {
+        "id": 1,
+        "protocol": 1,
+        "implementation": {"name": "e", "version": "1", "language": "py"},
+        "profiles": ["argentine"],
+        "capabilities": ["melds"],
+    }
+    validate_response("hello", {**answer, "max_in_flight": most})
+    with pytest.raises(ProtocolError, match="/max_in_flight"):
+        validate_response("hello", {**answer, "max_in_flight": most + 1})
+    with pytest.raises(ProtocolError, match="/max_in_flight"):
+        validate_response("hello", {**answer, "max_in_flight": 10**100})
+
+
+@pytest.mark.slow  # starts an adapter through a proxy and the reference
+def test_a_handshake_declaring_a_huge_max_in_flight_is_refused_before_any_report(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    hello = json.dumps({"max_in_flight": 10**100})
+    adapter = f"{PROXY} --hello {shlex.quote(hello)}"
+    report = tmp_path / "r.json"
+    assert main(["run", "--adapter", adapter, "--rule", "MELD-RUN", "--json", str(report)]) == 3
+    [line] = errors(capsys.readouterr().err)
+    assert "/max_in_flight" in line and "maximum of 2147483647" in line
+    # Whatever was written reads back: a refused handshake leaves no unreadable number.
+    if report.exists():
+        assert main(["report", str(report), "--markdown", str(tmp_path / "r.md")]) == 0
+
+
+def test_a_shard_count_the_report_cannot_hold_is_refused() -> None:
+    with pytest.raises(SelectionError, match=f"N must be at most {MAX_SHARDS}"):
+        parse_shard("1/9999999999")
+    for bad in ("1/²", "1/", "a/b", "1/2/3", "0/2", "3/2"):
+        with pytest.raises(SelectionError):
+            parse_shard(bad)
+    with pytest.raises(fuzz.FuzzError, match="N must be at most"):
+        fuzz.parse_shard("1/" + "9" * 12)
+    assert parse_shard("01/4") == (1, 4)
+
+
+def test_a_shard_is_recorded_as_the_report_schema_reads_it() -> None:
+    from conformance.catalogue import load_catalogue
+    from conformance.jobs import as_shard
+    from conformance.results import RunResult
+    from conformance.selection import load_scenarios, shard_of
+
+    catalogue = load_catalogue(DATA / "catalogue.json")
+
+    report = json.loads((ROOT / "conformance" / "schemas" / "report.schema.json").read_text())
+    pattern = report["properties"]["header"]["properties"]["shard"]["pattern"]
+    # Two small cases (the whole corpus would cost seconds to load uncached).
+    whole = load_scenarios([DATA / "good" / "melds.yaml"], catalogue=catalogue).scenarios
+    assert len(whole) == 2
+    chosen = shard_of(whole, "01/2")
+    empty = RunResult(argv=(), profile="argentine", handshake=None, results=())
+    run = as_shard(empty, "01/2", whole, chosen)
+    assert run.shard == "1/2" and re.fullmatch(pattern, run.shard)
+    assert re.fullmatch(pattern, f"1/{MAX_SHARDS}") and not re.fullmatch(pattern, "1/9999999999")
+    with pytest.raises(SelectionError, match="N must be at most the number of cases"):
+        shard_of(whole, "1/3")
+
+
+@pytest.mark.slow  # runs the reference twice
+def test_a_shard_is_written_as_report_merge_reads_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    report = tmp_path / "r.json"
+    two = ["--scenario", "cc-0001", "--scenario", "cc-0002"]
+    assert main(["run", *two, "-q", "--shard", "01/2", "--json", str(report)]) == 0
+    assert json.loads(report.read_text())["header"]["shard"] == "1/2"
+    assert main(["report", str(report), "--markdown", str(tmp_path / "r.md")]) == 0
+    # More shards than cases is a split report merge refuses: run refuses it first.
+    assert main(["run", *two, "-q", "--shard", "1/3"]) == 2
+    [line] = errors(capsys.readouterr().err)
+    assert "N must be at most the number of cases" in line
+
+
+def test_a_merged_fuzz_count_never_outgrows_its_readers() -> None:
+    big = MAX_MERGED_COUNT  # readable alone: MAX_INT_DIGITS digits
+    assert len(str(big)) == MAX_INT_DIGITS
+    with pytest.raises(fuzz.FuzzError, match=r"totals\.steps adds up to more than"):
+        fuzz.merge_reports([shard(1, 2, steps=big), shard(2, 2, steps=1)])
+    merged = fuzz.merge_reports([shard(1, 2, steps=big - 1), shard(2, 2, steps=1)])
+    assert merged["totals"]["steps"] == big
+
+
+# --- expectations files ---------------------------------------------------------------------
+
+CHECKS = "expected_failures:\n  cc-0001:\n    checks:\n      step 1 hands: {reason: x}\n"
+
+
+@pytest.mark.parametrize(
+    ("key", "shown"),
+    [("3", "int 3"), ("true", "bool True"), ("1.5", "float 1.5"), ("null", "null"), ("~", "null")],
+)
+def test_a_check_key_that_is_not_a_string_is_refused_with_its_line(
+    tmp_path: Path, key: str, shown: str
+) -> None:
+    f = tmp_path / "e.yaml"
+    f.write_text(CHECKS + f"      {key}: {{reason: y}}\n")
+    with pytest.raises(ExpectationsError) as caught:
+        load_expectations(f)
+    assert str(caught.value) == (
+        f"expectations file {f}:5: entry cc-0001: a check key must be a string, "
+        f"not {shown} (quote it)"
+    )
+
+
+def test_a_bad_check_key_stops_the_run_before_the_adapter_starts(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    f = tmp_path / "e.yaml"
+    f.write_text(CHECKS + "      7: {reason: y}\n")
+    never = tmp_path / "started"
+    adapter = shlex.join([sys.executable, "-c", f"open({str(never)!r}, 'w')"])
+    report = tmp_path / "r.json"
+    argv = ["run", "--adapter", adapter, "--expectations", str(f), "--json", str(report)]
+    assert main(argv) == 2
+    [line] = errors(capsys.readouterr().err)
+    assert f"{f}:5:" in line and "not int 7" in line
+    assert not never.exists() and not report.exists()
+
+
+def test_control_characters_in_a_check_key_are_refused_and_never_printed_raw(
+    tmp_path: Path,
+) -> None:
+    f = tmp_path / "e.yaml"
+    f.write_text(CHECKS + '      "step\\e[31m 2": {reason: y}\n')
+    with pytest.raises(ExpectationsError, match=r"e\.yaml:5: .*holds control characters") as caught:
+        load_expectations(f)
+    assert "\x1b" not in str(caught.value)
+    # A reason is kept, made safe: the ESC shows as \x1b wherever the reason is printed.
+    f.write_text('expected_failures:\n  cc-0001: {reason: "red\\e[31m"}\n')
+    assert load_expectations(f).expected_failures == {"cc-0001": "red\\x1b[31m"}
+
+
+def test_a_reason_is_capped_and_reasons_shared_by_alias_count_each_use(tmp_path: Path) -> None:
+    f = tmp_path / "e.yaml"
+    f.write_text(f"expected_failures:\n  cc-0001: {{reason: {'a' * (MAX_REASON_CHARS + 1)}}}\n")
+    with pytest.raises(ExpectationsError, match=r"e\.yaml:2: .*at most 500"):
+        load_expectations(f)
+    uses = MAX_REASONS_TOTAL // MAX_REASON_CHARS + 1  # one over the total, all by alias
+    aliased = "".join(f"  cc-{i:04d}: {{reason: *r}}\n" for i in range(2, uses + 1))
+    f.write_text(
+        f"expected_failures:\n  cc-0001: {{reason: &r {'a' * MAX_REASON_CHARS}}}\n{aliased}"
+    )
+    assert len(f.read_bytes()) < 64 * 1024
+    with pytest.raises(ExpectationsError, match=f"e\\.yaml:{uses + 1}: .*add up to more than"):
+        load_expectations(f)
+
+
+def test_no_expectations_file_is_written_that_the_next_run_refuses(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from conformance import expectations
+    from conformance.results import CaseResult, CheckResult
+
+    # The limit lowered, so the test stays cheap: the same code compares with it.
+    MAX_FILE_BYTES = 64 * 1024
+    monkeypatch.setattr(expectations, "MAX_FILE_BYTES", MAX_FILE_BYTES)
+    # Enough failing checks with long keys to pass the size a run reads back.
+    key = "k" * 190
+    per_case = 100
+    cases = MAX_FILE_BYTES // (per_case * len(key)) + 1
+    results = [
+        CaseResult(
+            id=f"cc-{i:04d}",
+            title="t",
+            rules=("MELD-RUN",),
+            section="s",
+            status="fail",
+            checks=tuple(
+                CheckResult(key=f"{key}{j}", what="hands", rules=("MELD-RUN",), status="fail")
+                for j in range(per_case)
+            ),
+        )
+        for i in range(1, cases + 1)
+    ]
+    for target in (tmp_path / "out.yaml", tmp_path / "out.json"):
+        with pytest.raises(ValueError, match=r"more than the 65536 bytes a run reads back"):
+            write_expectations(target, results)
+        assert not target.exists()
+    # Under the limit it is written, and reads back.
+    write_expectations(tmp_path / "few.yaml", results[:1])
+    assert len(load_expectations(tmp_path / "few.yaml").expected_checks["cc-0001"]) == per_case
+
+
+# --- record: the same bounded loader as check, and a final that fits the seats --------------
+
+FAKE = [sys.executable, str(DATA / "fake_engine.py")]
+BOMB = (
+    "".join(
+        f"{x}: &{x} [{', '.join([f'*{p}'] * 9) if p else 'a, a, a, a, a, a, a, a, a'}]\n"
+        for p, x in zip(["", "a", "b", "c", "d", "e"], ["a", "b", "c", "d", "e", "f"], strict=True)
+    )
+    + "g: [*f, *f, *f, *f, *f, *f, *f, *f, *f]\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("content", "said"),
+    [
+        (b"setup: \xff\n", ":1: file is not UTF-8: byte 0xff at line 1, column 8"),
+        (("[" * 5000 + "]" * 5000).encode(), ":1: the document may nest more than"),
+        (BOMB.encode(), ":6: the document expands to more than"),
+        (b"setup: [a\n", ": not YAML: while parsing a flow sequence"),
+    ],
+    ids=["not-utf8", "deep", "alias-bomb", "syntax"],
+)
+def test_record_reads_its_setup_through_the_bounded_loader(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], content: bytes, said: str
+) -> None:
+    setup = tmp_path / "setup.yaml"
+    setup.write_bytes(content)
+    out = tmp_path / "draft.yaml"
+    argv = ["record", "--adapter", shlex.join(FAKE), "--setup", str(setup)]
+    argv += ["--actions", str(DATA / "record-actions.yaml"), "-o", str(out)]
+    assert main(argv) == 2
+    [line] = errors(capsys.readouterr().err)
+    assert line.startswith(f"error: setup file {setup}") and said in line, line
+    assert not out.exists()
+
+
+EXTRA_HANDS = """
+import json, subprocess, sys
+engine = subprocess.Popen(sys.argv[1:], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+for line in sys.stdin:
+    engine.stdin.write(line)
+    engine.stdin.flush()
+    answer = json.loads(engine.stdout.readline())
+    state = answer.get("state")
+    if isinstance(state, dict) and json.loads(line).get("op") == "act":
+        state["hands"] = state["hands"] + [["2S"], ["3S"]]  # four hands for two players
+    print(json.dumps(answer), flush=True)
+"""
+
+
+def test_record_refuses_a_final_with_more_hands_than_seats(tmp_path: Path) -> None:
+    proxy = tmp_path / "extra_hands.py"
+    proxy.write_text(EXTRA_HANDS)
+    out = tmp_path / "draft.yaml"
+    with pytest.raises(RecordError, match="final: hands has 4 entries for 2 players"):
+        record_to_file(
+            [sys.executable, str(proxy), *FAKE],
+            setup_path=DATA / "record-setup.yaml",
+            actions_path=DATA / "record-actions.yaml",
+            out=out,
+        )
+    assert not out.exists()
+
+
+FINALS = {
+    "hands: [[2C], [3C], [4C], [5C]]": "final: hands has 4 entries for 2 players",
+    "hands: {3: [2C]}": "final: hands names seat 3, out of range for 2 players",
+    "totals: [0, 0, 0]": "final: totals has 3 entries for 2 players",
+    "turn: 2": "final: turn 2 is out of range for 2 players",
+    "hand_sizes: [11, 12, 13]": "final: hand_sizes has 3 entries for 2 players",
+    "stock_size: 500": "final: stock_size 500 is more than the 108 cards of the pack",
+    "hands: [[2C, 2C, 2C], []]": "final: hands: 3 copies of 2C",
+    "table: [{owner: 4, kind: trio, cards: [9S, 9C, 9D]}]": "final: table meld owner 4",
+    "turn: {by_option: {DISPUTE-01: {a: 0, b: 5}}}": "final: turn 5 is out of range",
+}
+
+
+@pytest.mark.parametrize(("final", "said"), FINALS.items())
+def test_check_refuses_a_final_that_does_not_fit_the_seats_or_the_pack(
+    tmp_path: Path, final: str, said: str
+) -> None:
+    from conformance.scenarios import load_file
+
+    text = (DATA / "record-setup.yaml").read_text()
+    doc = (
+        "id: cc-0999\ntitle: t\nrules: [TURN-10]\nsource: s\nprofiles: [argentine]\n"
+        "level: turns\nreview: draft\n"
+        + text.split("\n", 1)[1]
+        + "steps:\n  - action: {type: draw_stock, player: 1}\n    expect: accepted\n"
+        + f"final:\n  {final}\n"
+    )
+    f = tmp_path / "case.yaml"
+    f.write_text(doc)
+    result = load_file(f)
+    messages = [e.message for e in result.errors]
+    assert any(said in m for m in messages), messages
+    assert all(e.line == doc.count("\n") for e in result.errors), result.errors
+    # The same state as a step's expected state is refused too.
+    f.write_text(doc.replace("final:\n  ", "    state:\n      "))
+    assert any(said.replace("final", "step 1 state") in e.message for e in load_file(f).errors)
+
+
+# --- rulings files (audit --graded --rulings) ------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("data", "said"),
+    [
+        ({"players": [3, 99]}, "bad.yaml: players: 99 is not a player count (the protocol takes 2"),
+        ({"players": []}, "bad.yaml: players: expected at least one player count"),
+        ({"players": [3, 3]}, "bad.yaml: players: a player count is listed twice"),
+        (
+            {"profile_players": {"pagat": [1]}},
+            "bad.yaml: profile_players.pagat: 1 is not a player count",
+        ),
+        ({"unmodelled": ["dealer", "--help"]}, "bad.yaml: unmodelled: '--help' is not a state"),
+        ({"unmodelled": ["hands"]}, "bad.yaml: unmodelled: 'hands' is not a state field"),
+        (
+            {"profile_rulings": {"chillean": {"DISPUTE-31": "at_least"}}},
+            "bad.yaml: profile_rulings: 'chillean' is not a profile (argentine, chilean",
+        ),
+        ({"profile_players": {"pagatt": [2, 3]}}, "bad.yaml: profile_players: 'pagatt' is not"),
+    ],
+)
+def test_a_bad_rulings_value_is_refused_naming_its_field(data: object, said: str) -> None:
+    from conformance.audit.declared import RulingsFileError, parse_rulings
+    from conformance.catalogue import load_catalogue
+
+    with pytest.raises(RulingsFileError) as caught:
+        parse_rulings(data, "bad.yaml", load_catalogue())
+    assert said in str(caught.value)
+
+
+def test_audit_refuses_a_misspelt_profile_before_measuring(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rulings = tmp_path / "engine.yaml"
+    rulings.write_text("profile_rulings: {chillean: {DISPUTE-31: at_least}}\n", encoding="utf-8")
+    assert main(["audit", "--graded", "--rulings", str(rulings)]) == 2
+    [line] = errors(capsys.readouterr().err)
+    assert f"{rulings}: profile_rulings: 'chillean' is not a profile" in line
+
+
+# --- memory: a report read or merged costs a few times its size, not fifteen ------------------
+
+
+def _fuzz_shard_text(index: int, findings: int) -> str:
+    """A fuzz shard report holding ``findings`` findings, each with a full deck in its trace
+    (card codes repeated hundreds of thousands of times, as in a real campaign's report)."""
+    report = shard(index, 2)
+    report["findings"] = [
+        {
+            "key": f"MELD-RUN-1|act|state|summary {i}",
+            "rule": "MELD-RUN-1",
+            "op": "act",
+            "kind": "state",
+            "summary": f"summary {i}",
+            "count": 1,
+            "games": list(range(20)),
+            "example": {
+                "game": i,
+                "steps": 3,
+                "players": 2,
+                "shrunk": True,
+                "mismatches": ["hands differ"],
+                "trace": {
+                    "setup": {"op": "start_deal", "players": 2, "deck": ["AS", "2C"] * 54},
+                    "steps": [{"op": "act", "action": {"type": "draw_stock", "player": 0}}] * 5,
+                },
+            },
+            "scenario": None,
+            "scenario_file": None,
+        }
+        for i in range(findings)
+    ]
+    return json.dumps(report)
+
+
+def test_reading_a_fuzz_report_costs_a_few_times_its_size(tmp_path: Path) -> None:
+    import tracemalloc
+
+    from conformance.fuzz.merge import read_report
+
+    path = tmp_path / "shard.json"
+    path.write_text(_fuzz_shard_text(1, 600))
+    size = path.stat().st_size
+    tracemalloc.start()
+    try:
+        doc = read_report(path)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert len(doc["findings"]) == 600
+    # Equal card codes are one object: about 3 times the file (json alone: about 9).
+    assert peak < 6 * size, (peak, size)
+
+
+def test_a_merged_fuzz_report_is_written_in_pieces_as_the_text_would_be(tmp_path: Path) -> None:
+    from conformance.fuzz.merge import read_report
+    from conformance.fuzz.report import report_pieces, report_text
+
+    paths = []
+    for index in (1, 2):
+        path = tmp_path / f"shard{index}.json"
+        path.write_text(_fuzz_shard_text(index, 30))
+        paths.append(path)
+    merged = fuzz.merge_reports([read_report(p) for p in paths])
+    assert "".join(report_pieces(merged)) == report_text(merged)
+    assert merged["findings"][0]["count"] == 2
+    # The shards' own findings are not changed by the merge (a shallow copy is merged).
+    first = read_report(paths[0])
+    fuzz.merge_reports([first, read_report(paths[1])])
+    assert first["findings"][0]["count"] == 1
