@@ -40,7 +40,8 @@ from .profiled import ProfileMutants
 @mutant(
     "run_repeated_rank",
     ["MELD-RUN-1", "MELD-RUN-6"],
-    "a run may repeat a rank: 4S 5S 5S 6S 7S is judged as 4-5-6-7, a run",
+    "a run may repeat a rank: 4S 5S 5S 6S 7S is judged as 4-5-6-7, a run, and a second copy "
+    "of a run's end card may be laid off there",
 )
 def _run_repeated_rank() -> None:
     def make(original: Callable[..., Reason | None]) -> Callable[..., Reason | None]:
@@ -63,6 +64,21 @@ def _run_repeated_rank() -> None:
         return check_meld
 
     _patch(reference.melds, "check_meld", make)
+
+    def make_lay_off(original: Callable[..., Reason | None]) -> Callable[..., Reason | None]:
+        def check_lay_off(
+            meld: Meld, card: Any, end: str | None, profile: Profile = _ARGENTINE
+        ) -> Reason | None:
+            reason = original(meld, card, end, profile)
+            if reason is None or not isinstance(meld, Run) or card.is_joker:
+                return reason
+            # A second copy of an end card "extends" the run, as 4-5-6-7-7 reads as 4-5-6-7.
+            at_end = meld.cards[0] if end == "low" else meld.cards[-1]
+            return None if card == at_end else reason
+
+        return check_lay_off
+
+    _patch(reference.melds, "check_lay_off", make_lay_off)
 
 
 # --- the turn ---------------------------------------------------------------------------------
