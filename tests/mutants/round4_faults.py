@@ -211,7 +211,7 @@ OWN: dict[str, tuple[tuple[str, tuple[str, ...], str, Callable[[ProfileMutants],
     "perla": (
         (
             "perla_steal_window_stays_open",
-            ("PERLA-STEAL-1", "TURN-3"),
+            ("PERLA-STEAL-1",),
             "the passes on a Perla discard outlive the discard and the next draw: a later "
             "player may steal the new top card without anyone passing on it",
             _steal_window_stays_open,
