@@ -177,10 +177,11 @@ def _dealer_by_cards(lot: Sequence[Card], players: int) -> int:
     """The first dealer when player ``i`` drew ``lot[i]`` (PERLA-DEAL-1, 003 L27-L28)."""
     if len(lot) != players:
         raise InvalidStateError([f"lot has {len(lot)} cards for {players} players"])
-    if any(card.is_joker for card in lot):
+    ranks = [card.rank for card in lot]
+    if None in ranks:
         raise InvalidStateError(["a lot holds no joker: 003 ranks none"])
     # Aces high: the ace's place is above the K.
-    places = [14 if card.rank is Rank.ACE else int(card.rank) for card in lot]
+    places = [14 if rank is Rank.ACE else int(rank) for rank in ranks if rank is not None]
     lowest = min(places)
     if places.count(lowest) > 1:
         raise InvalidStateError(["two players drew the lowest rank: 003 settles no tie"])
