@@ -395,7 +395,14 @@ class Adapter:
                 f"players {players} not in {profile.min_players}..{profile.max_players}"
             )
         self._check_players(profile, players)
-        self.state = new_game(profile, players, _field(request, "seed", int))
+        lot = request.get("lot")
+        drawn = None if lot is None else tuple(_cards(lot, "lot"))
+        if drawn is not None and profile.name != "perla":
+            raise BadRequest(f"profile {profile.name} draws no card for the first dealer")
+        try:
+            self.state = new_game(profile, players, _field(request, "seed", int), drawn)
+        except InvalidStateError as exc:
+            raise BadRequest(f"lot: {exc}") from exc
         return {"state": self._dump()}
 
     # -- dispatch ------------------------------------------------------------------------------

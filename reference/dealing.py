@@ -149,15 +149,44 @@ def shuffled_pack(
     return tuple(pack)
 
 
-def new_game(profile: Profile, players: int, seed: int) -> GameState:
-    """Deal 1 of a new game; the first dealer is drawn by lot from ``seed`` (DEAL-1)."""
+def new_game(
+    profile: Profile, players: int, seed: int, lot: Sequence[Card] | None = None
+) -> GameState:
+    """Deal 1 of a new game; the first dealer is drawn by lot from ``seed`` (DEAL-1).
+
+    ``lot`` (perla, docs/protocol.md §10) is the card each player drew for the first dealer:
+    the lowest, aces high, cuts and the cutter's right-hand neighbour deals (PERLA-DEAL-1).
+    The shuffle is ``seed``'s either way.
+
+    :raises InvalidStateError: for a lot the text cannot read: not one card per player, a
+        joker, or two players sharing the lowest rank.
+    """
     rng = random.Random(seed)
     dealer = rng.randrange(players) if players > 0 else 0
+    if lot is not None:
+        dealer = _dealer_by_cards(lot, players)
+        trace.decided("PERLA-DEAL-1")
     trace.decided("DEAL-1", *(("DISPUTE-74",) if "DISPUTE-74" in profile.rulings else ()))
     if profile.rules_on("DISPUTE-74", "first_seat"):
         dealer = 0  # DISPUTE-74 first_seat: player 0 deals the first round
     deck = shuffled_pack(profile, rng, players)
     return start_deal(profile, players, 1, dealer, (0,) * players, deck, seed=rng.getrandbits(63))
+
+
+def _dealer_by_cards(lot: Sequence[Card], players: int) -> int:
+    """The first dealer when player ``i`` drew ``lot[i]`` (PERLA-DEAL-1, 003 L27-L28)."""
+    if len(lot) != players:
+        raise InvalidStateError([f"lot has {len(lot)} cards for {players} players"])
+    ranks = [card.rank for card in lot]
+    if None in ranks:
+        raise InvalidStateError(["a lot holds no joker: 003 ranks none"])
+    # Aces high: the ace's place is above the K.
+    places = [14 if rank is Rank.ACE else int(rank) for rank in ranks if rank is not None]
+    lowest = min(places)
+    if places.count(lowest) > 1:
+        raise InvalidStateError(["two players drew the lowest rank: 003 settles no tie"])
+    cutter = places.index(lowest)
+    return (cutter + 1) % players  # the cutter sits at the dealer's left (003 L28)
 
 
 def next_deal(state: GameState, deck: Sequence[Card], cut: int | None = None) -> GameState:

@@ -292,7 +292,35 @@ class _DocChecker(StateChecks, CatalogueChecks):
         players = raw_setup["new_game"]["players"]
         if not self.check_players(players, facts, ["setup", "new_game", "players"]):
             return None
+        if "lot" in raw_setup["new_game"]:
+            self.check_lot(raw_setup["new_game"]["lot"], players, facts)
+            if len(self.errors) != before:
+                return None
         return Setup(new_game={"profile": facts.name, **raw_setup["new_game"]})
+
+    def check_lot(self, lot: Sequence[str], players: int, facts: ProfileData) -> None:
+        """A ``new_game`` ``lot`` (docs/protocol.md §10): one card per player, in a profile
+        whose first dealer is drawn by cards (the one that cuts: the lowest card cuts,
+        PERLA-DEAL-1), with one lowest card and no joker, which the text ranks nowhere."""
+        path = ["setup", "new_game", "lot"]
+        if not facts.cut:
+            self.error(
+                f"profile {facts.name} draws no card for the first dealer: only a profile "
+                "that cuts (perla, docs/protocol.md §10) takes a lot",
+                path,
+            )
+            return
+        if len(lot) != players:
+            self.error(f"lot has {len(lot)} cards for {players} players", path)
+            return
+        if "JK" in lot:
+            self.error("a lot holds no joker: the text ranks none for the draw", path)
+            return
+        # Aces high (003 L27): 2 lowest, then 3 to K, the ace highest.
+        order = ["2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A"]
+        ranks = [order.index(card[:-1]) for card in lot]
+        if ranks.count(min(ranks)) > 1:
+            self.error("two players draw the lowest rank: the text settles no tie", path)
 
 
 def _setup_players(setup: Setup) -> int:

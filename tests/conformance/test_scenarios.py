@@ -363,6 +363,43 @@ def test_a_cut_is_taken_only_by_a_profile_that_cuts_and_only_where_a_deal_is_new
         assert "cut" in error.message
 
 
+NEW_GAME_CASE = """id: cc-0501
+title: a new game
+rules: [DEAL-5]
+source: "003 L27"
+profiles: [{profile}]
+level: deals
+review: checked
+setup:
+  new_game: {{players: {players}, seed: 1, lot: [{lot}]}}
+steps: []
+final:
+  turn_right_of_dealer: true
+"""
+
+
+@pytest.mark.parametrize(
+    ("profile", "players", "lot", "refused"),
+    [
+        ("perla", 4, "9H, KD, 5C, QS", None),
+        ("argentine", 4, "9H, KD, 5C, QS", "draws no card"),
+        ("perla", 3, "9H, KD, 5C, QS", "4 cards for 3 players"),
+        ("perla", 4, "9H, JK, 5C, QS", "joker"),
+        ("perla", 4, "9H, 5D, 5C, QS", "lowest rank"),
+    ],
+)
+def test_a_lot_is_one_readable_card_per_player_in_a_profile_that_draws_for_the_dealer(
+    tmp_path: Path, profile: str, players: int, lot: str, refused: str | None
+) -> None:
+    text = NEW_GAME_CASE.format(profile=profile, players=players, lot=lot)
+    errors = load_file(write(tmp_path, text), catalogue=load_catalogue()).errors
+    if refused is None:
+        assert errors == (), [str(e) for e in errors]
+        return
+    assert len(errors) == 1 and refused in errors[0].message, [str(e) for e in errors]
+    assert errors[0].scenario_id == "cc-0501" and errors[0].line == 9
+
+
 def test_a_value_per_interface_reading_needs_every_reading(tmp_path: Path) -> None:
     per_reading = "{by_option: {run_ends: {requested: accepted, engine: rejected}}}"
     text = turns_doc("cc-0501").replace("expect: accepted", f"expect: {per_reading}")

@@ -282,3 +282,8 @@ PORTED: tuple[tuple[str, tuple[str, ...], str], ...] = (
 
 for _base, _rules, _description in PORTED:
     MUTANTS_OF.port(_base, f"pagat_{_base}", _rules, _description)
+
+# This round's faults (tests/mutants/round4_faults.py): its own, and the Argentine ones ported.
+from . import round4_faults  # noqa: E402
+
+round4_faults.register(MUTANTS_OF)

@@ -387,6 +387,42 @@ def test_the_adapter_reads_the_cut_and_refuses_a_bad_one() -> None:
         assert answer["error"]["kind"] == "bad_request", bad
 
 
+# --- the first dealer (PERLA-DEAL-1, DISPUTE-74) ----------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("lot", "dealer"),
+    [
+        ("9H KD 5C QS", 3),  # player 2 draws the lowest and cuts; player 3 deals
+        ("AS 7D JC 4H 10S 8C", 4),  # aces high: the 4H, not the AS, is lowest
+        ("QH 8S 6D", 0),  # the cutter is the last seat: the deal goes round to player 0
+    ],
+)
+def test_the_lowest_card_drawn_cuts_and_the_next_player_deals(lot: str, dealer: int) -> None:
+    drawn = tuple(cards(lot))
+    state = new_game(PERLA, len(drawn), 7, drawn)
+    assert (state.dealer, state.turn) == (dealer, (dealer + 1) % len(drawn))
+    # The seed still shuffles the pack: the same deal as without a lot, from that dealer.
+    assert state.deal_number == 1 and state.totals == (0,) * len(drawn)
+    assert new_game(perla(DISPUTE_74="first_seat"), len(drawn), 7, drawn).dealer == 0
+
+
+@pytest.mark.parametrize("lot", ["9H KD 5C", "9H JK 5C QS", "9H 5D 5C QS"])
+def test_a_lot_the_text_cannot_read_is_refused(lot: str) -> None:
+    with pytest.raises(InvalidStateError, match=r"lot|joker|lowest"):
+        new_game(PERLA, 4, 7, tuple(cards(lot)))
+
+
+def test_the_adapter_reads_the_lot_only_in_perla() -> None:
+    adapter = Adapter()
+    request = {"id": 2, "op": "new_game", "players": 4, "seed": 3, "lot": ["9H", "KD", "5C", "QS"]}
+    answer, _ = adapter.handle(json.dumps({**request, "profile": "perla"}))
+    assert answer["state"]["dealer"] == 3
+    for bad in ({"profile": "argentine"}, {"profile": "perla", "lot": ["9H", "5D", "5C", "QS"]}):
+        answer, _ = adapter.handle(json.dumps({**request, **bad}))
+        assert answer["error"]["kind"] == "bad_request", bad
+
+
 # --- card values and the handshake (PERLA-SCORE-2; DISPUTE-62) --------------------------------
 
 
