@@ -282,3 +282,8 @@ PORTED: tuple[tuple[str, tuple[str, ...], str], ...] = (
 
 for _base, _rules, _description in PORTED:
     MUTANTS_OF.port(_base, f"pagat_{_base}", _rules, _description)
+
+# Round 4, part B: its faults that hold in this profile, and its own.
+from .round4_behaviours import register  # noqa: E402
+
+register(MUTANTS_OF)

@@ -2,8 +2,9 @@
 case graded.
 
 Registered as Argentine mutants in :data:`tests.mutants.mutants.MUTANTS` when that module is
-imported; the Pagat profile ports the ones that hold in it (``ProfileMutants.port``); the
-Perla one is Perla's alone, the only profile whose own option has a ``pass`` (steals):
+imported; each later profile ports the ones that hold in it (``ProfileMutants.port``,
+:data:`PORTED`); the Perla pass is Perla's alone, the only profile whose own option has a
+``pass`` (steals):
 
 - a joker upcard left face up when the hands are twelve cards, by an engine that declares
   DISPUTE-09 ``jokers`` and buries it with eleven;
@@ -21,9 +22,10 @@ promise), so every case it fails is one its fault fails.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import reference.adapter
 import reference.dealing
@@ -35,8 +37,81 @@ from reference.game import GameState, Phase
 from reference.melds import Run, joker_index
 from reference.reasons import Reason
 
-from . import pagat, perla
-from .mutants import _patch, mutant
+if TYPE_CHECKING:
+    from .profiled import ProfileMutants
+
+# --- what each later profile registers -----------------------------------------------------------
+# Defined before this module imports tests.mutants.mutants, which imports the profile modules:
+# each of them calls :func:`register` once its ``MUTANTS_OF`` exists, even while this module
+# is still loading. The upcard fault is Pagat's only: the Chilean profile never deals twelve
+# but under a house option (DISPUTE-42), and Perla's wild upcard stays; an opening that empties
+# the hand goes out in chilean and perla (DISPUTE-45, DISPUTE-71).
+
+#: (profile, Argentine mutant, the profile's rules it breaks, what its engine does wrong).
+PORTED: tuple[tuple[str, str, tuple[str, ...], str], ...] = (
+    (
+        "pagat",
+        "joker_upcard_kept_at_twelve",
+        ("DEAL-4",),
+        "declaring DISPUTE-09 jokers, a Pagat joker upcard stays face up when hands are twelve",
+    ),
+    (
+        "pagat",
+        "opening_may_empty_hand",
+        ("TURN-9",),
+        "a Pagat initial meld that takes every card held is accepted and the hand goes on",
+    ),
+    *(
+        (
+            profile,
+            "layoff_takes_joker_place",
+            ("LAYOFF-4",),
+            f"a {profile.capitalize()} lay-off of the card an inner joker stands for takes "
+            "the joker's place",
+        )
+        for profile in ("pagat", "chilean", "perla")
+    ),
+    *(
+        (
+            profile,
+            "runs_kept_as_listed",
+            ("MELD-RUN-6", "LAYOFF-4"),
+            f"declaring run_order engine, a {profile.capitalize()} run listed out of order is "
+            "laid as listed",
+        )
+        for profile in ("pagat", "chilean", "perla")
+    ),
+)
+
+#: Mutants of one profile alone: (profile, name, rules, description); the patch is
+#: ``_OWN_PATCHES[name]``.
+OWN: tuple[tuple[str, str, tuple[str, ...], str], ...] = (
+    (
+        "perla",
+        "perla_pass_by_mover_not_your_turn",
+        ("TURN-2",),
+        "a pass by the Perla player to move is refused with not_your_turn, not draw_first or "
+        "already_drew",
+    ),
+)
+
+
+def register(of: ProfileMutants) -> None:
+    """Register this round's mutants of the profile ``of``: its ports and its own (called by
+    chilean.py, pagat.py and perla.py)."""
+    for profile, base, rules, description in PORTED:
+        if profile == of.name:
+            of.port(base, f"{profile}_{base}", rules, description)
+    for profile, name, rules, description in OWN:
+        if profile == of.name:
+            of.mutant(name, rules, description)(functools.partial(_own_patch, name))
+
+
+def _own_patch(name: str) -> None:
+    _OWN_PATCHES[name]()
+
+
+from .mutants import _patch, mutant  # noqa: E402
 
 # --- declarations ------------------------------------------------------------------------------
 
@@ -115,16 +190,36 @@ def _joker_upcard_kept_at_twelve() -> None:
 def _layoff_takes_joker_place() -> None:
     def make(original: Callable[..., GameState]) -> Callable[..., GameState]:
         def _meld_action(state: GameState, action: LayOff | SwapJoker) -> GameState:
+            player = action.player
             if (
-                isinstance(action, LayOff)
-                and action.end is not None
-                and 0 <= action.meld < len(state.table)
+                not isinstance(action, LayOff)
+                or action.end is None
+                or not 0 <= action.meld < len(state.table)
+                or not state.opened[player]
+                or state.turn_opened
+                or len(state.hands[player]) < 2
+                or action.card not in state.hands[player]
             ):
-                target = state.table[action.meld].meld
-                if isinstance(target, Run) and joker_index(target, action.card) is not None:
-                    swap = SwapJoker(action.player, action.meld, action.card, str(action.end))
-                    return original(state, swap)
-            return original(state, action)
+                return original(state, action)
+            laid = state.table[action.meld]
+            if not isinstance(laid.meld, Run):
+                return original(state, action)
+            i = joker_index(laid.meld, action.card)
+            if i is None:
+                return original(state, action)
+            cards = [*laid.meld.cards[:i], action.card, *laid.meld.cards[i + 1 :]]
+            joker = laid.meld.cards[i]
+            grown = Run((joker, *cards) if str(action.end) == "low" else (*cards, joker))
+            table = list(state.table)
+            table[action.meld] = replace(laid, meld=grown)
+            hand = list(state.hands[player])
+            hand.remove(action.card)
+            return replace(
+                state,
+                hands=tuple(tuple(hand) if p == player else h for p, h in enumerate(state.hands)),
+                table=tuple(table),
+                added=(*state.added, action.meld),
+            )
 
         return _meld_action
 
@@ -193,16 +288,13 @@ def _runs_kept_as_listed() -> None:
     reference.adapter.Adapter.act = act  # type: ignore[method-assign]
 
 
-# --- Perla's pass ----------------------------------------------------------------------------------
+# --- Perla's pass ------------------------------------------------------------------------------
 
 
-@perla.MUTANTS_OF.mutant(
-    "perla_pass_by_mover_not_your_turn",
-    ["TURN-2"],
-    "a pass by the Perla player to move is refused with not_your_turn, not draw_first or "
-    "already_drew",
-)
-def _perla_pass_by_mover_not_your_turn() -> None:
+def _pass_by_mover_refused_as_out_of_turn() -> None:
+    """A pass by the player to move refused with ``not_your_turn`` (Perla's own mutant: the
+    only profile whose own option has a pass)."""
+
     def make(original: Callable[..., GameState]) -> Callable[..., GameState]:
         def apply(state: GameState, action: Action) -> GameState:
             if (
@@ -219,31 +311,6 @@ def _perla_pass_by_mover_not_your_turn() -> None:
     _patch(reference.game, "apply", make)
 
 
-# --- ported to Pagat, where each fault holds ---------------------------------------------------
-
-#: (Argentine mutant, Pagat rules it breaks, what the Pagat engine does wrong).
-PORTED: tuple[tuple[str, tuple[str, ...], str], ...] = (
-    (
-        "joker_upcard_kept_at_twelve",
-        ("DEAL-4",),
-        "declaring DISPUTE-09 jokers, a Pagat joker upcard stays face up when hands are twelve",
-    ),
-    (
-        "layoff_takes_joker_place",
-        ("LAYOFF-4", "JOKER-4"),
-        "a Pagat lay-off of the card an inner joker stands for takes the joker's place",
-    ),
-    (
-        "opening_may_empty_hand",
-        ("TURN-9",),
-        "a Pagat initial meld that takes every card held is accepted and the hand goes on",
-    ),
-    (
-        "runs_kept_as_listed",
-        ("MELD-RUN-1", "LAYOFF-4"),
-        "declaring run_order engine, a Pagat escalera listed out of order is laid as listed",
-    ),
-)
-
-for _base, _rules, _description in PORTED:
-    pagat.MUTANTS_OF.port(_base, f"pagat_{_base}", _rules, _description)
+_OWN_PATCHES: dict[str, Callable[[], None]] = {
+    "perla_pass_by_mover_not_your_turn": _pass_by_mover_refused_as_out_of_turn,
+}
