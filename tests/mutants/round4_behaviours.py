@@ -7,7 +7,8 @@ imported; each later profile ports the ones that hold in it (``ProfileMutants.po
 ``pass`` (steals):
 
 - a joker upcard left face up when the hands are twelve cards, by an engine that declares
-  DISPUTE-09 ``jokers`` and buries it with eleven;
+  DISPUTE-09 ``jokers`` and buries it with eleven (in deal 7), or that also declares
+  VARIANT-05 ``twelve`` (in every deal);
 - a lay-off of the card an inner joker stands for taken as a joker replacement;
 - an opening that takes every card held accepted where going out needs a discard, so the
   player is left with nothing to discard and the deal never ends;
@@ -54,6 +55,12 @@ PORTED: tuple[tuple[str, str, tuple[str, ...], str], ...] = (
         "joker_upcard_kept_at_twelve",
         ("DEAL-4",),
         "declaring DISPUTE-09 jokers, a Pagat joker upcard stays face up when hands are twelve",
+    ),
+    (
+        "pagat",
+        "joker_upcard_kept_dealt_twelve",
+        ("DEAL-4",),
+        "declaring DISPUTE-09 jokers and VARIANT-05 twelve, a Pagat joker upcard is never buried",
     ),
     (
         "pagat",
@@ -116,13 +123,13 @@ from .mutants import _patch, mutant  # noqa: E402
 # --- declarations ------------------------------------------------------------------------------
 
 
-def _declare_ruling(point: str, option: str) -> None:
-    """Declare and play ``option`` on ``point`` (as ``--ruling POINT=OPTION`` would), unless
-    the command line names the point itself."""
+def _declare_rulings(rulings: dict[str, str]) -> None:
+    """Declare and play these options (as ``--ruling POINT=OPTION`` would), unless the
+    command line names the point itself."""
 
     def make(original: Callable[..., dict[str, str]]) -> Callable[..., dict[str, str]]:
         def parse_rulings(pairs: Sequence[str], path: str | None = None) -> dict[str, str]:
-            return {point: option, **original(pairs, path)}
+            return {**rulings, **original(pairs, path)}
 
         return parse_rulings
 
@@ -146,14 +153,8 @@ def _declare_interface(pair: str) -> None:
 # --- the upcard ----------------------------------------------------------------------------------
 
 
-@mutant(
-    "joker_upcard_kept_at_twelve",
-    ["DEAL-4"],
-    "declaring DISPUTE-09 jokers, a joker upcard is buried when hands are eleven cards but "
-    "stays face up when they are twelve",
-)
-def _joker_upcard_kept_at_twelve() -> None:
-    _declare_ruling("DISPUTE-09", "jokers")
+def _joker_upcard_stays_at_twelve() -> None:
+    """A joker upcard stays face up when the hands are twelve cards, whatever the ruling."""
 
     def make(original: Callable[..., GameState]) -> Callable[..., GameState]:
         def start_deal(
@@ -176,6 +177,28 @@ def _joker_upcard_kept_at_twelve() -> None:
         return start_deal
 
     _patch(reference.dealing, "start_deal", make)
+
+
+@mutant(
+    "joker_upcard_kept_at_twelve",
+    ["DEAL-4"],
+    "declaring DISPUTE-09 jokers, a joker upcard is buried when hands are eleven cards but "
+    "stays face up when they are twelve (deal 7)",
+)
+def _joker_upcard_kept_at_twelve() -> None:
+    _declare_rulings({"DISPUTE-09": "jokers"})
+    _joker_upcard_stays_at_twelve()
+
+
+@mutant(
+    "joker_upcard_kept_dealt_twelve",
+    ["DEAL-4"],
+    "declaring DISPUTE-09 jokers and VARIANT-05 twelve, a joker upcard is never buried: "
+    "every hand is twelve cards",
+)
+def _joker_upcard_kept_dealt_twelve() -> None:
+    _declare_rulings({"DISPUTE-09": "jokers", "VARIANT-05": "twelve"})
+    _joker_upcard_stays_at_twelve()
 
 
 # --- lay-offs ------------------------------------------------------------------------------------
