@@ -14,6 +14,8 @@ imported; each later profile ports the ones that hold in it (``ProfileMutants.po
   player is left with nothing to discard and the deal never ends;
 - runs listed out of order accepted by an engine that declares ``run_order: engine`` but
   lays them as listed;
+- a run lay-off sent without an end (well-formed for an engine that picks the end) refused
+  by an engine that declares ``run_ends: engine``;
 - a ``pass`` by the Perla player to move refused as if it were not their turn.
 
 A mutant that declares an option or an interface reading plays it honestly everywhere but
@@ -75,6 +77,16 @@ PORTED: tuple[tuple[str, str, tuple[str, ...], str], ...] = (
             ("LAYOFF-4",),
             f"a {profile.capitalize()} lay-off of the card an inner joker stands for takes "
             "the joker's place",
+        )
+        for profile in ("pagat", "chilean", "perla")
+    ),
+    *(
+        (
+            profile,
+            "layoff_without_end_refused",
+            ("LAYOFF-4",),
+            f"declaring run_ends engine, a {profile.capitalize()} run lay-off without an end "
+            "is refused",
         )
         for profile in ("pagat", "chilean", "perla")
     ),
@@ -307,6 +319,34 @@ def _runs_kept_as_listed() -> None:
                 table[first + offset] = replace(table[first + offset], meld=meld)
         self.state = replace(game, table=tuple(table))
         return {**answer, "state": self._dump()}
+
+    reference.adapter.Adapter.act = act  # type: ignore[method-assign]
+
+
+@mutant(
+    "layoff_without_end_refused",
+    ["LAYOFF-4"],
+    "declaring run_ends engine, a run lay-off sent without an end is refused as not fitting "
+    "instead of going to the end where the card fits",
+)
+def _layoff_without_end_refused() -> None:
+    _declare_interface("run_ends=engine")
+    original = reference.adapter.Adapter.act
+
+    def act(self: reference.adapter.Adapter, request: dict[str, Any]) -> dict[str, Any]:
+        raw = request.get("action")
+        game = self.state
+        if (
+            game is not None
+            and isinstance(raw, dict)
+            and raw.get("type") == "lay_off"
+            and "end" not in raw
+            and isinstance(raw.get("meld"), int)
+            and 0 <= raw["meld"] < len(game.table)
+            and isinstance(game.table[raw["meld"]].meld, Run)
+        ):
+            return {"accepted": False, **self._reason("does_not_fit"), "state": self._dump()}
+        return original(self, request)
 
     reference.adapter.Adapter.act = act  # type: ignore[method-assign]
 
