@@ -1,5 +1,5 @@
-"""Coverage by execution: the rules a profile's cases cite that no case makes the reference
-decide by (issue 27).
+"""Coverage by execution: which rules of a profile its cases make the reference decide by,
+and how many cases exercise each (issues 27 and 42).
 
 ``carioca-conformance coverage`` counts the cases that *cite* each rule. A rule cited is not
 a rule exercised: a case may name the stock-recycling rule without ever recycling. This
@@ -9,8 +9,15 @@ on (``python -m reference.adapter --trace-rules PATH``: one JSON line per answer
 as a subprocess like any engine (the harness never imports ``reference``). The rule IDs
 fired are the reference's (Argentine) IDs; each is read as the profile's own ID through
 ``own_rules`` of conformance/data/profiles.json (``CARDS-2`` is ``CHILE-WILD-1`` in the
-chilean profile). A rule the slice cites but that never fires is *unexercised*, reported
-with the cases that cite it.
+chilean profile).
+
+The cases run one after another on one adapter, none sent ahead of the case before it, so
+the lines traced between two cases' ends are the later case's: a rule is *exercised* by a
+case when one of its requests fired the rule. Every rule the profile states (the catalogue's
+rules of the profile, and any other it cites) must be exercised by at least
+:data:`MIN_CASES` cases, unless no branch can decide by it (:data:`NOT_DECIDABLE`); one
+edited case must never leave a rule unchecked. A rule some case cites but none fires is
+*unexercised*, reported with the cases that cite it.
 
 Library use (the CLI's ``coverage --executed`` is a thin wrapper)::
 
@@ -32,6 +39,7 @@ from typing import Any
 from conformance.catalogue import Catalogue
 from conformance.errors import EngineError
 from conformance.profiles import ProfileData, find_profile
+from conformance.results import CaseResult
 from conformance.runner import RunOptions, run_scenarios
 from conformance.scenarios import Scenario
 
@@ -39,9 +47,12 @@ from conformance.scenarios import Scenario
 TRACE_OPTION = "--trace-rules"
 TRACE_ENV = "CARIOCA_TRACE_RULES"
 
+#: The fewest cases that must exercise each rule a profile states.
+MIN_CASES = 2
+
 #: Rules no branch of an engine can decide by, so the reference's trace never names them:
-#: each with why. Coverage by execution leaves them out while they do not fire; every other
-#: rule a case cites must fire.
+#: each with why. Coverage by execution leaves them out while fewer than :data:`MIN_CASES`
+#: cases exercise them; every other rule of the profile must be exercised that often.
 NOT_DECIDABLE: Mapping[str, str] = {
     "CHILE-DEAL-0": "the shuffle and cut are procedure; a deck given in order is unaffected",
     "PERLA-VAR-1": "what the profile leaves out; no play reaches an excluded round",
@@ -124,7 +135,12 @@ class ExecutionCoverage:
     not_passed: tuple[str, ...] = ()
     """Cases the reference did not pass: their traces may stop early, so the run is suspect."""
     exempt: Mapping[str, str] = field(default_factory=dict)
-    """Cited rules no branch can decide by (:data:`NOT_DECIDABLE`), with why."""
+    """Stated rules no branch can decide by (:data:`NOT_DECIDABLE`) and exercised by fewer
+    than :data:`MIN_CASES` cases, with why."""
+    stated: tuple[str, ...] = ()
+    """Every rule the profile states (the catalogue's rules of the profile) or its cases cite."""
+    exercised: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    """Rule ID (the profile's own) -> the ids of the cases that fired it, in run order."""
 
     @property
     def fired(self) -> frozenset[str]:
@@ -141,14 +157,28 @@ class ExecutionCoverage:
         }
 
     @property
+    def thin(self) -> dict[str, tuple[str, ...]]:
+        """Stated rules exercised by fewer than :data:`MIN_CASES` cases (and not exempt, nor
+        already :attr:`unexercised`) -> the cases that exercise them."""
+        unexercised = self.unexercised
+        return {
+            rule: self.exercised.get(rule, ())
+            for rule in sorted(self.stated)
+            if len(self.exercised.get(rule, ())) < MIN_CASES
+            and rule not in self.exempt
+            and rule not in unexercised
+        }
+
+    @property
     def traced(self) -> bool:
         """Whether the run produced any trace at all (none: the adapter does not trace)."""
         return bool(self.decided or self.refused)
 
     @property
     def ok(self) -> bool:
-        """No unexercised rule, something traced, and the reference passed every graded case."""
-        return self.traced and not self.unexercised and not self.not_passed
+        """Something traced, every stated rule exercised by :data:`MIN_CASES` cases (or
+        exempt), and the reference passed every graded case."""
+        return self.traced and not self.unexercised and not self.thin and not self.not_passed
 
     def as_dict(self) -> dict[str, Any]:
         """A JSON-ready form (``coverage --executed --json``)."""
@@ -158,6 +188,8 @@ class ExecutionCoverage:
             "ok": self.ok,
             "traced": self.traced,
             "unexercised": {rule: list(cases) for rule, cases in self.unexercised.items()},
+            "thin": {rule: list(cases) for rule, cases in self.thin.items()},
+            "min_cases": MIN_CASES,
             "exempt": dict(self.exempt),
             "not_passed": list(self.not_passed),
             "statuses": dict(self.statuses),
@@ -166,8 +198,9 @@ class ExecutionCoverage:
                     "cited_by": len(self.cited.get(rule, ())),
                     "decided": self.decided.get(rule, 0),
                     "refused": self.refused.get(rule, 0),
+                    "exercised_by": len(self.exercised.get(rule, ())),
                 }
-                for rule in sorted(set(self.cited) | self.fired)
+                for rule in sorted(set(self.cited) | self.fired | set(self.stated))
             },
         }
 
@@ -203,6 +236,38 @@ def reference_argv() -> list[str]:
     return [sys.executable, "-m", "reference.adapter"]
 
 
+class _CaseTrace:
+    """Reads the trace file as it grows and hands each case the lines written for it."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.offset = 0
+        self.number = 0
+        self.lines: list[TraceLine] = []
+        self.by_case: dict[str, list[TraceLine]] = {}
+
+    def take(self) -> list[TraceLine]:
+        """The complete lines written since the last call."""
+        if not self.path.exists():
+            return []
+        with self.path.open("rb") as handle:
+            handle.seek(self.offset)
+            data = handle.read()
+        complete = data[: data.rfind(b"\n") + 1]
+        self.offset += len(complete)
+        taken: list[TraceLine] = []
+        for raw in complete.decode("utf-8", errors="replace").splitlines():
+            self.number += 1
+            if raw.strip():
+                taken.append(_parse_line(raw, f"{self.path}:{self.number}"))
+        self.lines.extend(taken)
+        return taken
+
+    def case_ended(self, _done: int, _total: int, result: CaseResult) -> None:
+        """Progress callback of the run: what was traced since the last case is this one's."""
+        self.by_case.setdefault(result.id, []).extend(self.take())
+
+
 def executed_coverage(
     scenarios: Sequence[Scenario],
     catalogue: Catalogue,
@@ -211,12 +276,13 @@ def executed_coverage(
     adapter: Sequence[str] | None = None,
     timeout: float = 20.0,
 ) -> ExecutionCoverage:
-    """Play ``profile``'s cases of ``scenarios`` against the tracing reference and compare
-    the rules they fire with the rules they cite.
+    """Play ``profile``'s cases of ``scenarios`` against the tracing reference: which cases
+    exercise each rule, against the rules the profile states and its cases cite.
 
     ``adapter``: the command to run instead of the reference (tests use a fake that traces);
     ``--trace-rules PATH`` is appended to it. One adapter process plays every case in
-    order, so the trace file has one writer.
+    order, with no request sent ahead of the case before it, so the trace file has one
+    writer and the lines of each case come together.
 
     :raises EngineError: when the adapter cannot be started.
     :raises TraceError: when it writes a malformed trace.
@@ -226,11 +292,25 @@ def executed_coverage(
     with tempfile.TemporaryDirectory(prefix="carioca-trace-") as folder:
         trace = Path(folder) / "trace.jsonl"
         argv = [*(adapter or reference_argv()), TRACE_OPTION, str(trace)]
-        options = RunOptions(profile=profile, workers=1, timeout=timeout, case_timeout=60.0)
-        result = run_scenarios(argv, chosen, options, catalogue=catalogue)
-        lines = read_trace(trace)
+        options = RunOptions(
+            profile=profile, workers=1, timeout=timeout, case_timeout=60.0, lookahead=False
+        )
+        reader = _CaseTrace(trace)
+        result = run_scenarios(
+            argv, chosen, options, catalogue=catalogue, progress=reader.case_ended
+        )
+        reader.take()
+        lines = reader.lines
     decided, refused = tally(lines, data)
     cited = cited_rules(chosen, catalogue, profile)
+    exercised: dict[str, list[str]] = defaultdict(list)
+    for case, traced in reader.by_case.items():
+        fired = set()
+        for line in traced:
+            fired |= {own_rule(r, data) for r in (*line.decided, *line.refused)}
+        for rule in fired:
+            exercised[rule].append(case)
+    stated = tuple(dict.fromkeys([*catalogue.rules_for(profile), *cited]))
     return ExecutionCoverage(
         profile=profile,
         cases=len(chosen),
@@ -242,30 +322,41 @@ def executed_coverage(
         exempt={
             rule: why
             for rule, why in NOT_DECIDABLE.items()
-            if rule in cited and rule not in decided and rule not in refused
+            if rule in stated and len(exercised.get(rule, ())) < MIN_CASES
         },
+        stated=stated,
+        exercised={rule: tuple(cases) for rule, cases in exercised.items()},
     )
 
 
+def _shown(cases: Sequence[str]) -> str:
+    return " ".join(cases[:8]) + (f" (+{len(cases) - 8} more)" if len(cases) > 8 else "")
+
+
 def render_text(reports: Sequence[ExecutionCoverage]) -> str:
-    """The human report: per profile, each unexercised rule with the cases citing it."""
+    """The human report: per profile, one line, then each rule exercised by fewer than
+    :data:`MIN_CASES` cases with its count and cases, and each cited rule that never fired."""
     lines: list[str] = []
     for report in reports:
-        unexercised = report.unexercised
-        head = (
-            f"{report.profile}: {len(report.cited) - len(unexercised) - len(report.exempt)}"
-            f"/{len(report.cited) - len(report.exempt)} cited rules fired "
-            f"over {report.cases} cases"
+        unexercised, thin = report.unexercised, report.thin
+        counted = [r for r in report.stated if r not in report.exempt]
+        short = set(unexercised) | set(thin)
+        lines.append(
+            f"{report.profile}: {len(counted) - len(short)}/{len(counted)} rules exercised by "
+            f"{MIN_CASES} cases or more over {report.cases} cases"
         )
-        lines.append(head)
         if not report.traced:
             lines.append(
                 f"  nothing was traced: the adapter does not write {TRACE_OPTION} lines "
                 "(coverage by execution needs the reference's rule trace)"
             )
         for rule, cases in unexercised.items():
-            shown = " ".join(cases[:8]) + (f" (+{len(cases) - 8} more)" if len(cases) > 8 else "")
-            lines.append(f"  {rule}: cited but never decided or refused by; cited by {shown}")
+            lines.append(
+                f"  {rule}: cited but never decided or refused by; cited by {_shown(cases)}"
+            )
+        for rule, cases in thin.items():
+            by = f": {_shown(cases)}" if cases else ""
+            lines.append(f"  {rule}: exercised by {len(cases)} case{'s' * (len(cases) != 1)}{by}")
         for rule, why in sorted(report.exempt.items()):
             lines.append(f"  {rule}: not decidable ({why})")
         if report.not_passed:
@@ -276,7 +367,9 @@ def render_text(reports: Sequence[ExecutionCoverage]) -> str:
             )
     bad = [r.profile for r in reports if not r.ok]
     lines.append(
-        "every cited rule fired" if not bad else f"cited rules left unexercised: {', '.join(bad)}"
+        f"every rule exercised by {MIN_CASES} cases or more"
+        if not bad
+        else f"rules exercised by fewer than {MIN_CASES} cases: {', '.join(bad)}"
     )
     return "\n".join(lines)
 
@@ -296,9 +389,9 @@ def coverage_command(
     adapter: Sequence[str] | None = None,
 ) -> int:
     """``coverage --executed``: trace each profile's slice, print the report (and write
-    ``json_path``). The exit code, as the command line's: 0 when every cited rule fired in
-    every profile, 1 when one did not (or the trace is malformed), 3 when the tracing
-    reference could not start."""
+    ``json_path``). The exit code, as the command line's: 0 when every rule of every profile
+    is exercised by :data:`MIN_CASES` cases (or is not decidable), 1 when one is not (or the
+    trace is malformed), 3 when the tracing reference could not start."""
     try:
         reports = [
             executed_coverage(scenarios, catalogue, profile, adapter=adapter)

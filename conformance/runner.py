@@ -82,6 +82,9 @@ class RunOptions:
     start_timeout: float = 10.0
     #: Start a fresh adapter process for every case (isolation at the cost of speed).
     fresh_process: bool = False
+    #: Send the next case's first request with this case's last (False: only once this case
+    #: has ended, so what the adapter answers between two progress calls is one case's).
+    lookahead: bool = True
     #: Most resident memory of each adapter's process group, in bytes; None: no limit.
     memory_limit: int | None = DEFAULT_MEMORY_LIMIT
     #: Audit mode only (``audit --both-ways``): grade the checks that assume an option of
@@ -252,7 +255,7 @@ class CaseRunner:
     def _first_request(self, upcoming: Scenario | None, handshake: Handshake) -> list[Ahead]:
         """The first requests of ``upcoming`` (:meth:`next_first`); none when that case
         sends none (it will be unsupported) or should not be sent early."""
-        if upcoming is None or self.options.fresh_process:
+        if upcoming is None or self.options.fresh_process or not self.options.lookahead:
             return []
         declared = self._declared(handshake)
         if self._gap(upcoming, handshake, graded_option(upcoming, declared)) is not None:

@@ -267,3 +267,16 @@ def test_every_ported_mutant_names_an_argentine_function_mutant() -> None:
             assert base in ARGENTINE_MUTANTS, (of.name, base)
             assert f"{of.name}_{base}" in of.names
             assert rules
+
+
+def test_every_round4_mutant_is_registered_in_its_profile() -> None:
+    # tests/mutants/round4_behaviours.py: the ports and Perla's own pass mutant, registered
+    # by each profile's module through ``register``.
+    from tests.mutants import round4_behaviours
+
+    for profile, base, rules, _description in round4_behaviours.PORTED:
+        assert base in ARGENTINE_MUTANTS, (profile, base)
+        assert f"{profile}_{base}" in BY_PROFILE[profile].names
+        assert rules
+    for profile, name, _rules, _description in round4_behaviours.OWN:
+        assert name in BY_PROFILE[profile].names and name not in ARGENTINE_MUTANTS

@@ -10,13 +10,14 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from conformance import cli
 from conformance import execution_coverage as ec
-from conformance.catalogue import load_catalogue
+from conformance.catalogue import Catalogue, load_catalogue
 from conformance.profiles import find_profile
 from conformance.scenarios import Scenario, load_corpus
 
@@ -117,12 +118,18 @@ def test_reference_ids_are_read_as_the_profiles_own() -> None:
     assert ec.own_rule("MELD-RUN-3", chilean) == "MELD-RUN-3"
 
 
+def narrowed(*rules: str) -> Catalogue:
+    """The catalogue with only ``rules``: what a profile states is then known here."""
+    catalogue = load_catalogue()
+    return replace(catalogue, rules={r: catalogue.rules[r] for r in rules})
+
+
 def test_a_cited_rule_that_never_fires_is_reported_with_its_cases(
     scenarios: tuple[Scenario, ...],
 ) -> None:
     report = ec.executed_coverage(
         scenarios,
-        load_catalogue(),
+        narrowed("MELD-RUN-3", "MELD-TRIO-1", "MELD-TRIO-3"),
         "pagat",
         adapter=tracing("--fire", "check_meld=MELD-RUN-3,MELD-TRIO-3"),
     )
@@ -131,43 +138,80 @@ def test_a_cited_rule_that_never_fires_is_reported_with_its_cases(
     assert not report.ok
     # Every request answered was traced: hello, two check_meld, bye.
     assert report.decided == {"MELD-RUN-3": 2, "MELD-TRIO-3": 2}
+    # Each case's check_meld fired both: two cases exercise each.
+    assert report.exercised == {
+        "MELD-RUN-3": ("cc-0001", "cc-0002"),
+        "MELD-TRIO-3": ("cc-0001", "cc-0002"),
+    }
+    assert report.thin == {}
     text = ec.render_text([report])
     assert "MELD-TRIO-1: cited but never decided or refused by; cited by cc-0002" in text
-    assert "left unexercised: pagat" in text
+    assert "pagat: 2/3 rules exercised by 2 cases or more over 2 cases" in text
+    assert "fewer than 2 cases: pagat" in text
 
 
-def test_a_refusal_exercises_its_rule_too(scenarios: tuple[Scenario, ...]) -> None:
+def test_a_rule_one_case_exercises_is_listed_with_its_count(
+    scenarios: tuple[Scenario, ...],
+) -> None:
     fire = "check_meld=MELD-TRIO-1,MELD-TRIO-3"
+    catalogue = narrowed("MELD-RUN-3", "MELD-TRIO-1", "MELD-TRIO-3")
     report = ec.executed_coverage(
         scenarios,
-        load_catalogue(),
+        catalogue,
         "pagat",
         adapter=tracing("--fire", fire, "--refuse", "check_meld=MELD-RUN-3"),
     )
-    # Only cc-0001's K-A-2 is refused, so only its request names the rule.
+    # Only cc-0001's K-A-2 is refused, so only its request names the rule: a refusal
+    # exercises its rule, in that case alone.
     assert report.refused == {"MELD-RUN-3": 1}
-    assert report.unexercised == {} and report.ok
-    report = ec.executed_coverage(
-        scenarios, load_catalogue(), "pagat", adapter=tracing("--fire", fire)
-    )
+    assert report.exercised["MELD-RUN-3"] == ("cc-0001",)
+    assert report.unexercised == {}
+    assert report.thin == {"MELD-RUN-3": ("cc-0001",)} and not report.ok
+    assert "  MELD-RUN-3: exercised by 1 case: cc-0001" in ec.render_text([report])
+    report = ec.executed_coverage(scenarios, catalogue, "pagat", adapter=tracing("--fire", fire))
     assert report.unexercised == {"MELD-RUN-3": ("cc-0001",)}
+    # A rule listed once: as cited and never fired, not again as thin.
+    assert report.thin == {}
+
+
+def test_every_rule_the_profile_states_counts_even_uncited(
+    scenarios: tuple[Scenario, ...],
+) -> None:
+    fire = "check_meld=MELD-RUN-3,MELD-TRIO-1,MELD-TRIO-3"
+    report = ec.executed_coverage(
+        scenarios,
+        narrowed("MELD-RUN-3", "MELD-TRIO-1", "MELD-TRIO-3", "SCORE-1"),
+        "pagat",
+        adapter=tracing("--fire", fire),
+    )
+    assert report.unexercised == {}
+    assert report.thin == {"SCORE-1": ()} and not report.ok
+    assert "  SCORE-1: exercised by 0 cases" in ec.render_text([report])
 
 
 def test_the_argentine_id_fired_covers_the_profiles_own_rule(
-    scenarios: tuple[Scenario, ...],
+    scenarios: tuple[Scenario, ...], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    catalogue = narrowed("CHILE-WILD-1", "CHILE-DEAL-0")
     report = ec.executed_coverage(
-        scenarios, load_catalogue(), "chilean", adapter=tracing("--fire", "check_meld=CARDS-2")
+        scenarios, catalogue, "chilean", adapter=tracing("--fire", "check_meld=CARDS-2")
     )
     assert report.cases == 1
     assert report.decided == {"CHILE-WILD-1": 1}
-    assert report.unexercised == {} and report.ok
+    assert report.exercised == {"CHILE-WILD-1": ("cc-0003",)}
+    # One case only: short of two.
+    assert report.thin == {"CHILE-WILD-1": ("cc-0003",)} and not report.ok
     # The cut is procedure no branch decides by: left out while it does not fire.
     assert set(report.exempt) == {"CHILE-DEAL-0"}
     assert "CHILE-DEAL-0: not decidable" in ec.render_text([report])
+    monkeypatch.setattr(ec, "MIN_CASES", 1)
+    report = ec.executed_coverage(
+        scenarios, catalogue, "chilean", adapter=tracing("--fire", "check_meld=CARDS-2")
+    )
+    assert report.thin == {} and report.ok
     fired = ec.executed_coverage(
         scenarios,
-        load_catalogue(),
+        catalogue,
         "chilean",
         adapter=tracing("--fire", "check_meld=CARDS-2,CHILE-DEAL-0"),
     )
@@ -189,7 +233,10 @@ def test_a_malformed_trace_is_an_error_not_a_report(scenarios: tuple[Scenario, .
 
 def test_the_json_report_lists_each_rule(scenarios: tuple[Scenario, ...], tmp_path: Path) -> None:
     report = ec.executed_coverage(
-        scenarios, load_catalogue(), "pagat", adapter=tracing("--fire", "check_meld=MELD-RUN-3")
+        scenarios,
+        narrowed("MELD-RUN-3", "MELD-TRIO-1", "MELD-TRIO-3", "SCORE-1"),
+        "pagat",
+        adapter=tracing("--fire", "check_meld=MELD-RUN-3"),
     )
     out = tmp_path / "cov.json"
     ec.write_json([report], out)
@@ -197,10 +244,16 @@ def test_the_json_report_lists_each_rule(scenarios: tuple[Scenario, ...], tmp_pa
     assert document["ok"] is False
     (only,) = document["profiles"]
     assert only["unexercised"] == {"MELD-TRIO-1": ["cc-0002"], "MELD-TRIO-3": ["cc-0002"]}
-    assert only["rules"]["MELD-RUN-3"] == {"cited_by": 1, "decided": 2, "refused": 0}
+    assert only["thin"] == {"SCORE-1": []} and only["min_cases"] == 2
+    assert only["rules"]["MELD-RUN-3"] == {
+        "cited_by": 1,
+        "decided": 2,
+        "refused": 0,
+        "exercised_by": 2,
+    }
 
 
-def test_the_command_exits_non_zero_on_an_unexercised_rule(
+def test_the_command_exits_non_zero_on_a_rule_short_of_two_cases(
     scenarios: tuple[Scenario, ...],
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
@@ -211,12 +264,27 @@ def test_the_command_exits_non_zero_on_an_unexercised_rule(
     (folder / "cases.yaml").write_text(CASES, encoding="utf-8")
     argv = ["coverage", "--executed", str(folder)]
     monkeypatch.setattr(ec, "reference_argv", lambda: tracing("--fire", "check_meld=CARDS-2"))
-    assert cli.main([*argv, "--profile", "chilean"]) == 0
-    assert "every cited rule fired" in capsys.readouterr().out
+    # The chilean slice is one case: every rule the profile states is short of two.
+    assert cli.main([*argv, "--profile", "chilean"]) == 1
+    out = capsys.readouterr().out
+    assert "  CHILE-WILD-1: exercised by 1 case: cc-0003" in out
+    assert "  CHILE-DEAL-0: not decidable" in out
     assert cli.main([*argv, "--profile", "all"]) == 1
     out = capsys.readouterr().out
     assert "MELD-RUN-3: cited but never decided or refused by; cited by cc-0001" in out
     assert out.index("argentine:") < out.index("pagat:")
+    # Green, and brief: one line per profile and the verdict.
+    monkeypatch.setattr(ec, "MIN_CASES", 1)
+    code = ec.coverage_command(
+        scenarios, narrowed("CHILE-WILD-1", "CHILE-DEAL-0"), ["chilean"], adapter=None
+    )
+    assert code == 0
+    assert capsys.readouterr().out.splitlines() == [
+        "chilean: 1/1 rules exercised by 1 cases or more over 1 cases",
+        "  CHILE-DEAL-0: not decidable (the shuffle and cut are procedure; a deck given in "
+        "order is unaffected)",
+        "every rule exercised by 1 cases or more",
+    ]
 
 
 def test_the_command_says_so_when_the_reference_cannot_trace(
@@ -252,10 +320,11 @@ def _reference_traces() -> bool:
 @pytest.mark.slow
 @pytest.mark.skipif(not _reference_traces(), reason="the reference has no --trace-rules yet")
 @pytest.mark.parametrize("profile", ["argentine", "chilean", "pagat", "perla"])
-def test_every_rule_the_corpus_cites_fires_on_the_reference(profile: str) -> None:
+def test_every_rule_of_a_profile_is_exercised_by_two_cases_on_the_reference(profile: str) -> None:
     catalogue = load_catalogue()
     loaded = load_corpus([ROOT / "scenarios"], catalogue=catalogue)
     report = ec.executed_coverage(loaded.scenarios, catalogue, profile)
     assert report.traced
     assert report.not_passed == ()
     assert report.unexercised == {}, ec.render_text([report])
+    assert report.thin == {}, ec.render_text([report])

@@ -456,7 +456,9 @@ PORTED: tuple[tuple[str, tuple[str, ...], str], ...] = (
 for _base, _rules, _description in PORTED:
     MUTANTS_OF.port(_base, f"perla_{_base}", _rules, _description)
 
-# This round's faults (tests/mutants/round4_faults.py): its own, and the Argentine ones ported.
-from . import round4_faults  # noqa: E402
+# This round's faults: tests/mutants/round4_faults.py and round4_behaviours.py,
+# their own mutants and the Argentine ones ported.
+from . import round4_behaviours, round4_faults  # noqa: E402
 
 round4_faults.register(MUTANTS_OF)
+round4_behaviours.register(MUTANTS_OF)
