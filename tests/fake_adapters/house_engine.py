@@ -26,6 +26,10 @@ but declares nothing, and each judge must catch the difference.
 - ``--refuse-every 15``: a buggy engine, not a house one: every 15th action it would
   accept is refused (``does_not_fit``, its state left as before), so that a test can show
   what one wrong refusal costs the rest of a case;
+- ``--refuse-hash 15``: the same, but the action refused is chosen by a hash of the
+  action and the state it is played in (about one in 15), so that which actions are
+  refused does not depend on the cases run before (benchmarks/refusals.py); with
+  ``--refuse-salt S`` another such choice;
 - ``--internal-on check_contract``: an ``internal`` error for every request of that op;
 - ``--reload-error internal``: the first ``load_state`` after an action ``--refuse-every``
   refused (the harness putting it back on a state to go on from) is answered with an error
@@ -39,6 +43,7 @@ Standard library and the reference package only; it knows nothing of the harness
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import random
 import sys
@@ -100,14 +105,12 @@ class HouseEngine:
             return {"id": rid, "error": {"kind": "unsupported", "message": message}}, False
         before = self.engine.state
         answer, done = self.engine.handle(line)
-        if op == "act" and answer.get("accepted") is True and self.args.refuse_every:
-            self.accepted += 1
-            if self.accepted % self.args.refuse_every == 0:
-                assert before is not None  # an action was accepted: a game was loaded
-                self.engine.state = before
-                self.refused = True
-                answer = {"id": rid, "accepted": False, "reason": "does_not_fit"}
-                answer["state"] = self.engine.interface.mask(state_to_json(before))
+        if op == "act" and answer.get("accepted") is True and self.refuses(request, before):
+            assert before is not None  # an action was accepted: a game was loaded
+            self.engine.state = before
+            self.refused = True
+            answer = {"id": rid, "accepted": False, "reason": "does_not_fit"}
+            answer["state"] = self.engine.interface.mask(state_to_json(before))
         state = answer.get("state")
         if isinstance(state, dict):
             action = request.get("action") or {}
@@ -123,6 +126,18 @@ class HouseEngine:
             self.stock = len(state.get("stock") or [])
             answer["state"] = self.hide(state)
         return answer, done
+
+    def refuses(self, request: dict[str, Any], before: Any) -> bool:
+        """Whether this accepted action is one to refuse (--refuse-every, --refuse-hash)."""
+        if self.args.refuse_every:
+            self.accepted += 1
+            return self.accepted % self.args.refuse_every == 0
+        if self.args.refuse_hash and before is not None:
+            played = [self.args.refuse_salt, request.get("action"), state_to_json(before)]
+            text = json.dumps(played, sort_keys=True, separators=(",", ":"))
+            digest = hashlib.sha256(text.encode()).digest()
+            return int.from_bytes(digest[:8], "big") % self.args.refuse_hash == 0
+        return False
 
     def hello(self, answer: dict[str, Any]) -> dict[str, Any]:
         """The handshake: the reference's, with this engine's declarations."""
@@ -191,6 +206,8 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--undeclared", action="store_true", help="declare none of the above")
     parser.add_argument("--deals-from", type=int, help="deal ops unsupported below this count")
     parser.add_argument("--refuse-every", type=int, help="refuse every Nth accepted action")
+    parser.add_argument("--refuse-hash", type=int, help="refuse about one in N, by a hash")
+    parser.add_argument("--refuse-salt", type=int, default=0, help="another --refuse-hash choice")
     parser.add_argument("--internal-on", help="an internal error for every request of this op")
     parser.add_argument("--reload-error", help="the error kind of a load_state after an act")
     parser.add_argument("--fails-at", type=int, help="an internal error seating this count")
