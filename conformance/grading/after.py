@@ -42,11 +42,12 @@ CLOSE_FIELDS = ("phase", "deal_scores", "totals")
 
 
 def steals(declared: Declarations) -> bool:
-    """True when the engine's rulings let a player take the discard out of turn after the
-    others pass (DISPUTE-29 ``steal``, Perla's DISPUTE-64 ``after_passes``); an unknown
-    option counts as allowing it, so that nothing it hides is ever graded."""
-    ruling = declared.ruling("DISPUTE-29")
-    return ruling in (None, "steal") or declared.ruling("DISPUTE-64") == "after_passes"
+    """True when the engine's rulings may let a player take the discard out of turn after
+    the others pass (DISPUTE-29 ``steal``, or in Perla DISPUTE-64 ``after_passes``); an
+    unknown option counts as allowing it, so that nothing it hides is ever graded."""
+    if declared.ruling("DISPUTE-29") in (None, "steal"):
+        return True
+    return declared.profile == "perla" and declared.ruling("DISPUTE-64") in (None, "after_passes")
 
 
 def moved(
@@ -432,8 +433,14 @@ class Unseen:
             )
         return None
 
-    def bears_on(self, kind: str, action: Mapping[str, Any] | None, turn: Any) -> str | None:
-        """Why a lost fact bears on this step (it is then not graded), or None."""
+    def bears_on(
+        self, kind: str, action: Mapping[str, Any] | None, before: Mapping[str, Any]
+    ) -> str | None:
+        """Why a lost fact bears on this step, played from ``before`` (it is then not
+        graded), or None. Once the deal is over none does: every action is refused."""
+        turn = before.get("turn")
+        if before.get("phase") in ENDED_PHASES:
+            return None
         if kind == "redeal" and "drawn" in self.lost:
             return "whether anyone has drawn this deal (DEAL-6)"
         if kind != "action" or action is None or not self.lost:

@@ -299,7 +299,7 @@ class CaseWalk:
                 note = f"step {number} {gap}"
                 self.ledger.not_graded(self.ledger.rest(number - 1), "option", note)
                 return
-            hidden = unseen.bears_on(step.kind, step.action, state.get("turn"))
+            hidden = unseen.bears_on(step.kind, step.action, state)
             if hidden is not None:
                 note = (
                     f"step {number} turns on {hidden}, which the state the engine was put "

@@ -227,17 +227,24 @@ def test_a_joker_replacement_follows_the_whole_table_the_step_gives() -> None:
 # -- what no state field says ---------------------------------------------------------------
 
 
+def at(turn: int, phase: str = "play") -> dict[str, Any]:
+    """The state a step is played from, as far as Unseen reads it."""
+    return {"turn": turn, "phase": phase}
+
+
 def test_a_reload_loses_a_steal_still_open_and_the_steps_it_bears_on_are_named() -> None:
     unseen = Unseen(engine("perla"))
     unseen.played("action", {"type": "draw_stock", "player": 1}, True, 1)
-    assert unseen.bears_on("action", {"type": "pass", "player": 2}, 1) is None  # not lost
+    assert unseen.bears_on("action", {"type": "pass", "player": 2}, at(1)) is None  # not lost
     assert unseen.reloaded() is None
-    assert unseen.bears_on("action", {"type": "pass", "player": 2}, 1)
-    assert unseen.bears_on("action", {"type": "draw_discard", "player": 0}, 1)
-    assert unseen.bears_on("action", {"type": "discard", "player": 1, "card": "KD"}, 1) is None
+    assert unseen.bears_on("action", {"type": "pass", "player": 2}, at(1))
+    assert unseen.bears_on("action", {"type": "draw_discard", "player": 0}, at(1))
+    assert unseen.bears_on("action", {"type": "discard", "player": 1, "card": "KD"}, at(1)) is None
+    # Once the deal is over, every action is refused whatever was open.
+    assert unseen.bears_on("action", {"type": "pass", "player": 2}, at(1, "cancelled")) is None
     # The discard ends the chance: what follows is graded again.
     unseen.played("action", {"type": "discard", "player": 1, "card": "KD"}, True, 1)
-    assert unseen.bears_on("action", {"type": "draw_discard", "player": 2}, 2) is None
+    assert unseen.bears_on("action", {"type": "draw_discard", "player": 2}, at(2)) is None
 
 
 def test_a_reload_loses_the_card_taken_and_the_melds_added_where_the_rulings_read_them() -> None:
@@ -247,8 +254,8 @@ def test_a_reload_loses_the_card_taken_and_the_melds_added_where_the_rulings_rea
         unseen.played("action", {"type": "draw_discard", "player": 1}, True, 1)
         unseen.played("action", {"type": "lay_off", "player": 1, "card": "5H", "meld": 0}, True, 1)
         unseen.reloaded()
-        discard = unseen.bears_on("action", {"type": "discard", "player": 1, "card": "KC"}, 1)
-        lay_off = unseen.bears_on("action", {"type": "lay_off", "player": 1, "meld": 0}, 1)
+        discard = unseen.bears_on("action", {"type": "discard", "player": 1, "card": "KC"}, at(1))
+        lay_off = unseen.bears_on("action", {"type": "lay_off", "player": 1, "meld": 0}, at(1))
         assert (discard is not None, lay_off is not None) == (bears, bears)
 
 
@@ -260,7 +267,7 @@ def test_penalties_owed_refuse_every_reload_and_a_redeal_needs_the_first_draw() 
     plain.played("action", {"type": "draw_stock", "player": 0}, False, 1)
     assert plain.reloaded() is None
     plain.played("action", {"type": "draw_stock", "player": 1}, True, 1)
-    assert plain.reloaded() is None and plain.bears_on("redeal", None, 1) is not None
+    assert plain.reloaded() is None and plain.bears_on("redeal", None, at(1)) is not None
     # A new deal starts afresh.
     plain.played("next_deal", None, True, 1)
-    assert plain.bears_on("redeal", None, 1) is None
+    assert plain.bears_on("redeal", None, at(1)) is None
