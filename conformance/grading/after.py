@@ -263,10 +263,10 @@ def _swapped(
     """A joker replacement: ``card`` leaves the hand and takes the wild card's place; the
     wild card joins the hand (``to: hand``) or the end of the run named (``to: low/high``).
     From the whole table the step gives, whatever left the table joins the hand. False
-    when the runs are the engine's to arrange, the wild card's place is not plain (no
-    single one of the card named, ``wild`` or JK, a run's jokers read as declared under
-    DISPUTE-30 ``declared``, another meld as destination) or the tables do not account
-    for the card."""
+    when the runs are the engine's to arrange, the wild card's place is not plain (the meld
+    holds another card that may be wild, or none named ``wild``, JK by default; a run's
+    jokers read as declared under DISPUTE-30 ``declared``; another meld as destination) or
+    the tables do not account for the card."""
     card = action.get("card")
     if declared.runs_as_sets or not _take(hand, [card]):
         return False
@@ -286,9 +286,10 @@ def _swapped(
         return False
     meld = melds[index]
     cards = list(meld.get("cards") or ()) if isinstance(meld, Mapping) else []
-    if cards.count(wild) != 1 or "to_meld" in action:
-        return False
-    cards[cards.index(wild)] = card
+    wilds = [i for i, c in enumerate(cards) if _may_be_wild(c, declared)]
+    if len(wilds) != 1 or cards[wilds[0]] != wild or "to_meld" in action:
+        return False  # which wild card the natural one replaces is the rules' to say
+    cards[wilds[0]] = card
     if not _listed(declared):
         return False  # the engine may list the run otherwise
     if to == "hand":
@@ -301,6 +302,20 @@ def _swapped(
     changed[index] = {**meld, "cards": cards}
     state["table"] = changed
     return True
+
+
+def _may_be_wild(card: Any, declared: Declarations) -> bool:
+    """True when ``card`` is, or may be, wild in the engine's profile and rulings: a joker,
+    a card of a wild rank (DISPUTE-25 ``wild``, Chile's 2s, even in its own place), a
+    Perla red ace."""
+    if card == "JK":
+        return True
+    if not isinstance(card, str):
+        return True
+    facts = declared.facts
+    if facts is None or card[:-1] in facts.wild_ranks:
+        return True
+    return declared.profile == "perla" and card in ("AH", "AD")
 
 
 def _listed(declared: Declarations) -> bool:

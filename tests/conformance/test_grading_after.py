@@ -210,6 +210,16 @@ def test_a_joker_replaced_goes_to_the_hand_or_the_end_named() -> None:
     assert moved(before, to_hand, engine(rulings={"DISPUTE-30": "declared"})) is None
     two = {**run, "cards": ["JK", "9C", "JK", "JC"]}
     assert moved(state(phase="play", table=[two]), to_hand, engine()) is None
+    # Where 2s are wild a 2 in the run may be the card replaced: which is the rules' to say.
+    deuce = state(
+        phase="play",
+        table=[{**run, "cards": ["AC", "2C", "3C", "JK", "5C"]}],
+        hands=[["2H"], ["4C", "KD"]],
+    )
+    four = {**to_hand, "card": "4C"}
+    assert moved(deuce, four, engine(rulings={"DISPUTE-25": "wild"})) is None
+    natural = moved(deuce, four, engine())
+    assert natural is not None and natural["table"][0]["cards"] == ["AC", "2C", "3C", "4C", "5C"]
 
 
 def test_a_joker_replacement_follows_the_whole_table_the_step_gives() -> None:
