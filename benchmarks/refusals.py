@@ -23,11 +23,12 @@ import argparse
 import re
 import sys
 from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
 
 from conformance.catalogue import load_catalogue
 from conformance.profiles import default_profiles
-from conformance.results import graded
+from conformance.results import CaseResult, graded
 from conformance.runner import RunOptions, run_scenarios
 from conformance.scenarios import Scenario, load_corpus
 
@@ -83,20 +84,24 @@ def main(argv: list[str] | None = None) -> int:
     return 0 if worst <= TARGET else 1
 
 
-def stopped(results: object, scenarios: dict[str, Scenario]) -> Counter[tuple[str, str]]:
+def stopped(
+    results: Sequence[CaseResult], scenarios: dict[str, Scenario]
+) -> Counter[tuple[str, str]]:
     """Checks not graded after a divergence, by the step where grading stopped (its action
     type or op) and the harness's reason, numbers taken out so that like reasons group."""
     found: Counter[tuple[str, str]] = Counter()
-    for result in results:  # type: ignore[attr-defined]
+    for result in results:
         for check in result.checks:
             if check.cause != "divergence":
                 continue
             note = check.note or ""
-            step = re.search(r"step (\d+)", note)
-            what = "?"
+            # The step named in the note (where grading stopped), else the check's own.
+            named = re.search(r"step (\d+)", note)
+            number = int(named.group(1)) if named else check.step
+            what = "final"
             scenario = scenarios.get(result.id)
-            if step and scenario is not None and int(step.group(1)) <= len(scenario.steps):
-                at = scenario.steps[int(step.group(1)) - 1]
+            if number and scenario is not None and number <= len(scenario.steps):
+                at = scenario.steps[number - 1]
                 what = (at.action or {}).get("type", at.kind) if at.kind == "action" else at.kind
             found[(what, re.sub(r"\d+", "N", note))] += 1
     return found
