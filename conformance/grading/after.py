@@ -30,6 +30,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from conformance.cards import RANKS
 from conformance.compare import ENDED_PHASES
 from conformance.declarations import Declarations
 
@@ -289,6 +290,8 @@ def _swapped(
     wilds = [i for i, c in enumerate(cards) if _may_be_wild(c, declared)]
     if len(wilds) != 1 or cards[wilds[0]] != wild or "to_meld" in action:
         return False  # which wild card the natural one replaces is the rules' to say
+    if not _stands_for(cards, wilds[0], card, meld.get("kind")):
+        return False
     cards[wilds[0]] = card
     if not _listed(declared):
         return False  # the engine may list the run otherwise
@@ -302,6 +305,27 @@ def _swapped(
     changed[index] = {**meld, "cards": cards}
     state["table"] = changed
     return True
+
+
+def _stands_for(cards: list[Any], i: int, card: Any, kind: Any) -> bool:
+    """True when the wild card at ``cards[i]`` stands for ``card`` as the meld lies, every
+    other card natural: in a trio, the trio's rank; in a run listed low to high, the rank
+    after the card before it (or before the card after it) in the run's suit."""
+    if not isinstance(card, str) or card[:-1] not in RANKS:
+        return False
+    rank, suit = card[:-1], card[-1]
+    if kind == "trio":
+        return all(str(c)[:-1] == rank for j, c in enumerate(cards) if j != i)
+    if kind != "run":
+        return False
+    if i > 0:
+        before = str(cards[i - 1])
+        after = RANKS[(RANKS.index(before[:-1]) + 1) % len(RANKS)]
+        return before[-1] == suit and after == rank
+    if i + 1 < len(cards):
+        nxt = str(cards[i + 1])
+        return nxt[-1] == suit and RANKS[RANKS.index(nxt[:-1]) - 1] == rank
+    return False
 
 
 def _may_be_wild(card: Any, declared: Declarations) -> bool:

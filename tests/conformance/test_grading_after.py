@@ -208,6 +208,10 @@ def test_a_joker_replaced_goes_to_the_hand_or_the_end_named() -> None:
     assert moved(before, to_high, engine(run_ends="engine")) is None
     assert moved(before, to_high, engine(run_order="engine")) is None
     assert moved(before, to_hand, engine(rulings={"DISPUTE-30": "declared"})) is None
+    # A card the joker does not stand for: the step is the rules', not a move to build.
+    assert moved(before, {**to_hand, "card": "KD"}, engine()) is None
+    eight = state(phase="play", table=[run], hands=[["2C"], ["9D", "8C"]])
+    assert moved(eight, {**to_hand, "card": "9D"}, engine()) is None
     two = {**run, "cards": ["JK", "9C", "JK", "JC"]}
     assert moved(state(phase="play", table=[two]), to_hand, engine()) is None
     # Where 2s are wild a 2 in the run may be the card replaced: which is the rules' to say.
