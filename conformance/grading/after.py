@@ -9,18 +9,20 @@ in full (``given``), and the result must then agree with every check of the step
 the whole pack (conformance.grading.answers). Built this way:
 
 - a draw, a discard, an opening or a lay-off at the end the action names;
-- a discard or a meld that empties the hand (the deal closes): the phase, the scores and
-  the totals (the winners after the last deal) only as the step gives them;
+- a discard or a meld that empties the hand (the deal closes), and a draw from an empty
+  stock (the deal cancelled, or the round over under DISPUTE-75 ``round_ends``): the phase,
+  the scores or the totals (the winners after the last deal) only as the step gives them;
 - a ``pass`` on the top discard, and a steal (``draw_discard`` out of turn under DISPUTE-29
   ``steal``: the card and 2 points, PERLA-STEAL-2);
-- a joker replacement, only from the whole table the step gives, with runs listed as the
-  protocol lists them (``run_order``/``run_ends`` as the protocol reads them).
+- a joker replacement, from the whole table the step gives, else where the meld holds
+  one wild card, standing for the card played, and the runs lie as the protocol lists
+  them (``run_order``/``run_ends`` and DISPUTE-30 as the protocol reads them).
 
 What no state field can say (a steal still open, the discard just taken, the melds added to
-this turn, penalties owed, DISPUTE-29, -19, -34, -35) is lost by any reload; the walk keeps
-those apart (:class:`Unseen`) and grades no step they bear on. Anything that recycles the
-stock, cancels a deal, or reads what the engine picks (a joker's declared card, an end the
-engine chooses) is not built: grading then stops there.
+this turn, the first draw, penalties owed) is lost by any reload; the walk follows it from
+the case's steps (:class:`Unseen`) and grades no step it bears on. Anything that recycles
+the stock, or reads what the engine picks (a joker's declared card, an end the engine
+chooses, a recycled order), is not built: grading then stops there.
 """
 
 from __future__ import annotations
@@ -34,8 +36,6 @@ from conformance.cards import RANKS
 from conformance.compare import ENDED_PHASES
 from conformance.declarations import Declarations
 
-#: Actions that only move cards and pass the turn, built from the state before alone.
-PLAIN_ACTIONS = frozenset({"draw_stock", "draw_discard", "discard", "open", "lay_off"})
 #: What a steal adds to the stealer's total at once (DISPUTE-29 ``steal``, PERLA-STEAL-2).
 STEAL_POINTS = 2
 #: What a deal's close sets that the move alone does not tell: the step must give each.
