@@ -10,8 +10,8 @@ After a step whose answer differs, grading goes on from the state the rules give
 - the engine accepted an action that must be refused, or a refused action changed the
   state: it is put back on the state before the step;
 - the engine refused an action that must be accepted: it is put on the state the case
-  expects after the step, where that can be built (a plain move, conformance.grading.after,
-  that agrees with every check of the step);
+  expects after the step, where that can be built (conformance.grading.after, with the
+  values the step gives in full, agreeing with every check of the step);
 - anything else (a refused action whose state cannot be built, a key with only a partial
   expectation such as ``hand_sizes``, a broken pack): the later checks are not graded, cause
   ``divergence``, with the reason.
@@ -255,14 +255,11 @@ class Judge:
         before: Mapping[str, Any],
         action: Mapping[str, Any] | None,
     ) -> dict[str, Any] | None:
-        """The state the case expects after ``action``, which the engine refused: the plain
-        move (conformance.grading.after) with every value the step gives in full put in;
-        None when the move is not plain, or the state disagrees with a check of the step or
+        """The state the case expects after ``action``, which the engine refused: the move
+        (conformance.grading.after) with every value the step gives in full put in; None
+        when the move is not built, or the state disagrees with a check of the step or
         breaks the pack."""
         if action is None:
-            return None
-        state = moved(before, action, self.declared)
-        if state is None:
             return None
         keys = [
             (c, value)
@@ -271,10 +268,15 @@ class Judge:
             for value, why in (self.expected(c),)
             if why is None
         ]
+        given: dict[str, Any] = {}
         for check, value in keys:
-            whole = _full_value(check.what, value, state)
+            whole = _full_value(check.what, value, before)
             if whole is not None:
-                state[check.what] = whole
+                given[check.what] = whole
+        state = moved(before, action, self.declared, given)
+        if state is None:
+            return None
+        state.update(given)
         if any(self._compare_key(c.what, value, state) for c, value in keys):
             return None
         if self.players is None or self.pack is None:
@@ -282,6 +284,15 @@ class Judge:
         if invariant_problems(state, self.players, self.pack):
             return None
         return state
+
+    def must_accept(self, checks: Sequence[PlannedCheck]) -> bool:
+        """Whether the case expects this engine to accept the step of ``checks`` (a step
+        without an acceptance check, or one not graded, counts as accepted)."""
+        accepted = next((c for c in checks if c.what == "accepted"), None)
+        if accepted is None:
+            return True
+        value, why = self.expected(accepted)
+        return why is not None or not rejects(value)
 
     def final(self, checks: Sequence[PlannedCheck], state: Mapping[str, Any]) -> None:
         """Grade the ``final`` checks against the last state."""

@@ -19,6 +19,7 @@ from conformance.compare import dealt_from, seated_for, strip_private
 from conformance.declarations import Declarations
 from conformance.engine import MAX_AHEAD, Ahead, EngineSession, Request, Then
 from conformance.errors import EngineReportedError
+from conformance.grading.after import Unseen
 from conformance.grading.answers import Judge, StepOutcome
 from conformance.grading.expect import held
 from conformance.grading.ledger import Ledger
@@ -288,6 +289,8 @@ class CaseWalk:
             # Worked out while the adapter plays step 1; sent with the last step.
             planned.extend(self.runner.next_first())
         last: StepOutcome | None = None
+        # What the case's play holds that no state field says, lost by every reload.
+        unseen = Unseen(self.judge.declared)
         for step in steps:
             number = step.index + 1
             assumes = held(step.assumes, self.judge.grade_assumed)
@@ -295,6 +298,14 @@ class CaseWalk:
             if gap is not None:
                 note = f"step {number} {gap}"
                 self.ledger.not_graded(self.ledger.rest(number - 1), "option", note)
+                return
+            hidden = unseen.bears_on(step.kind, step.action, state)
+            if hidden is not None:
+                note = (
+                    f"step {number} turns on {hidden}, which the state the engine was put "
+                    "on after an earlier divergence cannot hold"
+                )
+                self.ledger.not_graded(self.ledger.rest(number - 1), "divergence", note)
                 return
             answer = self._answer(step, state, planned)
             if answer is None:
@@ -312,12 +323,19 @@ class CaseWalk:
                     checks = self._first_seat_checks(step.kind, checks)
             later = number < len(steps)
             last = self.judge.step(checks, step.kind, step.action, state, answer, later)
+            accepted = self.judge.must_accept(self.ledger.of_step(number))
+            unseen.played(step.kind, step.action, accepted, state.get("turn"))
             if last.diverged is not None:
                 self.ledger.not_graded(self.ledger.rest(number), last.cause, last.diverged)
                 return
             if last.resync is None:
                 state = dict(last.after)
                 continue
+            why = unseen.reloaded()
+            if why is not None:
+                note = f"after step {number}: {why}"
+                self.ledger.not_graded(self.ledger.rest(number), "divergence", note)
+                return
             resynced = self._resync(last.resync)
             if isinstance(resynced, EngineReportedError):
                 self._unloaded(number, resynced)

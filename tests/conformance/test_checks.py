@@ -208,14 +208,27 @@ def test_a_refused_action_that_must_be_accepted_costs_only_its_step(
     assert later and all(c.status == "pass" for c in later)
 
 
-def test_a_refused_action_whose_result_cannot_be_built_stops_grading_with_the_reason(
+def test_a_refused_discard_that_closes_the_deal_is_followed_by_the_step_s_scores(
     rotation: list[Scenario],
 ) -> None:
-    # A discard that closes the deal scores it: the harness does not build that state.
+    # The step gives the phase, the closer and the scores in full: the harness builds the
+    # closed deal from them, and the next deal and the final are graded.
     result = run([*PROXY, "--refuse", "discard"], rotation[:1])["cc-0302"]
     checks = by_key(result)
     assert checks["step 3 accepted"].status == "fail"
     later = [c for c in result.checks if c.step is None or (c.step or 0) > 3]
+    assert later and all(c.status == "pass" for c in later)
+
+
+def test_a_refused_action_whose_result_cannot_be_built_stops_grading_with_the_reason() -> None:
+    # A draw from an empty stock over two discards recycles one: the new stock's order is
+    # the engine's own, so the harness does not build that state.
+    loaded = load_corpus([ROOT / "scenarios" / "strength3" / "stock.yaml"], catalogue=CATALOGUE)
+    (case,) = [s for s in loaded.scenarios if s.id == "cc-2112"]
+    result = run([*PROXY, "--refuse", "draw_stock"], [case])["cc-2112"]
+    checks = by_key(result)
+    assert checks["step 1 accepted"].status == "fail"
+    later = [c for c in result.checks if c.step is None or (c.step or 0) > 1]
     assert later and all(c.cause == "divergence" for c in later)
     assert "must be accepted" in str(later[0].note)
 

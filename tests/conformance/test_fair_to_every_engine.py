@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from conformance.catalogue import load_catalogue
-from conformance.results import CheckResult, graded
+from conformance.results import CaseResult, CheckResult, graded
 from conformance.runner import RunOptions, RunResult, run_scenarios
 from conformance.scenarios import load_corpus
 
@@ -142,6 +142,107 @@ def test_an_engine_refusing_one_action_in_fifteen_loses_only_those_checks(
     failed = [(r.id, c.key) for r in run.results for c in r.checks if c.status == "fail"]
     assert failed and all(key.endswith(" accepted") for _, key in failed), failed
     assert counted.not_graded.get("divergence", 0) <= 0.02 * counted.total, counted
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+def test_an_engine_refusing_about_one_action_in_fifteen_fails_only_those(
+    corpus: tuple,  # type: ignore[type-arg]
+    profile: str,
+) -> None:
+    # Chosen by a hash of the action and its state (benchmarks/refusals.py measures the
+    # share lost over several choices): whatever is refused, nothing else fails.
+    run = run_profile(corpus, (*HOUSE, "--refuse-hash", "15"), profile)
+    failed = [(r.id, c.key) for r in run.results for c in r.checks if c.status == "fail"]
+    assert failed and all(key.endswith(" accepted") for _, key in failed), failed
+    assert not [r.id for r in run.results if r.status == "error"]
+    # Grading went on: in some case a check after the refused step passed.
+    later = []
+    for result in run.results:
+        refused = [c.step or 0 for c in result.checks if c.status == "fail"]
+        if refused and any(c.status == "pass" for c in after_step(result, min(refused))):
+            later.append(result.id)
+    assert later, profile
+
+
+def after_step(result: CaseResult, step: int) -> list[CheckResult]:
+    """The checks of ``result`` after step ``step``, ``final``'s included."""
+    return [c for c in result.checks if c.step is None or c.step > step]
+
+
+#: Cases, the action refused (the first of its type in the case) and its step, where the
+#: state the case expects after it is known in full: every later check is graded.
+GOES_ON = [
+    ("argentine", "cc-0762", "draw_stock", 1),  # the draw cancels the deal
+    ("chilean", "cc-1618", "discard", 1),  # the discard closes; the next deal follows
+    ("chilean", "cc-1548", "swap_joker", 2),  # the joker taken into the hand
+    ("perla", "cc-2191", "draw_stock", 1),  # a draw after which the others may steal
+    ("perla", "cc-1955", "draw_discard", 2),  # a steal, and its 2 points
+]
+
+
+@pytest.mark.parametrize(("profile", "case", "action", "step"), GOES_ON)
+def test_an_engine_that_refuses_then_plays_right_passes_every_later_check(
+    corpus: tuple,  # type: ignore[type-arg]
+    profile: str,
+    case: str,
+    action: str,
+    step: int,
+) -> None:
+    run = run_profile(corpus, (*HOUSE, "--refuse-first", action), profile, [case])
+    (result,) = run.results
+    failed = [c.key for c in result.checks if c.status == "fail"]
+    assert failed == [f"step {step} accepted"], result
+    later = after_step(result, step)
+    assert later and all(c.status == "pass" for c in later), later
+
+
+@pytest.mark.parametrize("case", ["cc-2191", "cc-2192", "cc-2193"])
+def test_a_wrong_answer_after_a_refusal_still_fails(
+    corpus: tuple,  # type: ignore[type-arg]
+    case: str,
+) -> None:
+    # The closer's -30 for going out on the laying-down turn (DISPUTE-65 same_turn, Perla's
+    # option) played as zero and not declared: the close after the refused first draw
+    # is graded, and fails.
+    zero = ("--undeclared", "--ruling", "DISPUTE-65=zero")
+    run = run_profile(corpus, (*HOUSE, "--refuse-first", "draw_stock", *zero), "perla", [case])
+    (result,) = run.results
+    failed = {c.key for c in result.checks if c.status == "fail"}
+    # The next deal starts from the totals the rules give: the wrong close costs only itself.
+    assert failed == {"step 1 accepted", "step 5 deal_scores", "step 5 totals"}
+    honest = run_profile(corpus, (*HOUSE, "--refuse-first", "draw_stock"), "perla", [case])
+    assert {c.key for r in honest.results for c in r.checks if c.status == "fail"} == {
+        "step 1 accepted"
+    }
+
+
+@pytest.mark.parametrize(
+    ("case", "argv", "why"),
+    [
+        # The steal still open after the refused draw is in no state field.
+        ("cc-1952", ("--refuse-first", "draw_stock"), "who may still take the top discard"),
+        # Nor is the penalty player 1 owes for the refused first action (DISPUTE-35).
+        (
+            "cc-2700",
+            ("--ruling", "DISPUTE-35=penalty", "--refuse-first", "discard"),
+            "penalties owed",
+        ),
+    ],
+)
+def test_nothing_a_reload_loses_is_graded(
+    corpus: tuple,  # type: ignore[type-arg]
+    case: str,
+    argv: tuple[str, ...],
+    why: str,
+) -> None:
+    run = run_profile(corpus, (*HOUSE, *argv), "perla", [case])
+    (result,) = run.results
+    failed = [c for c in result.checks if c.status == "fail"]
+    assert len(failed) == 1 and failed[0].key.endswith(" accepted"), failed
+    refused = failed[0].step or 0
+    later = after_step(result, refused)
+    assert later and all(c.status == "not_graded" for c in later), later
+    assert any(why in (c.note or "") for c in later), [c.note for c in later]
 
 
 def test_an_internal_answer_to_one_melds_query_fails_it_and_the_others_are_asked(

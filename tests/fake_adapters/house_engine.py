@@ -26,6 +26,13 @@ but declares nothing, and each judge must catch the difference.
 - ``--refuse-every 15``: a buggy engine, not a house one: every 15th action it would
   accept is refused (``does_not_fit``, its state left as before), so that a test can show
   what one wrong refusal costs the rest of a case;
+- ``--refuse-hash 15``: the same, but the action refused is chosen by a hash of the
+  action and the state it is played in (about one in 15), so that which actions are
+  refused does not depend on the cases run before (benchmarks/refusals.py); with
+  ``--refuse-salt S`` another such choice;
+- ``--refuse-first discard``: the same, for the first action of that type it would accept
+  in each case (after each deal op or ``load_state``, but the one that puts it back on a
+  state after its own refusal), so that a test knows which step is refused;
 - ``--internal-on check_contract``: an ``internal`` error for every request of that op;
 - ``--reload-error internal``: the first ``load_state`` after an action ``--refuse-every``
   refused (the harness putting it back on a state to go on from) is answered with an error
@@ -39,6 +46,7 @@ Standard library and the reference package only; it knows nothing of the harness
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import random
 import sys
@@ -64,6 +72,7 @@ class HouseEngine:
         self.stock = -1  # stock size of the last state sent (-1: none yet)
         self.accepted = 0  # actions accepted so far (--refuse-every)
         self.refused = False  # --refuse-every refused an act since the last state was set
+        self.armed = False  # --refuse-first: no action of its type refused in this case yet
         # The engine's own orders (recycled stocks, runs): seeded, so a test replays, and
         # never the same twice in one session, so no judge can rely on them.
         self.rng = random.Random(20240)
@@ -90,6 +99,8 @@ class HouseEngine:
             message = "cannot reload in the middle of a game"
             return {"id": rid, "error": {"kind": self.args.reload_error, "message": message}}, False
         if op != "act":
+            # A new case re-arms --refuse-first; the reload after its refusal does not.
+            self.armed = self.armed or not self.refused
             self.refused = False
         fewest = self.args.deals_from
         if op in ("start_deal", "new_game") and fewest and players is not None and players < fewest:
@@ -100,14 +111,12 @@ class HouseEngine:
             return {"id": rid, "error": {"kind": "unsupported", "message": message}}, False
         before = self.engine.state
         answer, done = self.engine.handle(line)
-        if op == "act" and answer.get("accepted") is True and self.args.refuse_every:
-            self.accepted += 1
-            if self.accepted % self.args.refuse_every == 0:
-                assert before is not None  # an action was accepted: a game was loaded
-                self.engine.state = before
-                self.refused = True
-                answer = {"id": rid, "accepted": False, "reason": "does_not_fit"}
-                answer["state"] = self.engine.interface.mask(state_to_json(before))
+        if op == "act" and answer.get("accepted") is True and self.refuses(request, before):
+            assert before is not None  # an action was accepted: a game was loaded
+            self.engine.state = before
+            self.refused = True
+            answer = {"id": rid, "accepted": False, "reason": "does_not_fit"}
+            answer["state"] = self.engine.interface.mask(state_to_json(before))
         state = answer.get("state")
         if isinstance(state, dict):
             action = request.get("action") or {}
@@ -123,6 +132,24 @@ class HouseEngine:
             self.stock = len(state.get("stock") or [])
             answer["state"] = self.hide(state)
         return answer, done
+
+    def refuses(self, request: dict[str, Any], before: Any) -> bool:
+        """Whether this accepted action is one to refuse (--refuse-every, --refuse-hash)."""
+        if self.args.refuse_every:
+            self.accepted += 1
+            return self.accepted % self.args.refuse_every == 0
+        if self.args.refuse_first:
+            first = (
+                self.armed and (request.get("action") or {}).get("type") == self.args.refuse_first
+            )
+            self.armed = self.armed and not first
+            return bool(first)
+        if self.args.refuse_hash and before is not None:
+            played = [self.args.refuse_salt, request.get("action"), state_to_json(before)]
+            text = json.dumps(played, sort_keys=True, separators=(",", ":"))
+            digest = hashlib.sha256(text.encode()).digest()
+            return int.from_bytes(digest[:8], "big") % self.args.refuse_hash == 0
+        return False
 
     def hello(self, answer: dict[str, Any]) -> dict[str, Any]:
         """The handshake: the reference's, with this engine's declarations."""
@@ -191,6 +218,9 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--undeclared", action="store_true", help="declare none of the above")
     parser.add_argument("--deals-from", type=int, help="deal ops unsupported below this count")
     parser.add_argument("--refuse-every", type=int, help="refuse every Nth accepted action")
+    parser.add_argument("--refuse-hash", type=int, help="refuse about one in N, by a hash")
+    parser.add_argument("--refuse-salt", type=int, default=0, help="another --refuse-hash choice")
+    parser.add_argument("--refuse-first", help="refuse the first such action of each case")
     parser.add_argument("--internal-on", help="an internal error for every request of this op")
     parser.add_argument("--reload-error", help="the error kind of a load_state after an act")
     parser.add_argument("--fails-at", type=int, help="an internal error seating this count")
