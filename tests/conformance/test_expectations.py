@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -476,3 +477,50 @@ def test_a_long_summary_is_cut_so_the_file_reads_back(tmp_path: Path) -> None:
     write_expectations(target, results, by_cause=[long])
     (cause,) = load_expectations(target).causes
     assert len(cause.summary) == 500 and cause.summary.endswith("…")
+
+
+@pytest.mark.slow
+def test_a_file_written_by_cause_greens_the_same_engine_and_no_other_fault(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The reference playing joker 30 and hiding it: the file written by cause expects
+    exactly its failures; a fixed engine is xpass (fails --strict); a second hidden option
+    still fails, in the very cases the cause covers."""
+    import sys
+
+    from conformance.cli import main
+
+    house = f"{sys.executable} {Path(__file__).parents[1] / 'fake_adapters' / 'house_engine.py'}"
+    picked = [
+        a for cid in ("cc-0302", "cc-0209", "cc-1000", "cc-0101") for a in ("--scenario", cid)
+    ]
+
+    def run(adapter: str, *flags: str) -> tuple[int, dict[str, Any]]:
+        report = tmp_path / "r.json"
+        argv = ["run", "--profile", "argentine", "--adapter", adapter, "--json", str(report)]
+        code = main([*argv, *picked, *flags])
+        capsys.readouterr()
+        return code, json.loads(report.read_text())
+
+    written = tmp_path / "e.yaml"
+    thirty = f"{house} --ruling VARIANT-01=thirty --undeclared"
+    code, document = run(thirty, "--write-expectations", str(written), "--by-cause")
+    assert code == 1
+    failing = {
+        (c["id"], k["key"]) for c in document["cases"] for k in c["checks"] if k["status"] == "fail"
+    }
+    (cause,) = yaml.safe_load(written.read_text())["expected_causes"]
+    assert cause["explained_by"] == {"VARIANT-01": "thirty"}
+    assert {(cid, key) for cid, keys in cause["checks"].items() for key in keys} == failing
+    code, document = run(thirty, "--expectations", str(written), "--strict")
+    assert code == 0 and document["summary"].get("fail", 0) == 0
+    fixed = house
+    assert run(fixed, "--expectations", str(written))[0] == 0
+    assert run(fixed, "--expectations", str(written), "--strict")[0] == 1
+    both = f"{thirty} --ruling VARIANT-05=twelve"
+    code, document = run(both, "--expectations", str(written), "--no-explain")
+    assert code == 1
+    (case_0302,) = [c for c in document["cases"] if c["id"] == "cc-0302"]
+    statuses = {k["key"]: k["status"] for k in case_0302["checks"]}
+    assert case_0302["status"] == "fail"
+    assert statuses["step 3 deal_scores"] == "xfail" and statuses["step 4 hands"] == "fail"
