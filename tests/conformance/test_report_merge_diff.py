@@ -462,3 +462,37 @@ def test_diff_reads_the_newly_failing_checks_as_causes(tmp_path: Path) -> None:
     first, second = block.splitlines()
     assert "explained by VARIANT-01=thirty" in first and first.endswith(": 1 newly failing")
     assert "turn: higher than expected" in second and second.endswith(": 1 newly failing")
+
+
+@pytest.mark.slow
+def test_the_shards_of_a_hidden_joker_30_merge_into_its_one_explained_cause(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The reference playing joker 30 and hiding it, run in two shards (each asking the
+    reference about its own failures): the merged report says the one cause and its
+    option, as the unsharded run does, and so does its page."""
+    house = Path(__file__).parents[1] / "fake_adapters" / "house_engine.py"
+    adapter = f"{sys.executable} {house} --ruling VARIANT-01=thirty --undeclared"
+    picked = [
+        a for cid in ("cc-0204", "cc-0209", "cc-0302", "cc-1000") for a in ("--scenario", cid)
+    ]
+    paths = []
+    for k in ("1/2", "2/2"):
+        path = tmp_path / f"{k.replace('/', 'of')}.json"
+        argv = ["run", "--profile", "argentine", "--adapter", adapter, "--shard", k]
+        assert main([*argv, *picked, "--json", str(path), "-q"]) == 1
+        paths.append(str(path))
+    shards = [json.loads(Path(p).read_text())["causes"] for p in paths]
+    assert all(c["explained_by"] == {"VARIANT-01": "thirty"} for s in shards for c in s)
+    out = tmp_path / "merged.json"
+    assert main(["report", "merge", *paths, "-o", str(out)]) == 0
+    merged = json.loads(out.read_text())
+    jsonschema.validate(merged, SCHEMA)
+    (cause,) = merged["causes"]
+    failing = sum(1 for c in merged["cases"] for k in c["checks"] if k["status"] == "fail")
+    assert cause["explained_by"] == {"VARIANT-01": "thirty"} and cause["checks"] == failing
+    assert sorted(cause["cases"]) == ["cc-0204", "cc-0209", "cc-0302", "cc-1000"]
+    page = tmp_path / "m.md"
+    assert main(["report", str(out), "--markdown", str(page)]) == 0
+    assert "explained by VARIANT-01=thirty" in page.read_text().split("Causes:")[1]
+    capsys.readouterr()
