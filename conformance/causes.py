@@ -16,7 +16,10 @@ checks are grouped so that one cause is one line:
 A cause says its one-line summary, how many checks and cases it holds, its rules, its
 smallest example (the case with the fewest checks: case, check, file and line) and the
 option(s) that explain it, if any (``explained_by``); most checks first. Expected failures
-(``xfail``) are no cause. The JSON report writes them as ``causes`` (docs/reports.md).
+(``xfail``) are no cause. The JSON report writes them as ``causes`` (docs/reports.md), each
+with its checks (``members``), so ``report merge`` groups the merged checks again keeping
+what the shards found (:func:`merged_causes`) and an expectations file can list a cause as
+one entry (conformance/expectations.py).
 """
 
 from __future__ import annotations

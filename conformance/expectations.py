@@ -13,6 +13,13 @@ or the same as a list, each entry naming its case ``id`` and, for a check, its `
 key (``- {id: cc-0302, check: step 3 totals, reason: …}``). Check keys are those of the
 reports (``step 3 totals``, ``final turn``, ``check 2``: docs/reports.md).
 
+Beside them, ``expected_causes`` lists root causes (``run --write-expectations FILE
+--by-cause``), one entry each: the run's ``summary``, ``rules`` and ``explained_by`` of the
+cause, a ``reason``, and its ``checks`` by case (``cc-0302: [step 3 deal_scores, step 3
+totals]``). Each listed check is expected exactly as a check entry is (its reason, or the
+summary when the reason is empty), so an author keeps or deletes a cause as one unit and a
+new fault in the same case still fails.
+
 A listed case that fails is reported ``xfail`` (its failing checks too); a listed case
 that passes is ``xpass``, which fails the run under ``--strict`` so the stale entry gets
 removed. A listed check that fails is ``xfail``; one that passes is ``xpass``. A case whose
