@@ -524,3 +524,17 @@ def test_a_file_written_by_cause_greens_the_same_engine_and_no_other_fault(
     statuses = {k["key"]: k["status"] for k in case_0302["checks"]}
     assert case_0302["status"] == "fail"
     assert statuses["step 3 deal_scores"] == "xfail" and statuses["step 4 hands"] == "fail"
+
+
+def test_a_cause_entry_naming_a_case_not_in_the_corpus_is_named(tmp_path: Path) -> None:
+    from conformance.jobs import with_expectations
+    from conformance.results import RunResult, count_statuses
+
+    f = tmp_path / "e.yaml"
+    f.write_text("expected_causes:\n  - {checks: {cc-9999: [check 1]}, summary: retired}\n")
+    results = (checked("cc-0101", chk("check 1", "pass")),)
+    run = RunResult(("engine",), "argentine", None, results, count_statuses(results))
+    warned = with_expectations(run, load_expectations(f), known_ids=["cc-0101"])
+    assert warned.warnings == (
+        "expectations file names 1 id(s) that are not in the corpus: cc-9999",
+    )
