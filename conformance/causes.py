@@ -16,7 +16,10 @@ checks are grouped so that one cause is one line:
 A cause says its one-line summary, how many checks and cases it holds, its rules, its
 smallest example (the case with the fewest checks: case, check, file and line) and the
 option(s) that explain it, if any (``explained_by``); most checks first. Expected failures
-(``xfail``) are no cause. The JSON report writes them as ``causes`` (docs/reports.md).
+(``xfail``) are no cause. The JSON report writes them as ``causes`` (docs/reports.md), each
+with its checks (``members``), so ``report merge`` groups the merged checks again keeping
+what the shards found (:func:`merged_causes`) and an expectations file can list a cause as
+one entry (conformance/expectations.py).
 """
 
 from __future__ import annotations
@@ -148,7 +151,16 @@ class Cause:
                 "line": self.example.line,
             },
             "explained_by": dict(self.explained_by) if self.explained_by is not None else None,
+            "members": self.members_by_case(),
         }
+
+    def members_by_case(self) -> dict[str, list[str]]:
+        """Its checks as {case id: [check key, …]}, in run order (the report's ``members``,
+        the checks an expectations file's cause entry lists)."""
+        found: dict[str, list[str]] = {}
+        for case_id, key in self.members:
+            found.setdefault(case_id, []).append(key)
+        return found
 
     def line(self) -> str:
         """The cause in one line: summary, counts, rules."""
@@ -385,8 +397,20 @@ def _cause(
 
 
 def cause_from_record(record: Mapping[str, object]) -> Cause:
-    """A cause read back from a JSON report (its ``members`` are not written)."""
+    """A cause read back from a JSON report (``members`` empty when the report is older
+    than them)."""
     example = record.get("example")
+    written = record.get("members")
+    members = (
+        tuple(
+            (str(case_id), str(key))
+            for case_id, keys in written.items()
+            if isinstance(keys, list)
+            for key in keys
+        )
+        if isinstance(written, Mapping)
+        else ()
+    )
     ex = example if isinstance(example, Mapping) else {}
     explained = record.get("explained_by")
     return Cause(
@@ -405,7 +429,55 @@ def cause_from_record(record: Mapping[str, object]) -> Cause:
             if isinstance(explained, Mapping)
             else None
         ),
+        members=members,
     )
+
+
+def merged_causes(
+    results: Sequence[CaseResult],
+    shards: Sequence[Sequence[Cause]],
+    catalogue: Catalogue | None = None,
+) -> tuple[Cause, ...]:
+    """The causes of a report merged from shards (``report merge``): grouped again from the
+    merged cases' failing checks, each check keeping the option its shard found to explain
+    it when every shard that failed it names the same one (shards replay only their own
+    cases). ``shards``: each shard report's causes; a shard whose causes do not list their
+    checks (a report older than ``members``) explains nothing. ``catalogue`` gives each
+    option's words, as a run says them."""
+    failing = {(r.id, c.key) for r in results for c in r.checks if c.status == "fail"}
+    if not failing:
+        return ()
+    votes: dict[CheckId, set[tuple[Choice, ...] | None]] = {}
+    files: dict[str, str] = {}
+    for causes in shards:
+        for cause in causes:
+            if cause.example.file:
+                files.setdefault(cause.example.case, cause.example.file)
+        if not causes or not all(cause.members for cause in causes):
+            continue
+        for cause in causes:
+            way = tuple(sorted(cause.explained_by.items())) if cause.explained_by else None
+            for member in cause.members:
+                if member in failing:
+                    votes.setdefault(member, set()).add(way)
+    ways: dict[tuple[Choice, ...], Explanation] = {}
+    explained: dict[CheckId, Explanation] = {}
+    for member, seen in votes.items():
+        way = next(iter(seen)) if len(seen) == 1 else None
+        if way is None:
+            continue
+        if way not in ways:
+            ways[way] = _explanation(way, catalogue)
+        explained[member] = ways[way]
+    return group_causes(results, Inference(explained), files)
+
+
+def _explanation(choices: tuple[Choice, ...], catalogue: Catalogue | None) -> Explanation:
+    if catalogue is None:
+        return Explanation(choices)
+    from conformance.explain import explanation
+
+    return explanation(choices, catalogue)
 
 
 def infer(

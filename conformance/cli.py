@@ -258,6 +258,8 @@ def _run_profile(args: argparse.Namespace, *, part_of_all: bool = False) -> int:
 
     argv = parse_adapter(args.adapter)
     _profile_name(args)
+    if getattr(args, "by_cause", False) and not args.write_expectations:
+        raise UsageError("--by-cause says how --write-expectations FILE lists the failures")
     # Before the first case: a long run must not end in a report it cannot write.
     try:
         check_output_paths(_files(args).options())
@@ -435,7 +437,13 @@ def _run_loaded(
 
 
 def _files(args: argparse.Namespace) -> RunFiles:
-    return RunFiles(args.json, args.junit, args.html, args.write_expectations)
+    return RunFiles(
+        args.json,
+        args.junit,
+        args.html,
+        args.write_expectations,
+        by_cause=bool(getattr(args, "by_cause", False)),
+    )
 
 
 def _adapter_did_not_start(
@@ -485,7 +493,9 @@ def _report_run(
     emit(run_text(run, catalogue, verdict, verbosity=_verbosity(args), part_of_all=part_of_all))
     if written.expected_failures is not None:
         emit(
-            f"wrote {written.expected_failures} expected failure(s) to {args.write_expectations}\n"
+            f"wrote {written.expected_failures} expected failure(s) to {args.write_expectations}"
+            + (" (one entry per cause)" if getattr(args, "by_cause", False) else "")
+            + "\n"
         )
         unlisted = int(run.counts.get("error", 0)) + int(run.counts.get("not_run", 0))
         if unlisted:
@@ -850,7 +860,7 @@ def _report_merge(args: argparse.Namespace) -> int:
         merged = merge_fuzz_reports([load_fuzz_report(p) for p in args.fuzz])
         what = f"{len(merged['findings'])} finding(s)"
     else:
-        merged = merge_reports([load_report(p) for p in paths])
+        merged = merge_reports([load_report(p) for p in paths], _catalogue(args))
         what = ", ".join(entry["line"] for entry in merged["badges"])
     text = json.dumps(merged, indent=2, ensure_ascii=False) + "\n"
     failures = write_all([("-o", args.output, lambda: atomic_write_text(args.output, text))])

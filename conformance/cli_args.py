@@ -120,6 +120,12 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="FILE",
         help="write this run's failures as an expectations file",
     )
+    run.add_argument(
+        "--by-cause",
+        action="store_true",
+        help="with --write-expectations: one entry per root cause (its summary, rules and "
+        "explaining option, and exactly its checks), to keep or delete as one unit",
+    )
     run.add_argument("--strict", action="store_true", help="an xpass fails the run")
     run.add_argument(
         "--no-explain",

@@ -13,6 +13,13 @@ or the same as a list, each entry naming its case ``id`` and, for a check, its `
 key (``- {id: cc-0302, check: step 3 totals, reason: …}``). Check keys are those of the
 reports (``step 3 totals``, ``final turn``, ``check 2``: docs/reports.md).
 
+Beside them, ``expected_causes`` lists root causes (``run --write-expectations FILE
+--by-cause``), one entry each: the run's ``summary``, ``rules`` and ``explained_by`` of the
+cause, a ``reason``, and its ``checks`` by case (``cc-0302: [step 3 deal_scores, step 3
+totals]``). Each listed check is expected exactly as a check entry is (its reason, or the
+summary when the reason is empty), so an author keeps or deletes a cause as one unit and a
+new fault in the same case still fails.
+
 A listed case that fails is reported ``xfail`` (its failing checks too); a listed case
 that passes is ``xpass``, which fails the run under ``--strict`` so the stale entry gets
 removed. A listed check that fails is ``xfail``; one that passes is ``xpass``. A case whose
@@ -34,12 +41,15 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cache
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from conformance.jsonsafe import JSONFileError, dumps
 from conformance.jsonsafe import loads as json_loads
 from conformance.report import atomic_write_text
 from conformance.results import CaseResult, CheckResult
+
+if TYPE_CHECKING:
+    from conformance.causes import Cause
 from conformance.textsafe import escape
 from conformance.validation import SchemaValidator
 from conformance.yamlsafe import (
@@ -61,6 +71,27 @@ EXPECTABLE = ("fail", "error", "not_run")
 
 
 @dataclass(frozen=True)
+class ExpectedCause:
+    """One cause an expectations file expects (``expected_causes``): the checks a run
+    grouped as one root cause, kept or deleted as one unit."""
+
+    #: The run's one-line summary of the cause.
+    summary: str
+    #: The engine team's reason (empty: the summary stands for it).
+    reason: str
+    rules: tuple[str, ...]
+    #: Point -> option the run found to explain it, or None.
+    explained_by: Mapping[str, str] | None
+    #: (case id, check key), in file order.
+    checks: tuple[tuple[str, str], ...]
+
+    @property
+    def note(self) -> str:
+        """What each of its checks says when it fails as expected."""
+        return self.reason or self.summary
+
+
+@dataclass(frozen=True)
 class Expectations:
     """What an engine's expectations file lists.
 
@@ -75,6 +106,8 @@ class Expectations:
     expected_checks: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
     expected_findings: Mapping[tuple[str, str, str, str], str] = field(default_factory=dict)
     """Known fuzz findings (``fuzz --expectations``): (rule, op, kind, summary) -> reason."""
+    causes: tuple[ExpectedCause, ...] = ()
+    """The ``expected_causes`` entries; their checks are in ``expected_checks`` too."""
 
     def status_of(self, scenario_id: str) -> str:
         """The status the entry for ``scenario_id`` expects."""
@@ -132,7 +165,9 @@ def load_expectations(path: Path | str) -> Expectations:
     if data is None:
         data = {"expected_failures": {}}
     failures = data.get("expected_failures") if isinstance(data, dict) else None
-    _refuse_unsafe_entries(failures, text, target)
+    total = _refuse_unsafe_entries(failures, text, target)
+    causes = data.get("expected_causes") if isinstance(data, dict) else None
+    _refuse_unsafe_causes(causes, text, target, total)
     if isinstance(failures, dict):
         # Name the bad key itself: the schema's own message would quote the whole mapping.
         for key in failures:
@@ -176,7 +211,48 @@ def load_expectations(path: Path | str) -> Expectations:
                 "a second time"
             )
         listed[check] = reason
-    return Expectations(whole, statuses, checks, finding_entries(data, target))
+    expected_causes = _cause_entries(data.get("expected_causes") or [])
+    for index, cause in enumerate(expected_causes, 1):
+        for case_id, check in cause.checks:
+            where = f"expected_causes entry {index}"
+            if case_id in whole:
+                raise ExpectationsError(
+                    f"expectations file {target}: {where} names check {check!r} of {case_id}, "
+                    "which is also listed as a whole case: list the case or its checks"
+                )
+            listed = checks.setdefault(case_id, {})
+            if check in listed:
+                raise ExpectationsError(
+                    f"expectations file {target}: {where} names check {check!r} of {case_id} "
+                    "a second time: a check belongs to one entry"
+                )
+            listed[check] = cause.note
+    return Expectations(
+        whole, statuses, checks, finding_entries(data, target), tuple(expected_causes)
+    )
+
+
+def _cause_entries(entries: Sequence[Any]) -> list[ExpectedCause]:
+    """The ``expected_causes`` of a schema-valid document, in file order."""
+    found = []
+    for entry in entries:
+        explained = entry.get("explained_by")
+        found.append(
+            ExpectedCause(
+                summary=escape(str(entry.get("summary") or "")),
+                reason=escape(str(entry.get("reason") or "")),
+                rules=tuple(escape(str(rule)) for rule in entry.get("rules") or ()),
+                explained_by=(
+                    {escape(str(k)): escape(str(v)) for k, v in explained.items()}
+                    if explained
+                    else None
+                ),
+                checks=tuple(
+                    (case_id, key) for case_id, keys in entry["checks"].items() for key in keys
+                ),
+            )
+        )
+    return found
 
 
 def _entries(failures: Any) -> list[tuple[str, str, str | None, str, str | None]]:
@@ -218,11 +294,13 @@ MAX_REASON_CHARS: Final = 500
 MAX_REASONS_TOTAL: Final = 256 * 1024
 
 
-def _refuse_unsafe_entries(failures: Any, text: str, target: Path) -> None:
+def _refuse_unsafe_entries(failures: Any, text: str, target: Path) -> int:
     """Refuse, before the schema and before any run, what the schema cannot see or bound:
     a check key that is not a string (an int, bool, float or ``null`` key in YAML), a check
     key holding control characters (ESC would reach the terminal raw), a reason longer than
     :data:`MAX_REASON_CHARS`, and reasons adding up past :data:`MAX_REASONS_TOTAL`.
+
+    Returns how many characters of reasons it counted.
 
     :raises ExpectationsError: naming the file and the line.
     """
@@ -233,7 +311,7 @@ def _refuse_unsafe_entries(failures: Any, text: str, target: Path) -> None:
             (entry.get("id") if isinstance(entry, dict) else None, entry) for entry in failures
         ]
     else:
-        return
+        return 0
     total = 0
     for index, (case_id, entry) in enumerate(entries):
         if not isinstance(entry, dict):
@@ -258,20 +336,76 @@ def _refuse_unsafe_entries(failures: Any, text: str, target: Path) -> None:
                 )
                 raise ExpectationsError(f"expectations file {target}:{line}: {where}: {problem}")
         for reason, at in reasons:
-            if not isinstance(reason, str):
-                continue
-            total += len(reason)
-            if len(reason) > MAX_REASON_CHARS:
-                raise ExpectationsError(
-                    f"expectations file {target}:{_node_line(text, at)}: {where}: a reason of "
-                    f"{len(reason)} characters (at most {MAX_REASON_CHARS}: a sentence or two)"
-                )
-            if total > MAX_REASONS_TOTAL:
-                raise ExpectationsError(
-                    f"expectations file {target}:{_node_line(text, at)}: {where}: the reasons "
-                    f"add up to more than {MAX_REASONS_TOTAL} characters (YAML aliases count "
-                    "once per use)"
-                )
+            total = _count_reason(reason, at, total, text, target, where)
+    return total
+
+
+def _count_reason(
+    reason: object,
+    at: Sequence[object],
+    total: int,
+    text: str,
+    target: Path,
+    where: str,
+    section: str = "expected_failures",
+) -> int:
+    """``total`` with ``reason`` counted in.
+
+    :raises ExpectationsError: when it is longer than :data:`MAX_REASON_CHARS` or brings
+        the total past :data:`MAX_REASONS_TOTAL` (file and line).
+    """
+    if not isinstance(reason, str):
+        return total
+    total += len(reason)
+    if len(reason) > MAX_REASON_CHARS:
+        raise ExpectationsError(
+            f"expectations file {target}:{_node_line(text, at, section)}: {where}: a reason of "
+            f"{len(reason)} characters (at most {MAX_REASON_CHARS}: a sentence or two)"
+        )
+    if total > MAX_REASONS_TOTAL:
+        raise ExpectationsError(
+            f"expectations file {target}:{_node_line(text, at, section)}: {where}: the reasons "
+            f"add up to more than {MAX_REASONS_TOTAL} characters (YAML aliases count "
+            "once per use)"
+        )
+    return total
+
+
+def _refuse_unsafe_causes(causes: Any, text: str, target: Path, total: int) -> None:
+    """What :func:`_refuse_unsafe_entries` refuses, for the ``expected_causes`` entries: a
+    case id that is not a string naming a case, a check key that is not a string or holds
+    control characters, and a summary or reason past the caps (a summary stands in for an
+    empty reason, so it is capped and counted the same).
+
+    :raises ExpectationsError: naming the file, the entry and the line.
+    """
+    if not isinstance(causes, list):
+        return
+    section = "expected_causes"
+    for index, entry in enumerate(causes):
+        if not isinstance(entry, dict):
+            continue
+        where = f"expected_causes entry {index + 1}"
+        checks = entry.get("checks")
+        if isinstance(checks, dict):
+            for case_id, keys in checks.items():
+                if not isinstance(case_id, str) or not _SCENARIO_ID.match(case_id):
+                    line = _node_line(text, [index, "checks", case_id], section)
+                    raise ExpectationsError(
+                        f"expectations file {target}:{line}: {where}: {str(case_id)[:80]!r} "
+                        "is not a case id (cc- and four digits, or hostile/ and a probe's name)"
+                    )
+                for key in keys if isinstance(keys, list) else ():
+                    problem = _check_key_problem(key)
+                    if problem is not None:
+                        line = _node_line(text, [index, "checks", case_id], section)
+                        raise ExpectationsError(
+                            f"expectations file {target}:{line}: {where}: {problem}"
+                        )
+        for name in ("summary", "reason"):
+            total = _count_reason(
+                entry.get(name), [index, name], total, text, target, where, section
+            )
 
 
 def _check_key_problem(key: object) -> str | None:
@@ -284,7 +418,7 @@ def _check_key_problem(key: object) -> str | None:
     return None
 
 
-def _node_line(text: str, path: Sequence[object]) -> int:
+def _node_line(text: str, path: Sequence[object], section: str = "expected_failures") -> int:
     """1-based line of the YAML node at ``path`` (mapping keys compared as loaded, list
     indexes), or of the deepest part of it found; 0 when the text cannot be composed.
     Only called on the way to an error, so the second parse costs nothing on a good file."""
@@ -296,7 +430,7 @@ def _node_line(text: str, path: Sequence[object]) -> int:
         return 0
     constructor = yaml.SafeLoader("")
     line = 0
-    for step in ["expected_failures", *path]:
+    for step in [section, *path]:
         if isinstance(node, yaml.MappingNode):
             found = None
             for key_node, value_node in node.value:
@@ -498,10 +632,77 @@ def expectations_from_results(
     return {"expected_failures": failures}
 
 
+def expectations_by_cause(
+    results: Sequence[CaseResult],
+    causes: Sequence[Cause],
+    previous: Expectations | None = None,
+) -> dict[str, Any]:
+    """Build an expectations document with one entry per root cause (``expected_causes``).
+
+    Each of ``causes`` (the run's, :mod:`conformance.causes`: failing checks only) is one
+    entry: its summary, rules and ``explained_by``, an empty reason to fill in (the summary
+    stands in for it), and exactly its checks by case, so a rerun expects those checks
+    and no other check of those cases. A cause entry of ``previous`` keeps its words and
+    the checks of it still failing as expected (``xfail``); what else the run lists (a
+    failing case without checks, entries of ``previous`` kept by case or by check) is
+    written under ``expected_failures`` as :func:`expectations_from_results` writes it.
+    """
+    status = {(r.id, c.key): c.status for r in results for c in r.checks}
+    entries: list[dict[str, Any]] = []
+    covered: set[tuple[str, str]] = set()
+    for old in previous.causes if previous is not None else ():
+        kept = [member for member in old.checks if status.get(member) == "xfail"]
+        if kept:
+            covered.update(kept)
+            entries.append(_cause_entry(old.summary, old.reason, old.rules, old.explained_by, kept))
+    for cause in causes:
+        fresh = [member for member in cause.members if status.get(member) == "fail"]
+        if fresh:
+            covered.update(fresh)
+            entries.append(_cause_entry(cause.summary, "", cause.rules, cause.explained_by, fresh))
+    rest = expectations_from_results(results, previous)["expected_failures"]
+    failures: dict[str, Any] = {}
+    for case_id in sorted(rest):
+        entry = rest[case_id]
+        if "checks" in entry:
+            left = {k: v for k, v in entry["checks"].items() if (case_id, k) not in covered}
+            if not left:
+                continue
+            entry = {"checks": dict(sorted(left.items()))}
+        failures[case_id] = entry
+    return {"expected_causes": entries, "expected_failures": failures}
+
+
+def _cause_entry(
+    summary: str,
+    reason: str,
+    rules: Sequence[str],
+    explained_by: Mapping[str, str] | None,
+    members: Sequence[tuple[str, str]],
+) -> dict[str, Any]:
+    """One ``expected_causes`` entry; a summary longer than a reason may be is cut."""
+    if len(summary) > MAX_REASON_CHARS:
+        summary = summary[: MAX_REASON_CHARS - 1] + "…"
+    checks: dict[str, list[str]] = {}
+    for case_id, key in members:
+        checks.setdefault(case_id, []).append(key)
+    return {
+        "summary": summary,
+        "rules": list(rules),
+        "explained_by": dict(explained_by) if explained_by else None,
+        "reason": reason,
+        "checks": checks,
+    }
+
+
 def count_entries(document: Mapping[str, Any]) -> int:
-    """How many failures an expectations document lists: whole cases plus single checks."""
+    """How many failures an expectations document lists: whole cases plus single checks
+    (a cause entry's checks each count)."""
     entries = document.get("expected_failures") or {}
-    return sum(len(entry.get("checks", {})) or 1 for entry in entries.values())
+    listed = sum(len(entry.get("checks", {})) or 1 for entry in entries.values())
+    for cause in document.get("expected_causes") or ():
+        listed += sum(len(keys) for keys in cause["checks"].values())
+    return listed
 
 
 def write_expectations(
@@ -509,14 +710,22 @@ def write_expectations(
     results: Sequence[CaseResult],
     previous: Expectations | None = None,
     causes: Mapping[tuple[str, str], str] | None = None,
+    *,
+    by_cause: Sequence[Cause] | None = None,
 ) -> int:
     """Write an expectations file for the run's failures; return how many were listed
     (whole cases plus single checks). ``causes``: each failing check's root cause, the
-    reason a new entry starts with."""
-    document = expectations_from_results(results, previous, causes)
+    reason a new entry starts with. ``by_cause``: the run's causes, to write one entry per
+    cause instead (:func:`expectations_by_cause`)."""
+    if by_cause is not None:
+        document = expectations_by_cause(results, by_cause, previous)
+    else:
+        document = expectations_from_results(results, previous, causes)
     target = Path(path)
     if target.suffix == ".json":
         text = dumps(document) + "\n"
+    elif by_cause is not None:
+        text = _cause_yaml(document)
     else:
         import yaml
 
@@ -525,6 +734,34 @@ def write_expectations(
     _refuse_unreadable(text)
     atomic_write_text(target, text)
     return count_entries(document)
+
+
+def _cause_yaml(document: Mapping[str, Any]) -> str:
+    """The YAML of a by-cause document, each cause entry under a comment that counts it:
+    keep or delete an entry as one unit."""
+    import yaml
+
+    header = (
+        "# Known failures of this engine, one entry per root cause: keep a cause (fill in\n"
+        "# its reason; the summary stands in for an empty one) or delete it as one unit.\n"
+    )
+    text = yaml.safe_dump(
+        dict(document), sort_keys=False, default_flow_style=False, allow_unicode=True
+    )
+    causes = document.get("expected_causes") or []
+    lines = []
+    number = 0
+    for line in text.splitlines(keepends=True):
+        # Only a cause entry starts a line with "- ": expected_failures is a mapping.
+        if line.startswith("- ") and number < len(causes):
+            checks = causes[number]["checks"]
+            number += 1
+            count = sum(len(keys) for keys in checks.values())
+            lines.append(
+                f"# cause {number} of {len(causes)}: {count} check(s) in {len(checks)} case(s)\n"
+            )
+        lines.append(line)
+    return header + "".join(lines)
 
 
 def finding_entries(data: Any, target: Path) -> dict[tuple[str, str, str, str], str]:

@@ -96,6 +96,8 @@ class RunFiles:
     junit: str | None = None
     html: str | None = None
     write_expectations: str | None = None
+    #: ``--by-cause``: the expectations file lists one entry per root cause.
+    by_cause: bool = False
 
     def options(self) -> list[tuple[str, str | None]]:
         """(option, path) pairs, for :func:`check_output_paths`."""
@@ -128,9 +130,11 @@ def write_run_reports(
     """Write every report of ``files`` for ``run``; a failing write does not stop the others.
 
     ``strict`` marks an xpass as a failure in JUnit; ``expectations`` (the file the run
-    read) keeps its reasons in a rewritten expectations file. A run whose adapter never
+    read) keeps its reasons in a rewritten expectations file, written one entry per root
+    cause when ``files.by_cause``. A run whose adapter never
     started has no expectations file written: it holds no failure to expect.
     """
+    from conformance.causes import causes_of
     from conformance.expectations import write_expectations
     from conformance.report import cause_names, write_json_report, write_junit_report
 
@@ -138,7 +142,11 @@ def write_run_reports(
 
     def expected(path: str) -> None:
         written.expected_failures = write_expectations(
-            path, run.results, expectations, cause_names(run)
+            path,
+            run.results,
+            expectations,
+            cause_names(run),
+            by_cause=causes_of(run) if files.by_cause else None,
         )
 
     def html(path: str) -> None:

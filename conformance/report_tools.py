@@ -22,6 +22,7 @@ from functools import cache, cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from conformance.causes import cause_from_record, group_causes, merged_causes, report_causes
 from conformance.jsonsafe import JSONFileError, finite, read_json_file
 from conformance.report import (
     REPORT_FORMAT,
@@ -353,7 +354,9 @@ def _check_same_run(first: LoadedReport, report: LoadedReport) -> None:
             )
 
 
-def merge_reports(reports: Sequence[LoadedReport]) -> dict[str, Any]:
+def merge_reports(
+    reports: Sequence[LoadedReport], catalogue: Catalogue | None = None
+) -> dict[str, Any]:
     """One report from the reports of one engine's shards or workers.
 
     The reports must name the same engine (implementation, capabilities and rulings; a
@@ -364,7 +367,9 @@ def merge_reports(reports: Sequence[LoadedReport]) -> dict[str, Any]:
     checks. Everything counted (summary, checks graded, badge, failing rules,
     divergences) is counted again from the merged cases; durations add up; ``started`` is
     the earliest. Reports of format 1 and 2 merge; the result is written in the newest
-    format among them.
+    format among them. Its ``causes`` are grouped again from the merged failing checks,
+    each keeping the option its shard found to explain it when the shards agree
+    (:func:`conformance.causes.merged_causes`; ``catalogue`` words the options).
 
     :raises ReportError: naming the two files and what differs.
     """
@@ -426,6 +431,12 @@ def merge_reports(reports: Sequence[LoadedReport]) -> dict[str, Any]:
             "summary": figures["summary"],
             "badges": badges(header["profile"], figures["summary"]),
         }
+    if fmt >= 2:
+        shards = [
+            [cause_from_record(c) for c in r.doc.get("causes") or () if isinstance(c, Mapping)]
+            for r in reports
+        ]
+        figures["causes"] = [c.as_record() for c in merged_causes(results, shards, catalogue)]
     return {
         "format": fmt,
         "header": header,
@@ -655,6 +666,26 @@ def _check_change_line(change: CheckChange) -> str:
     return f"  {change.case} {change.key} ({rules}): {change.old} → {change.new}"
 
 
+def _new_failure_causes(new: LoadedReport, diff: ReportDiff) -> list[str]:
+    """The new report's causes that hold newly failing checks, most checks first, each with
+    how many of its checks are new: the checks below, read as causes."""
+    fresh = {(c.case, c.key) for c in diff.newly_failing_checks}
+    if not fresh:
+        return []
+    causes = report_causes(new.doc, new.results)
+    if not all(cause.members for cause in causes):
+        # A report older than members: group its checks again (no option inferred).
+        causes = group_causes(new.results)
+    lines: list[str] = []
+    for cause in causes:
+        count = sum(1 for member in cause.members if member in fresh)
+        if count:
+            lines.append(f"  {len(lines) + 1}. {cause.line()}: {count} newly failing")
+    if not lines:
+        return []
+    return ["", f"causes of the newly failing checks ({len(lines)}):", *lines]
+
+
 def diff_text(old: LoadedReport, new: LoadedReport, diff: ReportDiff) -> str:
     """The ``report diff`` output: what changed, newly failing first."""
     lines = [f"old {old.path}: {old.engine_label}, {', '.join(old.badge_lines)}"]
@@ -682,6 +713,7 @@ def diff_text(old: LoadedReport, new: LoadedReport, diff: ReportDiff) -> str:
                 lines.extend(_indent(change.new_diff))
             elif heading == "newly failing" and change.new_diff and change.id not in with_checks:
                 lines.extend(_indent(change.new_diff))
+    lines.extend(_new_failure_causes(new, diff))
     if diff.newly_failing_checks:
         lines.append("")
         lines.append(f"newly failing checks ({len(diff.newly_failing_checks)}):")

@@ -290,3 +290,13 @@ def test_the_fuzz_library_call_refuses_a_time_limit_that_is_no_limit(tmp_path: P
         with pytest.raises(fuzz.FuzzError, match="--timeout"):
             command.campaign(["unused"], options, load_catalogue(), tmp_path, handle_signals=False)
     assert not list(tmp_path.iterdir())  # refused before anything was written
+
+
+def test_by_cause_without_a_file_to_write_is_a_usage_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    never = tmp_path / "never-started"
+    argv = ["run", "--profile", "argentine", "--adapter", f"touch {never}", "--by-cause"]
+    assert main(argv) == 2
+    assert "--by-cause says how --write-expectations FILE" in capsys.readouterr().err
+    assert not never.exists()

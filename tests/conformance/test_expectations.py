@@ -5,10 +5,12 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
 
+from conformance.causes import Cause, Example
 from conformance.expectations import (
     ExpectationsError,
     apply_expectations,
@@ -280,3 +282,259 @@ def test_a_json_expectations_file_is_read_within_the_report_bounds(tmp_path: Pat
     f.write_text('{"expected_failures": {"cc-0001": {"reason": ' + "1" * 5000 + "}}}")
     with pytest.raises(ExpectationsError, match="an integer of 5000 digits"):
         load_expectations(f)
+
+
+# --- one entry per root cause (run --write-expectations FILE --by-cause) -------------------
+
+
+def fails(key: str, what: str, signature: str, rules: tuple[str, ...]) -> CheckResult:
+    return CheckResult(
+        key, what, rules, "fail", step=3, line=9, diff=signature, signature=signature
+    )
+
+
+def joker_run(*extra: CheckResult) -> list[CaseResult]:
+    """A joker counted 30 in two cases (one cause, explained by VARIANT-01=thirty) and a
+    turn handed to the wrong player in a third (another cause); ``extra`` checks join the
+    first case."""
+    return [
+        checked(
+            "cc-0302",
+            fails(
+                "step 3 deal_scores", "deal_scores", "expected [0, 50], got [0, 30]", ("SCORE-2",)
+            ),
+            fails("step 3 totals", "totals", "expected [9, 50], got [9, 30]", ("SCORE-1",)),
+            chk("step 4 dealer", "pass"),
+            *extra,
+        ),
+        checked(
+            "cc-0209",
+            fails("check 1", "answer", "penalty of JK: expected 50, got 30", ("SCORE-2",)),
+        ),
+        checked("cc-0101", fails("step 2 turn", "turn", "turn: expected 1, got 2", ("TURN-1",))),
+        case("cc-0001", "fail"),  # no checks: no cause, listed whole
+    ]
+
+
+def joker_causes(results: list[CaseResult]) -> tuple[Cause, ...]:
+    from conformance.catalogue import load_catalogue
+    from conformance.causes import Inference, group_causes
+    from conformance.explain import explanation
+
+    thirty = explanation([("VARIANT-01", "thirty")], load_catalogue())
+    members = [
+        ("cc-0302", "step 3 deal_scores"),
+        ("cc-0302", "step 3 totals"),
+        ("cc-0209", "check 1"),
+    ]
+    return group_causes(results, Inference(dict.fromkeys(members, thirty)))
+
+
+def test_by_cause_writes_one_entry_per_cause_listing_exactly_its_checks(tmp_path: Path) -> None:
+    results = joker_run()
+    causes = joker_causes(results)
+    target = tmp_path / "e.yaml"
+    assert write_expectations(target, results, by_cause=causes) == 5
+    text = target.read_text()
+    assert "# cause 1 of 2: 3 check(s) in 2 case(s)" in text
+    written = yaml.safe_load(text)
+    joker, turn = written["expected_causes"]
+    assert joker["explained_by"] == {"VARIANT-01": "thirty"}
+    assert "explained by VARIANT-01=thirty" in joker["summary"]
+    assert joker["rules"] == ["SCORE-2", "SCORE-1"]
+    assert joker["checks"] == {
+        "cc-0302": ["step 3 deal_scores", "step 3 totals"],
+        "cc-0209": ["check 1"],
+    }
+    assert (joker["reason"], turn["explained_by"]) == ("", None)
+    assert turn["checks"] == {"cc-0101": ["step 2 turn"]}
+    # A failing case without checks belongs to no cause: it is listed whole, as before.
+    assert written["expected_failures"] == {"cc-0001": {"reason": ""}}
+    # Read back, exactly those checks are expected, each saying its cause.
+    loaded = load_expectations(target)
+    assert loaded.expected_checks["cc-0302"] == dict.fromkeys(
+        ["step 3 deal_scores", "step 3 totals"], joker["summary"]
+    )
+    assert [c.checks for c in loaded.causes][1] == (("cc-0101", "step 2 turn"),)
+    again = apply_expectations(results, loaded)
+    assert [r.status for r in again] == ["xfail", "xfail", "xfail", "xfail"]
+    assert again[1].checks[0].note == f"expected failure: {joker['summary']}"
+    # A new, different fault in a case a cause covers still fails: check-level precision.
+    (first, *_rest) = apply_expectations(
+        joker_run(fails("step 4 hands", "hands", "hands: expected 11, got 12", ("DEAL-1",))),
+        loaded,
+    )
+    assert first.status == "fail"
+    assert [c.status for c in first.checks] == ["xfail", "xfail", "pass", "fail"]
+
+
+def test_a_deleted_cause_fails_again_and_a_kept_one_stays_expected(tmp_path: Path) -> None:
+    results = joker_run()
+    target = tmp_path / "e.json"
+    write_expectations(target, results, by_cause=joker_causes(results))
+    document = json.loads(target.read_text())
+    document["expected_causes"] = document["expected_causes"][:1]  # the turn cause deleted
+    document["expected_causes"][0]["reason"] = "we count the joker 30"
+    target.write_text(json.dumps(document))
+    loaded = load_expectations(target)
+    again = apply_expectations(results, loaded)
+    assert [r.status for r in again] == ["xfail", "xfail", "fail", "xfail"]
+    assert again[0].checks[0].note == "expected failure: we count the joker 30"
+
+
+def test_rewriting_by_cause_keeps_a_kept_cause_and_drops_what_passes_now(tmp_path: Path) -> None:
+    results = joker_run()
+    first = tmp_path / "first.yaml"
+    write_expectations(first, results, by_cause=joker_causes(results))
+    document = yaml.safe_load(first.read_text())
+    document["expected_causes"][0]["reason"] = "we count the joker 30"
+    first.write_text(yaml.safe_dump(document))
+    previous = load_expectations(first)
+    # The engine now scores cc-0209 right and has a new fault; the causes of this run
+    # hold only its unexpected failures (an expected failure is no cause).
+    from conformance.causes import group_causes
+
+    now = [
+        checked(
+            "cc-0302",
+            fails(
+                "step 3 deal_scores", "deal_scores", "expected [0, 50], got [0, 30]", ("SCORE-2",)
+            ),
+            fails("step 3 totals", "totals", "expected [9, 50], got [9, 30]", ("SCORE-1",)),
+            fails("step 4 hands", "hands", "hands: expected 11, got 12", ("DEAL-1",)),
+        ),
+        checked("cc-0209", chk("check 1", "pass")),
+        checked("cc-0101", fails("step 2 turn", "turn", "turn: expected 1, got 2", ("TURN-1",))),
+    ]
+    applied = apply_expectations(now, previous)
+    second = tmp_path / "second.yaml"
+    write_expectations(second, applied, previous, by_cause=group_causes(applied))
+    kept, turn, new = yaml.safe_load(second.read_text())["expected_causes"]
+    assert kept["reason"] == "we count the joker 30"
+    assert kept["checks"] == {"cc-0302": ["step 3 deal_scores", "step 3 totals"]}
+    assert turn["checks"] == {"cc-0101": ["step 2 turn"]}
+    assert new["checks"] == {"cc-0302": ["step 4 hands"]} and new["reason"] == ""
+    rerun = apply_expectations(now, load_expectations(second))
+    assert [r.status for r in rerun] == ["xfail", "pass", "xfail"]
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (
+            "expected_failures:\n  cc-0001: {reason: x}\n"
+            "expected_causes:\n  - {checks: {cc-0001: [final turn]}}\n",
+            "expected_causes entry 1 names check 'final turn' of cc-0001, which is also listed",
+        ),
+        (
+            "expected_failures:\n  - {id: cc-0001, check: final turn}\n"
+            "expected_causes:\n  - {checks: {cc-0001: [final turn]}}\n",
+            "expected_causes entry 1 names check 'final turn' of cc-0001 a second time",
+        ),
+        (
+            "expected_causes:\n  - {checks: {cc-0001: [final turn]}}\n"
+            "  - {checks: {cc-0001: [final turn]}}\n",
+            "expected_causes entry 2 names check 'final turn' of cc-0001 a second time",
+        ),
+        (
+            "expected_causes:\n  - {checks: {1234: [final turn]}}\n",
+            "e.yaml:2: expected_causes entry 1: '1234' is not a case id",
+        ),
+        (
+            "expected_causes:\n  - {checks: {cc-0001: [3]}}\n",
+            "a check key must be a string, not int 3",
+        ),
+        ('expected_causes:\n  - {checks: {cc-0001: ["a\\x1b[2J"]}}\n', "holds control characters"),
+        ("expected_causes:\n  - {summary: x}\n", "at /expected_causes/0"),
+        ("expected_causes:\n  - {checks: {cc-0001: []}}\n", "at /expected_causes/0/checks/cc-0001"),
+        ("expected_causes:\n  - {checks: {cc-0001: [a]}, why: x}\n", "at /expected_causes/0"),
+        (
+            "expected_causes:\n  - checks: {cc-0001: [a]}\n    summary: " + "s" * 501 + "\n",
+            "e.yaml:3: expected_causes entry 1: a reason of 501 characters",
+        ),
+    ],
+)
+def test_a_bad_cause_entry_is_refused_naming_it(tmp_path: Path, text: str, message: str) -> None:
+    f = tmp_path / "e.yaml"
+    f.write_text(text)
+    with pytest.raises(ExpectationsError, match=re.escape(message)):
+        load_expectations(f)
+
+
+def test_a_long_summary_is_cut_so_the_file_reads_back(tmp_path: Path) -> None:
+    long = Cause(
+        "x" * 900,
+        1,
+        ("cc-0101",),
+        ("TURN-1",),
+        Example("cc-0101", "step 2 turn"),
+        members=(("cc-0101", "step 2 turn"),),
+    )
+    results = [
+        checked("cc-0101", fails("step 2 turn", "turn", "turn: expected 1, got 2", ("TURN-1",)))
+    ]
+    target = tmp_path / "e.yaml"
+    write_expectations(target, results, by_cause=[long])
+    (cause,) = load_expectations(target).causes
+    assert len(cause.summary) == 500 and cause.summary.endswith("…")
+
+
+@pytest.mark.slow
+def test_a_file_written_by_cause_greens_the_same_engine_and_no_other_fault(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The reference playing joker 30 and hiding it: the file written by cause expects
+    exactly its failures; a fixed engine is xpass (fails --strict); a second hidden option
+    still fails, in the very cases the cause covers."""
+    import sys
+
+    from conformance.cli import main
+
+    house = f"{sys.executable} {Path(__file__).parents[1] / 'fake_adapters' / 'house_engine.py'}"
+    picked = [
+        a for cid in ("cc-0302", "cc-0209", "cc-1000", "cc-0101") for a in ("--scenario", cid)
+    ]
+
+    def run(adapter: str, *flags: str) -> tuple[int, dict[str, Any]]:
+        report = tmp_path / "r.json"
+        argv = ["run", "--profile", "argentine", "--adapter", adapter, "--json", str(report)]
+        code = main([*argv, *picked, *flags])
+        capsys.readouterr()
+        return code, json.loads(report.read_text())
+
+    written = tmp_path / "e.yaml"
+    thirty = f"{house} --ruling VARIANT-01=thirty --undeclared"
+    code, document = run(thirty, "--write-expectations", str(written), "--by-cause")
+    assert code == 1
+    failing = {
+        (c["id"], k["key"]) for c in document["cases"] for k in c["checks"] if k["status"] == "fail"
+    }
+    (cause,) = yaml.safe_load(written.read_text())["expected_causes"]
+    assert cause["explained_by"] == {"VARIANT-01": "thirty"}
+    assert {(cid, key) for cid, keys in cause["checks"].items() for key in keys} == failing
+    code, document = run(thirty, "--expectations", str(written), "--strict")
+    assert code == 0 and document["summary"].get("fail", 0) == 0
+    fixed = house
+    assert run(fixed, "--expectations", str(written))[0] == 0
+    assert run(fixed, "--expectations", str(written), "--strict")[0] == 1
+    both = f"{thirty} --ruling VARIANT-05=twelve"
+    code, document = run(both, "--expectations", str(written), "--no-explain")
+    assert code == 1
+    (case_0302,) = [c for c in document["cases"] if c["id"] == "cc-0302"]
+    statuses = {k["key"]: k["status"] for k in case_0302["checks"]}
+    assert case_0302["status"] == "fail"
+    assert statuses["step 3 deal_scores"] == "xfail" and statuses["step 4 hands"] == "fail"
+
+
+def test_a_cause_entry_naming_a_case_not_in_the_corpus_is_named(tmp_path: Path) -> None:
+    from conformance.jobs import with_expectations
+    from conformance.results import RunResult, count_statuses
+
+    f = tmp_path / "e.yaml"
+    f.write_text("expected_causes:\n  - {checks: {cc-9999: [check 1]}, summary: retired}\n")
+    results = (checked("cc-0101", chk("check 1", "pass")),)
+    run = RunResult(("engine",), "argentine", None, results, count_statuses(results))
+    warned = with_expectations(run, load_expectations(f), known_ids=["cc-0101"])
+    assert warned.warnings == (
+        "expectations file names 1 id(s) that are not in the corpus: cc-9999",
+    )

@@ -25,9 +25,11 @@ from conformance.report_tools import (
     ReportError,
     count_cases,
     diff_reports,
+    diff_text,
     load_report,
     merge_reports,
 )
+from conformance.results import CaseResult
 from conformance.runner import RunOptions, run_scenarios
 from conformance.scenarios import load_corpus
 from tests.conformance.test_report_checks import as_format_1
@@ -340,3 +342,157 @@ def test_a_case_passed_with_a_failing_check_is_recounted_by_every_reader(
     assert f"{case['id']} pass → fail" in out and "contradicts their checks" in out
     # A report that does not contradict itself is read as it is.
     assert load_report(write(tmp_path, "same.json", good)).recounted == ()
+
+
+# --- a merged report opens on causes --------------------------------------------------------
+
+
+def joker_shard(explained: dict[str, bool], *extra: CaseResult) -> dict[str, Any]:
+    """A shard's report: each case of ``explained`` a joker scored 30 (explained by
+    VARIANT-01=thirty where True, as that shard's replay found), then ``extra`` cases."""
+    from conformance.causes import Inference, group_causes
+    from conformance.explain import explanation
+    from conformance.results import CheckResult, RunResult, count_statuses
+
+    thirty = explanation([("VARIANT-01", "thirty")], load_catalogue())
+    results = (
+        tuple(
+            CaseResult(
+                cid,
+                cid,
+                ("SCORE-2",),
+                "SCORE",
+                "fail",
+                checks=(
+                    CheckResult(
+                        "check 1",
+                        "answer",
+                        ("SCORE-2",),
+                        "fail",
+                        step=1,
+                        line=5,
+                        diff="penalty of JK: expected 50, got 30",
+                        signature="penalty of JK: expected 50, got 30",
+                    ),
+                ),
+            )
+            for cid in explained
+        )
+        + extra
+    )
+    inference = Inference({(cid, "check 1"): thirty for cid, yes in explained.items() if yes})
+    run = RunResult(
+        argv=("engine",),
+        profile="argentine",
+        handshake=None,
+        results=results,
+        counts=count_statuses(results),
+        causes=group_causes(results, inference),
+    )
+    return build_report(run, load_catalogue())
+
+
+def turn_case() -> CaseResult:
+    from conformance.results import CheckResult
+
+    wrong = CheckResult(
+        "step 2 turn",
+        "turn",
+        ("TURN-1",),
+        "fail",
+        step=2,
+        line=3,
+        diff="turn: expected 1, got 2",
+        signature="turn: expected 1, got 2",
+    )
+    return CaseResult("cc-0101", "t", ("TURN-1",), "TURN", "fail", checks=(wrong,))
+
+
+def test_a_merged_report_keeps_its_causes_and_the_option_the_shards_found(
+    tmp_path: Path,
+) -> None:
+    from conformance.html_report import render_html, render_markdown
+
+    one = joker_shard({"cc-0204": True}, turn_case())
+    two = joker_shard({"cc-0209": True, "cc-0210": True})
+    merged = merge_reports(
+        [LoadedReport("1.json", one), LoadedReport("2.json", two)], load_catalogue()
+    )
+    jsonschema.validate(merged, SCHEMA)
+    joker, turn = merged["causes"]
+    assert joker["explained_by"] == {"VARIANT-01": "thirty"}
+    assert "explained by VARIANT-01=thirty (30 points)" in joker["summary"]
+    assert (joker["checks"], joker["cases"]) == (3, ["cc-0204", "cc-0209", "cc-0210"])
+    assert joker["members"] == {cid: ["check 1"] for cid in ("cc-0204", "cc-0209", "cc-0210")}
+    assert (turn["summary"], turn["explained_by"]) == ("turn: higher than expected", None)
+    # The page and the digest of the merged file open on those causes.
+    loaded = LoadedReport("m.json", merged)
+    page = render_html([loaded], load_catalogue())
+    assert page.index('id="causes"') < page.index('id="matrix-h"')
+    assert "explained by VARIANT-01=thirty" in page
+    digest = render_markdown([loaded], load_catalogue())
+    assert "Causes:" in digest and "3 check\\(s\\) in 3 case\\(s\\)" in digest
+
+
+def test_shards_that_disagree_or_say_nothing_explain_nothing_in_the_merge() -> None:
+    # The same case graded in two reports (workers overlapping), explained in one only.
+    one = joker_shard({"cc-0204": True, "cc-0209": True})
+    two = joker_shard({"cc-0209": False})
+    causes = merge_reports([LoadedReport("1", one), LoadedReport("2", two)])["causes"]
+    (explained,) = [c for c in causes if c["explained_by"]]
+    (alone,) = [c for c in causes if not c["explained_by"]]
+    assert explained["explained_by"] == {"VARIANT-01": "thirty"}
+    assert explained["cases"] == ["cc-0204"]
+    assert alone["summary"] == "JK counted 30 instead of 50"
+    assert alone["cases"] == ["cc-0209"]
+    # A shard older than members: its checks are grouped again, with no option.
+    older = joker_shard({"cc-0204": True})
+    for cause in older["causes"]:
+        del cause["members"]
+    (only,) = merge_reports([LoadedReport("o", older), LoadedReport("2", two)])["causes"]
+    assert only["explained_by"] is None and only["checks"] == 2
+
+
+def test_diff_reads_the_newly_failing_checks_as_causes(tmp_path: Path) -> None:
+    before = joker_shard({"cc-0204": True})
+    after = joker_shard({"cc-0204": True, "cc-0209": True}, turn_case())
+    old, new = LoadedReport("old.json", before), LoadedReport("new.json", after)
+    text = diff_text(old, new, diff_reports(old, new))
+    block = text.split("causes of the newly failing checks (2):\n")[1].split("\n\n")[0]
+    first, second = block.splitlines()
+    assert "explained by VARIANT-01=thirty" in first and first.endswith(": 1 newly failing")
+    assert "turn: higher than expected" in second and second.endswith(": 1 newly failing")
+
+
+@pytest.mark.slow
+def test_the_shards_of_a_hidden_joker_30_merge_into_its_one_explained_cause(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The reference playing joker 30 and hiding it, run in two shards (each asking the
+    reference about its own failures): the merged report says the one cause and its
+    option, as the unsharded run does, and so does its page."""
+    house = Path(__file__).parents[1] / "fake_adapters" / "house_engine.py"
+    adapter = f"{sys.executable} {house} --ruling VARIANT-01=thirty --undeclared"
+    picked = [
+        a for cid in ("cc-0204", "cc-0209", "cc-0302", "cc-1000") for a in ("--scenario", cid)
+    ]
+    paths = []
+    for k in ("1/2", "2/2"):
+        path = tmp_path / f"{k.replace('/', 'of')}.json"
+        argv = ["run", "--profile", "argentine", "--adapter", adapter, "--shard", k]
+        assert main([*argv, *picked, "--json", str(path), "-q"]) == 1
+        paths.append(str(path))
+    shards = [json.loads(Path(p).read_text())["causes"] for p in paths]
+    assert all(c["explained_by"] == {"VARIANT-01": "thirty"} for s in shards for c in s)
+    out = tmp_path / "merged.json"
+    assert main(["report", "merge", *paths, "-o", str(out)]) == 0
+    merged = json.loads(out.read_text())
+    jsonschema.validate(merged, SCHEMA)
+    (cause,) = merged["causes"]
+    failing = sum(1 for c in merged["cases"] for k in c["checks"] if k["status"] == "fail")
+    assert cause["explained_by"] == {"VARIANT-01": "thirty"} and cause["checks"] == failing
+    assert sorted(cause["cases"]) == ["cc-0204", "cc-0209", "cc-0302", "cc-1000"]
+    page = tmp_path / "m.md"
+    assert main(["report", str(out), "--markdown", str(page)]) == 0
+    assert "explained by VARIANT-01=thirty" in page.read_text().split("Causes:")[1]
+    capsys.readouterr()
