@@ -51,6 +51,7 @@ from conformance.reaper import become_subreaper, kill_escaped, subreaper_unavail
 from conformance.scenarios import IndexResult, LoadResult, Scenario
 from conformance.selection import NoSelection, SelectionError, load_scenarios, select, shard_of
 from conformance.selection import rule_matches as rule_matches  # re-exported
+from conformance.textsafe import TerminalStream
 
 if TYPE_CHECKING:  # imported where used: the CLI starts faster without them
     from conformance.audit.declared import RulingsFile
@@ -880,6 +881,18 @@ _NO_ADAPTERS = frozenset({"check", "coverage", "report"})
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``carioca-conformance``; returns the exit code."""
+    # Everything a command prints goes through one filter: text from files, reports read
+    # back and engines (titles, reasons, messages) reaches the terminal with its control
+    # characters escaped (conformance/textsafe.py).
+    stdout, stderr = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = TerminalStream(stdout), TerminalStream(stderr)
+    try:
+        return _main(argv)
+    finally:
+        sys.stdout, sys.stderr = stdout, stderr
+
+
+def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     try:
         args = parser.parse_args(argv)

@@ -708,7 +708,8 @@ def render_html(
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()<>#!|~&:.])")
 #: What means something only at the start of a line (a list item, a setext heading).
 _MD_LEADING = re.compile(r"^([-+=])")
-_MD_CONTROLS = re.compile(r"[\r\n\t\x00-\x1f\x7f]+")
+#: Controls, C1 included (0x9b is a one-byte CSI for some terminals that show the digest).
+_MD_CONTROLS = re.compile(r"[\r\n\t\x00-\x1f\x7f-\x9f]+")
 
 
 def md(text: Any) -> str:
