@@ -826,7 +826,9 @@ def _share(text: str | None, option: str) -> float | None:
 
 
 def _report_merge(args: argparse.Namespace) -> int:
-    from conformance.report import atomic_write_text
+    from conformance.fuzz.report import report_pieces as report_pieces_of_fuzz
+    from conformance.jsonsafe import within_read_limit
+    from conformance.report import atomic_write_text, report_pieces
     from conformance.report_tools import (
         load_fuzz_report,
         load_report,
@@ -853,8 +855,13 @@ def _report_merge(args: argparse.Namespace) -> int:
     else:
         merged = merge_reports([load_report(p) for p in paths])
         what = ", ".join(entry["line"] for entry in merged["badges"])
-    text = json.dumps(merged, indent=2, ensure_ascii=False) + "\n"
-    failures = write_all([("-o", args.output, lambda: atomic_write_text(args.output, text))])
+
+    def write() -> None:
+        # Never a file its readers refuse: checked numbers, and no larger than they read.
+        text = report_pieces_of_fuzz(merged) if args.fuzz else report_pieces(merged)
+        atomic_write_text(args.output, within_read_limit(text, "the merged report"))
+
+    failures = write_all([("-o", args.output, write)])
     for failure in failures:
         print(f"error: {failure}", file=sys.stderr)
     if failures:

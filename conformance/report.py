@@ -23,7 +23,7 @@ import tempfile
 import time
 import xml.etree.ElementTree as ET
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
@@ -31,7 +31,7 @@ from conformance import CORPUS_VERSION, __version__
 from conformance.catalogue import Catalogue
 from conformance.causes import causes_of
 from conformance.console import why_lines
-from conformance.jsonsafe import dumps, finite
+from conformance.jsonsafe import check_readable, dumps, finite
 from conformance.results import (
     NOT_GRADED_CAUSES,
     CaseResult,
@@ -429,6 +429,29 @@ def report_text(document: Mapping[str, Any]) -> str:
     text = dumps(shallow)
     found = re.compile(f'"{re.escape(token)}([0-9]+)"')
     return found.sub(lambda m: encoded[int(m.group(1))], text) + "\n"
+
+
+def report_pieces(document: Mapping[str, Any]) -> Iterator[str]:
+    """A report document as text in pieces, one case to a line: for a merged report of
+    many megabytes, whose text (and the million pieces an indenting encoder joins) is
+    then never held whole. Its numbers are checked before the first piece.
+
+    :raises UnreadableNumber: naming a number its readers would refuse.
+    """
+    check_readable(document)
+    cases = document.get("cases") or []
+    shallow = dict(document)
+    token = f"cases-{secrets.token_hex(8)}"
+    shallow["cases"] = token
+    head, tail = dumps(shallow).split(f'"{token}"', 1)
+
+    def text() -> Iterator[str]:
+        yield head + "["
+        for i, case in enumerate(cases):
+            yield ("," if i else "") + "\n    " + dumps(case, indent=None)
+        yield "\n  ]" + tail + "\n"
+
+    return text()
 
 
 def _clean(text: str) -> str:
