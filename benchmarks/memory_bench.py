@@ -152,9 +152,11 @@ def base_reports(args: argparse.Namespace, work: Path) -> tuple[dict[str, Any], 
     fuzz_path = Path(args.fuzz_report) if args.fuzz_report else work / "base-fuzz.json"
     if not args.fuzz_report:
         subprocess.run(
-            [sys.executable, "-m", "conformance", "fuzz", "--games", "6", "--shard", "1/2"]
-            + ["--adapter", f"{sys.executable} {BUGGY}", "--out", str(work / "fuzz-out")]
-            + ["--json", str(fuzz_path)],
+            [
+                *(sys.executable, "-m", "conformance", "fuzz", "--games", "6", "--shard", "1/2"),
+                *("--adapter", f"{sys.executable} {BUGGY}", "--out", str(work / "fuzz-out")),
+                *("--json", str(fuzz_path)),
+            ],
             check=False,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
@@ -209,9 +211,8 @@ def main() -> None:
         print(
             f"limit per file: {MAX_JSON_BYTES / 2**20:.0f} MiB; inputs made: {size / 2**20:.1f} MiB"
         )
-        print(
-            f"{'command':<26}{'exit':>5}{'peak MiB':>10}{'largest MiB':>13}{'x largest':>11}{'x all':>8}"
-        )
+        columns = ("exit", 5), ("peak MiB", 10), ("largest MiB", 13), ("x largest", 11)
+        print(f"{'command':<26}" + "".join(f"{n:>{w}}" for n, w in columns) + f"{'x all':>8}")
         for name, argv, inputs in rows:
             code, peak = peak_rss(argv)
             sizes = [p.stat().st_size for p in inputs]

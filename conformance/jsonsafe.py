@@ -68,6 +68,25 @@ def _parse_constant(name: str) -> Any:
     raise _Refused(f"{name} is not JSON (no NaN or Infinity is accepted)")
 
 
+def loads_bounded_numbers(text: str) -> Any:
+    """``json.loads`` refusing what the harness's readers refuse in numbers (an integer of
+    more than :data:`MAX_INT_DIGITS` digits, a float too large to be finite, ``NaN`` and
+    ``Infinity``), whatever the nesting: for lines whose nesting is bounded elsewhere.
+
+    :raises JSONFileError: naming the number refused.
+    :raises json.JSONDecodeError: when ``text`` is not JSON.
+    """
+    try:
+        return json.loads(
+            text,
+            parse_int=_parse_int,
+            parse_float=_parse_float,
+            parse_constant=_parse_constant,
+        )
+    except _Refused as exc:
+        raise JSONFileError(str(exc)) from None
+
+
 def depth_exceeds(value: Any, max_depth: int = MAX_JSON_DEPTH) -> bool:
     """True when ``value`` nests arrays and objects more than ``max_depth`` deep.
 
@@ -298,14 +317,18 @@ def _unreadable(number: float) -> str:
 _COMPACT: Final = json.JSONEncoder(ensure_ascii=False, allow_nan=False)
 
 
-def dumps(value: Any, *, indent: int | None = 2) -> str:
+def dumps(value: Any, *, indent: int | None = 2, checked: bool = False) -> str:
     """Standard JSON text for ``value``, readable back by the harness's own readers:
     never ``NaN``, ``Infinity`` or an integer longer than they take; non-ASCII kept;
     ``indent=None`` for one line.
 
+    ``checked``: the caller has passed the whole document to :func:`check_readable` (a
+    writer encoding it part by part, whose parts are then not walked again).
+
     :raises UnreadableNumber: when ``value`` holds such a number (:func:`check_readable`).
     """
-    check_readable(value)
+    if not checked:
+        check_readable(value)
     if indent is None:
         return _COMPACT.encode(value)
     return json.dumps(value, indent=indent, ensure_ascii=False, allow_nan=False)
@@ -362,6 +385,7 @@ __all__ = [
     "dumps",
     "finite",
     "loads",
+    "loads_bounded_numbers",
     "pieces",
     "read_json_file",
     "within_read_limit",

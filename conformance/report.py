@@ -407,11 +407,12 @@ def report_text(document: Mapping[str, Any]) -> str:
     C encoder) and put in place of a token after the rest is indented: a report with
     checks costs about what one without them did, and still reads one check per line.
     """
+    check_readable(document)  # whole, so an error names where in the report
     cases = document.get("cases")
     if not isinstance(cases, list) or not any(
         isinstance(c, dict) and c.get("checks") for c in cases
     ):
-        return dumps(document) + "\n"
+        return dumps(document, checked=True) + "\n"
     token = f"check-{secrets.token_hex(8)}-"
     encoded: list[str] = []
     shallow = dict(document)
@@ -424,9 +425,9 @@ def report_text(document: Mapping[str, Any]) -> str:
         placeholders = []
         for check in checks:
             placeholders.append(f"{token}{len(encoded)}")
-            encoded.append(dumps(check, indent=None))
+            encoded.append(dumps(check, indent=None, checked=True))
         shallow["cases"].append({**case, "checks": placeholders})
-    text = dumps(shallow)
+    text = dumps(shallow, checked=True)
     found = re.compile(f'"{re.escape(token)}([0-9]+)"')
     return found.sub(lambda m: encoded[int(m.group(1))], text) + "\n"
 
@@ -443,12 +444,12 @@ def report_pieces(document: Mapping[str, Any]) -> Iterator[str]:
     shallow = dict(document)
     token = f"cases-{secrets.token_hex(8)}"
     shallow["cases"] = token
-    head, tail = dumps(shallow).split(f'"{token}"', 1)
+    head, tail = dumps(shallow, checked=True).split(f'"{token}"', 1)
 
     def text() -> Iterator[str]:
         yield head + "["
         for i, case in enumerate(cases):
-            yield ("," if i else "") + "\n    " + dumps(case, indent=None)
+            yield ("," if i else "") + "\n    " + dumps(case, indent=None, checked=True)
         yield "\n  ]" + tail + "\n"
 
     return text()
