@@ -749,7 +749,7 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 def _report_page(args: argparse.Namespace) -> int:
-    from conformance.html_report import render_html, render_markdown
+    from conformance.html_report import html_pieces, render_markdown
     from conformance.report import atomic_write_text
     from conformance.report_tools import load_fuzz_report, load_report
 
@@ -771,7 +771,7 @@ def _report_page(args: argparse.Namespace) -> int:
     catalogue = _catalogue(args)
     jobs = []
     if args.html:
-        page = render_html(reports, catalogue, fuzz=fuzz, title=args.title)
+        page = html_pieces(reports, catalogue, fuzz=fuzz, title=args.title)
         jobs.append(("--html", args.html, lambda: atomic_write_text(args.html, page)))
     if args.markdown:
         digest = render_markdown(reports, catalogue, fuzz=fuzz)

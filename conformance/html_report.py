@@ -656,6 +656,18 @@ def render_html(
     title: str = "Carioca conformance",
 ) -> str:
     """The whole self-contained page for these run reports (and fuzz reports)."""
+    return "".join(html_pieces(reports, catalogue, fuzz=fuzz, title=title))
+
+
+def html_pieces(
+    reports: Sequence[LoadedReport],
+    catalogue: Catalogue | None = None,
+    *,
+    fuzz: Sequence[LoadedReport] = (),
+    title: str = "Carioca conformance",
+) -> list[str]:
+    """:func:`render_html` as its lines, for writing: the page of a large report is never
+    one string (one emoji makes all of it four bytes a character)."""
     labels = _column_labels(reports)
     by_rule = _by_rule(reports, labels)
     causes = _causes(reports, labels)
@@ -699,7 +711,7 @@ def render_html(
         *_fuzz(fuzz),
         "</main></body></html>",
     ]
-    return "\n".join(lines) + "\n"
+    return [line + "\n" for line in lines]
 
 
 #: Characters with a meaning in Markdown (CommonMark, GitHub's tables, strikethrough,
@@ -822,13 +834,14 @@ def render_markdown(
 def write_html_report(path: str, run: RunResult, catalogue: Catalogue | None) -> None:
     """``run --html``: the page for this one run, written atomically."""
     report = LoadedReport("this run", build_report(run, catalogue))
-    atomic_write_text(path, render_html([report], catalogue))
+    atomic_write_text(path, html_pieces([report], catalogue))
 
 
 __all__ = [
     "cards",
     "cell_class",
     "esc",
+    "html_pieces",
     "md",
     "md_code",
     "render_html",
