@@ -15,7 +15,7 @@ indentation), which puts the most values in the fewest bytes. Run from the repos
 root::
 
     PYTHONPATH=. python benchmarks/memory_bench.py
-    PYTHONPATH=. python benchmarks/memory_bench.py --mb 32 --keep /tmp/bench
+    PYTHONPATH=. python benchmarks/memory_bench.py --mb 32 --keep /tmp/bench --only html
 """
 
 from __future__ import annotations
@@ -174,6 +174,9 @@ def main() -> None:
     parser.add_argument("--run-report", metavar="FILE", help="the run report to grow")
     parser.add_argument("--fuzz-report", metavar="FILE", help="the fuzz report to grow")
     parser.add_argument("--keep", metavar="DIR", help="make the reports here and keep them")
+    parser.add_argument(
+        "--only", action="append", metavar="WORD", help="measure only commands naming WORD"
+    )
     args = parser.parse_args()
     size = int(args.mb * 2**20) if args.mb else MAX_JSON_BYTES - 2**16
     work = Path(args.keep or tempfile.mkdtemp(prefix="memory-bench-"))
@@ -183,12 +186,21 @@ def main() -> None:
         run_a, run_b = work / "run-a.json", work / "run-b.json"
         shard_1, shard_2 = work / "shard-1.json", work / "shard-2.json"
         fuzz_1, fuzz_2 = work / "fuzz-1.json", work / "fuzz-2.json"
-        grow_run_report(run_base, run_a, size, None, "a")
-        shutil.copyfile(run_a, run_b)
-        grow_run_report(run_base, shard_1, size, "1/2", "s")
-        grow_run_report(run_base, shard_2, size, "2/2", "t")
-        grow_fuzz_report(fuzz_base, fuzz_1, size, 1, 2)
-        grow_fuzz_report(fuzz_base, fuzz_2, size, 2, 2)
+
+        def made(path: Path) -> bool:
+            # Reports kept (--keep) from a run at the same size are used again.
+            return path.exists() and abs(path.stat().st_size - size) < 2**20
+
+        if not made(run_a):
+            grow_run_report(run_base, run_a, size, None, "a")
+        if not made(run_b):
+            shutil.copyfile(run_a, run_b)
+        for path, shard, tag in ((shard_1, "1/2", "s"), (shard_2, "2/2", "t")):
+            if not made(path):
+                grow_run_report(run_base, path, size, shard, tag)
+        for path, index in ((fuzz_1, 1), (fuzz_2, 2)):
+            if not made(path):
+                grow_fuzz_report(fuzz_base, path, size, index, 2)
         rows = [
             ("report --html", ["report", str(run_a), "--html", str(work / "r.html")], [run_a]),
             (
@@ -214,6 +226,8 @@ def main() -> None:
         columns = ("exit", 5), ("peak MiB", 10), ("largest MiB", 13), ("x largest", 11)
         print(f"{'command':<26}" + "".join(f"{n:>{w}}" for n, w in columns) + f"{'x all':>8}")
         for name, argv, inputs in rows:
+            if args.only and not any(word in name for word in args.only):
+                continue
             code, peak = peak_rss(argv)
             sizes = [p.stat().st_size for p in inputs]
             print(
