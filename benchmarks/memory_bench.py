@@ -216,7 +216,10 @@ def main() -> None:
             ),
             (
                 "fuzz --merge (2 shards)",
-                ["fuzz", "--merge", str(fuzz_1), str(fuzz_2), "--json", str(work / "f.json")],
+                [
+                    *("fuzz", "--merge", str(fuzz_1), str(fuzz_2)),
+                    *("--out", str(work / "fuzz-out"), "--json", str(work / "f.json")),
+                ],
                 [fuzz_1, fuzz_2],
             ),
         ]

@@ -587,3 +587,29 @@ def test_a_handshake_number_its_reports_could_not_hold_ends_the_run_readably(
     assert main(["run", "--adapter", adapter, "--rule", "MELD-RUN", "--json", str(report)]) == 3
     assert said in capsys.readouterr().err
     assert main(["report", str(report), "--markdown", str(tmp_path / "r.md")]) == 0
+
+
+def test_a_merge_larger_than_its_readers_read_is_refused_and_leaves_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Two shards each within the limit merge into a report over it: refused while it is
+    written, by `fuzz --merge` and `report merge --fuzz` alike, and no file is left."""
+    from conformance import jsonsafe
+
+    paths = []
+    for index in (1, 2):
+        path = tmp_path / f"shard{index}.json"
+        path.write_text(json.dumps(shard(index, 2), separators=(",", ":")))
+        paths.append(str(path))
+    limit = max(Path(p).stat().st_size for p in paths) + 40
+    monkeypatch.setattr(jsonsafe, "MAX_JSON_BYTES", limit)
+    out, merged = tmp_path / "out", tmp_path / "merged.json"
+    for command in (
+        ["fuzz", "--merge", *paths, "--out", str(out)],
+        ["report", "merge", "--fuzz", paths[0], "--fuzz", paths[1], "-o", str(merged)],
+    ):
+        assert main(command) == 2
+        err = capsys.readouterr().err
+        assert f"the merged report would be larger than {limit} bytes" in err, err
+    assert not merged.exists() and not (out / "fuzz-report.json").exists()
+    assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")] == []
