@@ -51,6 +51,7 @@ from conformance.reaper import become_subreaper, kill_escaped, subreaper_unavail
 from conformance.scenarios import IndexResult, LoadResult, Scenario
 from conformance.selection import NoSelection, SelectionError, load_scenarios, select, shard_of
 from conformance.selection import rule_matches as rule_matches  # re-exported
+from conformance.textsafe import TerminalStream
 
 if TYPE_CHECKING:  # imported where used: the CLI starts faster without them
     from conformance.audit.declared import RulingsFile
@@ -758,7 +759,7 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 def _report_page(args: argparse.Namespace) -> int:
-    from conformance.html_report import render_html, render_markdown
+    from conformance.html_report import html_pieces, render_markdown
     from conformance.report import atomic_write_text
     from conformance.report_tools import load_fuzz_report, load_report
 
@@ -780,7 +781,7 @@ def _report_page(args: argparse.Namespace) -> int:
     catalogue = _catalogue(args)
     jobs = []
     if args.html:
-        page = render_html(reports, catalogue, fuzz=fuzz, title=args.title)
+        page = html_pieces(reports, catalogue, fuzz=fuzz, title=args.title)
         jobs.append(("--html", args.html, lambda: atomic_write_text(args.html, page)))
     if args.markdown:
         digest = render_markdown(reports, catalogue, fuzz=fuzz)
@@ -835,7 +836,9 @@ def _share(text: str | None, option: str) -> float | None:
 
 
 def _report_merge(args: argparse.Namespace) -> int:
-    from conformance.report import atomic_write_text
+    from conformance.fuzz.report import report_pieces as report_pieces_of_fuzz
+    from conformance.jsonsafe import within_read_limit
+    from conformance.report import atomic_write_text, report_pieces
     from conformance.report_tools import (
         load_fuzz_report,
         load_report,
@@ -862,8 +865,13 @@ def _report_merge(args: argparse.Namespace) -> int:
     else:
         merged = merge_reports([load_report(p) for p in paths], _catalogue(args))
         what = ", ".join(entry["line"] for entry in merged["badges"])
-    text = json.dumps(merged, indent=2, ensure_ascii=False) + "\n"
-    failures = write_all([("-o", args.output, lambda: atomic_write_text(args.output, text))])
+
+    def write() -> None:
+        # Never a file its readers refuse: checked numbers, and no larger than they read.
+        text = report_pieces_of_fuzz(merged) if args.fuzz else report_pieces(merged)
+        atomic_write_text(args.output, within_read_limit(text, "the merged report"))
+
+    failures = write_all([("-o", args.output, write)])
     for failure in failures:
         print(f"error: {failure}", file=sys.stderr)
     if failures:
@@ -890,6 +898,18 @@ _NO_ADAPTERS = frozenset({"check", "coverage", "report"})
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``carioca-conformance``; returns the exit code."""
+    # Everything a command prints goes through one filter: text from files, reports read
+    # back and engines (titles, reasons, messages) reaches the terminal with its control
+    # characters escaped (conformance/textsafe.py).
+    stdout, stderr = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = TerminalStream(stdout), TerminalStream(stderr)
+    try:
+        return _main(argv)
+    finally:
+        sys.stdout, sys.stderr = stdout, stderr
+
+
+def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     try:
         args = parser.parse_args(argv)

@@ -8,6 +8,8 @@ calls its function.
 from __future__ import annotations
 
 import argparse
+import re
+from collections.abc import Callable
 
 from conformance import CORPUS_VERSION, __version__
 from conformance.memlimit import DEFAULT_MEMORY_LIMIT
@@ -61,6 +63,37 @@ def seconds(text: str) -> float:
     return value
 
 
+def integer(low: int, high: int) -> Callable[[str], int]:
+    """An argparse type: a whole number from ``low`` to ``high``. Every number option is
+    bounded so that what a report records of it stays readable by the report's readers
+    (conformance/jsonsafe.py) and means something (no 0 workers, no 10**50 games)."""
+
+    def parse(text: str) -> int:
+        digits = text.strip()
+        if not re.fullmatch(r"[+-]?[0-9]+", digits, flags=re.ASCII):
+            raise argparse.ArgumentTypeError(f"{text[:40]!r} is not a whole number")
+        # Past 40 digits it is out of range whatever it is (and int() of 5,000 digits fails).
+        value = int(digits) if len(digits) <= 40 else high + 1
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(
+                f"{text[:40]!r}: must be a whole number from {low:,} to {high:,}"
+            )
+        return value
+
+    parse.__name__ = "whole number"
+    return parse
+
+
+#: Largest seed (--seed of run and fuzz): the engine is sent seed * 1000 + game, which then
+#: stays below 2**53, exact in an engine that reads JSON numbers as doubles.
+MAX_SEED = 10**12 - 1
+#: Most worker processes (each runs its own adapters).
+MAX_WORKERS = 256
+#: A bound for counts with no natural one (games, errors in a row, a game's index):
+#: far past any real use, and written in 10 digits.
+MAX_COUNT = 10**9
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser (exposed for documentation and tests)."""
     parser = argparse.ArgumentParser(
@@ -97,7 +130,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="the profile graded; 'all': every profile the engine lists, one after another",
     )
     run.add_argument("--skip-broken", action="store_true", help="run despite broken scenarios")
-    run.add_argument("--workers", type=int, default=1, metavar="N")
+    run.add_argument("--workers", type=integer(1, MAX_WORKERS), default=1, metavar="N")
     run.add_argument(
         "--shard",
         metavar="K/N",
@@ -164,10 +197,16 @@ def build_parser() -> argparse.ArgumentParser:
         help="also play seeded deals and check laws that hold in every state "
         "(needs an engine with turns and deals)",
     )
-    run.add_argument("--seed", type=int, default=0, help="seed of the --properties deals")
+    run.add_argument(
+        "--seed", type=integer(0, MAX_SEED), default=0, help="seed of the --properties deals"
+    )
     run.add_argument("--hostile", action="store_true", help=HOSTILE_HELP)
     run.add_argument(
-        "--deals", type=int, default=7, metavar="N", help="deals played by --properties"
+        "--deals",
+        type=integer(1, 1000),
+        default=7,
+        metavar="N",
+        help="deals played by --properties",
     )
     run.add_argument("--timeout", type=seconds, default=10.0, help="per-request seconds")
     run.add_argument(
@@ -177,8 +216,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="seconds the adapter may take to start and answer hello (slow VMs need more)",
     )
     run.add_argument("--case-timeout", type=seconds, default=30.0, help="per-case seconds")
-    run.add_argument("--max-response-bytes", type=int, default=8 * 2**20, metavar="N")
-    run.add_argument("--max-consecutive-errors", type=int, default=5, metavar="N")
+    run.add_argument("--max-response-bytes", type=integer(1, 2**31), default=8 * 2**20, metavar="N")
+    run.add_argument("--max-consecutive-errors", type=integer(1, MAX_COUNT), default=5, metavar="N")
     run.add_argument(
         "--memory-limit",
         type=memory_size,
@@ -251,7 +290,11 @@ def build_parser() -> argparse.ArgumentParser:
     aud.add_argument("--point", action="append", metavar="ID", help="audit only these points")
     aud.add_argument("--profile", default=DEFAULT_PROFILE, help="a profile, or 'all'")
     aud.add_argument(
-        "--workers", type=int, default=0, metavar="N", help="processes (default: one per CPU)"
+        "--workers",
+        type=integer(0, MAX_WORKERS),
+        default=0,
+        metavar="N",
+        help="processes (default: one per CPU)",
     )
     aud.add_argument(
         "--graded",
@@ -355,15 +398,25 @@ def build_parser() -> argparse.ArgumentParser:
     fz.add_argument(
         "--adapter", metavar="CMD", help="the engine under test (default: the reference)"
     )
-    fz.add_argument("--games", type=int, default=100, metavar="N")
-    fz.add_argument("--seed", type=int, default=0, metavar="S")
-    fz.add_argument("--workers", type=int, default=1, metavar="N", help="pairs of adapters")
+    fz.add_argument("--games", type=integer(0, MAX_COUNT), default=100, metavar="N")
+    fz.add_argument("--seed", type=integer(0, MAX_SEED), default=0, metavar="S")
+    fz.add_argument(
+        "--workers", type=integer(1, MAX_WORKERS), default=1, metavar="N", help="pairs of adapters"
+    )
     fz.add_argument("--out", default="fuzz-out", metavar="DIR", help="report and drafts")
     fz.add_argument("--json", metavar="FILE", help="also write the JSON report here")
     fz.add_argument("--shard", default="1/1", metavar="I/N", help="play the I-th of N shares")
     fz.add_argument("--merge", nargs="+", metavar="REPORT", help="merge shard reports")
-    fz.add_argument("--game", type=int, action="append", metavar="G", help="replay game G only")
-    fz.add_argument("--max-steps", type=int, default=120, metavar="N", help="steps per game")
+    fz.add_argument(
+        "--game",
+        type=integer(0, MAX_COUNT - 1),
+        action="append",
+        metavar="G",
+        help="replay game G only",
+    )
+    fz.add_argument(
+        "--max-steps", type=integer(0, 10**6), default=120, metavar="N", help="steps per game"
+    )
     fz.add_argument("--no-shrink", action="store_true", help="keep the examples as found")
     fz.add_argument("--profile", default="argentine")
     fz.add_argument("--catalogue", metavar="FILE", help=argparse.SUPPRESS)

@@ -656,6 +656,18 @@ def render_html(
     title: str = "Carioca conformance",
 ) -> str:
     """The whole self-contained page for these run reports (and fuzz reports)."""
+    return "".join(html_pieces(reports, catalogue, fuzz=fuzz, title=title))
+
+
+def html_pieces(
+    reports: Sequence[LoadedReport],
+    catalogue: Catalogue | None = None,
+    *,
+    fuzz: Sequence[LoadedReport] = (),
+    title: str = "Carioca conformance",
+) -> list[str]:
+    """:func:`render_html` as its lines, for writing: the page of a large report is never
+    one string (one emoji makes all of it four bytes a character)."""
     labels = _column_labels(reports)
     by_rule = _by_rule(reports, labels)
     causes = _causes(reports, labels)
@@ -699,7 +711,7 @@ def render_html(
         *_fuzz(fuzz),
         "</main></body></html>",
     ]
-    return "\n".join(lines) + "\n"
+    return [line + "\n" for line in lines]
 
 
 #: Characters with a meaning in Markdown (CommonMark, GitHub's tables, strikethrough,
@@ -708,7 +720,8 @@ def render_html(
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()<>#!|~&:.])")
 #: What means something only at the start of a line (a list item, a setext heading).
 _MD_LEADING = re.compile(r"^([-+=])")
-_MD_CONTROLS = re.compile(r"[\r\n\t\x00-\x1f\x7f]+")
+#: Controls, C1 included (0x9b is a one-byte CSI for some terminals that show the digest).
+_MD_CONTROLS = re.compile(r"[\r\n\t\x00-\x1f\x7f-\x9f]+")
 
 
 def md(text: Any) -> str:
@@ -821,13 +834,14 @@ def render_markdown(
 def write_html_report(path: str, run: RunResult, catalogue: Catalogue | None) -> None:
     """``run --html``: the page for this one run, written atomically."""
     report = LoadedReport("this run", build_report(run, catalogue))
-    atomic_write_text(path, render_html([report], catalogue))
+    atomic_write_text(path, html_pieces([report], catalogue))
 
 
 __all__ = [
     "cards",
     "cell_class",
     "esc",
+    "html_pieces",
     "md",
     "md_code",
     "render_html",

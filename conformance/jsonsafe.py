@@ -14,14 +14,21 @@ file within limits and says in one :class:`JSONFileError` which file is wrong an
 - integers of at most :data:`MAX_INT_DIGITS` digits, floats finite, no ``NaN`` or
   ``Infinity``.
 
-:func:`dumps` is the writing half: ``allow_nan=False`` always, so nothing the harness
-writes is ever non-standard JSON.
+:func:`dumps` and :func:`pieces` are the writing half, and every report, merged report,
+fuzz report and expectations file the harness writes goes through them: before a byte is
+encoded, :func:`check_readable` walks the document and refuses any number its readers
+would refuse (an integer of more than :data:`MAX_INT_DIGITS` digits, a float that is not
+finite) with an :class:`UnreadableNumber` naming its JSON pointer. So nothing the harness
+writes is a file it cannot read back, wherever the number came from; the sources (an
+engine's answer, the command line, a merge's sums) are bounded where they enter, and this
+is the one check behind them all.
 """
 
 from __future__ import annotations
 
 import json
 import math
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, BinaryIO, Final
 
@@ -59,6 +66,25 @@ def _parse_float(text: str) -> float:
 
 def _parse_constant(name: str) -> Any:
     raise _Refused(f"{name} is not JSON (no NaN or Infinity is accepted)")
+
+
+def loads_bounded_numbers(text: str) -> Any:
+    """``json.loads`` refusing what the harness's readers refuse in numbers (an integer of
+    more than :data:`MAX_INT_DIGITS` digits, a float too large to be finite, ``NaN`` and
+    ``Infinity``), whatever the nesting: for lines whose nesting is bounded elsewhere.
+
+    :raises JSONFileError: naming the number refused.
+    :raises json.JSONDecodeError: when ``text`` is not JSON.
+    """
+    try:
+        return json.loads(
+            text,
+            parse_int=_parse_int,
+            parse_float=_parse_float,
+            parse_constant=_parse_constant,
+        )
+    except _Refused as exc:
+        raise JSONFileError(str(exc)) from None
 
 
 def depth_exceeds(value: Any, max_depth: int = MAX_JSON_DEPTH) -> bool:
@@ -207,20 +233,139 @@ def _read_at_most(handle: BinaryIO, limit: int) -> bytearray:
 _PIECE: Final = 1 << 20
 
 
+class UnreadableNumber(ValueError):
+    """A document about to be written holds a number its readers refuse: the message
+    names the JSON pointer and the number's size (a bug, or a source left unbounded)."""
+
+
+#: Largest integer written and read back: MAX_INT_DIGITS nines.
+_LARGEST: Final = 10**MAX_INT_DIGITS - 1
+
+
+def _pointer_part(key: object) -> str:
+    return str(key).replace("~", "~0").replace("/", "~1")[:80]
+
+
+def check_readable(value: Any) -> None:
+    """Refuse ``value`` when it holds a number the harness's readers would refuse.
+
+    One iterative pass over the containers, comparing numbers as they are met (a run
+    report of thousands of checks costs milliseconds); where the number is, is worked
+    out only once one is found.
+
+    :raises UnreadableNumber: naming where the first such number is.
+    """
+    stack = [value]
+    push, pop = stack.append, stack.pop
+    while stack:
+        node = pop()
+        kind = type(node)
+        if kind is dict:
+            node = node.values()
+        elif kind is not list and kind is not tuple:
+            if not _readable(node):
+                raise UnreadableNumber(f"at {_where(value)}: {_unreadable(node)}")
+            continue
+        for item in node:
+            kind = type(item)
+            if kind is str or kind is bool or item is None:
+                continue
+            if kind is int:
+                if -_LARGEST <= item <= _LARGEST:
+                    continue
+            elif kind is float and item - item == 0.0:  # finite: inf - inf and nan - nan are nan
+                continue
+            push(item)
+
+
+def _readable(node: Any) -> bool:
+    """False for a number the readers refuse (bool is no number here)."""
+    if isinstance(node, bool):
+        return True
+    if isinstance(node, float):
+        return math.isfinite(node)
+    if isinstance(node, int):
+        return -_LARGEST <= node <= _LARGEST
+    return True
+
+
+def _where(value: Any) -> str:
+    """The JSON pointer of the first number in ``value`` its readers refuse."""
+    stack: list[tuple[Any, tuple[object, ...]]] = [(value, ())]
+    while stack:
+        node, path = stack.pop()
+        if isinstance(node, dict):
+            stack.extend((v, (*path, k)) for k, v in reversed(node.items()))
+        elif isinstance(node, list | tuple):
+            stack.extend((v, (*path, i)) for i, v in reversed(list(enumerate(node))))
+        elif not _readable(node):
+            return "/" + "/".join(_pointer_part(part) for part in path)
+    return "/"
+
+
+def _unreadable(number: float) -> str:
+    if isinstance(number, float):
+        return f"the number {number} is not finite (no reader takes NaN or Infinity)"
+    digits = len(str(abs(number))) if abs(number) < 10**4000 else 4000
+    return (
+        f"an integer of {digits}{'+' if digits == 4000 else ''} digits "
+        f"(the harness's readers take at most {MAX_INT_DIGITS})"
+    )
+
+
 #: One compact encoder, reused: building one per call costs more than encoding a check.
 _COMPACT: Final = json.JSONEncoder(ensure_ascii=False, allow_nan=False)
 
 
-def dumps(value: Any, *, indent: int | None = 2) -> str:
-    """Standard JSON text for ``value``: never ``NaN`` or ``Infinity``, non-ASCII kept;
+def dumps(value: Any, *, indent: int | None = 2, checked: bool = False) -> str:
+    """Standard JSON text for ``value``, readable back by the harness's own readers:
+    never ``NaN``, ``Infinity`` or an integer longer than they take; non-ASCII kept;
     ``indent=None`` for one line.
 
-    :raises ValueError: when ``value`` holds a non-finite float (a bug in the writer:
-        it must make its numbers finite first).
+    ``checked``: the caller has passed the whole document to :func:`check_readable` (a
+    writer encoding it part by part, whose parts are then not walked again).
+
+    :raises UnreadableNumber: when ``value`` holds such a number (:func:`check_readable`).
     """
+    if not checked:
+        check_readable(value)
     if indent is None:
         return _COMPACT.encode(value)
     return json.dumps(value, indent=indent, ensure_ascii=False, allow_nan=False)
+
+
+def pieces(value: Any, *, indent: int = 1) -> Iterator[str]:
+    """:func:`dumps` in pieces, for writing a large document without holding its text (nor
+    the list of pieces ``json.dumps`` joins); checked whole before the first piece.
+
+    :raises UnreadableNumber: as :func:`dumps`, before anything is yielded.
+    """
+    check_readable(value)
+    encoder = json.JSONEncoder(indent=indent, ensure_ascii=False, allow_nan=False)
+    return encoder.iterencode(value)
+
+
+class TooLargeToRead(ValueError):
+    """A document that would be written larger than its readers read."""
+
+
+def within_read_limit(text: Iterable[str], what: str) -> Iterator[str]:
+    """The pieces of ``text``, refused (mid-write: the caller's atomic write then leaves
+    nothing behind) once they add up to more than :data:`MAX_JSON_BYTES` in UTF-8, the
+    most the harness's readers read: a merge never writes a file it refuses to read.
+
+    :raises TooLargeToRead: naming ``what`` and the limit.
+    """
+    limit, written = MAX_JSON_BYTES, 0
+    for piece in text:
+        # Characters are at most 4 bytes: count exactly only near the limit.
+        written += len(piece) if piece.isascii() else len(piece.encode("utf-8", "replace"))
+        if written > limit:
+            raise TooLargeToRead(
+                f"{what} would be larger than {limit} bytes, the most a report is read "
+                "at: keep the parts as they are (report and report diff take several)"
+            )
+        yield piece
 
 
 def finite(value: float, default: float = 0.0) -> float:
@@ -233,9 +378,15 @@ __all__ = [
     "MAX_JSON_BYTES",
     "MAX_JSON_DEPTH",
     "JSONFileError",
+    "TooLargeToRead",
+    "UnreadableNumber",
+    "check_readable",
     "depth_exceeds",
     "dumps",
     "finite",
     "loads",
+    "loads_bounded_numbers",
+    "pieces",
     "read_json_file",
+    "within_read_limit",
 ]

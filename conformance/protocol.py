@@ -19,6 +19,7 @@ import orjson
 
 from .catalogue import normalise_dispute_id
 from .errors import InvalidRequest, ProtocolError
+from .jsonsafe import JSONFileError, loads_bounded_numbers
 from .textsafe import json_text_is_safe, safe_json
 from .validation import SchemaValidator
 
@@ -284,9 +285,17 @@ def decode_line(line: bytes) -> dict[str, Any]:
 
 
 def _stdlib_decode(text: str) -> Any:
-    """``text`` read by the standard library; ProtocolError when it is no JSON value."""
+    """``text`` read by the standard library; ProtocolError when it is no JSON value, or
+    holds a number the harness could not write into a report it reads back (an integer of
+    more than 40 digits, ``1e400``, ``NaN``: conformance/jsonsafe.py). orjson's path never
+    yields one: it reads no integer past 64 bits and refuses the rest."""
     try:
-        return json.loads(text)
+        return loads_bounded_numbers(text)
+    except JSONFileError as exc:
+        raise ProtocolError(
+            f"response line holds a number the harness does not take: {exc} "
+            f"(docs/protocol.md §1): {_shorten(text)!r}"
+        ) from None
     except json.JSONDecodeError as exc:
         raise ProtocolError(
             f"response line is not JSON ({exc.msg} at column {exc.colno}): {_shorten(text)!r}"

@@ -51,6 +51,7 @@ from conformance.runner import (
     section_of,
 )
 from conformance.scenarios import Scenario, load_corpus
+from conformance.textsafe import terminal_text
 from conformance.verdict import CAUSE_LABELS, parse_share
 
 # --------------------------------------------------------------------------- settings
@@ -600,9 +601,10 @@ class ScenarioItem(_CariocaItem):
             raise CariocaCaseFailed(result.note or "not run")
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
-        """Show the scenario's report rather than a traceback into the harness."""
+        """Show the scenario's report rather than a traceback into the harness, its control
+        characters escaped (a scenario title is file text: conformance/textsafe.py)."""
         if isinstance(excinfo.value, CariocaCaseFailed):
-            return f"{self.scenario.id} {self.scenario.title}\n{excinfo.value}"
+            return terminal_text(f"{self.scenario.id} {self.scenario.title}\n{excinfo.value}")
         return super().repr_failure(excinfo)
 
     def reportinfo(self) -> tuple[Path, int, str]:

@@ -23,7 +23,7 @@ import tempfile
 import time
 import xml.etree.ElementTree as ET
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
@@ -31,7 +31,7 @@ from conformance import CORPUS_VERSION, __version__
 from conformance.catalogue import Catalogue
 from conformance.causes import causes_of
 from conformance.console import why_lines
-from conformance.jsonsafe import dumps, finite
+from conformance.jsonsafe import check_readable, dumps, finite
 from conformance.results import (
     NOT_GRADED_CAUSES,
     CaseResult,
@@ -407,11 +407,12 @@ def report_text(document: Mapping[str, Any]) -> str:
     C encoder) and put in place of a token after the rest is indented: a report with
     checks costs about what one without them did, and still reads one check per line.
     """
+    check_readable(document)  # whole, so an error names where in the report
     cases = document.get("cases")
     if not isinstance(cases, list) or not any(
         isinstance(c, dict) and c.get("checks") for c in cases
     ):
-        return dumps(document) + "\n"
+        return dumps(document, checked=True) + "\n"
     token = f"check-{secrets.token_hex(8)}-"
     encoded: list[str] = []
     shallow = dict(document)
@@ -424,11 +425,34 @@ def report_text(document: Mapping[str, Any]) -> str:
         placeholders = []
         for check in checks:
             placeholders.append(f"{token}{len(encoded)}")
-            encoded.append(dumps(check, indent=None))
+            encoded.append(dumps(check, indent=None, checked=True))
         shallow["cases"].append({**case, "checks": placeholders})
-    text = dumps(shallow)
+    text = dumps(shallow, checked=True)
     found = re.compile(f'"{re.escape(token)}([0-9]+)"')
     return found.sub(lambda m: encoded[int(m.group(1))], text) + "\n"
+
+
+def report_pieces(document: Mapping[str, Any]) -> Iterator[str]:
+    """A report document as text in pieces, one case to a line: for a merged report of
+    many megabytes, whose text (and the million pieces an indenting encoder joins) is
+    then never held whole. Its numbers are checked before the first piece.
+
+    :raises UnreadableNumber: naming a number its readers would refuse.
+    """
+    check_readable(document)
+    cases = document.get("cases") or []
+    shallow = dict(document)
+    token = f"cases-{secrets.token_hex(8)}"
+    shallow["cases"] = token
+    head, tail = dumps(shallow, checked=True).split(f'"{token}"', 1)
+
+    def text() -> Iterator[str]:
+        yield head + "["
+        for i, case in enumerate(cases):
+            yield ("," if i else "") + "\n    " + dumps(case, indent=None, checked=True)
+        yield "\n  ]" + tail + "\n"
+
+    return text()
 
 
 def _clean(text: str) -> str:

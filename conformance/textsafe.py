@@ -102,6 +102,44 @@ def json_text_is_safe(text: str, limit: int = MAX_STRING) -> bool:
     return '\\"' not in text and max(map(len, text.split('"'))) <= limit
 
 
+# What a terminal obeys in text the harness did not write itself: as _UNSAFE, but CR is
+# left to terminal_text (a progress line is redrawn with a CR at its start or end).
+_TERMINAL_UNSAFE: Final = re.compile(
+    "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]"
+)
+
+
+def terminal_text(text: str) -> str:
+    """``text`` as it may reach a terminal: every control character escaped (tab and
+    newline kept), and a carriage return kept only at the very start or end of ``text``
+    (how a progress line redraws itself), so no string from a file or an engine can move
+    the cursor, recolour, retitle or clear the terminal, or hide a line behind another."""
+    if not _TERMINAL_UNSAFE.search(text) and "\r" not in text:
+        return text
+    head = "\r" if text.startswith("\r") else ""
+    tail = "\r" if text.endswith("\r") and len(text) > len(head) else ""
+    body = text[len(head) : len(text) - len(tail)]
+    return head + _UNSAFE.sub(_escape_char, body) + tail
+
+
+class TerminalStream:
+    """A text stream that writes through :func:`terminal_text`: what the command line
+    prints, from wherever it comes (a report read back, a scenario title, an engine's
+    message), reaches the terminal with its control characters escaped. Everything but
+    ``write`` is the wrapped stream's."""
+
+    def __init__(self, stream: Any) -> None:
+        self.stream = stream
+
+    def write(self, text: str) -> int:
+        """Write ``text`` escaped; returns the length of ``text`` (as ``print`` expects)."""
+        self.stream.write(terminal_text(text))
+        return len(text)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.stream, name)
+
+
 _T = TypeVar("_T")
 
 
@@ -134,6 +172,7 @@ def cap_total(record: _T, fields: Sequence[str], total: int = MAX_CASE_TEXT) -> 
 __all__ = [
     "MAX_CASE_TEXT",
     "MAX_STRING",
+    "TerminalStream",
     "cap_total",
     "cut_marker",
     "escape",
@@ -141,4 +180,5 @@ __all__ = [
     "safe_json",
     "safe_tail",
     "safe_text",
+    "terminal_text",
 ]

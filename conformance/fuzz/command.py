@@ -39,7 +39,7 @@ from .campaign import FuzzResult, ProgressFn, fuzz
 from .expected import apply_expectations, unexpected_findings, write_expectations
 from .merge import merge_reports, read_report
 from .model import FuzzError, FuzzOptions
-from .report import report_dict, report_text, summary, unstarted_report, write_outputs
+from .report import report_dict, report_pieces, summary, unstarted_report, write_outputs
 
 #: 128 + the signal number, the shell's convention (conformance/interrupt.py).
 SIGNAL_CODES: Final[Mapping[str, int]] = {"SIGINT": 130, "SIGTERM": 143, "SIGHUP": 129}
@@ -101,18 +101,26 @@ class Known:
 
 
 def _finish(
-    report: dict[str, Any], out: Path, json_path: Path | None, known: Known | None = None
+    report: dict[str, Any],
+    out: Path,
+    json_path: Path | None,
+    known: Known | None = None,
+    *,
+    bounded: bool = False,
 ) -> Outcome:
     """Write the report and its drafts (and the ``--json`` copy, and the expectations
-    file asked for); the outcome."""
+    file asked for); the outcome. ``bounded`` (a merge): refuse to write a report larger
+    than its readers read (the shards it came from are still there)."""
+    from conformance.jsonsafe import within_read_limit
     from conformance.report import atomic_write_text
 
     text = ""
     if known is not None and known.expectations is not None and not report.get("adapter_error"):
         apply_expectations(report, known.expectations, file=known.file, strict=known.strict)
-    path = write_outputs(report, out)
+    path = write_outputs(report, out, bounded=bounded)
     if json_path is not None:
-        atomic_write_text(json_path, report_text(report))
+        pieces = report_pieces(report)
+        atomic_write_text(json_path, within_read_limit(pieces, "the report") if bounded else pieces)
     if known is not None and known.write_to is not None and not report.get("adapter_error"):
         count = write_expectations(known.write_to, report, known.expectations)
         text = f"wrote {count} finding(s) to {known.write_to}\n"
@@ -185,7 +193,7 @@ def merge(paths: Sequence[str | Path], out: Path, *, json_path: Path | None = No
 
     :raises FuzzError: naming the report that cannot be read or merged (exit 2).
     """
-    return _finish(merge_reports([read_report(p) for p in paths]), out, json_path)
+    return _finish(merge_reports([read_report(p) for p in paths]), out, json_path, bounded=True)
 
 
 def progress_printer(stream: TextIO | None = None) -> ProgressFn:

@@ -3,7 +3,7 @@ beside it, the merge of shard reports, and the end-of-run summary."""
 
 from __future__ import annotations
 
-import json
+import itertools
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final
@@ -11,6 +11,7 @@ from typing import Any, Final
 import yaml
 
 from conformance.catalogue import Catalogue
+from conformance.jsonsafe import dumps, pieces, within_read_limit
 from conformance.textsafe import safe_text
 
 from .campaign import FuzzResult
@@ -118,14 +119,19 @@ def unstarted_report(
 
 
 def report_text(report: Mapping[str, Any]) -> str:
-    """The report as the file holds it: standard JSON (never NaN or Infinity)."""
-    return json.dumps(report, indent=1, ensure_ascii=False, allow_nan=False) + "\n"
+    """The report as the file holds it: standard JSON that its readers take back (never
+    NaN, Infinity or an integer longer than they read: conformance/jsonsafe.py).
+
+    :raises UnreadableNumber: naming where such a number is.
+    """
+    return dumps(report, indent=1) + "\n"
 
 
-def write_outputs(report: dict[str, Any], out: Path) -> Path:
+def write_outputs(report: dict[str, Any], out: Path, *, bounded: bool = False) -> Path:
     """Write ``fuzz-report.json`` and one draft YAML per finding under ``out``; return its path.
 
     Drafts go to ``out/drafts/cc-8NNN.yaml`` and the report records each file's path.
+    ``bounded``: refuse a report larger than its readers read (a merge's).
     """
     from conformance.report import atomic_write_text
 
@@ -147,16 +153,21 @@ def write_outputs(report: dict[str, Any], out: Path) -> Path:
         atomic_write_text(path, text)
         finding["scenario_file"] = str(path)
     target = out / "fuzz-report.json"
-    atomic_write_text(target, report_pieces(report))
+    written = report_pieces(report)
+    atomic_write_text(
+        target, within_read_limit(written, "the merged report") if bounded else written
+    )
     return target
 
 
 def report_pieces(report: Mapping[str, Any]) -> Iterator[str]:
     """:func:`report_text` in pieces, for writing: the whole text of a large merged report
-    (and the list of its millions of pieces ``json.dumps`` builds first) is never held."""
-    encoder = json.JSONEncoder(indent=1, ensure_ascii=False, allow_nan=False)
-    yield from encoder.iterencode(report)
-    yield "\n"
+    (and the list of its millions of pieces ``json.dumps`` builds first) is never held.
+    Checked whole before the first piece.
+
+    :raises UnreadableNumber: as :func:`report_text`, at the call.
+    """
+    return itertools.chain(pieces(report, indent=1), ["\n"])
 
 
 def summary(report: Mapping[str, Any], catalogue: Catalogue | None = None) -> str:

@@ -45,6 +45,7 @@ from conformance.textsafe import (
     safe_json,
     safe_tail,
     safe_text,
+    terminal_text,
 )
 from conformance.yamlsafe import MAX_FILE_BYTES
 
@@ -274,6 +275,79 @@ def test_terminal_output_that_cannot_be_encoded_is_escaped() -> None:
     stream = io.TextIOWrapper(io.BytesIO(), encoding="ascii")
     emit("10♥ \ud800\n", stream)
     assert stream.buffer.getvalue() == b"10\\u2665 \\ud800\n"  # type: ignore[attr-defined]
+
+
+def test_terminal_text_escapes_every_control_but_a_progress_lines_carriage_return() -> None:
+    assert terminal_text("a\tb\nc") == "a\tb\nc"
+    assert terminal_text("\x1b]0;title\x07 \x1b[2J \x9b31m \x00") == (
+        "\\x1b]0;title\\x07 \\x1b[2J \\x9b31m \\x00"
+    )
+    # A progress line redraws itself with a CR at its start or end; one inside hides text.
+    assert terminal_text("\r[3/9] cc-0001") == "\r[3/9] cc-0001"
+    assert terminal_text("\r   \r") == "\r   \r"
+    assert terminal_text("ok\rFAKE") == "ok\\x0dFAKE"
+    assert terminal_text("\ud800") == "\\ud800"
+
+
+def assert_no_raw_controls(where: str, text: str) -> None:
+    """No control character a terminal would obey (tab and newline aside) in ``text``."""
+    for bad in (*RAW_BAD, "\x1b", "\x08", "\x85"):
+        assert bad not in text, (where, bad)
+
+
+def test_every_handshake_text_reaches_the_terminal_and_the_reports_escaped(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """ESC sequences in the engine's name, version, language, rulings (warned about by
+    value) and an engine-private extra: escaped on both streams and in every report."""
+    report, junit = tmp_path / "r.json", tmp_path / "j.xml"
+    adapter = proxy("evil_text_proxy.py", "--whole-hello", "--text", f"'{POISON}'")
+    outputs = ["--json", str(report), "--junit", str(junit)]
+    code = main(["run", "-v", "--rule", "SCORE-1", "--adapter", adapter, *outputs])
+    assert code in (0, 1)
+    out, err = capsys.readouterr()
+    for where, text in {
+        "stdout": out,
+        "stderr": err,
+        "json": report.read_text(encoding="utf-8"),
+        "junit": junit.read_text(encoding="utf-8"),
+    }.items():
+        assert_no_raw_controls(where, text)
+    implementation = json.loads(report.read_text(encoding="utf-8"))["header"]["engine"][
+        "implementation"
+    ]
+    assert "\\x1b[2J" in implementation["version"] and "\\x1b[2J" in implementation["language"]
+    assert "is not one of its options" in out + err and "\\x1b[2J" in out + err
+
+
+def test_text_read_back_from_files_reaches_the_terminal_escaped(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A report edited to hold ESC, BEL and CSI (a title, an error, the engine's name) and a
+    scenario file naming a rule with them: `report`, `report diff`, `report merge` and
+    `check` print them escaped (they printed them raw: the terminal obeyed)."""
+    old, new = tmp_path / "old.json", tmp_path / "new.json"
+    assert main(["run", "-q", "--rule", "SCORE-1", "--json", str(old)]) == 0
+    document = json.loads(old.read_text(encoding="utf-8"))
+    evil = "\x1b]0;pwned\x07 \x1b[2J \x9b31m \x08"
+    document["cases"][0].update(status="error", title="title " + evil, error="error " + evil)
+    document["header"]["engine"]["implementation"]["name"] = "engine " + evil
+    new.write_text(json.dumps(document, ensure_ascii=False), encoding="utf-8")
+    scenario = tmp_path / "evil.yaml"
+    scenario.write_text('id: cc-0001\ntitle: "t \\e[2J"\nrules: ["SCORE-\\e]0;x\\a"]\n')
+    digest = tmp_path / "digest.md"
+    commands = [  # (command, whether it prints the poisoned text)
+        (["report", "diff", str(old), str(new)], True),
+        (["report", str(new), "--markdown", str(digest)], False),
+        (["report", "merge", str(new), "--output", str(tmp_path / "m.json")], False),
+        ([*CAT, "check", str(scenario)], True),
+    ]
+    for command, echoes in commands:
+        main(command)
+        out, err = capsys.readouterr()
+        assert_no_raw_controls(" ".join(command[:2]), out + err)
+        assert ("\\x1b" in out + err) == echoes, command
+    assert_no_raw_controls("digest", digest.read_text(encoding="utf-8"))
 
 
 def test_a_lone_surrogate_in_a_scenario_title_cannot_lose_a_report(tmp_path: Path) -> None:

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
 from conformance.errors import InvalidRequest, ProtocolError
+from conformance.jsonsafe import check_readable
 from conformance.protocol import (
     CAPABILITY_OPS,
     OPS,
@@ -372,7 +373,14 @@ def test_decode_line_reads_what_the_standard_library_reads(
         text = line.decode("utf-8")
         expected = _stdlib_outcome(functools.partial(json.loads, text))
         got = _stdlib_outcome(functools.partial(decode_line, line))
-        if expected[0] != "ok" or not isinstance(expected[1], dict):
+        # What the standard library cannot read, what is not an object, and a number no
+        # report could hold (NaN, infinity, over 40 digits: docs/protocol.md §1) are refused.
+        unreadable = (
+            expected[0] == "ok"
+            and _stdlib_outcome(functools.partial(check_readable, expected[1]))[0]
+            == "UnreadableNumber"
+        )
+        if expected[0] != "ok" or not isinstance(expected[1], dict) or unreadable:
             assert got[0] == "ProtocolError"
             continue
         # What the harness keeps is the standard library's value, made safe where the
@@ -387,8 +395,6 @@ def test_decode_line_reads_what_the_standard_library_reads(
         b'{"points": 123456789012345678901234567890}',  # orjson: a float
         b'{"points": 18446744073709551616}',
         b'{"points": -9223372036854775809}',
-        b'{"points": 1e400}',  # orjson: refused; Python: inf
-        b'{"points": NaN}',
         b'{"a": 1, "a": 2}',
         b'{"x": 0.1234567890123456789}',
         # 19 digits: orjson's fast path but for a negative below -2**63.
@@ -404,6 +410,23 @@ def test_decode_line_agrees_with_the_standard_library_where_orjson_differs(raw: 
     expected = json.loads(raw)
     got = decode_line(raw)
     assert _same(got, expected) and type(got.get("points")) is type(expected.get("points"))
+
+
+@pytest.mark.parametrize(
+    ("raw", "said"),
+    [
+        (b'{"points": 1e400}', "the number 1e400 is too large"),  # Python: inf
+        (b'{"points": NaN}', "NaN is not JSON"),
+        (b'{"x": {"n": -Infinity}}', "-Infinity is not JSON"),
+        (b'{"points": ' + b"9" * 41 + b"}", "an integer of 41 digits"),
+    ],
+)
+def test_decode_line_refuses_a_number_no_report_could_hold(raw: bytes, said: str) -> None:
+    """The standard library reads them (as inf, NaN, a 41-digit int); a report holding
+    one would be refused by the harness's own readers."""
+    with pytest.raises(ProtocolError, match=f"holds a number the harness does not take: {said}"):
+        decode_line(raw)
+    assert decode_line(b'{"points": ' + b"9" * 40 + b"}") == {"points": 10**40 - 1}
 
 
 def test_encode_request_refuses_nan_as_the_standard_library_does() -> None:
@@ -426,7 +449,7 @@ def test_encode_request_refuses_nan_as_the_standard_library_does() -> None:
         (b"42", "not an object"),
         # Valid JSON that json.loads still refuses must not escape as a Python error.
         (b"[" * 100_000 + b"]" * 100_000, "cannot be decoded"),
-        (b'{"id": 1, "points": ' + b"9" * 5000 + b"}", "cannot be decoded"),
+        (b'{"id": 1, "points": ' + b"9" * 5000 + b"}", "an integer of 5000 digits"),
     ],
 )
 def test_decode_line_rejects_non_objects(raw: bytes, match: str) -> None:

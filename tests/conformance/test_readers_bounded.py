@@ -75,7 +75,9 @@ def test_a_handshake_declaring_a_huge_max_in_flight_is_refused_before_any_report
     report = tmp_path / "r.json"
     assert main(["run", "--adapter", adapter, "--rule", "MELD-RUN", "--json", str(report)]) == 3
     [line] = errors(capsys.readouterr().err)
-    assert "/max_in_flight" in line and "maximum of 2147483647" in line
+    # 101 digits: refused as the line is read, before the schema's maximum of 2**31 - 1
+    # (test_the_protocol_bounds_max_in_flight_where_the_report_reads_it) is looked at.
+    assert "holds a number the harness does not take: an integer of 101 digits" in line
     # Whatever was written reads back: a refused handshake leaves no unreadable number.
     if report.exists():
         assert main(["report", str(report), "--markdown", str(tmp_path / "r.md")]) == 0
@@ -452,3 +454,164 @@ def test_a_merged_fuzz_report_is_written_in_pieces_as_the_text_would_be(tmp_path
     first = read_report(paths[0])
     fuzz.merge_reports([first, read_report(paths[1])])
     assert first["findings"][0]["count"] == 1
+
+
+# -- every number written: one check in the writing path, and each source bounded -------
+
+
+def test_no_writer_writes_a_number_its_readers_refuse() -> None:
+    """The one check behind every report writer names where the number is."""
+    from conformance.fuzz.report import report_pieces as fuzz_pieces
+    from conformance.fuzz.report import report_text as fuzz_text
+    from conformance.jsonsafe import UnreadableNumber, check_readable, dumps, pieces
+    from conformance.outputs import write_all
+    from conformance.report import report_pieces, report_text
+
+    largest = 10**MAX_INT_DIGITS - 1
+    check_readable({"a": [largest, -largest, 1.5e308, True, None, "9" * 99]})
+    for bad, where in (
+        ({"cases": [{"id": "x", "checks": [{"step": largest + 1}]}]}, "/cases/0/checks/0/step"),
+        ({"totals": {"seconds": float("nan")}}, "/totals/seconds"),
+        ({"a/b": {"~": [0, -(10**50)]}}, "/a~1b/~0/1"),
+    ):
+        for write in (dumps, pieces, report_text, report_pieces, fuzz_text, fuzz_pieces):
+            # Refused at the call, before a piece is written.
+            with pytest.raises(UnreadableNumber, match=f"at {re.escape(where)}: "):
+                write(bad)  # type: ignore[operator]
+
+    def write() -> None:
+        dumps([10**50])
+
+    [failure] = write_all([("--json", "r.json", write)])
+    assert failure == (
+        "could not write --json r.json: at /0: an integer of 51 digits "
+        f"(the harness's readers take at most {MAX_INT_DIGITS})"
+    )
+
+
+@pytest.mark.parametrize(
+    "option",
+    [
+        ["run", "--seed", "1" + "0" * 12],
+        ["run", "--seed", "-1"],
+        ["run", "--deals", "1001"],
+        ["run", "--workers", "257"],
+        ["run", "--max-consecutive-errors", "1" + "0" * 41],
+        ["run", "--max-response-bytes", "0"],
+        ["fuzz", "--seed", "9" * 50],
+        ["fuzz", "--games", "1" + "0" * 10],
+        ["fuzz", "--game", "1" + "0" * 9],
+        ["fuzz", "--max-steps", "1" + "0" * 7],
+        ["fuzz", "--workers", "0"],
+        ["fuzz", "--shard", "1/" + "9" * 12],
+        ["audit", "--workers", "9" * 5000],
+    ],
+    ids=lambda option: " ".join(option)[:30],
+)
+def test_a_number_option_its_reports_could_not_hold_is_refused_before_anything_starts(
+    option: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    # An adapter that would record its start: none must be needed to refuse the option.
+    assert main([*option, "--adapter", "/nonexistent/adapter"]) == 2
+    [line] = [line for line in capsys.readouterr().err.splitlines() if "error: " in line]
+    assert option[1] in line and ("whole number" in line or "at most" in line), line
+
+
+@pytest.mark.slow  # a fuzz game against the reference
+def test_the_largest_number_options_write_reports_their_readers_take(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """fuzz at the largest seed and game index: the report reads back through --merge."""
+    from conformance.cli_args import MAX_COUNT, MAX_SEED
+
+    out, report = tmp_path / "out", tmp_path / "f.json"
+    seed, game = str(MAX_SEED), str(MAX_COUNT - 1)
+    common = ["--games", str(MAX_COUNT), "--max-steps", "3", "--out", str(out)]
+    code = main(["fuzz", "--seed", seed, "--game", game, *common, "--json", str(report)])
+    assert code in (0, 4), capsys.readouterr().err
+    campaign = json.loads(report.read_text())["campaign"]
+    assert campaign["seed"] == MAX_SEED and campaign["only_games"] == [MAX_COUNT - 1]
+    merged = tmp_path / "m.json"
+    assert main(["fuzz", "--merge", str(report), "--out", str(out), "--json", str(merged)]) in (
+        0,
+        4,
+    )
+    assert json.loads(merged.read_text())["campaign"]["seed"] == MAX_SEED
+
+
+@pytest.mark.slow  # two runs of the SCORE slice through a proxy and the reference
+def test_an_engine_score_is_graded_up_to_40_digits_and_a_longer_one_errs_its_case(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Scores are any integer the reports can hold: 40 digits is a scoring failure, written
+    and read back by every reader; 41 is that request's protocol error, named."""
+    base = tmp_path / "base.json"
+    assert main(["run", "-q", "--rule", "SCORE-1", "--json", str(base)]) == 0
+    for digits, status in ((40, "fail"), (41, "error")):
+        report, junit = tmp_path / f"r{digits}.json", tmp_path / f"r{digits}.xml"
+        expected = tmp_path / f"e{digits}.yaml"
+        adapter = f"{PROXY} --score-digits {digits}"
+        outputs = ["--json", str(report), "--junit", str(junit)]
+        outputs += ["--write-expectations", str(expected)]
+        main(["run", "-q", "--rule", "SCORE-1", "--adapter", adapter, *outputs])
+        cases = json.loads(report.read_text())["cases"]
+        if status == "error":  # and the rest not run, after five errors in a row
+            assert {case["status"] for case in cases} == {"error", "not_run"}
+            assert "an integer of 41 digits (at most 40 are accepted)" in cases[0]["error"]
+        else:
+            assert {case["status"] for case in cases} == {"fail"}
+            # The expectations written read back, and expect exactly these failures.
+            rerun = ["run", "-q", "--rule", "SCORE-1", "--expectations", str(expected)]
+            assert main([*rerun, "--adapter", adapter]) == 0
+        capsys.readouterr()
+        # Every reader takes back what was written.
+        assert main(["report", str(report), "--markdown", str(tmp_path / "r.md")]) == 0
+        assert main(["report", "diff", str(base), str(report)]) == 1
+        assert main(["report", "merge", str(report), "-o", str(tmp_path / "m.json")]) == 0
+        assert "error" not in errors(capsys.readouterr().err)
+
+
+@pytest.mark.slow  # starts an adapter through a proxy and the reference, twice
+@pytest.mark.parametrize(
+    ("hello", "said"),
+    [
+        ('{"protocol": ' + "9" * 40 + "}", "speaks protocol " + "9" * 40),
+        ('{"protocol": ' + "9" * 41 + "}", "an integer of 41 digits"),
+        ('{"x": {"n": NaN}}', "NaN is not JSON"),
+    ],
+    ids=["protocol-40-digits", "protocol-41-digits", "extra-NaN"],
+)
+def test_a_handshake_number_its_reports_could_not_hold_ends_the_run_readably(
+    hello: str, said: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    report = tmp_path / "r.json"
+    adapter = f"{PROXY} --hello {shlex.quote(hello)}"
+    assert main(["run", "--adapter", adapter, "--rule", "MELD-RUN", "--json", str(report)]) == 3
+    assert said in capsys.readouterr().err
+    assert main(["report", str(report), "--markdown", str(tmp_path / "r.md")]) == 0
+
+
+def test_a_merge_larger_than_its_readers_read_is_refused_and_leaves_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Two shards each within the limit merge into a report over it: refused while it is
+    written, by `fuzz --merge` and `report merge --fuzz` alike, and no file is left."""
+    from conformance import jsonsafe
+
+    paths = []
+    for index in (1, 2):
+        path = tmp_path / f"shard{index}.json"
+        path.write_text(json.dumps(shard(index, 2), separators=(",", ":")))
+        paths.append(str(path))
+    limit = max(Path(p).stat().st_size for p in paths) + 40
+    monkeypatch.setattr(jsonsafe, "MAX_JSON_BYTES", limit)
+    out, merged = tmp_path / "out", tmp_path / "merged.json"
+    for command in (
+        ["fuzz", "--merge", *paths, "--out", str(out)],
+        ["report", "merge", "--fuzz", paths[0], "--fuzz", paths[1], "-o", str(merged)],
+    ):
+        assert main(command) == 2
+        err = capsys.readouterr().err
+        assert f"the merged report would be larger than {limit} bytes" in err, err
+    assert not merged.exists() and not (out / "fuzz-report.json").exists()
+    assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")] == []

@@ -5,7 +5,9 @@ run an engine that declares fewer player counts than its profile's text (``{"pro
 {"pagat": [2, 3, 4]}}``) while still playing like the reference. ``--unsupported-all`` makes
 an engine that claims every profile and capability in its handshake and then answers every
 request but ``hello`` and ``bye`` with an ``unsupported`` error: a run against it grades
-nothing, which must never look like a green.
+nothing, which must never look like a green. ``--score-digits D`` puts a D-digit number in
+every score it answers (``totals``, ``deal_scores``, ``points``), where the protocol takes
+any integer of at most 40 digits: an engine's number a report must hold and read back.
 
 Standard library only: the proxy knows nothing of the harness.
 
@@ -22,11 +24,29 @@ import sys
 from relay import ReferenceRelay
 
 
+def huge_scores(value: object, number: int) -> object:
+    """``value`` with every score in it (totals, deal scores, penalty points) ``number``."""
+    if isinstance(value, dict):
+        out = {}
+        for key, item in value.items():
+            if key in ("totals", "deal_scores") and isinstance(item, list):
+                out[key] = [number for _ in item]
+            elif key == "points" and isinstance(item, int):
+                out[key] = number
+            else:
+                out[key] = huge_scores(item, number)
+        return out
+    if isinstance(value, list):
+        return [huge_scores(item, number) for item in value]
+    return value
+
+
 def main() -> int:
     """Relay stdin to the reference and its answers back, rewriting as asked."""
     parser = argparse.ArgumentParser()
     parser.add_argument("--hello", default="{}", help="JSON object merged into hello's answer")
     parser.add_argument("--unsupported-all", action="store_true")
+    parser.add_argument("--score-digits", type=int, help="every score this many digits long")
     args = parser.parse_args()
     extra = json.loads(args.hello)
     relay = ReferenceRelay()
@@ -43,6 +63,8 @@ def main() -> int:
                 answer = relay.ask(line).rstrip("\n")
                 if op == "hello" and answer:
                     answer = json.dumps({**json.loads(answer), **extra})
+                elif args.score_digits and answer:
+                    answer = json.dumps(huge_scores(json.loads(answer), 10**args.score_digits - 1))
             sys.stdout.write(answer + "\n")
             sys.stdout.flush()
             if op == "bye":

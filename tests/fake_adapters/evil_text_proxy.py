@@ -3,7 +3,10 @@
 Valid JSON, schema-valid answers, but the text is poison for printing and reports:
 the engine's name, every ``reason``, an error message (on ``penalty``, or on each
 ``--error-on`` op) and stderr carry ``--text`` (a JSON string literal, so ``"\\ud800"``
-gives a lone surrogate), repeated ``--repeat`` times. Used by tests/conformance/test_hardening.py.
+gives a lone surrogate), repeated ``--repeat`` times. With ``--whole-hello`` the text is
+also in the handshake's version and language, in the value of every ruling it declares (an
+option no catalogue knows, so the run warns naming it) and in an engine-private extra.
+Used by tests/conformance/test_hardening.py.
 
     evil_text_proxy.py --text '"\\ud800 \\ufffe \\u001b[2J \\u0007 \\u0000"' --repeat 1
 """
@@ -29,6 +32,7 @@ def main() -> int:
         help="answer this op with an internal error carrying the "
         "text (repeatable; default: penalty)",
     )
+    parser.add_argument("--whole-hello", action="store_true", help="poison every hello text")
     args = parser.parse_args()
     evil = json.loads(args.text) * args.repeat
     erring = set(args.error_on or ["penalty"])
@@ -42,6 +46,11 @@ def main() -> int:
         sys.stderr.flush()
         if op == "hello":
             answer["implementation"]["name"] = "evil " + evil
+            if args.whole_hello:
+                answer["implementation"]["version"] = "0.1 " + evil
+                answer["implementation"]["language"] = "python " + evil
+                answer["rulings"] = {k: "evil " + evil for k in answer.get("rulings", {})}
+                answer["x"] = {evil: evil}
         elif op in erring:
             answer = {"id": answer["id"], "error": {"kind": "internal", "message": evil}}
         elif "reason" in answer:
