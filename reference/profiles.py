@@ -18,6 +18,7 @@ from types import MappingProxyType
 from typing import Any
 
 from reference.cards import Card, Rank, Suit
+from reference.errors import UnknownRulingError
 
 
 @dataclass(frozen=True)
@@ -130,12 +131,29 @@ class Profile:
     """The option this profile follows on each disputed point and house variant
     (``DISPUTE-nn`` / ``VARIANT-nn`` -> option)."""
 
-    def rules_on(self, point: str, option: str) -> bool:
-        """True if the profile rules on ``point`` and plays ``option`` there.
+    def plays(self, point: str, option: str) -> bool:
+        """True if the profile plays ``option`` on ``point``, a point it rules on.
+
+        The pair is checked against the catalogue (:data:`OPTIONS`) first, so a misspelt
+        point or option fails loudly instead of reading as "another option".
+
+        :raises UnknownRulingError: for a point or option the catalogue lacks.
+        :raises KeyError: for a catalogue point the profile does not rule on.
+        """
+        check_ruling(point, option)
+        return self.rulings[point] == option
+
+    def rules_on(self, point: str, option: str | None = None) -> bool:
+        """True if the profile rules on ``point`` (and, given ``option``, plays it there).
 
         For points only some profiles rule on (the Chilean DISPUTE-39..77): a profile that
         does not rule on the point plays none of its options.
+
+        :raises UnknownRulingError: for a point or option the catalogue lacks.
         """
+        check_ruling(point, option)
+        if option is None:
+            return point in self.rulings
         return self.rulings.get(point) == option
 
     def __hash__(self) -> int:
@@ -526,6 +544,23 @@ def _chilean_point(point: str) -> bool:
     return 39 <= number <= 56 or 74 <= number <= 78
 
 
+#: Every ``(point, option)`` pair of :data:`OPTIONS`, and every point with no option, so that
+#: one set lookup checks a pair named at a rules branch.
+_KNOWN: frozenset[tuple[str, str | None]] = frozenset(
+    {(point, option) for point, options in OPTIONS.items() for option in options}
+    | {(point, None) for point in OPTIONS}
+)
+
+
+def check_ruling(point: str, option: str | None = None) -> None:
+    """Check that ``point`` (and ``option``, when given) are in the catalogue (:data:`OPTIONS`).
+
+    :raises UnknownRulingError: naming the point, the option and the options it has.
+    """
+    if (point, option) not in _KNOWN:
+        raise UnknownRulingError(point, option, OPTIONS.get(point, ()))
+
+
 def ruling_problems(rulings: Mapping[str, str]) -> tuple[str, ...]:
     """What is wrong with a set of rulings: points or options that :data:`OPTIONS` lacks."""
     problems = []
@@ -549,35 +584,35 @@ def _derive(profile: Profile) -> Profile:
     else:
         derived = _derive_argentine(profile)
     # DISPUTE-09 jokers: a joker upcard is buried, any other card stays.
-    return replace(derived, bury_wild_naturals=derived.ruling("DISPUTE-09") != "jokers")
+    return replace(derived, bury_wild_naturals=not derived.plays("DISPUTE-09", "jokers"))
 
 
 def _derive_argentine(profile: Profile) -> Profile:
     """The Argentine parameters that follow from its rulings (seed 000)."""
-    r = profile.ruling
+    p = profile.plays
     values = list(ARGENTINE.rank_values)  # DISPUTE-26 table_000, SCORE-2
     joker_value = ARGENTINE.joker_value
-    if r("DISPUTE-26") == "table_001":
+    if p("DISPUTE-26", "table_001"):
         values[0], values[1] = 15, 25
-    elif r("DISPUTE-26") == "table_003":
+    elif p("DISPUTE-26", "table_003"):
         values[0], joker_value = 15, 25
     wild_ranks: frozenset[Rank] = frozenset()
-    if r("DISPUTE-25") == "wild":  # CARDS-2: twos wild, 25 points each
+    if p("DISPUTE-25", "wild"):  # CARDS-2: twos wild, 25 points each
         wild_ranks, values[1] = frozenset({Rank.TWO}), 25
-    if r("VARIANT-01") == "thirty":  # JOKER-7, SCORE-2
+    if p("VARIANT-01", "thirty"):  # JOKER-7, SCORE-2
         joker_value = 30
     deals, contracts = ARGENTINE.deals, ARGENTINE.contracts
     hand_sizes = list(ARGENTINE.hand_sizes)
     going_out_deals: frozenset[int] = frozenset()
-    if r("DISPUTE-27") == "eight":  # GAME-1: an eighth round of 13 cards, three runs
+    if p("DISPUTE-27", "eight"):  # GAME-1: an eighth round of 13 cards, three runs
         deals, contracts = 8, (*contracts, (0, 3))
         hand_sizes.append(13)
         # "A last round that needs no discard": deal 8 is laid down only as one play that
         # empties the hand, melds of any size (as CHILE-ROUND8-2 with DISPUTE-39 no_discard).
         going_out_deals = frozenset({8})
-    if r("VARIANT-05") == "twelve":  # DEAL-3: 12 cards in every deal
+    if p("VARIANT-05", "twelve"):  # DEAL-3: 12 cards in every deal
         hand_sizes = [12] * len(hand_sizes)
-    if r("DISPUTE-33") == "thirteen":  # DEAL-3: 13 cards in deal 7
+    if p("DISPUTE-33", "thirteen"):  # DEAL-3: 13 cards in deal 7
         hand_sizes[6] = 13
     return replace(
         profile,
@@ -590,37 +625,38 @@ def _derive_argentine(profile: Profile) -> Profile:
         going_out_deals=going_out_deals,
         # DISPUTE-31: opening melds of exactly, or at least, 3 and 4 cards (CONTRACT-8), or
         # trios of exactly 3 and runs of at least 4 (runs_at_least).
-        initial_sizes_exact=r("DISPUTE-31") != "at_least",
-        initial_runs_exact=r("DISPUTE-31") == "exact",
+        initial_sizes_exact=not p("DISPUTE-31", "at_least"),
+        initial_runs_exact=p("DISPUTE-31", "exact"),
         # VARIANT-03: the one-joker limit of JOKER-2 kept on table melds (JOKER-3).
-        later_joker_limit=1 if r("VARIANT-03") == "kept" else None,
-        **_shared_points(r),
+        later_joker_limit=1 if p("VARIANT-03", "kept") else None,
+        **_shared_points(p),
     )
 
 
-def _shared_points(r: Callable[[str], str]) -> dict[str, Any]:
+def _shared_points(p: Callable[[str, str], bool]) -> dict[str, Any]:
     """Parameters of the Argentine points every profile plays alike, by their options."""
     return {
         # VARIANT-02: the ace only below the 2 (CARDS-3, MELD-RUN-2).
-        "ace_high": r("VARIANT-02") != "low_only",
+        "ace_high": not p("VARIANT-02", "low_only"),
         # DISPUTE-10: a trio of at most the 8 natural copies of a rank (MELD-TRIO-4).
-        "max_trio_size": 8 if r("DISPUTE-10") == "cap" else None,
+        "max_trio_size": 8 if p("DISPUTE-10", "cap") else None,
         # DISPUTE-35 penalty: 10 points per refused action, scored at the close (TURN-1).
-        "illegal_action_penalty": 10 if r("DISPUTE-35") == "penalty" else 0,
+        "illegal_action_penalty": 10 if p("DISPUTE-35", "penalty") else 0,
     }
 
 
 def _derive_chilean(profile: Profile) -> Profile:
     """The Chilean parameters that follow from its rulings (seed 001, CHILE-* rules)."""
-    r = profile.ruling
+    p = profile.plays
     rulings = dict(profile.rulings)
+    # e.g. DISPUTE-48 natural sets DISPUTE-25 natural
     for point, by_option in _RESTATED.items():
-        rulings.update(by_option[r(point)])  # e.g. DISPUTE-48 natural sets DISPUTE-25 natural
-    wild = r("DISPUTE-48") == "wild"  # CHILE-WILD-1
+        rulings.update(by_option[profile.ruling(point)])
+    wild = p("DISPUTE-48", "wild")  # CHILE-WILD-1
     # CHILE-SCORE-2: A 15, 2 25 (a natural 2: 2), 3..10 face value, J Q K 10, joker 50.
     values = [15, 25 if wild else 2, 3, 4, 5, 6, 7, 8, 9, 10, 10, 10, 10]
-    joker_value = {"joker_30": 30, "joker_20": 20}.get(r("DISPUTE-55"), 50)
-    if r("DISPUTE-55") == "two_20" and wild:
+    joker_value = 30 if p("DISPUTE-55", "joker_30") else 20 if p("DISPUTE-55", "joker_20") else 50
+    if p("DISPUTE-55", "two_20") and wild:
         values[1] = 20  # DISPUTE-55 two_20: a wild 2 left in hand costs 20
     wild_ranks = frozenset({Rank.TWO}) if wild else frozenset()
     return replace(
@@ -631,30 +667,30 @@ def _derive_chilean(profile: Profile) -> Profile:
         wild_ranks=wild_ranks,
         # CHILE-DEAL-7: only a wild upcard is buried (DISPUTE-51 stays: none is).
         bury_ranks=wild_ranks,
-        natural_in_place=r("DISPUTE-49") == "in_place",  # CHILE-WILD-3
+        natural_in_place=p("DISPUTE-49", "in_place"),  # CHILE-WILD-3
         # CHILE-DEAL-3, DISPUTE-42: 11 cards and 13 in round 8, or 12 in every round.
-        hand_sizes=(12,) * 8 if r("DISPUTE-42") == "twelve" else (11,) * 7 + (13,),
+        hand_sizes=(12,) * 8 if p("DISPUTE-42", "twelve") else (11,) * 7 + (13,),
         # CHILE-CARDS-2, DISPUTE-43: 4 jokers with the third pack (160 cards), or 3 (159).
-        big_jokers=3 if r("DISPUTE-43") == "one_fifty_nine" else 4,
-        **_chilean_pack(r),
-        initial_sizes_exact=r("DISPUTE-41") != "at_least",  # CONTRACT-8
-        initial_runs_exact=r("DISPUTE-41") == "exact",  # runs_at_least: runs of 4 or more
-        short_runs=r("DISPUTE-52") == "three",  # MELD-RUN-1: runs of 3 cards too
+        big_jokers=3 if p("DISPUTE-43", "one_fifty_nine") else 4,
+        **_chilean_pack(p),
+        initial_sizes_exact=not p("DISPUTE-41", "at_least"),  # CONTRACT-8
+        initial_runs_exact=p("DISPUTE-41", "exact"),  # runs_at_least: runs of 4 or more
+        short_runs=p("DISPUTE-52", "three"),  # MELD-RUN-1: runs of 3 cards too
         # DISPUTE-40 three_card_runs: round 8's four runs may be of 3 cards (L55 "12 cards").
-        going_out_run_size=3 if r("DISPUTE-40") == "three_card_runs" else None,
+        going_out_run_size=3 if p("DISPUTE-40", "three_card_runs") else None,
         # CHILE-WILD-2, DISPUTE-50: no wild limit per meld, or 000's one per laid-down meld.
-        initial_joker_limit=1 if r("DISPUTE-50") == "one_per_meld" else None,
-        max_run_length=13 if r("DISPUTE-77") == "forbidden" else 14,  # MELD-RUN-4
-        out_score=-10 if r("DISPUTE-46") == "minus_ten" else 0,  # SCORE-1
-        **_shared_points(r),
+        initial_joker_limit=1 if p("DISPUTE-50", "one_per_meld") else None,
+        max_run_length=13 if p("DISPUTE-77", "forbidden") else 14,  # MELD-RUN-4
+        out_score=-10 if p("DISPUTE-46", "minus_ten") else 0,  # SCORE-1
+        **_shared_points(p),
     )
 
 
-def _chilean_pack(r: Callable[[str], str]) -> dict[str, Any]:
+def _chilean_pack(p: Callable[[str, str], bool]) -> dict[str, Any]:
     """The Chilean pack by DISPUTE-78: CHILE-CARDS-1 and -2 (``by_players``: 106 cards for 2
     to 4 players, the third pack from 5 on), or the house game's 108 cards (two packs and 4
     jokers, as CARDS-1) for every player count, DISPUTE-43 then having no effect."""
-    if r("DISPUTE-78") == "always_108":
+    if p("DISPUTE-78", "always_108"):
         return {"jokers": 4, "big_pack_players": None}
     return {"jokers": 2, "big_pack_players": 5}
 
@@ -703,16 +739,17 @@ def _derive_pagat(profile: Profile) -> Profile:
     Seed 002 is seed 000's game: every Argentine point keeps its Argentine derivation, and the
     Pagat points only add to it.
     """
-    r = profile.ruling
+    p = profile.plays
     rulings = dict(profile.rulings)
+    # e.g. DISPUTE-58 melding sets DISPUTE-13 yes
     for point, by_option in _PAGAT_RESTATED.items():
-        rulings.update(by_option[r(point)])  # e.g. DISPUTE-58 melding sets DISPUTE-13 yes
+        rulings.update(by_option[profile.ruling(point)])
     derived = _derive_argentine(replace(profile, rulings=MappingProxyType(rulings)))
     return replace(
         derived,
         # PAGAT-RUN-4, DISPUTE-57: "not both at the same time": no run holds a low and a
         # high ace, so 13 cards at most; ``allowed``: 000's 14-card run (MELD-RUN-4).
-        max_run_length=13 if r("DISPUTE-57") == "forbidden" else 14,
+        max_run_length=13 if p("DISPUTE-57", "forbidden") else 14,
     )
 
 
@@ -756,23 +793,23 @@ _PERLA_CONTRACTS: tuple[tuple[int, int], ...] = (*ARGENTINE.contracts[:6], (4, 0
 
 def _derive_perla(profile: Profile) -> Profile:
     """The Perla parameters that follow from its rulings (seed 003, PERLA-* rules)."""
-    r = profile.ruling
+    p = profile.plays
     rulings = dict(profile.rulings)
+    # e.g. DISPUTE-64 after_passes sets DISPUTE-29 steal
     for point, by_option in _PERLA_RESTATED.items():
-        rulings.update(by_option[r(point)])  # e.g. DISPUTE-64 after_passes sets DISPUTE-29 steal
+        rulings.update(by_option[profile.ruling(point)])
     # PERLA-GAME-1, DISPUTE-69: both rounds 7 and 8, or only one of them as the last round.
-    contracts = {
-        "both": _PERLA_CONTRACTS,
-        "round_7_only": _PERLA_CONTRACTS[:7],
-        "round_8_only": (*_PERLA_CONTRACTS[:6], _PERLA_CONTRACTS[7]),
-    }[r("DISPUTE-69")]
+    contracts = _PERLA_CONTRACTS
+    if p("DISPUTE-69", "round_7_only"):
+        contracts = _PERLA_CONTRACTS[:7]
+    elif p("DISPUTE-69", "round_8_only"):
+        contracts = (*_PERLA_CONTRACTS[:6], _PERLA_CONTRACTS[7])
     # PERLA-DEAL-3, DISPUTE-68: 11 cards, 13 in the last round; or 11 in every round.
     hand_sizes = [11] * len(contracts)
-    if r("DISPUTE-68") == "thirteen_last":
+    if p("DISPUTE-68", "thirteen_last"):
         hand_sizes[-1] = 13
-    different = r("DISPUTE-63") == "different"  # PERLA-TRIO-1
-    going_out = r("DISPUTE-65")  # PERLA-SCORE-1
-    shared = _shared_points(r)
+    different = p("DISPUTE-63", "different")  # PERLA-TRIO-1
+    shared = _shared_points(p)
     if different:
         shared["max_trio_size"] = 4  # PERLA-TRIO-4: one card of each suit at most
     return replace(
@@ -781,21 +818,21 @@ def _derive_perla(profile: Profile) -> Profile:
         deals=len(contracts),
         contracts=contracts,
         hand_sizes=tuple(hand_sizes),
-        jokers=2 if r("DISPUTE-61") == "two_jokers" else 4,  # CARDS-1
-        max_players=4 if r("DISPUTE-73") == "two_to_four" else 8,  # PERLA-PLAYERS-1
+        jokers=2 if p("DISPUTE-61", "two_jokers") else 4,  # CARDS-1
+        max_players=4 if p("DISPUTE-73", "two_to_four") else 8,  # PERLA-PLAYERS-1
         # PERLA-SCORE-2, DISPUTE-62: a red ace left in hand costs 25 like a joker, or 15.
-        wild_card_value=25 if r("DISPUTE-62") == "joker_value" else None,
-        natural_in_place=r("DISPUTE-49") == "in_place",  # PERLA-WILD-3
+        wild_card_value=25 if p("DISPUTE-62", "joker_value") else None,
+        natural_in_place=p("DISPUTE-49", "in_place"),  # PERLA-WILD-3
         # PERLA-WILD-2, DISPUTE-50: no wild limit per meld, or 000's one per laid-down meld.
-        initial_joker_limit=1 if r("DISPUTE-50") == "one_per_meld" else None,
+        initial_joker_limit=1 if p("DISPUTE-50", "one_per_meld") else None,
         # PERLA-TRIO-1, PERLA-TRIO-4: 3 or 4 cards of different suits; or 000's free trios.
         trio_suits_differ=different,
-        initial_sizes_exact=r("DISPUTE-66") == "exact",  # PERLA-OPEN-1
-        lowering_out_score=None if going_out == "zero" else -30,
-        lowering_out_by_discard=going_out == "same_turn",
-        cut_score=-10 if r("DISPUTE-67") == "minus_ten" else 0,  # PERLA-CUT-2
-        wild_swap="none" if r("DISPUTE-72") == "none" else "run_end",  # PERLA-WILD-4
-        max_run_length=13 if r("DISPUTE-77") == "forbidden" else 14,  # MELD-RUN-4
+        initial_sizes_exact=p("DISPUTE-66", "exact"),  # PERLA-OPEN-1
+        lowering_out_score=None if p("DISPUTE-65", "zero") else -30,  # PERLA-SCORE-1
+        lowering_out_by_discard=p("DISPUTE-65", "same_turn"),
+        cut_score=-10 if p("DISPUTE-67", "minus_ten") else 0,  # PERLA-CUT-2
+        wild_swap="none" if p("DISPUTE-72", "none") else "run_end",  # PERLA-WILD-4
+        max_run_length=13 if p("DISPUTE-77", "forbidden") else 14,  # MELD-RUN-4
         **shared,
     )
 
