@@ -44,7 +44,7 @@ def problems(source: str, where: str) -> Iterator[str]:
             yield f"{line}: {text} is not a catalogue point"
         if isinstance(node, ast.Call) and _name(node) in RULING_CALLS and len(node.args) >= 2:
             point, option = _text(node.args[0]), _text(node.args[1])
-            if point in OPTIONS and option is not None and option not in OPTIONS[point]:
+            if point and option is not None and option not in OPTIONS.get(point, (option,)):
                 yield f"{line}: {point} has no option {option!r}"
         if isinstance(node, ast.Compare):
             for side in (node.left, *node.comparators):
