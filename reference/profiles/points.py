@@ -80,7 +80,7 @@ OPTIONS: Mapping[str, tuple[str, ...]] = MappingProxyType(
         "DISPUTE-54": ("optional", "compulsory"),
         "DISPUTE-55": ("standard", "joker_30", "joker_20", "two_20"),
         "DISPUTE-56": ("fresh_deal", "keep_hands"),
-        # A Chilean house point (issue 24): the pack whatever the player count.
+        # A Chilean house point: the pack whatever the player count (docs/rules.md).
         "DISPUTE-78": ("by_players", "always_108"),
         # The Pagat points (seed 002); only the pagat profile rules on them.
         "DISPUTE-57": ("forbidden", "allowed"),
