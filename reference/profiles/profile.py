@@ -1,8 +1,8 @@
 """The :class:`Profile` value, and how each profile's parameters follow from its rulings.
 
-A profile's module (argentine, chilean, pagat, perla) :func:`register` s its derivation: the
-rule parameters that follow from its rulings, and the points it plays only one way.
-:meth:`Profile.with_rulings` derives through it by the profile's name.
+Each profile's module (argentine, chilean, pagat, perla) registers its derivation with
+:func:`register`: the rule parameters that follow from its rulings, and the points it plays
+only one way. :meth:`Profile.with_rulings` derives through it by the profile's name.
 """
 
 from __future__ import annotations
@@ -158,7 +158,8 @@ class Profile:
     def ruling(self, point: str) -> str:
         """The option this profile plays on a disputed point or house variant.
 
-        ``point`` is a ``DISPUTE-nn`` or ``VARIANT-nn`` id of docs/rules.md.
+        ``point`` is a ``DISPUTE-nn`` or ``VARIANT-nn`` id of docs/rules.md. A rules branch
+        asks :meth:`plays` instead, which checks the option it compares with.
 
         :raises KeyError: for a point the profile does not rule on.
         """
@@ -169,7 +170,7 @@ class Profile:
 
         The rule parameters that follow from a ruling (card values, hand sizes, meld sizes,
         joker limits, aces) are derived here; every other option is read with
-        :meth:`ruling` by the rules code at the branch that cites it.
+        :meth:`plays` by the rules code at the branch that cites it.
 
         :raises ValueError: naming an unknown point, or an option the point does not have.
         """
@@ -281,7 +282,8 @@ def register(
     """Derive the profile called ``name`` with ``derive``; ``fixed`` are its points played
     one way (:attr:`Derivation.fixed`).
 
-    :raises ValueError: for a name registered twice, or a fixed point not in the catalogue.
+    :raises ValueError: for a name registered twice.
+    :raises UnknownRulingError: for a fixed point the catalogue lacks.
     """
     if name in _DERIVATIONS:
         raise ValueError(f"profile {name!r} registered twice")

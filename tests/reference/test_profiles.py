@@ -15,6 +15,7 @@ import pytest
 import reference
 from reference.errors import UnknownRulingError
 from reference.profiles import ARGENTINE, CHILEAN, OPTIONS, PAGAT, PERLA
+from reference.profiles.points import restate, restated
 
 SOURCE = Path(reference.__file__).parent
 POINT = re.compile(r"(?:DISPUTE|VARIANT)-\d\d")
@@ -118,3 +119,20 @@ def test_plays_and_rules_on_read_the_profile() -> None:
     assert not ARGENTINE.rules_on("DISPUTE-60", "all_cards")
     assert PAGAT.rules_on("DISPUTE-60") and PAGAT.rules_on("DISPUTE-60", "all_cards")
     assert PERLA.plays("DISPUTE-75", "round_ends") and CHILEAN.plays("DISPUTE-75", "recycle")
+
+
+def test_a_restating_table_is_checked_when_its_profile_loads() -> None:
+    # Each profile module builds its table of restated points with restated(): a misspelt
+    # option there would otherwise surface only when that option is played.
+    sets = {"DISPUTE-15": "share"}
+    with pytest.raises(UnknownRulingError, match="DISPUTE-47: 'shared'"):
+        restated({"DISPUTE-47": {"shared": sets, "tiebreak": {"DISPUTE-15": "tiebreak"}}})
+    with pytest.raises(UnknownRulingError, match="DISPUTE-15: 'tie_break'"):
+        restated({"DISPUTE-47": {"share": sets, "tiebreak": {"DISPUTE-15": "tie_break"}}})
+    with pytest.raises(ValueError, match="DISPUTE-47 restates"):
+        restated({"DISPUTE-47": {"share": sets}})
+    table = restated({"DISPUTE-47": {"share": sets, "tiebreak": {"DISPUTE-15": "tiebreak"}}})
+    assert restate({"DISPUTE-47": "tiebreak", "DISPUTE-15": "share"}, table) == {
+        "DISPUTE-47": "tiebreak",
+        "DISPUTE-15": "tiebreak",
+    }
