@@ -9,10 +9,12 @@ the ``Reason`` and rule ID. ``python -m reference.adapter`` serves the protocol 
 docs/protocol.md (with ``--trace-rules`` and the interface modes of ``reference.interface``).
 Only the standard library is used.
 
-The modules, in the order a reader meets them: ``cards``, ``profiles`` (the rules as data),
-``melds`` and ``contracts`` (what a meld and an opening are), ``state``, ``dealing``, ``game``
-(the turn and ``apply``), ``melding`` and ``closing``; ``deadwood`` and ``scoring`` value
-hands, ``codec`` and ``adapter`` speak the protocol, ``trace`` records the rules decided by.
+The modules, in the order a reader meets them: ``cards``, ``profiles`` (the rules as data, a
+package with one module per profile; a rules branch asks ``profile.plays(point, option)``,
+checked against the catalogue of points), ``melds`` and ``contracts`` (what a meld and an
+opening are), ``state``, ``dealing``, ``game`` (the turn and ``apply``), ``melding`` and
+``closing``; ``deadwood`` and ``scoring`` value hands, ``codec`` and ``adapter`` speak the
+protocol, ``adapter_cli`` is the adapter's command line, ``trace`` records the rules decided by.
 """
 
 from reference.actions import (
@@ -43,6 +45,7 @@ from reference.errors import (
     InvalidActionError,
     InvalidStateError,
     RulesError,
+    UnknownRulingError,
 )
 from reference.game import (
     GameState,
@@ -95,6 +98,7 @@ __all__ = [
     "SwapJoker",
     "TableMeld",
     "Trio",
+    "UnknownRulingError",
     "__version__",
     "action_from_json",
     "action_to_json",

@@ -122,4 +122,4 @@ def _opening_closes(state: GameState) -> tuple[str, ...]:
 
 def _lowering_point(profile: Profile) -> tuple[str, ...]:
     """DISPUTE-65, where the profile scores going out on the laying-down turn apart."""
-    return ("DISPUTE-65",) if "DISPUTE-65" in profile.rulings else ()
+    return ("DISPUTE-65",) if profile.rules_on("DISPUTE-65") else ()

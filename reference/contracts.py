@@ -76,7 +76,7 @@ def check_contract(
     jokers = sum(1 for m in melds for c in m.cards if judged.is_wild(c))
     if jokers > 1:
         trace.decided("DISPUTE-24")
-        if judged.ruling("DISPUTE-24") == "per_opening":
+        if judged.plays("DISPUTE-24", "per_opening"):
             # DISPUTE-24 per_opening: one joker per opening (JOKER-2)
             trace.refused("JOKER-2", "DISPUTE-24")
             return Reason.TOO_MANY_JOKERS
@@ -84,7 +84,7 @@ def check_contract(
     suits = [m.suit for m in melds if isinstance(m, Run)]
     if len(set(ranks)) != len(ranks) or len(set(suits)) != len(suits):
         trace.decided("DISPUTE-23")
-        if judged.ruling("DISPUTE-23") == "forbidden":
+        if judged.plays("DISPUTE-23", "forbidden"):
             # DISPUTE-23 forbidden: contract melds differ in rank (trios) or suit (runs).
             trace.refused("CONTRACT-8", "DISPUTE-23")
             return Reason.CONTRACT_MISMATCH

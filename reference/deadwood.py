@@ -23,7 +23,7 @@ from reference.profiles import Profile
 
 def hand_score(hand: Sequence[Card], profile: Profile) -> int:
     """What a player who did not go out scores for ``hand`` (SCORE-2, SCORE-3, DISPUTE-60)."""
-    if "DISPUTE-60" in profile.rulings and hand:
+    if profile.rules_on("DISPUTE-60") and hand:
         trace.decided("DISPUTE-60")
     if not profile.rules_on("DISPUTE-60", "unmatched_only"):
         return profile.penalty(hand)

@@ -67,7 +67,7 @@ def start_deal(
     upcard, stock = deck[size * players], tuple(deck[size * players + 1 :])
     if upcard.is_joker or upcard.rank is Rank.TWO or upcard in profile.wild_cards:
         trace.decided("DISPUTE-09")  # the options part ways: it stays, or is buried
-    if profile.ruling("DISPUTE-09") in ("bury", "jokers"):
+    if profile.plays("DISPUTE-09", "bury") or profile.plays("DISPUTE-09", "jokers"):
         # DISPUTE-09 bury (DEAL-4): a joker or a 2 turned up goes to the bottom of the
         # stock and the next card is turned up instead; DISPUTE-09 jokers: a joker only.
         # CHILE-DEAL-7 (DISPUTE-51): in the Chilean profile only a wild upcard is buried.
@@ -108,7 +108,7 @@ def _trace_dealing(profile: Profile, players: int, deal_number: int) -> None:
         trace.decided("CHILE-CARDS-2", "DISPUTE-43")
     else:
         trace.decided("CARDS-1")
-    if "DISPUTE-78" in profile.rulings:
+    if profile.rules_on("DISPUTE-78"):
         trace.decided("DISPUTE-78")  # the Chilean pack: by the player count, or always 108
     if profile.name != "perla":
         trace.decided("VARIANT-05")  # perla's hand sizes are DISPUTE-68's, by the round
@@ -166,7 +166,7 @@ def new_game(
     if lot is not None:
         dealer = _dealer_by_cards(lot, players)
         trace.decided("PERLA-DEAL-1")
-    trace.decided("DEAL-1", *(("DISPUTE-74",) if "DISPUTE-74" in profile.rulings else ()))
+    trace.decided("DEAL-1", *(("DISPUTE-74",) if profile.rules_on("DISPUTE-74") else ()))
     if profile.rules_on("DISPUTE-74", "first_seat"):
         dealer = 0  # DISPUTE-74 first_seat: player 0 deals the first round
     deck = shuffled_pack(profile, rng, players)
@@ -215,7 +215,7 @@ def next_deal(state: GameState, deck: Sequence[Card], cut: int | None = None) ->
             trace.decided("DISPUTE-15", "END-5")  # the tiebreak round
     else:
         trace.decided("STOCK-2", "DISPUTE-17", "GAME-1")
-        if state.profile.ruling("DISPUTE-17") == "next_dealer":
+        if state.profile.plays("DISPUTE-17", "next_dealer"):
             dealer = (dealer + 1) % state.players  # DISPUTE-17 next_dealer: the replay passes on
     return start_deal(
         state.profile,
@@ -264,12 +264,12 @@ def redeal(state: GameState, deck: Sequence[Card]) -> GameState:
         raise _reject("redeal", Reason.REDEAL_TOO_LATE)
     if state.deal_number != 1:
         trace.decided("DISPUTE-37")
-        if state.profile.ruling("DISPUTE-37") == "first_deal":
+        if state.profile.plays("DISPUTE-37", "first_deal"):
             # DISPUTE-37 first_deal
             raise _reject("redeal", Reason.REDEAL_TOO_LATE, rules=("DEAL-6", "DISPUTE-37"))
     trace.decided("DEAL-6", "DISPUTE-16", "GAME-1")
     dealer = state.dealer
-    if state.profile.ruling("DISPUTE-16") == "next_dealer":
+    if state.profile.plays("DISPUTE-16", "next_dealer"):
         dealer = (dealer + 1) % state.players  # DISPUTE-16 next_dealer
     return start_deal(
         state.profile,

@@ -10,6 +10,9 @@ Every error is a ``ValueError`` subclass, split by cause:
 - :class:`InvalidStateError`: a game state that cannot occur (107 cards, a third 7♠...).
   It lists every problem found, not just the first.
 
+One error is not a ``RulesError``: :class:`UnknownRulingError`, a rules branch naming a
+disputed point or option the catalogue lacks, is a defect of the engine, never of its input.
+
 This module sits at the far left of the import order, so it cannot import
 ``reference.reasons``; the reason is typed structurally (any string enum with a ``rule``).
 """
@@ -55,6 +58,25 @@ class IllegalActionError(RulesError):
         if detail:
             message += f": {detail}"
         super().__init__(message)
+
+
+class UnknownRulingError(LookupError):
+    """A rules branch asked about a point or option the catalogue does not have (a misspelt
+    ``DISPUTE-nn``, an option of another point): a defect of the reference, not of its
+    input, so the adapter answers it as ``internal`` and never as a bad request."""
+
+    def __init__(self, point: str, option: str | None, known: tuple[str, ...]) -> None:
+        self.point = point
+        self.option = option
+        if not known:
+            message = f"{point!r} is not a disputed point or house variant of the catalogue"
+        else:
+            message = f"{point}: {option!r} is not one of its options ({', '.join(known)})"
+        super().__init__(message)
+
+    def __str__(self) -> str:
+        # LookupError would quote a KeyError-like message; this one reads as written.
+        return str(self.args[0])
 
 
 class InvalidStateError(RulesError):

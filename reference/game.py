@@ -137,7 +137,7 @@ def apply(state: GameState, action: Action) -> GameState:
     if player != state.turn:
         if (
             isinstance(action, DrawDiscard | Pass)
-            and profile.ruling("DISPUTE-29") == "steal"
+            and profile.plays("DISPUTE-29", "steal")
             and 0 <= player < state.players
         ):
             return _steal(state, action)
@@ -158,7 +158,7 @@ def apply(state: GameState, action: Action) -> GameState:
             )
         if isinstance(action, DrawDiscard):
             points = ("DISPUTE-29", "DISPUTE-53")
-            buy = points if "DISPUTE-53" in profile.rulings else points[:1]
+            buy = points if profile.rules_on("DISPUTE-53") else points[:1]
             raise _reject(
                 action,
                 Reason.BUY_OUT_OF_TURN,
@@ -180,15 +180,15 @@ def apply(state: GameState, action: Action) -> GameState:
         if isinstance(action, DrawDiscard):
             if not state.discard:
                 trace.decided("DISPUTE-36")
-                if profile.ruling("DISPUTE-36") == "stock_instead":
+                if profile.plays("DISPUTE-36", "stock_instead"):
                     return _draw_stock(state, player)  # DISPUTE-36 stock_instead
                 raise _reject(action, Reason.EMPTY_DISCARD, rules=("TURN-2", "DISPUTE-36"))
             top = state.discard[0]
             return replace(_draw(state, player, top, state.stock, state.discard[1:]), taken=top)
         drawn = _draw_stock(state, player)
-        if profile.ruling("DISPUTE-18") == "a" and drawn.phase is Phase.PLAY:
+        if profile.plays("DISPUTE-18", "a") and drawn.phase is Phase.PLAY:
             drawn = _recycle(drawn)  # DISPUTE-18 a: right after the last stock card is drawn
-        if profile.ruling("DISPUTE-29") == "steal" and drawn.phase is Phase.PLAY:
+        if profile.plays("DISPUTE-29", "steal") and drawn.phase is Phase.PLAY:
             trace.decided("DISPUTE-29")
             drawn = replace(drawn, passed=(player,))  # DISPUTE-29 steal: the first pass
         return drawn
@@ -206,12 +206,12 @@ def apply(state: GameState, action: Action) -> GameState:
     if isinstance(action, Discard):
         if action.card.is_joker:
             trace.decided("DISPUTE-08")
-            if profile.ruling("DISPUTE-08") == "no":
+            if profile.plays("DISPUTE-08", "no"):
                 detail = "DISPUTE-08 no: a joker is never discarded"
                 raise _reject(action, Reason.DOES_NOT_FIT, detail, rules=("TURN-5", "DISPUTE-08"))
         if action.card == state.taken:
             trace.decided("DISPUTE-19")
-            if profile.ruling("DISPUTE-19") == "forbidden":
+            if profile.plays("DISPUTE-19", "forbidden"):
                 detail = "DISPUTE-19 forbidden: the taken card"
                 raise _reject(action, Reason.DOES_NOT_FIT, detail, rules=("TURN-5", "DISPUTE-19"))
         if profile.rules_on("DISPUTE-54", "compulsory"):
@@ -220,7 +220,7 @@ def apply(state: GameState, action: Action) -> GameState:
                 detail = "DISPUTE-54 compulsory: lay down first"
                 raise _reject(action, Reason.MUST_LAY_DOWN, detail, rules=("TURN-4", "DISPUTE-54"))
         after = _discard(state, player, action.card)
-        if profile.ruling("DISPUTE-18") == "c" and after.phase is Phase.DRAW:
+        if profile.plays("DISPUTE-18", "c") and after.phase is Phase.DRAW:
             after = _recycle(after)  # DISPUTE-18 c: a turn that starts with the stock empty
         return after
     trace.decided("TURN-4")  # melding after the draw, before the discard
@@ -323,7 +323,7 @@ def _draw_stock(state: GameState, player: int) -> GameState:
         return _draw(state, player, state.stock[0], state.stock[1:], state.discard)
     if profile_rules(state, "DISPUTE-75", "round_ends"):
         return _end_without_closer(state)  # DISPUTE-75 round_ends: everyone scores
-    if "DISPUTE-75" in state.profile.rulings:
+    if state.profile.rules_on("DISPUTE-75"):
         trace.decided("DISPUTE-75")
     if len(state.discard) <= 1:
         # STOCK-2, DISPUTE-17: nothing to recycle; the deal is void, nobody scores.
@@ -448,9 +448,9 @@ def _may_lay_off(state: GameState, held: int) -> bool:
     ``held`` cards: not on the opening turn (TURN-6) unless DISPUTE-20 same_turn (perla's
     PERLA-LAYOFF-1), and not the last card unless melding may empty the hand (DISPUTE-13)."""
     profile = state.profile
-    if state.turn_opened and profile.ruling("DISPUTE-20") != "same_turn":
+    if state.turn_opened and not profile.plays("DISPUTE-20", "same_turn"):
         return False
-    return held > 1 or profile.ruling("DISPUTE-13") == "yes"
+    return held > 1 or profile.plays("DISPUTE-13", "yes")
 
 
 def _unopened_run_swaps(state: GameState, player: int) -> list[SwapJoker]:

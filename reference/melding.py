@@ -44,28 +44,28 @@ def _open(state: GameState, action: Open) -> GameState:
     profile = state.profile
     if state.opened[player]:
         trace.decided("VARIANT-04")
-        if profile.ruling("VARIANT-04") == "allowed" and not state.turn_opened:
+        if profile.plays("VARIANT-04", "allowed") and not state.turn_opened:
             return _new_melds(state, action)
         rules = ("TURN-8", "CONTRACT-11", "VARIANT-04")
         raise _reject(action, Reason.ALREADY_OPENED, rules=rules)  # TURN-8, CONTRACT-11
     if state.taken is not None:
         trace.decided("DISPUTE-06")
-        if profile.ruling("DISPUTE-06") == "no":
+        if profile.plays("DISPUTE-06", "no"):
             detail = "DISPUTE-06 no: opening needs a stock draw"
             raise _reject(action, Reason.OPENING_TURN, detail, rules=("TURN-2", "DISPUTE-06"))
     judged = profile
     if any(state.opened) and _joker_limit_matters(action.melds, profile):
         trace.decided("DISPUTE-01")
-        if profile.ruling("DISPUTE-01") == "a":
+        if profile.plays("DISPUTE-01", "a"):
             # DISPUTE-01 a: once anyone has opened, no opening is held to one joker per meld.
             judged = replace(profile, initial_joker_limit=None)
     reason = check_contract(action.melds, state.deal_number, judged)
     if reason is not None:
         raise _reject(action, reason)
-    checks = trace.active() or profile.ruling("DISPUTE-22") == "no"
+    checks = trace.active() or profile.plays("DISPUTE-22", "no")
     if checks and _joker_for_visible_card(state, action.melds):
         trace.decided("DISPUTE-22")
-        if profile.ruling("DISPUTE-22") == "no":
+        if profile.plays("DISPUTE-22", "no"):
             detail = "DISPUTE-22 no: a joker for a card all on view"
             raise _reject(action, Reason.RUN_GAP, detail, rules=("JOKER-1", "DISPUTE-22"))
     trace.decided("CONTRACT-11")
@@ -76,10 +76,14 @@ def _open(state: GameState, action: Open) -> GameState:
         # CHILE-ROUND8-2, DISPUTE-39: laid down only as the going-out play, taking every
         # card held, or all but one which the player then discards.
         left = len(hand) - len(laid)
-        allowed = {"either": (0, 1), "no_discard": (0,), "discard": (1,)}
         # A profile without DISPUTE-39 (Argentine DISPUTE-27 eight) needs no discard.
-        point = ("DISPUTE-39",) if "DISPUTE-39" in profile.rulings else ("DISPUTE-27",)
-        if left not in allowed[profile.rulings.get("DISPUTE-39", "no_discard")]:
+        allowed: tuple[int, ...] = (0,)  # DISPUTE-39 no_discard
+        if profile.rules_on("DISPUTE-39", "either"):
+            allowed = (0, 1)
+        elif profile.rules_on("DISPUTE-39", "discard"):
+            allowed = (1,)
+        point = ("DISPUTE-39",) if profile.rules_on("DISPUTE-39") else ("DISPUTE-27",)
+        if left not in allowed:
             detail = f"{left} cards would stay in hand"
             rules = ("CHILE-ROUND8-2", "CHILE-ROUND8-3", *point)
             raise _reject(action, Reason.NOT_GOING_OUT, detail, rules=rules)
@@ -87,7 +91,7 @@ def _open(state: GameState, action: Open) -> GameState:
         closes = left == 0
     elif profile.discard_to_close and len(hand) == len(laid):
         trace.decided("DISPUTE-07")
-        if profile.ruling("DISPUTE-07") != "closes":
+        if not profile.plays("DISPUTE-07", "closes"):
             raise _reject(action, Reason.HAND_WOULD_EMPTY, rules=("TURN-9", "DISPUTE-07"))
         closes = True  # DISPUTE-07 closes: the opening ends the deal without a discard
         trace.decided("END-1", "TURN-9")
@@ -114,7 +118,7 @@ def _as_declared(state: GameState, action: Open) -> Open:
 
     :raises IllegalActionError: ``run_gap`` when the declarations make no unbroken run.
     """
-    if state.profile.ruling("DISPUTE-30") != "declared" or not action.declared:
+    if not state.profile.plays("DISPUTE-30", "declared") or not action.declared:
         return action
     melds: list[Meld] = []
     for meld, declared in zip(action.melds, action.declared, strict=False):
@@ -143,7 +147,7 @@ def _meld_action_redeclaring(state: GameState, action: LayOff | SwapJoker) -> Ga
     try:
         return _meld_action(state, action)
     except IllegalActionError as refused:
-        if state.profile.ruling("DISPUTE-30") != "declared" or refused.reason not in _REDECLARABLE:
+        if not state.profile.plays("DISPUTE-30", "declared") or refused.reason not in _REDECLARABLE:
             raise
         target = state.table[action.meld]
         for run in redeclared(target.meld):
@@ -184,7 +188,7 @@ def _new_melds(state: GameState, action: Open) -> GameState:
         # New melds are a meld action like a lay-off: DISPUTE-13 says whether they may
         # empty the hand (perla's going out by melding, DISPUTE-71, sets it to yes).
         trace.decided("DISPUTE-13")
-        if state.profile.ruling("DISPUTE-13") != "yes":
+        if not state.profile.plays("DISPUTE-13", "yes"):
             raise _reject(action, Reason.HAND_WOULD_EMPTY, rules=("TURN-9", "DISPUTE-13"))
         closes = True
         trace.decided("END-1", "TURN-9")
@@ -213,7 +217,7 @@ def _swap_to_hand(state: GameState, action: SwapJoker) -> GameState:
     target = state.table[action.meld]
     if target.owner != player:
         trace.decided("DISPUTE-21")
-        if profile.ruling("DISPUTE-21") == "own":
+        if profile.plays("DISPUTE-21", "own"):
             detail = "DISPUTE-21 own: own melds only"
             rules = ("CHILE-SWAP-1", "DISPUTE-21")
             raise _reject(action, Reason.NO_JOKER_FOR_CARD, detail, rules=rules)
@@ -251,13 +255,13 @@ def _meld_action(state: GameState, action: LayOff | SwapJoker) -> GameState:
     if not state.opened[player]:
         pagat = ("DISPUTE-59",) if isinstance(action, SwapJoker) else ()
         if not _pagat_anyone_swaps(state, action):
-            rules = ("CONTRACT-10", *pagat) if "DISPUTE-59" in state.profile.rulings else ()
+            rules = ("CONTRACT-10", *pagat) if state.profile.rules_on("DISPUTE-59") else ()
             raise _reject(action, Reason.NOT_OPENED, rules=rules)  # CONTRACT-10
         trace.decided(*pagat)
     profile = state.profile
     if state.turn_opened:
         trace.decided("DISPUTE-20")
-        if profile.ruling("DISPUTE-20") != "same_turn":
+        if not profile.plays("DISPUTE-20", "same_turn"):
             # TURN-6; DISPUTE-20 same_turn allows it
             rules = ("TURN-6", "DISPUTE-20", *_example(state))
             raise _reject(action, Reason.OPENING_TURN, rules=rules)
@@ -266,7 +270,7 @@ def _meld_action(state: GameState, action: LayOff | SwapJoker) -> GameState:
         raise _reject(action, Reason.NO_SUCH_MELD, f"the table has {len(state.table)} melds")
     if action.meld in state.added:
         trace.decided("DISPUTE-34")
-        if profile.ruling("DISPUTE-34") == "no":
+        if profile.plays("DISPUTE-34", "no"):
             detail = "DISPUTE-34 no: one addition per meld"
             raise _reject(action, Reason.DOES_NOT_FIT, detail, rules=("TURN-7", "DISPUTE-34"))
     target = state.table[action.meld]
@@ -283,7 +287,7 @@ def _meld_action(state: GameState, action: LayOff | SwapJoker) -> GameState:
         if target.owner != player:
             trace.decided("LAYOFF-2")
         grown = extend(target.meld, action.card, end)
-    elif isinstance(target.meld, Trio) and profile.ruling("DISPUTE-02") == "b":
+    elif isinstance(target.meld, Trio) and profile.plays("DISPUTE-02", "b"):
         # DISPUTE-02 b: a natural card of the rank replaces a trio's joker, which the
         # replacer takes into hand.
         trio = target.meld
@@ -297,7 +301,7 @@ def _meld_action(state: GameState, action: LayOff | SwapJoker) -> GameState:
         grown, to_hand = Trio((*rest, action.card)), (JOKER,)
     else:
         reason = check_swap(target.meld, action.card, action.to)
-        keeps = profile.ruling("DISPUTE-28") == "taker_keeps" or profile.ruling("DISPUTE-11") == "c"
+        keeps = profile.plays("DISPUTE-28", "taker_keeps") or profile.plays("DISPUTE-11", "c")
         if reason is Reason.JOKER_TO_HAND:
             trace.decided("DISPUTE-28", "DISPUTE-11")
             if keeps:
@@ -314,7 +318,7 @@ def _meld_action(state: GameState, action: LayOff | SwapJoker) -> GameState:
             raise _reject(action, reason)
         if target.owner != player:
             trace.decided("DISPUTE-21")
-            if profile.ruling("DISPUTE-21") == "own":
+            if profile.plays("DISPUTE-21", "own"):
                 detail = "DISPUTE-21 own: own runs only"
                 rules = ("JOKER-4", "DISPUTE-21")
                 raise _reject(action, Reason.NO_JOKER_FOR_CARD, detail, rules=rules)
@@ -336,7 +340,7 @@ def _meld_action(state: GameState, action: LayOff | SwapJoker) -> GameState:
     closes = False
     if state.profile.discard_to_close and len(hand) == 1 and not to_hand:
         trace.decided("DISPUTE-13")
-        if profile.ruling("DISPUTE-13") != "yes":
+        if not profile.plays("DISPUTE-13", "yes"):
             raise _reject(action, Reason.HAND_WOULD_EMPTY, rules=("TURN-9", "DISPUTE-13"))
         closes = True  # DISPUTE-13 yes: melding the last card goes out
         trace.decided("END-1", "TURN-9")

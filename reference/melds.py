@@ -189,7 +189,7 @@ def check_meld(meld: Meld, *, initial: bool, profile: Profile = ARGENTINE) -> Re
         return _trio_reason(meld, n, jokers, naturals, limit, initial=initial, profile=profile)
     size = profile.initial_run_size
     short = profile.short_runs and n == size - 1  # DISPUTE-52 three: a 3-card run
-    if n == size - 1 and "DISPUTE-52" in profile.rulings:
+    if n == size - 1 and profile.rules_on("DISPUTE-52"):
         trace.decided("DISPUTE-52")
     if initial and n > size:
         trace.decided("DISPUTE-31")
@@ -229,7 +229,7 @@ def _no(reason: Reason, *rules: str) -> Reason:
 
 def _long_run_points(profile: Profile) -> tuple[str, ...]:
     """The points that set a profile's longest run (DISPUTE-57 pagat, DISPUTE-77 others)."""
-    return tuple(p for p in ("DISPUTE-57", "DISPUTE-77", "DISPUTE-12") if p in profile.rulings)
+    return tuple(p for p in ("DISPUTE-57", "DISPUTE-77", "DISPUTE-12") if profile.rules_on(p))
 
 
 def _trio_reason(
@@ -250,24 +250,24 @@ def _trio_reason(
         return _no(Reason.TRIO_SIZE)  # MELD-TRIO-1, DISPUTE-31
     if not initial and n != size:
         trace.decided("DISPUTE-03")
-        if profile.ruling("DISPUTE-03") == "fixed":
+        if profile.plays("DISPUTE-03", "fixed"):
             return _no(Reason.TRIO_SIZE, "DISPUTE-03")  # DISPUTE-03 fixed: a trio stays at 3
-    if n > 8 and "DISPUTE-10" in profile.rulings:
+    if n > 8 and profile.rules_on("DISPUTE-10"):
         trace.decided("DISPUTE-10")
     if profile.max_trio_size is not None and n > profile.max_trio_size:
         # DISPUTE-10 cap: at most 8 cards; PERLA-TRIO-4: at most 4 of different suits.
         return _no(Reason.TRIO_SIZE, "MELD-TRIO-4", "PERLA-TRIO-4")
     if limit is not None and jokers > limit:
         return _no(Reason.TOO_MANY_JOKERS)  # JOKER-2
-    if jokers > 1 and profile.ruling("VARIANT-06") == "one":
+    if jokers > 1 and profile.plays("VARIANT-06", "one"):
         # VARIANT-06 one: one joker in a trio at any time
         return _no(Reason.TOO_MANY_JOKERS, "VARIANT-06")
     if not naturals or len({c.rank for c in naturals}) > 1:
         return _no(Reason.TRIO_MIXED_RANKS)  # MELD-TRIO-3
     repeated = len({c.suit for c in naturals}) != len(naturals)
-    if initial and repeated and "DISPUTE-04" in profile.rulings:
+    if initial and repeated and profile.rules_on("DISPUTE-04"):
         trace.decided("DISPUTE-04")
-        if profile.ruling("DISPUTE-04") == "invalid":
+        if profile.plays("DISPUTE-04", "invalid"):
             # DISPUTE-04 invalid: suits must differ
             return _no(Reason.TRIO_MIXED_RANKS, "DISPUTE-04")
     if profile.trio_suits_differ and repeated:
@@ -298,7 +298,7 @@ def _trace_wilds(meld: Meld, flags: tuple[bool, ...], profile: Profile) -> None:
             if not wild:
                 rule = "CHILE-WILD-3" if profile.name == "chilean" else "PERLA-WILD-3"
                 trace.decided(rule, "DISPUTE-49")
-            elif "DISPUTE-49" in profile.rulings and _in_own_place(meld, card, profile):
+            elif profile.rules_on("DISPUTE-49") and _in_own_place(meld, card, profile):
                 trace.decided("DISPUTE-49")
 
 
@@ -401,7 +401,7 @@ def _ace_reason(cards: tuple[Card, ...], profile: Profile) -> Reason | None:
     joker_end = cards[0].is_joker or cards[-1].is_joker
     if len(cards) == HIGH_ACE and joker_end:
         trace.decided("DISPUTE-12")
-        if profile.ruling("DISPUTE-12") == "no":
+        if profile.plays("DISPUTE-12", "no"):
             return _no(Reason.BEYOND_ACE, "MELD-RUN-4", "DISPUTE-12")
     return None
 
@@ -442,7 +442,7 @@ def check_lay_off(
             return _no(Reason.DOES_NOT_FIT, "MELD-TRIO-4")
         if profile.is_wild(card):
             trace.decided("DISPUTE-05")
-            if profile.ruling("DISPUTE-05") == "no":
+            if profile.plays("DISPUTE-05", "no"):
                 # DISPUTE-05 no: only natural cards extend a trio
                 return _no(Reason.DOES_NOT_FIT, "DISPUTE-05")
     else:

@@ -125,7 +125,7 @@ def game_ends(profile: Profile, deal_number: int, totals: Sequence[int]) -> bool
     """
     if deal_number < profile.deals:
         return False
-    if profile.ruling("DISPUTE-15") == "tiebreak" and totals:
+    if profile.plays("DISPUTE-15", "tiebreak") and totals:
         return sum(1 for t in totals if t == min(totals)) == 1
     return True
 

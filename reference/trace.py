@@ -1,6 +1,6 @@
 """Rule tracing: which rules the reference decided by while answering one request.
 
-Coverage by execution (issue 27) asks which rules a scenario slice really exercises, not which
+Coverage by execution (docs/rules.md) asks which rules a scenario slice really exercises, not which
 it cites. The rules code calls :func:`decided` where a branch deciding by a rule accepts or
 applies something, and :func:`refused` where a branch refuses by it; the adapter gathers
 both per request (``python -m reference.adapter --trace-rules PATH``).

@@ -3,7 +3,7 @@
 Everything else that lists the points (the reference's options and rulings, the schemas'
 id patterns, docs/rules.md via tests/test_catalogue.py) is checked equal to it here, and each
 failure says which file to change. The reference may not import the harness
-(tests/test_layering.py), so this test, not an import, keeps reference/profiles.py in step.
+(tests/test_layering.py), so this test, not an import, keeps reference/profiles/ in step.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ def test_reference_options_are_the_catalogue_options_profile_option_first() -> N
         )
         expected[point.id] = (first, *(o for o in point.options if o != first))
     assert dict(OPTIONS) == expected, (
-        "reference/profiles.py OPTIONS must list every point and option of "
+        "reference/profiles/points.py OPTIONS must list every point and option of "
         "conformance/data/catalogue.json, the profile's option first: change OPTIONS"
     )
 
@@ -44,8 +44,8 @@ def test_reference_rulings_name_every_point_of_the_catalogue() -> None:
             if profile.name in p.profiles
         }
         assert dict(profile.rulings) == expected, (
-            f"reference/profiles.py {profile.name.upper()}.rulings must be the catalogue's "
-            f"{profile.name} options"
+            f"reference/profiles/{profile.name}.py {profile.name.upper()}.rulings must be the "
+            f"catalogue's {profile.name} options"
         )
 
 

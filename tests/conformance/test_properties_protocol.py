@@ -160,7 +160,8 @@ def test_scoring_at_close_charges_refusals_to_an_engine_ruling_dispute_35_penalt
     assert "held in" in penalised["scoring-at-close"].detail
     # The same play under a handshake that declares nothing breaks the law.
     hide = (
-        "import sys; from reference.adapter import Adapter, main; hello = Adapter.hello; "
+        "import sys; from reference.adapter import Adapter; "
+        "from reference.adapter_cli import main; hello = Adapter.hello; "
         "Adapter.hello = lambda self, r: {**hello(self, r), 'rulings': {}}; "
         "sys.exit(main(['--ruling', 'DISPUTE-35=penalty']))"
     )
@@ -181,7 +182,8 @@ def test_scoring_at_close_leaves_the_values_of_a_declared_scoring_option_to_the_
     assert "not judged" not in plain["scoring-at-close"].detail
     # And an engine that plays 30 without declaring it is caught.
     hide = (
-        "import sys; from reference.adapter import Adapter, main; hello = Adapter.hello; "
+        "import sys; from reference.adapter import Adapter; "
+        "from reference.adapter_cli import main; hello = Adapter.hello; "
         "Adapter.hello = lambda self, r: {**hello(self, r), 'rulings': {}}; "
         "sys.exit(main(['--ruling', 'VARIANT-01=thirty']))"
     )

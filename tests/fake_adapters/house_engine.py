@@ -52,7 +52,8 @@ import random
 import sys
 from typing import Any
 
-from reference.adapter import Adapter, parse_rulings
+from reference.adapter import Adapter
+from reference.adapter_cli import parse_rulings
 from reference.codec import state_to_json
 
 #: What an unmodelled field holds in every state this engine sends.

@@ -14,7 +14,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-import reference.adapter
+import reference.adapter_cli
 
 from .mutants import MUTANTS, apply_mutant
 
@@ -35,7 +35,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     apply_mutant(args.mutant)
     # The banner goes to stderr: stdout carries protocol lines only.
     print(f"reference engine with mutant {args.mutant!r}", file=sys.stderr)
-    reference.adapter.main(rest)
+    reference.adapter_cli.main(rest)
 
 
 if __name__ == "__main__":

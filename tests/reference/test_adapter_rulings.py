@@ -1,59 +1,19 @@
 """The reference adapter plays the rulings it is started with (--ruling, --rulings) and
-reports them in its handshake; a bad point or option is a usage error (exit 2)."""
+reports them in its handshake (reading them from the command line: test_adapter_cli.py)."""
 
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
-from reference.adapter import Adapter, main, parse_rulings
+from reference.adapter import Adapter
 from reference.profiles import ARGENTINE, CHILEAN, OPTIONS, PAGAT, PERLA
 
 
 def _ask(adapter: Adapter, **request: object) -> dict[str, object]:
     answer, _ = adapter.handle(json.dumps({"id": 1, **request}))
     return answer
-
-
-def test_ruling_pairs_are_normalised_and_checked() -> None:
-    assert parse_rulings(["dispute-31=at_least", "VARIANT-1=thirty"]) == {
-        "DISPUTE-31": "at_least",
-        "VARIANT-01": "thirty",
-    }
-    with pytest.raises(ValueError, match="DISPUTE-31: 'most' is not one of its options"):
-        parse_rulings(["DISPUTE-31=most"])
-    with pytest.raises(ValueError, match="DISPUTE-99 is not a disputed point"):
-        parse_rulings(["DISPUTE-99=a"])
-    with pytest.raises(ValueError, match="expected POINT=OPTION"):
-        parse_rulings(["DISPUTE-31"])
-
-
-def test_rulings_files_in_json_and_yaml_and_pairs_override_them(tmp_path: Path) -> None:
-    as_json = tmp_path / "r.json"
-    as_json.write_text('{"DISPUTE-19": "forbidden", "DISPUTE-31": "at_least"}', encoding="utf-8")
-    as_yaml = tmp_path / "r.yaml"
-    as_yaml.write_text('# house\nDISPUTE-19: forbidden\nDISPUTE-13: "yes"\n', encoding="utf-8")
-    assert parse_rulings([], str(as_json)) == {"DISPUTE-19": "forbidden", "DISPUTE-31": "at_least"}
-    assert parse_rulings(["DISPUTE-19=allowed"], str(as_yaml)) == {
-        "DISPUTE-19": "allowed",
-        "DISPUTE-13": "yes",
-    }
-    with pytest.raises(ValueError, match="cannot read"):
-        parse_rulings([], str(tmp_path / "missing.yaml"))
-
-
-@pytest.mark.parametrize(
-    "argv", [["--ruling", "DISPUTE-31=nope"], ["--ruling", "VARIANT-77=x"], ["--ruling", "x"]]
-)
-def test_a_bad_ruling_on_the_command_line_exits_2(
-    argv: list[str], capsys: pytest.CaptureFixture[str]
-) -> None:
-    with pytest.raises(SystemExit) as exit_info:
-        main(argv)
-    assert exit_info.value.code == 2
-    assert "error:" in capsys.readouterr().err
 
 
 def test_the_handshake_reports_every_point_with_the_rulings_in_force() -> None:
