@@ -9,7 +9,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-DEFAULT_CATALOGUE = Path(__file__).resolve().parent / "data" / "catalogue.json"
+from conformance.io.resources import package_file
+
+DEFAULT_CATALOGUE = package_file("data", "catalogue.json")
 
 #: The profiles a rule entry applies to when it names none: the catalogue was Argentine-only
 #: before rules carried a ``profiles`` field (docs/scenario-format.md, "Profiles").

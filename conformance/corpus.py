@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-_PACKAGE_DIR = Path(__file__).resolve().parent
+from conformance.io.resources import package_root
+
+_PACKAGE_DIR = package_root()
 
 
 #: The project name in a checkout's pyproject.toml: how a checkout is told from any folder.

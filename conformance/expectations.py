@@ -36,6 +36,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any, Final
 
+from conformance.io.resources import package_file
 from conformance.jsonsafe import JSONFileError, dumps
 from conformance.jsonsafe import loads as json_loads
 from conformance.report import atomic_write_text
@@ -49,7 +50,7 @@ from conformance.yamlsafe import (
     read_limited_text,
 )
 
-SCHEMA_PATH = Path(__file__).resolve().parent / "schemas" / "expectations.schema.json"
+SCHEMA_PATH = package_file("schemas", "expectations.schema.json")
 
 
 class ExpectationsError(Exception):

@@ -54,6 +54,7 @@ from pathlib import Path
 from typing import Any, Final, TypeVar
 
 from conformance.identity import kept
+from conformance.io.resources import package_root
 from conformance.plaindata import Codec
 from conformance.yamlsafe import MAX_FILE_BYTES
 
@@ -76,7 +77,7 @@ _MAGIC: Final = b"carioca-conformance-cache/2"
 #: The file holding the folder's key, 0600: entries are authenticated with it (_header).
 _KEY_FILE: Final = "entry-key"
 _SUFFIX: Final = ".json"
-_PACKAGE = Path(__file__).resolve().parent
+_PACKAGE = package_root()
 _OTHERS_WRITE: Final = stat.S_IWGRP | stat.S_IWOTH
 _OPEN_FLAGS: Final = os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
 

@@ -16,12 +16,12 @@ import json
 from collections.abc import Callable, Mapping
 from dataclasses import replace
 from functools import cache
-from pathlib import Path
 from typing import Any
 
+from conformance.io.resources import package_file
 from conformance.profiles import Pack, ProfileData, ProfileError
 
-OPTION_FACTS = Path(__file__).resolve().parent / "data" / "option_facts.json"
+OPTION_FACTS = package_file("data", "option_facts.json")
 
 #: The option an engine plays on a point (None: none), e.g. ``Declarations.ruling``.
 Ruling = Callable[[str], "str | None"]

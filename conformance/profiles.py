@@ -22,9 +22,10 @@ from types import MappingProxyType
 from typing import Any
 
 from conformance.cards import JOKER, RANKS, SUITS
+from conformance.io.resources import package_file
 
-DEFAULT_PROFILES = Path(__file__).resolve().parent / "data" / "profiles.json"
-SCHEMA_PATH = Path(__file__).resolve().parent / "schemas" / "profiles.schema.json"
+DEFAULT_PROFILES = package_file("data", "profiles.json")
+SCHEMA_PATH = package_file("schemas", "profiles.schema.json")
 #: The profile every command uses when none is named.
 DEFAULT_PROFILE = "argentine"
 

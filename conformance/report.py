@@ -31,6 +31,7 @@ from conformance import CORPUS_VERSION, __version__
 from conformance.catalogue import Catalogue
 from conformance.causes import causes_of
 from conformance.console import why_lines
+from conformance.io.resources import package_file
 from conformance.jsonsafe import dumps, finite
 from conformance.results import (
     NOT_GRADED_CAUSES,
@@ -52,7 +53,7 @@ PROTOCOL_VERSION = 1
 #: READABLE_FORMATS (a format-1 report simply has no checks).
 REPORT_FORMAT = 2
 READABLE_FORMATS = (1, 2)
-SCHEMA_PATH = Path(__file__).resolve().parent / "schemas" / "report.schema.json"
+SCHEMA_PATH = package_file("schemas", "report.schema.json")
 DISPUTED_SECTION = "DISPUTED"
 
 

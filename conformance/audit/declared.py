@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from conformance.catalogue import Catalogue
+from conformance.io.resources import package_file
 from conformance.profiles import default_profiles
 from conformance.scenarios.options import POINT_ID
 from conformance.yamlsafe import read_yaml_file
@@ -183,7 +184,7 @@ def _rulings(value: Any, where: str, catalogue: Catalogue) -> dict[str, str]:
 def _hello_schema() -> tuple[tuple[str, ...], int, int]:
     """What a ``hello`` answer may declare (the protocol's own schema, one source of truth):
     the state fields ``unmodelled`` may name, and the least and most players."""
-    folder = Path(__file__).resolve().parents[1] / "schemas" / "protocol"
+    folder = package_file("schemas", "protocol")
     hello = json.loads((folder / "hello.response.json").read_text(encoding="utf-8"))
     defs = json.loads((folder / "defs.json").read_text(encoding="utf-8"))
     fields = tuple(hello["properties"]["unmodelled"]["items"]["enum"])

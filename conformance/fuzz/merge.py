@@ -22,13 +22,14 @@ from functools import cache
 from pathlib import Path
 from typing import Any, Final
 
+from conformance.io.resources import package_file
 from conformance.jsonsafe import MAX_INT_DIGITS, JSONFileError, read_json_file
 from conformance.validation import SchemaValidator
 
 from .model import FIRST_DRAFT_ID, LAST_DRAFT_ID, FuzzError, finite
 
 #: The fuzz report schema.
-SCHEMA_PATH: Final = Path(__file__).resolve().parents[1] / "schemas" / "fuzz-report.schema.json"
+SCHEMA_PATH: Final = package_file("schemas", "fuzz-report.schema.json")
 #: Most missing shards named one by one in the warning (the rest are counted).
 MISSING_NAMED: Final = 10
 

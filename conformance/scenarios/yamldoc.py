@@ -9,6 +9,8 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from conformance.io.resources import package_file
+
 if TYPE_CHECKING:  # imported where used: a load from the cache needs no YAML at all
     import yaml
 
@@ -22,7 +24,7 @@ from conformance.yamlsafe import (
     read_limited_text,
 )
 
-SCHEMA_PATH = Path(__file__).resolve().parent.parent / "schemas" / "scenario.schema.json"
+SCHEMA_PATH = package_file("schemas", "scenario.schema.json")
 
 # --------------------------------------------------------------------------- YAML
 
