@@ -7,7 +7,7 @@ engine said just before it went wrong. The runner turns an ``EngineError``
 during a case into an *errored* case (restart the adapter, go on); a failure
 to start or to shake hands ends the run, because no case could be graded.
 
-Life cycle of one :class:`~conformance.engine.EngineSession` and what each
+Life cycle of one :class:`~conformance.adapter.engine.EngineSession` and what each
 phase raises::
 
     start ─────────► EngineStartError     argv empty, binary missing, not executable
@@ -18,7 +18,7 @@ phase raises::
     requests ──────► EngineCrashed        the adapter exited (exit code attached)
       │              EngineTimeout        no answer within the per-request timeout
       │              EngineMemoryExceeded the adapter's process group passed its memory
-      │                                   limit and was killed (conformance/memlimit.py)
+      │                                   limit and was killed (conformance/adapter/memlimit.py)
       │              ProtocolError        not JSON, wrong shape, wrong id, oversized
       │              │                    or unsolicited line, stdout closed early
       │              └ InvalidRequest     the *harness* built a request that breaks

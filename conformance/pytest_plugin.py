@@ -34,15 +34,14 @@ from typing import Any
 
 import pytest
 
-from conformance.adapter_command import AdapterCommandError, adapter_argv
-from conformance.catalogue import Catalogue, CatalogueError, load_catalogue
-from conformance.corpus import default_catalogue_path, default_corpus_dir
-from conformance.engine import Handshake
+from conformance.adapter.command import AdapterCommandError, adapter_argv
+from conformance.adapter.engine import Handshake
 from conformance.errors import EngineError
-from conformance.expectations import Expectations, ExpectationsError, apply_expectations
-from conformance.profiles import ProfileError, default_profiles
-from conformance.results import CaseResult, graded
-from conformance.runner import (
+from conformance.grading.results import CaseResult, graded
+from conformance.knowledge.catalogue import Catalogue, CatalogueError, load_catalogue
+from conformance.knowledge.profiles import ProfileError, default_profiles
+from conformance.run.expectations import Expectations, ExpectationsError, apply_expectations
+from conformance.run.runner import (
     CaseRunner,
     RunOptions,
     new_session,
@@ -50,8 +49,9 @@ from conformance.runner import (
     profile_unsupported,
     section_of,
 )
+from conformance.run.verdict import CAUSE_LABELS, parse_share
 from conformance.scenarios import Scenario, load_corpus
-from conformance.verdict import CAUSE_LABELS, parse_share
+from conformance.scenarios.corpus import default_catalogue_path, default_corpus_dir
 
 # --------------------------------------------------------------------------- settings
 
@@ -244,7 +244,7 @@ def _settings(config: pytest.Config) -> Settings | None:
         raise pytest.UsageError("--carioca-max-consecutive-errors must be at least 1")
     expectations = None
     if values["expectations"] is not None:
-        from conformance.expectations import load_expectations
+        from conformance.run.expectations import load_expectations
 
         try:
             expectations = load_expectations(values["expectations"])
@@ -515,7 +515,7 @@ class _State:
     def laws(self) -> dict[str, Any]:
         """The laws' results by name, checked once per process on a fresh adapter."""
         if self._laws is None:
-            from conformance.runner import check_properties
+            from conformance.run.runner import check_properties
 
             found = check_properties(
                 self.settings.argv,
@@ -696,7 +696,7 @@ class LawsCollector(pytest.Collector):
 
     def collect(self) -> Iterator[pytest.Item]:
         """One item per law."""
-        from conformance.properties import RULES
+        from conformance.laws.properties import RULES
 
         for name in RULES:
             yield LawItem.from_parent(self, name=name)

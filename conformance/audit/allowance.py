@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from conformance.yamlsafe import read_yaml_file
+from conformance.io.yamlsafe import read_yaml_file
 
 
 class AllowanceError(ValueError):

@@ -39,11 +39,11 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from conformance.catalogue import Catalogue
 from conformance.io.resources import package_file
-from conformance.profiles import default_profiles
+from conformance.io.yamlsafe import read_yaml_file
+from conformance.knowledge.catalogue import Catalogue
+from conformance.knowledge.profiles import default_profiles
 from conformance.scenarios.options import POINT_ID
-from conformance.yamlsafe import read_yaml_file
 
 #: The keys of the hello form.
 FIELDS = frozenset(

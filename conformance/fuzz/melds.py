@@ -8,9 +8,9 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from conformance.cards import JOKER, RANKS
-from conformance.profiles import ProfileData
-from conformance.properties import _meld_candidates, contract_melds
+from conformance.knowledge.cards import JOKER, RANKS
+from conformance.knowledge.profiles import ProfileData
+from conformance.laws.properties import _meld_candidates, contract_melds
 
 
 def shuffled_deck(rng: random.Random, facts: ProfileData, players: int) -> list[str]:

@@ -96,7 +96,7 @@ def parse_shard(text: str) -> tuple[int, int]:
 
     :raises FuzzError: when the text is not of that form.
     """
-    from conformance.selection import MAX_SHARDS
+    from conformance.run.selection import MAX_SHARDS
 
     found = re.fullmatch(r"\s*([0-9]{1,12})\s*/\s*([0-9]{1,12})\s*", text)
     if found is None:

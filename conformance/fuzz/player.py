@@ -8,10 +8,10 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from conformance.cards import CANONICAL_ORDER, JOKER, RANKS, SUITS
-from conformance.declarations import Declarations
-from conformance.profiles import ProfileData, find_profile
-from conformance.properties import _keep_score, _lay_off_candidates, card_value, find_opening
+from conformance.adapter.declarations import Declarations
+from conformance.knowledge.cards import CANONICAL_ORDER, JOKER, RANKS, SUITS
+from conformance.knowledge.profiles import ProfileData, find_profile
+from conformance.laws.properties import _keep_score, _lay_off_candidates, card_value, find_opening
 
 from .melds import any_opening, candidates, contract_kinds, joker_swaps, run_card, run_low
 

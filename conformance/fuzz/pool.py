@@ -17,9 +17,9 @@ from multiprocessing.process import BaseProcess
 from types import FrameType
 from typing import Any, Final, cast
 
-from conformance.catalogue import Catalogue
 from conformance.errors import EngineError
-from conformance.profiles import ProfileData, find_profile
+from conformance.knowledge.catalogue import Catalogue
+from conformance.knowledge.profiles import ProfileData, find_profile
 
 from .games import play_main
 from .judge import filed

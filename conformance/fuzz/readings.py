@@ -19,9 +19,9 @@ from collections.abc import Iterator, Mapping, Sequence
 from itertools import product
 from typing import TYPE_CHECKING, Any, Final
 
-from conformance.cards import JOKER, RANKS
-from conformance.compare import ENDED_PHASES, strip_private
 from conformance.errors import EngineReportedError
+from conformance.grading.compare import ENDED_PHASES, strip_private
+from conformance.knowledge.cards import JOKER, RANKS
 
 from .judge import canonical_state, repaired
 from .model import EndGame

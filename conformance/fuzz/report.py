@@ -10,8 +10,8 @@ from typing import Any, Final
 
 import yaml
 
-from conformance.catalogue import Catalogue
-from conformance.textsafe import safe_text
+from conformance.io.textsafe import safe_text
+from conformance.knowledge.catalogue import Catalogue
 
 from .campaign import FuzzResult
 from .model import Finding, FuzzOptions, finite
@@ -127,7 +127,7 @@ def write_outputs(report: dict[str, Any], out: Path) -> Path:
 
     Drafts go to ``out/drafts/cc-8NNN.yaml`` and the report records each file's path.
     """
-    from conformance.report import atomic_write_text
+    from conformance.reports.report import atomic_write_text
 
     drafts = out / "drafts"
     drafts.mkdir(parents=True, exist_ok=True)

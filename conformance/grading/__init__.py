@@ -14,5 +14,5 @@ one is judged against one engine:
 - :mod:`~conformance.grading.ledger`: the checks of one case as they are graded, and the
   case's status, diff and failed rules summed up from them.
 
-:mod:`conformance.runner` drives the adapter and calls these; nothing here talks to one.
+:mod:`conformance.run.runner` drives the adapter and calls these; nothing here talks to one.
 """

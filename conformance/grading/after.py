@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from conformance.declarations import Declarations
+from conformance.adapter.declarations import Declarations
 
 #: Actions whose effect on the state is only cards moving and the turn passing.
 PLAIN_ACTIONS = frozenset({"draw_stock", "draw_discard", "discard", "open", "lay_off"})

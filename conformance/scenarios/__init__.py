@@ -24,11 +24,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Protocol, TypeVar
 
-from conformance.catalogue import Catalogue
-from conformance.corpus import scenario_files
-from conformance.loadcache import cached, cached_group, cached_index, context_key, pin_group
-from conformance.plaindata import Codec
+from conformance.io.plaindata import Codec
+from conformance.knowledge.catalogue import Catalogue
 from conformance.scenarios.checker import _DocChecker
+from conformance.scenarios.corpus import scenario_files
 from conformance.scenarios.ids import (
     DRAFT_IDS,
     EXAMPLE_IDS,
@@ -38,6 +37,13 @@ from conformance.scenarios.ids import (
     is_draft_id,
     is_example_id,
     retired_ids,
+)
+from conformance.scenarios.loadcache import (
+    cached,
+    cached_group,
+    cached_index,
+    context_key,
+    pin_group,
 )
 from conformance.scenarios.model import (
     CaseEntry,
@@ -192,7 +198,7 @@ def load_index(paths: Sequence[Path | str], *, catalogue: Catalogue | None = Non
 
 def pin_corpus(paths: Sequence[Path | str], *, catalogue: Catalogue | None = None) -> None:
     """Read now, before an adapter under test starts, the load cache's entries a later
-    :func:`load_corpus` of ``paths`` will use (:func:`conformance.loadcache.pin_group`):
+    :func:`load_corpus` of ``paths`` will use (:func:`conformance.scenarios.loadcache.pin_group`):
     the engine cannot then change what the run grades it on. Cheap: bytes, not decoding.
 
     :raises FileNotFoundError: when a path does not exist.

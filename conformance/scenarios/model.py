@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from conformance.profiles import Pack
+from conformance.knowledge.profiles import Pack
 from conformance.scenarios.packs import fill_after
 
 Level = Literal["melds", "turns", "deals"]

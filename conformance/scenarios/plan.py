@@ -31,9 +31,9 @@ from dataclasses import replace
 from functools import cache
 from typing import Any
 
-from conformance.catalogue import Catalogue
 from conformance.io.resources import package_file
-from conformance.profiles import ProfileData
+from conformance.knowledge.catalogue import Catalogue
+from conformance.knowledge.profiles import ProfileData
 from conformance.scenarios.model import Check, PlannedCheck, Step
 from conformance.scenarios.options import (
     NOT_ASSERTED,

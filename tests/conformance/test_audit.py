@@ -11,14 +11,14 @@ from types import MappingProxyType
 
 import pytest
 
+from conformance.adapter.engine import Handshake
 from conformance.audit import Finding, audit, audit_summary, changes_to_audit, judge, names_point
-from conformance.catalogue import load_catalogue
 from conformance.cli import main
-from conformance.corpus import default_corpus_dir
-from conformance.engine import Handshake
-from conformance.report import text_summary
-from conformance.runner import CaseResult, RunOptions, RunResult, run_scenarios
+from conformance.knowledge.catalogue import load_catalogue
+from conformance.reports.report import text_summary
+from conformance.run.runner import CaseResult, RunOptions, RunResult, run_scenarios
 from conformance.scenarios import Scenario, load_corpus, resolve_option
+from conformance.scenarios.corpus import default_corpus_dir
 
 REFERENCE = [sys.executable, "-m", "reference.adapter"]
 CORPUS = default_corpus_dir()

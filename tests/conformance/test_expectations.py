@@ -9,13 +9,13 @@ from pathlib import Path
 import pytest
 import yaml
 
-from conformance.expectations import (
+from conformance.grading.results import CaseResult, CheckResult, failing_rules, graded
+from conformance.run.expectations import (
     ExpectationsError,
     apply_expectations,
     load_expectations,
     write_expectations,
 )
-from conformance.results import CaseResult, CheckResult, failing_rules, graded
 
 
 def case(cid: str, status: str) -> CaseResult:

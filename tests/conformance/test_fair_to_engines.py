@@ -19,23 +19,23 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from conformance.catalogue import load_catalogue
+from conformance.adapter.engine import Handshake
+from conformance.adapter.protocol import validate_response
 from conformance.cli import main, parse_adapter, shell_operators
-from conformance.compare import (
+from conformance.errors import ProtocolError
+from conformance.grading.compare import (
     MAX_ENGINE_MESSAGE,
     compare_outcome,
     compare_state,
     compare_unchanged,
     engine_message,
 )
-from conformance.corpus import default_catalogue_path, default_corpus_dir, find_checkout
-from conformance.engine import Handshake
-from conformance.errors import ProtocolError
-from conformance.protocol import validate_response
-from conformance.report import build_report, text_summary
-from conformance.runner import RunOptions, RunResult, check_properties, run_scenarios
+from conformance.knowledge.catalogue import load_catalogue
+from conformance.laws.smoke import smoke
+from conformance.reports.report import build_report, text_summary
+from conformance.run.runner import RunOptions, RunResult, check_properties, run_scenarios
 from conformance.scenarios import EXAMPLE_IDS, is_example_id, load_corpus
-from conformance.smoke import smoke
+from conformance.scenarios.corpus import default_catalogue_path, default_corpus_dir, find_checkout
 
 ROOT = Path(__file__).resolve().parents[2]
 PROXY = [sys.executable, str(ROOT / "tests" / "fake_adapters" / "real_engine_proxy.py")]

@@ -13,18 +13,18 @@ from pathlib import Path
 import pytest
 
 from conformance import fuzz
+from conformance.authoring.record import RecordError, record_to_file
 from conformance.cli import main
-from conformance.expectations import (
+from conformance.fuzz.merge import MAX_MERGED_COUNT
+from conformance.io.jsonsafe import MAX_INT_DIGITS
+from conformance.run.expectations import (
     MAX_REASON_CHARS,
     MAX_REASONS_TOTAL,
     ExpectationsError,
     load_expectations,
     write_expectations,
 )
-from conformance.fuzz.merge import MAX_MERGED_COUNT
-from conformance.jsonsafe import MAX_INT_DIGITS
-from conformance.record import RecordError, record_to_file
-from conformance.selection import MAX_SHARDS, SelectionError, parse_shard
+from conformance.run.selection import MAX_SHARDS, SelectionError, parse_shard
 from tests.conformance.test_fuzz_merge import shard
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -40,9 +40,9 @@ def errors(err: str) -> list[str]:
 
 
 def test_the_protocol_bounds_max_in_flight_where_the_report_reads_it() -> None:
+    from conformance.adapter.protocol import validate_response
     from conformance.errors import ProtocolError
-    from conformance.protocol import validate_response
-    from conformance.validation import SchemaValidator
+    from conformance.io.validation import SchemaValidator
 
     hello = json.loads(
         (ROOT / "conformance" / "schemas" / "protocol" / "hello.response.json").read_text()
@@ -93,10 +93,10 @@ def test_a_shard_count_the_report_cannot_hold_is_refused() -> None:
 
 
 def test_a_shard_is_recorded_as_the_report_schema_reads_it() -> None:
-    from conformance.catalogue import load_catalogue
+    from conformance.grading.results import RunResult
     from conformance.jobs import as_shard
-    from conformance.results import RunResult
-    from conformance.selection import load_scenarios, shard_of
+    from conformance.knowledge.catalogue import load_catalogue
+    from conformance.run.selection import load_scenarios, shard_of
 
     catalogue = load_catalogue(DATA / "catalogue.json")
 
@@ -206,8 +206,8 @@ def test_a_reason_is_capped_and_reasons_shared_by_alias_count_each_use(tmp_path:
 def test_no_expectations_file_is_written_that_the_next_run_refuses(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from conformance import expectations
-    from conformance.results import CaseResult, CheckResult
+    from conformance.grading.results import CaseResult, CheckResult
+    from conformance.run import expectations
 
     # The limit lowered, so the test stays cheap: the same code compares with it.
     MAX_FILE_BYTES = 64 * 1024
@@ -365,7 +365,7 @@ def test_check_refuses_a_final_that_does_not_fit_the_seats_or_the_pack(
 )
 def test_a_bad_rulings_value_is_refused_naming_its_field(data: object, said: str) -> None:
     from conformance.audit.declared import RulingsFileError, parse_rulings
-    from conformance.catalogue import load_catalogue
+    from conformance.knowledge.catalogue import load_catalogue
 
     with pytest.raises(RulingsFileError) as caught:
         parse_rulings(data, "bad.yaml", load_catalogue())

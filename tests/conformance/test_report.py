@@ -11,8 +11,8 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from conformance.catalogue import load_catalogue
-from conformance.report import (
+from conformance.knowledge.catalogue import load_catalogue
+from conformance.reports.report import (
     SCHEMA_PATH,
     atomic_write_text,
     build_report,
@@ -20,7 +20,7 @@ from conformance.report import (
     text_summary,
     write_json_report,
 )
-from conformance.runner import RunOptions, RunResult, run_scenarios
+from conformance.run.runner import RunOptions, RunResult, run_scenarios
 from conformance.scenarios import load_corpus
 
 DATA = Path(__file__).parent / "data"
@@ -70,8 +70,8 @@ def test_junit_is_well_formed(run: RunResult) -> None:
 
 def test_every_report_names_the_harness_and_corpus_versions(run: RunResult) -> None:
     from conformance import CORPUS_VERSION, __version__
-    from conformance.html_report import render_html, render_markdown
-    from conformance.report_tools import LoadedReport
+    from conformance.reports.html_report import render_html, render_markdown
+    from conformance.reports.report_tools import LoadedReport
 
     document = build_report(run, CATALOGUE)
     assert document["header"]["harness_version"] == __version__

@@ -17,10 +17,10 @@ import jsonschema
 import pytest
 
 from conformance import fuzz
-from conformance.catalogue import load_catalogue
 from conformance.cli import main
-from conformance.report import SCHEMA_PATH, badges, build_report
-from conformance.report_tools import (
+from conformance.knowledge.catalogue import load_catalogue
+from conformance.reports.report import SCHEMA_PATH, badges, build_report
+from conformance.reports.report_tools import (
     LoadedReport,
     ReportError,
     count_cases,
@@ -28,7 +28,7 @@ from conformance.report_tools import (
     load_report,
     merge_reports,
 )
-from conformance.runner import RunOptions, run_scenarios
+from conformance.run.runner import RunOptions, run_scenarios
 from conformance.scenarios import load_corpus
 from tests.conformance.test_report_checks import as_format_1
 from tests.mutants import harness
