@@ -4,7 +4,7 @@ A joker counted 30 instead of 50 fails a penalty here, a deal's scores there and
 total after it, each with its own numbers: thirty lines of symptoms for one cause. Failing
 checks are grouped so that one cause is one line:
 
-1. checks an option explains (:mod:`conformance.audit.explain`: the reference playing that option,
+1. checks an option explains (:mod:`conformance.reports.explain`: the reference playing that option,
    graded as the engine declared, fails them the same way) are one cause per explanation;
 2. the other failing checks of one step of a case (or of its ``final`` block) follow the
    first of them, the *lead*: what one action did wrong shows in several fields at once;
@@ -417,11 +417,11 @@ def infer(
     options: RunOptions | None = None,
 ) -> Inference:
     """The options that explain the failing checks of ``run``, asked of the reference
-    (conformance.audit.explain); nothing asked, and nothing started, when no check failed."""
+    (conformance.reports.explain); nothing asked, and nothing started, when no check failed."""
     if catalogue is None or not any(c.status == "fail" for r in run.results for c in r.checks):
         return NOTHING
     # Imported here: it starts adapters, and a run with no failing check never needs it.
-    from conformance.audit.explain import infer_rulings
+    from conformance.reports.explain import infer_rulings
 
     return infer_rulings(run, scenarios, catalogue, reference=reference, options=options)
 

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import jsonschema
 
-from conformance.audit.explain import explanation
 from conformance.grading.results import CaseResult, CheckResult
 from conformance.knowledge.catalogue import load_catalogue
 from conformance.reports.causes import Inference, card_table, direction, group_causes
+from conformance.reports.explain import explanation
 
 CATALOGUE = load_catalogue()
 SCHEMA = json.loads(
