@@ -121,7 +121,8 @@ def run_profile(
     :raises SelectionError: for a malformed or empty shard.
     """
     from conformance.errors import EngineError
-    from conformance.run.runner import check_properties, run_scenarios, unstarted_run
+    from conformance.laws.properties import check_properties
+    from conformance.run.runner import run_scenarios, unstarted_run
 
     whole = select(scenarios, rules=rules, tags=tags, ids=ids, profile=options.profile)
     if not whole:

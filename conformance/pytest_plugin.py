@@ -515,7 +515,7 @@ class _State:
     def laws(self) -> dict[str, Any]:
         """The laws' results by name, checked once per process on a fresh adapter."""
         if self._laws is None:
-            from conformance.run.runner import check_properties
+            from conformance.laws.properties import check_properties
 
             found = check_properties(
                 self.settings.argv,

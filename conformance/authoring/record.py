@@ -21,11 +21,11 @@ import yaml
 
 from conformance.adapter.declarations import INTERFACE_DEFAULTS, Declarations, declarations
 from conformance.adapter.engine import EngineSession
+from conformance.io.files import atomic_write_text
 from conformance.io.yamlsafe import read_yaml_file
 from conformance.knowledge.catalogue import load_catalogue
 from conformance.knowledge.optionfacts import pack
 from conformance.knowledge.profiles import DEFAULT_PROFILE, default_profiles
-from conformance.reports.report import atomic_write_text
 from conformance.scenarios import Scenario, _DocChecker
 
 # Keys of the observed final state that a draft asserts: enough to review the outcome,

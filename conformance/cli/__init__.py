@@ -312,10 +312,11 @@ def _run_loaded(
     from conformance.errors import EngineError
     from conformance.jobs import as_shard, with_expectations
     from conformance.laws.hostile import HOSTILE_IDS, hostile_run, with_cases
+    from conformance.laws.properties import check_properties
     from conformance.reports.causes import NOTHING, infer, with_causes
     from conformance.reports.report import Progress
     from conformance.run.interrupt import Collector, exit_code, interruptible, signal_name
-    from conformance.run.runner import check_properties, run_scenarios
+    from conformance.run.runner import run_scenarios
     from conformance.run.verdict import Gates, judge, profile_missing
 
     catalogue = _catalogue(args)

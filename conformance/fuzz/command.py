@@ -105,7 +105,7 @@ def _finish(
 ) -> Outcome:
     """Write the report and its drafts (and the ``--json`` copy, and the expectations
     file asked for); the outcome."""
-    from conformance.reports.report import atomic_write_text
+    from conformance.io.files import atomic_write_text
 
     text = ""
     if known is not None and known.expectations is not None and not report.get("adapter_error"):

@@ -88,7 +88,7 @@ def write_expectations(
 ) -> int:
     """Write ``report``'s findings as an expectations file (``.json`` as JSON, else YAML);
     return how many it lists."""
-    from conformance.reports.report import atomic_write_text
+    from conformance.io.files import atomic_write_text
 
     document = expectations_document(report, previous)
     target = Path(path)

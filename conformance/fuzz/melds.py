@@ -10,7 +10,7 @@ from typing import Any
 
 from conformance.knowledge.cards import JOKER, RANKS
 from conformance.knowledge.profiles import ProfileData
-from conformance.laws.properties import _meld_candidates, contract_melds
+from conformance.laws.greedy import contract_melds, meld_candidates
 
 
 def shuffled_deck(rng: random.Random, facts: ProfileData, players: int) -> list[str]:
@@ -67,7 +67,7 @@ def joker_swaps(hand: Sequence[str], table: Sequence[Mapping[str, Any]]) -> list
 def candidates(
     hand: Sequence[str], kind: str, facts: ProfileData
 ) -> list[tuple[str, tuple[str, ...]]]:
-    return [(kind, cards) for cards in _meld_candidates(Counter(hand), kind, facts.wild_ranks)]
+    return [(kind, cards) for cards in meld_candidates(Counter(hand), kind, facts.wild_ranks)]
 
 
 def any_opening(hand: Sequence[str], deal: int, facts: ProfileData) -> list[dict[str, Any]] | None:

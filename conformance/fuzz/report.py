@@ -127,7 +127,7 @@ def write_outputs(report: dict[str, Any], out: Path) -> Path:
 
     Drafts go to ``out/drafts/cc-8NNN.yaml`` and the report records each file's path.
     """
-    from conformance.reports.report import atomic_write_text
+    from conformance.io.files import atomic_write_text
 
     drafts = out / "drafts"
     drafts.mkdir(parents=True, exist_ok=True)

@@ -13,7 +13,7 @@ from typing import Any, Final
 from conformance.grading.compare import strip_private
 from conformance.knowledge.cards import CANONICAL_ORDER, JOKER, RANKS, SUITS
 from conformance.knowledge.profiles import ProfileData
-from conformance.laws.properties import card_value
+from conformance.laws.greedy import card_value
 
 from .games import game_rng, play_steps
 from .melds import run_card, shuffled_deck

@@ -11,7 +11,7 @@ from typing import Any
 
 from conformance.knowledge.cards import CANONICAL_ORDER, JOKER, RANKS, SUITS
 from conformance.knowledge.profiles import ProfileData, find_profile
-from conformance.laws.properties import _meld_candidates
+from conformance.laws.greedy import meld_candidates
 
 from .melds import contract_kinds, joker_swaps, run_card, run_low, shuffled_deck
 
@@ -148,7 +148,7 @@ def _bait_opening(
     melds: list[str] = []
     for kind in contract_kinds(facts, deal, rng):
         left = counts - Counter(melds)
-        found = [list(c) for c in _meld_candidates(left, kind, facts.wild_ranks)]
+        found = [list(c) for c in meld_candidates(left, kind, facts.wild_ranks)]
         if not found:
             return
         melds += rng.choice(found)

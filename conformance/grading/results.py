@@ -23,8 +23,38 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from conformance.adapter.engine import Handshake
-    from conformance.laws.properties import PropertyResult
     from conformance.reports.causes import Cause
+
+
+@dataclass(frozen=True)
+class PropertyResult:
+    """The outcome of one law over a whole run.
+
+    ``detail`` explains the first violation (or what was checked when all held); ``seed``
+    replays the run with :func:`run_properties`. A law that could check nothing (every
+    deal answered ``unsupported``, no deal closed, an engine without ``deals``) has
+    ``checked`` False and ``passed`` False: it is not shown to hold, so it is no pass, and
+    its detail starts with "not checked".
+    """
+
+    name: str
+    rules: tuple[str, ...]
+    passed: bool
+    detail: str
+    seed: int
+    checked: bool = True
+    applies: bool = True
+    """False when the engine lacks the capabilities the laws need (``turns`` and
+    ``deals``): the law is not checked, which is no pass, and does not fail the run (it
+    says what it needs; the cases grade what the engine claims)."""
+
+    @property
+    def verdict(self) -> str:
+        """``pass``, ``FAIL`` or ``not checked``, as the reports show it."""
+        if not self.checked:
+            return "not checked"
+        return "pass" if self.passed else "FAIL"
+
 
 STATUSES = ("pass", "fail", "error", "unsupported", "not_run", "xfail", "xpass")
 

@@ -42,7 +42,7 @@ from __future__ import annotations
 import random
 import re
 from collections import Counter
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -50,10 +50,12 @@ from conformance.adapter.declarations import Declarations, declarations
 from conformance.adapter.engine import EngineSession
 from conformance.errors import EngineError, EngineReportedError, HarnessError
 from conformance.grading.compare import compare_unchanged, format_mismatches, strip_private
-from conformance.knowledge.cards import CANONICAL_ORDER, JOKER, RANKS, SUITS
+from conformance.grading.results import PropertyResult
 from conformance.knowledge.catalogue import load_catalogue
 from conformance.knowledge.optionfacts import pack as engine_pack
 from conformance.knowledge.profiles import DEFAULT_PROFILE, ProfileData, default_profiles
+from conformance.laws.greedy import find_opening, keep_score, lay_off_candidates
+from conformance.run.runner import RunOptions, start_session
 
 #: Actions the harness plays in one deal before it gives up on a close (no law is broken by
 #: a long deal; the cap only bounds the run time).
@@ -69,36 +71,6 @@ LOT_GAMES: Final = 32
 PropertyName = str
 
 
-@dataclass(frozen=True)
-class PropertyResult:
-    """The outcome of one law over a whole run.
-
-    ``detail`` explains the first violation (or what was checked when all held); ``seed``
-    replays the run with :func:`run_properties`. A law that could check nothing (every
-    deal answered ``unsupported``, no deal closed, an engine without ``deals``) has
-    ``checked`` False and ``passed`` False: it is not shown to hold, so it is no pass, and
-    its detail starts with "not checked".
-    """
-
-    name: str
-    rules: tuple[str, ...]
-    passed: bool
-    detail: str
-    seed: int
-    checked: bool = True
-    applies: bool = True
-    """False when the engine lacks the capabilities the laws need (``turns`` and
-    ``deals``): the law is not checked, which is no pass, and does not fail the run (it
-    says what it needs; the cases grade what the engine claims)."""
-
-    @property
-    def verdict(self) -> str:
-        """``pass``, ``FAIL`` or ``not checked``, as the reports show it."""
-        if not self.checked:
-            return "not checked"
-        return "pass" if self.passed else "FAIL"
-
-
 #: What one refused action costs its player at the close under DISPUTE-35 ``penalty``
 #: (docs/rules.md, DISPUTE-35 "Played as").
 PENALTY_POINTS: Final = 10
@@ -111,119 +83,6 @@ RULES: Final[dict[str, tuple[str, ...]]] = {
     "scoring-at-close": ("SCORE-1", "SCORE-2", "SCORE-4", "END-1", "END-4", "END-5"),
     "random-choices": ("DEAL-1", "DEAL-4"),
 }
-
-
-def _argentine() -> ProfileData:
-    return default_profiles()[DEFAULT_PROFILE]
-
-
-def full_deck(profile: ProfileData | None = None, players: int = 2) -> list[str]:
-    """The pack ``profile`` deals to ``players`` players in canonical order (default: the
-    argentine 108 cards, two of each natural card and four jokers, CARDS-1)."""
-    if profile is None:
-        return list(CANONICAL_ORDER)
-    return list(profile.pack(players).canonical_order())
-
-
-#: The argentine pack as a multiset.
-PACK: Final = Counter(full_deck())
-
-
-def card_value(code: str, profile: ProfileData | None = None) -> int:
-    """The penalty of one card code by the profile's values (default argentine)."""
-    return (profile or _argentine()).card_value(code)
-
-
-def _rank(code: str) -> str:
-    return code[:-1]
-
-
-def _suit(code: str) -> str:
-    return code[-1]
-
-
-def _run_card(position: int, suit: str) -> str:
-    """The card on run position 1..14 (1 and 14 are the ace)."""
-    return ("A" if position in (1, 14) else RANKS[position - 1]) + suit
-
-
-# --- a small opening search (harness side, independent of any engine) ----------------------
-
-
-def _meld_candidates(
-    hand: Counter[str], kind: str, wild_ranks: frozenset[str] = frozenset()
-) -> Iterator[tuple[str, ...]]:
-    """Opening-sized melds the hand can form, at most one wild card each (JOKER-2; a
-    profile with wild ranks may use one of those, a 2 in chilean, instead of a joker)."""
-    wilds = [JOKER] if hand[JOKER] else []
-    wilds += sorted({c for c in hand if c != JOKER and _rank(c) in wild_ranks})
-    if kind == "trio":
-        for rank in RANKS:
-            naturals = [c for c in hand.elements() if c != JOKER and _rank(c) == rank]
-            if len(naturals) >= 3:
-                yield tuple(naturals[:3])
-            for wild in wilds:
-                if len(naturals) >= 2 and wild not in naturals[:2]:
-                    yield (*naturals[:2], wild)
-        return
-    for suit in SUITS:
-        for low in range(1, 12):
-            cards = [_run_card(low + k, suit) for k in range(4)]
-            missing = [i for i, c in enumerate(cards) if hand[c] == 0]
-            if not missing:
-                yield tuple(cards)
-            elif len(missing) == 1:
-                for wild in wilds:
-                    if wild not in cards:
-                        yield tuple(wild if i == missing[0] else c for i, c in enumerate(cards))
-
-
-def find_opening(
-    hand: Sequence[str], deal_number: int, profile: ProfileData | None = None
-) -> list[dict[str, Any]] | None:
-    """Some opening of deal ``deal_number`` of ``profile`` (default argentine) that ``hand``
-    can lay, or None.
-
-    A depth-first search over trios then runs, for each contract the deal allows; it need
-    not find every opening, only one when an obvious one exists. The melds use protocol
-    JSON (runs listed low to high).
-    """
-    facts = profile or _argentine()
-    for contract in facts.deal(deal_number).contracts:
-        found = _find_contract(hand, contract.trios, contract.runs, facts.wild_ranks)
-        if found is not None:
-            return found
-    return None
-
-
-def _find_contract(
-    hand: Sequence[str], trios: int, runs: int, wild_ranks: frozenset[str]
-) -> list[dict[str, Any]] | None:
-    found = contract_melds(hand, ["trio"] * trios + ["run"] * runs, wild_ranks)
-    if found is None:
-        return None
-    laid = sum(len(m["cards"]) for m in found)
-    return found if laid < len(hand) else None  # TURN-9: keep a card to discard
-
-
-def contract_melds(
-    hand: Sequence[str], kinds: Sequence[str], wild_ranks: frozenset[str] = frozenset()
-) -> list[dict[str, Any]] | None:
-    """Melds of ``kinds`` (``trio``/``run``, opening-sized) that ``hand`` holds, found
-    depth first, or None; they may use every card of the hand."""
-
-    def search(i: int, left: Counter[str]) -> list[dict[str, Any]] | None:
-        if i == len(kinds):
-            return []
-        for cards in _meld_candidates(left, kinds[i], wild_ranks):
-            need = Counter(cards)
-            if all(left[c] >= n for c, n in need.items()):
-                rest = search(i + 1, left - need)
-                if rest is not None:
-                    return [{"kind": kinds[i], "cards": list(cards)}, *rest]
-        return None
-
-    return search(0, Counter(hand))
 
 
 #: A scoring rule of any profile: SCORE-2, CHILE-SCORE-2, PERLA-SCORE-1...
@@ -259,47 +118,6 @@ def closer_only(point: str) -> bool:
         return False
     rules = dispute.rules
     return any(_CLOSER_RULE.match(r) for r in rules) and not any(_HAND_RULE.match(r) for r in rules)
-
-
-def _lay_off_candidates(hand: Sequence[str], table: Sequence[dict[str, Any]]) -> Iterator[Any]:
-    """Lay-offs that look right by the rules: a trio's rank, or the next card at a run end."""
-    for index, meld in enumerate(table):
-        cards = meld.get("cards", [])
-        naturals = [c for c in cards if c != JOKER]
-        if not naturals:
-            continue
-        if meld.get("kind") == "trio":
-            for code in sorted(set(hand)):
-                if code != JOKER and _rank(code) == _rank(naturals[0]):
-                    yield {"card": code, "meld": index}
-            continue
-        first = next(i for i, c in enumerate(cards) if c != JOKER)
-        rank = RANKS.index(_rank(cards[first])) + 1
-        low = rank - first
-        if low < 1:  # an ace read high
-            low += 13
-        high = low + len(cards) - 1
-        suit = _suit(naturals[0])
-        if low > 1 and _run_card(low - 1, suit) in hand:
-            yield {"card": _run_card(low - 1, suit), "meld": index, "end": "low"}
-        if high < 14 and _run_card(high + 1, suit) in hand:
-            yield {"card": _run_card(high + 1, suit), "meld": index, "end": "high"}
-
-
-def _keep_score(code: str, hand: Sequence[str]) -> int:
-    """How useful a card looks: jokers most, then cards with rank or suit partners."""
-    if code == JOKER:
-        return 99
-    others = list(hand)
-    others.remove(code)
-    score = 0
-    for other in others:
-        if other == JOKER or _rank(other) == _rank(code):
-            score += 1
-        elif _suit(other) == _suit(code):
-            gap = abs(RANKS.index(_rank(other)) - RANKS.index(_rank(code)))
-            score += 1 if gap <= 2 else 0
-    return score
 
 
 # --- the run --------------------------------------------------------------------------------
@@ -656,11 +474,11 @@ class _Run:
             if melds is not None:
                 return {"type": "open", "player": turn, "melds": melds}
         elif not self.turn_opened(state) and len(hand) > 1:
-            for lay_off in _lay_off_candidates(hand, state["table"]):
+            for lay_off in lay_off_candidates(hand, state["table"]):
                 if lay_off["card"] not in self.refused:
                     return {"type": "lay_off", "player": turn, **lay_off}
-        fewest = min(_keep_score(c, hand) for c in hand)
-        card = self.rng.choice(sorted({c for c in hand if _keep_score(c, hand) == fewest}))
+        fewest = min(keep_score(c, hand) for c in hand)
+        card = self.rng.choice(sorted({c for c in hand if keep_score(c, hand) == fewest}))
         return {"type": "discard", "player": turn, "card": card}
 
     def play_deal(self, index: int) -> tuple[list[str], int, int, int, list[dict[str, Any]]] | None:
@@ -837,7 +655,7 @@ def not_checked(
 ) -> list[PropertyResult]:
     """Every law, not checked for reason ``why`` (never a pass: nothing was shown);
     ``applies`` False when the engine lacks what the laws need (see PropertyResult)."""
-    facts = profile or _argentine()
+    facts = profile or default_profiles()[DEFAULT_PROFILE]
     return [
         PropertyResult(
             name,
@@ -957,3 +775,21 @@ def _results(run: _Run, error: str | None) -> list[PropertyResult]:
     if error is not None:
         out.append(PropertyResult("engine", (), False, error, run.seed))
     return out
+
+
+def check_properties(
+    argv: Sequence[str], options: RunOptions, *, seed: int, deals: int
+) -> tuple[PropertyResult, ...]:
+    """Play ``deals`` seeded deals on a fresh adapter and check the observable laws.
+
+    Never raises for engine trouble: an adapter that cannot start is one failed result.
+    """
+    try:
+        session = start_session(argv, options)
+    except EngineError as exc:
+        detail = f"the adapter could not start: {exc}"
+        return (PropertyResult("engine", (), False, detail, seed),)
+    try:
+        return tuple(run_properties(session, seed=seed, deals=deals, profile=options.profile))
+    finally:
+        session.close()

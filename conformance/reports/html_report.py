@@ -40,9 +40,9 @@ from typing import TYPE_CHECKING, Any
 
 from conformance import __version__
 from conformance.grading.results import CaseResult, divergences, failing_rules, graded
+from conformance.io.files import atomic_write_text
 from conformance.reports.causes import report_causes
 from conformance.reports.report import (
-    atomic_write_text,
     badges,
     build_report,
     check_text,

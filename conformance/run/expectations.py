@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from conformance.grading.results import CaseResult, CheckResult
+from conformance.io.files import atomic_write_text
 from conformance.io.jsonsafe import JSONFileError, dumps
 from conformance.io.jsonsafe import loads as json_loads
 from conformance.io.resources import package_file
@@ -48,7 +49,6 @@ from conformance.io.yamlsafe import (
     load_yaml_limited,
     read_limited_text,
 )
-from conformance.reports.report import atomic_write_text
 
 SCHEMA_PATH = package_file("schemas", "expectations.schema.json")
 

@@ -22,7 +22,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from conformance.adapter.declarations import Declarations, declarations
 from conformance.adapter.engine import Ahead, EngineSession, Handshake, Request, Then
@@ -59,9 +59,6 @@ from conformance.knowledge.profiles import (
 from conformance.run.warmup import WarmUp
 from conformance.scenarios import Scenario, corpus_digest
 from conformance.scenarios.identity import kept
-
-if TYPE_CHECKING:  # imported where used: only --properties needs the laws
-    from conformance.laws.properties import PropertyResult
 
 __all__ = [  # the result types live in conformance.grading.results; re-exported for callers
     "CASE_TEXT_FIELDS",
@@ -728,23 +725,3 @@ def unstarted_run(
         run_error=f"{type(error).__name__}: {error}",
         run_error_stderr=error.stderr_tail,
     )
-
-
-def check_properties(
-    argv: Sequence[str], options: RunOptions, *, seed: int, deals: int
-) -> tuple[PropertyResult, ...]:
-    """Play ``deals`` seeded deals on a fresh adapter and check the observable laws.
-
-    Never raises for engine trouble: an adapter that cannot start is one failed result.
-    """
-    from conformance.laws.properties import PropertyResult, run_properties
-
-    try:
-        session = start_session(argv, options)
-    except EngineError as exc:
-        detail = f"the adapter could not start: {exc}"
-        return (PropertyResult("engine", (), False, detail, seed),)
-    try:
-        return tuple(run_properties(session, seed=seed, deals=deals, profile=options.profile))
-    finally:
-        session.close()

@@ -6,9 +6,14 @@ from __future__ import annotations
 from types import MappingProxyType
 
 from conformance.adapter.engine import Handshake
-from conformance.grading.results import CaseResult, CheckResult, RunResult, count_statuses
+from conformance.grading.results import (
+    CaseResult,
+    CheckResult,
+    PropertyResult,
+    RunResult,
+    count_statuses,
+)
 from conformance.knowledge.catalogue import load_catalogue
-from conformance.laws.properties import PropertyResult
 from conformance.reports.console import NORMAL, QUIET, VERBOSE, run_text
 from conformance.run.verdict import judge
 

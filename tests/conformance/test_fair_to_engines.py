@@ -31,9 +31,10 @@ from conformance.grading.compare import (
     engine_message,
 )
 from conformance.knowledge.catalogue import load_catalogue
+from conformance.laws.properties import check_properties
 from conformance.laws.smoke import smoke
 from conformance.reports.report import build_report, text_summary
-from conformance.run.runner import RunOptions, RunResult, check_properties, run_scenarios
+from conformance.run.runner import RunOptions, RunResult, run_scenarios
 from conformance.scenarios import EXAMPLE_IDS, is_example_id, load_corpus
 from conformance.scenarios.corpus import default_catalogue_path, default_corpus_dir, find_checkout
 

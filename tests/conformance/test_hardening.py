@@ -33,6 +33,7 @@ from conformance.adapter.protocol import decode_line, encode_request
 from conformance.adapter.reaper import SESSION_VARIABLE
 from conformance.cli import main
 from conformance.errors import EngineReportedError
+from conformance.io.files import atomic_write_text
 from conformance.io.textsafe import (
     MAX_CASE_TEXT,
     MAX_STRING,
@@ -44,7 +45,6 @@ from conformance.io.textsafe import (
 )
 from conformance.io.yamlsafe import MAX_FILE_BYTES
 from conformance.reports.outputs import emit
-from conformance.reports.report import atomic_write_text
 from conformance.run.expectations import ExpectationsError, load_expectations
 from conformance.scenarios import load_corpus, load_file
 

@@ -250,7 +250,7 @@ def test_a_case_assuming_an_option_is_checked_and_run_with_that_options_pack(
     deck and says so in ``assumes``: ``check`` accepts it and ``run`` replays it; without
     the assumption the same deck is one pack too many."""
     from conformance.knowledge.optionfacts import with_options
-    from conformance.laws.properties import full_deck
+    from conformance.laws.greedy import full_deck
 
     facts = with_options(
         default_profiles()["chilean"], lambda p: "always_108" if p == "DISPUTE-78" else None

@@ -25,7 +25,7 @@ from conformance.knowledge.profiles import (
     load_profiles,
 )
 from conformance.knowledge.reachability import unreachable_problems
-from conformance.laws.properties import find_opening
+from conformance.laws.greedy import find_opening
 from conformance.laws.smoke import smoke
 from conformance.scenarios import DeckSpec, load_file, table_meld_problem
 

@@ -12,15 +12,9 @@ from typing import NoReturn
 import pytest
 
 from conformance.adapter.engine import EngineSession, Handshake
-from conformance.laws.properties import (
-    PACK,
-    RULES,
-    PropertyResult,
-    card_value,
-    find_opening,
-    full_deck,
-    run_properties,
-)
+from conformance.grading.results import PropertyResult
+from conformance.laws.greedy import PACK, card_value, find_opening, full_deck
+from conformance.laws.properties import RULES, run_properties
 
 ROOT = Path(__file__).resolve().parents[2]
 REFERENCE = [sys.executable, "-m", "reference.adapter"]

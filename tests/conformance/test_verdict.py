@@ -13,11 +13,11 @@ from conformance.grading.results import (
     CaseResult,
     CheckResult,
     OpSupport,
+    PropertyResult,
     RunResult,
     count_statuses,
 )
 from conformance.knowledge.catalogue import load_catalogue
-from conformance.laws.properties import PropertyResult
 from conformance.run.verdict import (
     EXIT_ADAPTER,
     EXIT_FAILED,
