@@ -26,7 +26,7 @@ from conformance.io.yamlsafe import read_yaml_file
 from conformance.knowledge.catalogue import load_catalogue
 from conformance.knowledge.optionfacts import pack
 from conformance.knowledge.profiles import DEFAULT_PROFILE, default_profiles
-from conformance.scenarios import Scenario, _DocChecker
+from conformance.scenarios import DocChecker, Scenario
 
 # Keys of the observed final state that a draft asserts: enough to review the outcome,
 # leaving out the stock order (an engine's own after a recycle).
@@ -110,7 +110,7 @@ def draft_scenario(
     }
     node = yaml.compose(yaml.safe_dump(doc), Loader=yaml.SafeLoader)
     assert node is not None
-    checker = _DocChecker(node, doc, "<record>", None)
+    checker = DocChecker(node, doc, "<record>", None)
     scenario = checker.build()
     if scenario is None:
         problems = "; ".join(e.message for e in checker.errors)
@@ -229,7 +229,7 @@ def _refuse_impossible_final(document: Mapping[str, Any], scenario: Scenario) ->
     assert scenario.setup is not None
     node = yaml.compose(yaml.safe_dump(dict(document)), Loader=yaml.SafeLoader)
     assert node is not None
-    checker = _DocChecker(node, dict(document), "<record>", None)
+    checker = DocChecker(node, dict(document), "<record>", None)
     given = scenario.setup.state or scenario.setup.deal or scenario.setup.new_game or {}
     players = given.get("players")
     if not isinstance(players, int):

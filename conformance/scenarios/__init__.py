@@ -26,7 +26,7 @@ from typing import Protocol, TypeVar
 
 from conformance.io.plaindata import Codec
 from conformance.knowledge.catalogue import Catalogue
-from conformance.scenarios.checker import _DocChecker
+from conformance.scenarios.checker import DocChecker
 from conformance.scenarios.corpus import scenario_files
 from conformance.scenarios.ids import (
     DRAFT_IDS,
@@ -82,6 +82,7 @@ __all__ = [
     "Check",
     "DeckSpec",
     "Disputed",
+    "DocChecker",
     "IndexResult",
     "Level",
     "LoadResult",
@@ -90,7 +91,6 @@ __all__ = [
     "Setup",
     "Step",
     "StepKind",
-    "_DocChecker",
     "_jsonable",
     "_validator",
     "canonical_json",
@@ -145,7 +145,7 @@ def _load_file(file_path: Path, name: str, catalogue: Catalogue | None) -> LoadR
             errors.append(item)
             continue
         node, data = item
-        checker = _DocChecker(node, data, name, catalogue)
+        checker = DocChecker(node, data, name, catalogue)
         scenario = checker.build()
         errors.extend(checker.errors)
         if scenario is not None:

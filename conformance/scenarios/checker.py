@@ -29,7 +29,7 @@ from conformance.scenarios.semantics import StateChecks
 from conformance.scenarios.yamldoc import _jsonable, _mark, _pointer, _validator
 
 
-class _DocChecker(StateChecks, CatalogueChecks):
+class DocChecker(StateChecks, CatalogueChecks):
     """Validates and expands one YAML document into a Scenario, collecting errors."""
 
     def __init__(
