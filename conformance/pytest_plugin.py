@@ -36,7 +36,7 @@ import pytest
 
 from conformance.adapter.command import AdapterCommandError, adapter_argv
 from conformance.adapter.engine import Handshake
-from conformance.errors import EngineError
+from conformance.errors import EngineError, HarnessError
 from conformance.grading.results import CaseResult, graded
 from conformance.knowledge.catalogue import Catalogue, CatalogueError, load_catalogue
 from conformance.knowledge.profiles import ProfileError, default_profiles
@@ -536,7 +536,7 @@ _STATE = pytest.StashKey[_State]()
 _XPASS = pytest.StashKey[str]()
 
 
-class CariocaSetupError(Exception):
+class CariocaSetupError(HarnessError):
     """The corpus cannot be graded at all (adapter, profile, corpus): one collection error."""
 
 

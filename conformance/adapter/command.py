@@ -13,13 +13,15 @@ import shlex
 import sys
 from collections.abc import Sequence
 
+from conformance.errors import HarnessError
+
 
 def reference_argv() -> list[str]:
     """The default adapter: the reference engine, run with this interpreter."""
     return [sys.executable, "-m", "reference.adapter"]
 
 
-class AdapterCommandError(ValueError):
+class AdapterCommandError(HarnessError, ValueError):
     """An adapter command that cannot be split into an argv; the message says why."""
 
 

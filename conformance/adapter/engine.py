@@ -61,9 +61,9 @@ from conformance.errors import (
     EngineError,
     EngineReportedError,
     HandshakeError,
-    HarnessError,
     InvalidRequest,
     ProtocolError,
+    SessionError,
 )
 
 #: Default seconds to wait for the answer to one request.
@@ -191,11 +191,11 @@ def _prepare_all(
 ) -> list[_Prepared]:
     """``aheads`` prepared (:func:`_prepare`), up to the first that must go in its own turn.
 
-    :raises HarnessError: when they are more than the ``room`` left in flight.
+    :raises SessionError: when they are more than the ``room`` left in flight.
     """
     if len(aheads) > room:
         limit = session.ahead_limit
-        raise HarnessError(f"at most {limit} request(s) in flight for this engine")
+        raise SessionError(f"at most {limit} request(s) in flight for this engine")
     prepared: list[_Prepared] = []
     for i, ahead in enumerate(aheads):
         one = _prepare(ahead, first_id + i, session)
@@ -334,7 +334,7 @@ class EngineSession:
 
     def _start(self) -> Handshake:
         if self._adapter is not None and (self.handshake is not None or self._broken):
-            raise HarnessError("session already started; use restart()")
+            raise SessionError("session already started; use restart()")
         if self._adapter is None:
             self._spawn()
         try:
@@ -441,14 +441,14 @@ class EngineSession:
         plain request would. A caller that no longer needs the answers calls :meth:`discard`.
         """
         if self._broken:
-            raise HarnessError("session is broken by an earlier engine error; restart() it")
+            raise SessionError("session is broken by an earlier engine error; restart() it")
         if self._adapter is None:
-            raise HarnessError("session not started")
+            raise SessionError("session not started")
         if request is None:
             if not self._ahead:
-                raise HarnessError("no request was sent ahead")
+                raise SessionError("no request was sent ahead")
         elif self._ahead:
-            raise HarnessError("a request sent ahead is still unanswered: read or discard it")
+            raise SessionError("a request sent ahead is still unanswered: read or discard it")
         if request is not None and self.validate_requests and type(request) is not CheckedRequest:
             validate_request(request[0], {"id": self._next_id, "op": request[0], **request[1]})
         room = self._ahead.limit - len(self._ahead) + (request is None)
@@ -480,7 +480,7 @@ class EngineSession:
 
     def _request(self, request: Request | None, then: list[_Prepared]) -> dict[str, Any]:
         if self._adapter is None:
-            raise HarnessError("session closed")
+            raise SessionError("session closed")
         try:
             if request is None:
                 sent = self._ahead.next()
@@ -580,13 +580,13 @@ def exchange_together(
     :raises EngineError: when the adapter misbehaves (the session is then broken).
     """
     if session._broken:
-        raise HarnessError("session is broken by an earlier engine error; restart() it")
+        raise SessionError("session is broken by an earlier engine error; restart() it")
     if session._adapter is None:
-        raise HarnessError("session not started")
+        raise SessionError("session not started")
     if session._ahead:
-        raise HarnessError("a request sent ahead is still unanswered: read or discard it")
+        raise SessionError("a request sent ahead is still unanswered: read or discard it")
     if not 0 < len(requests) <= session.ahead_limit:
-        raise HarnessError(f"at most {session.ahead_limit} request(s) in flight for this engine")
+        raise SessionError(f"at most {session.ahead_limit} request(s) in flight for this engine")
     for i, (op, fields) in enumerate(requests):
         if session.validate_requests and type(requests[i]) is not CheckedRequest:
             validate_request(op, {"id": session._next_id + i, "op": op, **fields})

@@ -123,7 +123,12 @@ def _shorten(text: str, limit: int = _MAX_DETAIL) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _check(validator_name: str, obj: object, what: str, error_type: type[ProtocolError]) -> None:
+def _check(
+    validator_name: str,
+    obj: object,
+    what: str,
+    error_type: type[ProtocolError] | type[InvalidRequest],
+) -> None:
     validator = _validators().get(validator_name)
     if validator is None:
         raise error_type(f"{what}: unknown op", pointer="/op")
@@ -142,8 +147,8 @@ def _check(validator_name: str, obj: object, what: str, error_type: type[Protoco
 def validate_request(op: str, obj: object) -> None:
     """Check a complete request (with ``id`` and ``op``) against the schema of ``op``.
 
-    Raises :class:`~conformance.errors.InvalidRequest` (a ``ProtocolError``)
-    naming the JSON pointer of the first problem.
+    Raises :class:`~conformance.errors.InvalidRequest` (the harness's fault, no
+    ``ProtocolError``) naming the JSON pointer of the first problem.
     """
     _check(f"{op}.request", obj, f"{op} request", InvalidRequest)
 

@@ -39,6 +39,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from conformance.errors import HarnessError
 from conformance.io.resources import package_file
 from conformance.io.yamlsafe import read_yaml_file
 from conformance.knowledge.catalogue import Catalogue
@@ -75,7 +76,7 @@ INTERFACE_VALUES: Mapping[str, tuple[str, ...]] = {
 }
 
 
-class RulingsFileError(ValueError):
+class RulingsFileError(HarnessError, ValueError):
     """A rulings file that cannot be read: the message names the file and the field."""
 
 

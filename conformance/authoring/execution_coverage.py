@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from conformance.errors import EngineError
+from conformance.errors import EngineError, HarnessError
 from conformance.knowledge.catalogue import Catalogue
 from conformance.knowledge.profiles import ProfileData, find_profile
 from conformance.run.runner import RunOptions, run_scenarios
@@ -48,7 +48,7 @@ NOT_DECIDABLE: Mapping[str, str] = {
 }
 
 
-class TraceError(Exception):
+class TraceError(HarnessError):
     """A trace file line is not a trace record (names the file and the line)."""
 
 

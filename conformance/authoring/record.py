@@ -21,6 +21,7 @@ import yaml
 
 from conformance.adapter.declarations import INTERFACE_DEFAULTS, Declarations, declarations
 from conformance.adapter.engine import EngineSession
+from conformance.errors import HarnessError
 from conformance.io.files import atomic_write_text
 from conformance.io.yamlsafe import read_yaml_file
 from conformance.knowledge.catalogue import load_catalogue
@@ -35,7 +36,7 @@ FINAL_KEYS = ("phase", "turn", "hands", "opened", "table", "discard_top", "stock
 _PLACEHOLDER_RULE = "DRAFT-0"
 
 
-class RecordError(Exception):
+class RecordError(HarnessError):
     """The setup or actions file is unusable (a user mistake)."""
 
 

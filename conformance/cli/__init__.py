@@ -30,6 +30,7 @@ from conformance.adapter.command import shell_operators as shell_operators  # re
 from conformance.adapter.reaper import become_subreaper, kill_escaped, subreaper_unavailable
 from conformance.cli.args import EPILOG as EPILOG  # re-exported
 from conformance.cli.args import build_parser as build_parser  # re-exported
+from conformance.errors import HarnessError
 from conformance.knowledge.catalogue import Catalogue, CatalogueError, load_catalogue
 from conformance.reports.outputs import (
     OutputPathError,
@@ -61,7 +62,7 @@ if TYPE_CHECKING:  # imported where used: the CLI starts faster without them
     from conformance.run.verdict import Verdict
 
 
-class UsageError(Exception):
+class UsageError(HarnessError):
     """A user mistake: reported in one line, exit code 2."""
 
 

@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from conformance.errors import EngineError
+from conformance.errors import EngineError, InvalidRequest
 from conformance.knowledge.catalogue import Catalogue
 from conformance.knowledge.profiles import find_profile
 
@@ -215,7 +215,7 @@ def _shrink_and_draft(
                 )
                 finding.example, finding.shrunk = as_found, False
                 finding.scenario = draft_of(pair, finding, info, catalogue)
-        except (EngineError, KeyError) as exc:
+        except (EngineError, InvalidRequest, KeyError) as exc:
             finding.scenario = None
             pair.warnings.append(f"no draft for {finding.divergence.key}: {exc}")
 

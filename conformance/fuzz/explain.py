@@ -18,7 +18,7 @@ from typing import Final
 
 from conformance.adapter.declarations import INTERFACE_DEFAULTS
 from conformance.adapter.engine import EngineSession
-from conformance.errors import EngineError, EngineReportedError
+from conformance.errors import EngineError, EngineReportedError, InvalidRequest
 from conformance.knowledge.catalogue import Catalogue
 
 from .model import EndGame, Finding, Trace
@@ -38,7 +38,7 @@ def _agrees(pair: Pair, trace: Trace) -> bool:
             return False
         deal_mode = not pair.can_load
         return all(pair.step(step, deal_mode=deal_mode) is None for step in trace.steps)
-    except (EndGame, EngineReportedError):
+    except (EndGame, EngineReportedError, InvalidRequest):
         return False
     except EngineError:
         pair.restart_engine()

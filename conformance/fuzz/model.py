@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from conformance.errors import EngineReportedError
+from conformance.errors import EngineReportedError, HarnessError
 from conformance.scenarios import DRAFT_IDS
 
 #: Draft scenario ids: cc-8000 .. cc-8999 are reserved for fuzz drafts and never given to
@@ -48,7 +48,7 @@ class EngineFault(Exception):
         self.reference: dict[str, Any] = dict(reference or {})
 
 
-class FuzzError(Exception):
+class FuzzError(HarnessError):
     """A fuzz campaign cannot run as asked (a usage problem, named with what and where)."""
 
 

@@ -8,7 +8,7 @@ import json
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
-from conformance.errors import EngineError, EngineReportedError
+from conformance.errors import EngineError, EngineReportedError, InvalidRequest
 from conformance.grading.compare import strip_private
 from conformance.knowledge.profiles import find_profile
 from conformance.scenarios import fill_after
@@ -55,6 +55,10 @@ def _replay(
             if found is not None:
                 return i if same(found) else None
     except (EndGame, EngineReportedError):
+        return None
+    except InvalidRequest:
+        # A candidate the protocol cannot express (an emptied meld) is no smaller example;
+        # nothing was sent, so neither adapter needs a restart.
         return None
     except EngineError:
         pair.restart_engine()

@@ -25,6 +25,8 @@ import math
 from pathlib import Path
 from typing import Any, BinaryIO, Final
 
+from conformance.errors import HarnessError
+
 #: Largest JSON report read, in bytes. A run report keeps at most 64 KiB of engine text
 #: per case (conformance/io/textsafe.py), so a corpus of 2,000 cases stays below it.
 MAX_JSON_BYTES = 128 * 1024 * 1024
@@ -35,7 +37,7 @@ MAX_JSON_DEPTH: Final = 64
 MAX_INT_DIGITS: Final = 40
 
 
-class JSONFileError(ValueError):
+class JSONFileError(HarnessError, ValueError):
     """A JSON file that cannot be read within the limits: the message names the file."""
 
 

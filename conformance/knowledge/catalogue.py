@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from conformance.errors import HarnessError
 from conformance.io.resources import package_file
 
 DEFAULT_CATALOGUE = package_file("data", "catalogue.json")
@@ -20,7 +21,7 @@ DEFAULT_RULE_PROFILES: tuple[str, ...] = ("argentine",)
 _DISPUTE_RE = re.compile(r"^(DISPUTE|VARIANT)-0*([0-9]+)$")
 
 
-class CatalogueError(Exception):
+class CatalogueError(HarnessError):
     """The catalogue file is missing or malformed."""
 
 

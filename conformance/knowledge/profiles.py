@@ -21,6 +21,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from conformance.errors import HarnessError
 from conformance.io.resources import package_file
 from conformance.knowledge.cards import JOKER, RANKS, SUITS
 
@@ -30,7 +31,7 @@ SCHEMA_PATH = package_file("schemas", "profiles.schema.json")
 DEFAULT_PROFILE = "argentine"
 
 
-class ProfileError(Exception):
+class ProfileError(HarnessError):
     """The profile data is missing or malformed, or a profile or fact does not exist."""
 
 

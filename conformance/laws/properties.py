@@ -48,7 +48,7 @@ from typing import Any, Final
 
 from conformance.adapter.declarations import Declarations, declarations
 from conformance.adapter.engine import EngineSession
-from conformance.errors import EngineError, EngineReportedError, HarnessError
+from conformance.errors import EngineError, EngineReportedError, InvalidRequest, SessionError
 from conformance.grading.compare import compare_unchanged, format_mismatches, strip_private
 from conformance.grading.results import PropertyResult
 from conformance.knowledge.catalogue import load_catalogue
@@ -725,7 +725,7 @@ def run_properties(
     except EngineError as exc:
         tail = f"\nstderr tail:\n{exc.stderr_tail}" if exc.stderr_tail else ""
         error = f"{run.where}: {exc}{tail}"
-    except HarnessError as exc:  # e.g. a broken session handed in
+    except (SessionError, InvalidRequest) as exc:  # the harness's own mistake
         error = f"{run.where}: {exc}"
     except (KeyError, TypeError, IndexError, ValueError) as exc:
         # A schema-valid but nonsensical state (a hand index past the players) is the

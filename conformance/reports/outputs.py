@@ -20,13 +20,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
+from conformance.errors import HarnessError
+
 if TYPE_CHECKING:
     from conformance.grading.results import RunResult
     from conformance.knowledge.catalogue import Catalogue
     from conformance.run.expectations import Expectations
 
 
-class OutputPathError(ValueError):
+class OutputPathError(HarnessError, ValueError):
     """An output path cannot be written: names the option, the path and why."""
 
 

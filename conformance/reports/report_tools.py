@@ -22,6 +22,7 @@ from functools import cache, cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from conformance.errors import HarnessError
 from conformance.grading.results import STATUSES, CaseResult, Graded, graded
 from conformance.io.jsonsafe import JSONFileError, finite, read_json_file
 from conformance.io.validation import SchemaValidator
@@ -45,7 +46,7 @@ _SHARD_NOTE = re.compile(r"shard [0-9]+/[0-9]+: [0-9]+ of [0-9]+ selected case")
 FAILING = frozenset({"fail", "error", "not_run"})
 
 
-class ReportError(Exception):
+class ReportError(HarnessError):
     """A report that cannot be read, is not a report, or cannot be merged: says which and why."""
 
 

@@ -36,6 +36,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any, Final
 
+from conformance.errors import HarnessError
 from conformance.grading.results import CaseResult, CheckResult
 from conformance.io.files import atomic_write_text
 from conformance.io.jsonsafe import JSONFileError, dumps
@@ -53,7 +54,7 @@ from conformance.io.yamlsafe import (
 SCHEMA_PATH = package_file("schemas", "expectations.schema.json")
 
 
-class ExpectationsError(Exception):
+class ExpectationsError(HarnessError):
     """The expectations file cannot be read or has the wrong shape."""
 
 

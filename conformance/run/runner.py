@@ -31,8 +31,8 @@ from conformance.errors import (
     EngineError,
     EngineReportedError,
     EngineTimeout,
-    HarnessError,
     InvalidRequest,
+    SessionError,
 )
 from conformance.grading.answers import Judge
 from conformance.grading.expect import Resolutions
@@ -385,7 +385,7 @@ class CaseRunner:
         except EngineError as exc:
             self._restart_quietly()
             return self._errored(ledger, {"error": str(exc), "stderr_tail": exc.stderr_tail})
-        except HarnessError as exc:
+        except SessionError as exc:
             self._restart_quietly()
             return self._errored(ledger, {"error": str(exc)})
 

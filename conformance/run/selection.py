@@ -17,13 +17,14 @@ from pathlib import Path
 from typing import Final
 
 from conformance import scenarios
+from conformance.errors import HarnessError
 from conformance.knowledge.catalogue import Catalogue
 from conformance.knowledge.profiles import DEFAULT_PROFILE
 from conformance.scenarios import IndexResult, LoadResult, Scenario, load_corpus
 from conformance.scenarios.corpus import default_corpus_dir
 
 
-class SelectionError(ValueError):
+class SelectionError(HarnessError, ValueError):
     """A corpus path, a selection or a shard that cannot be used; the message says which."""
 
 
