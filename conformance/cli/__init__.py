@@ -750,7 +750,8 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 def _report_page(args: argparse.Namespace) -> int:
-    from conformance.reports.html_report import render_html, render_markdown
+    from conformance.reports.html_report import render_html
+    from conformance.reports.markdown_report import render_markdown
     from conformance.reports.report import atomic_write_text
     from conformance.reports.report_tools import load_fuzz_report, load_report
 

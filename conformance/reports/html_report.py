@@ -1,4 +1,5 @@
-"""The report people look at: one self-contained HTML page, and its Markdown digest.
+"""The report people look at: one self-contained HTML page (its Markdown digest is
+conformance/reports/markdown_report.py).
 
 :func:`render_html` turns the JSON run reports of one or more engines (and, optionally,
 fuzz reports) into a single page with no external asset and no network access, which
@@ -131,7 +132,7 @@ def cards(value: Any) -> str:
     return _CARD.sub(show, esc(value))
 
 
-def _column_labels(reports: Sequence[LoadedReport]) -> list[str]:
+def column_labels(reports: Sequence[LoadedReport]) -> list[str]:
     labels = [f"{r.engine_label} · {r.header['profile']}" for r in reports]
     for label in set(labels):
         if labels.count(label) > 1:
@@ -142,7 +143,7 @@ def _column_labels(reports: Sequence[LoadedReport]) -> list[str]:
     return labels
 
 
-def _sections(reports: Sequence[LoadedReport], catalogue: Catalogue | None) -> list[str]:
+def sections(reports: Sequence[LoadedReport], catalogue: Catalogue | None) -> list[str]:
     found = {case["section"] for r in reports for case in r.cases}
     return sorted(found, key=lambda s: (catalogue.section_rank(s) if catalogue else 0, s))
 
@@ -158,7 +159,7 @@ def cell_class(counts: Mapping[str, int]) -> str:
     return "pass" if badge["passed"] == badge["graded"] else "partial"
 
 
-def _cell_text(counts: Mapping[str, int]) -> tuple[str, str]:
+def cell_text(counts: Mapping[str, int]) -> tuple[str, str]:
     badge = badges("", counts)[0]
     extras = [f"{counts[s]} {s.replace('_', ' ')}" for s in ("unsupported", "xfail") if counts[s]]
     return f"{badge['passed']}/{badge['graded']}", ", ".join(extras)
@@ -253,7 +254,7 @@ def _matrix(
     out.append('<thead><tr><th scope="col">rule section</th>')
     out.extend(f'<th scope="col">{esc(label)}</th>' for label in labels)
     out.append("</tr></thead><tbody>")
-    for row, section in enumerate(_sections(reports, catalogue)):
+    for row, section in enumerate(sections(reports, catalogue)):
         title = catalogue.section_title(section) if catalogue else section
         out.append(
             f'<tr><th scope="row"><code>{esc(section)}</code><br>'
@@ -266,7 +267,7 @@ def _matrix(
                 continue
             cases = [case for case, _result in pairs]
             counts = count_cases(cases)
-            text, extra = _cell_text(counts)
+            text, extra = cell_text(counts)
             notes = [n for n in (extra, _cell_checks([r for _c, r in pairs])) if n]
             note = "".join(f'<br><span class="note">{esc(n)}</span>' for n in notes)
             ordered = sorted(
@@ -656,7 +657,7 @@ def render_html(
     title: str = "Carioca conformance",
 ) -> str:
     """The whole self-contained page for these run reports (and fuzz reports)."""
-    labels = _column_labels(reports)
+    labels = column_labels(reports)
     by_rule = _by_rule(reports, labels)
     causes = _causes(reports, labels)
     nav = [
@@ -702,122 +703,6 @@ def render_html(
     return "\n".join(lines) + "\n"
 
 
-#: Characters with a meaning in Markdown (CommonMark, GitHub's tables, strikethrough,
-#: autolinks and raw HTML) wherever they stand, escaped with a backslash in text from a
-#: report: any ASCII punctuation may be, and the text reads the same once rendered.
-_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()<>#!|~&:.])")
-#: What means something only at the start of a line (a list item, a setext heading).
-_MD_LEADING = re.compile(r"^([-+=])")
-_MD_CONTROLS = re.compile(r"[\r\n\t\x00-\x1f\x7f]+")
-
-
-def md(text: Any) -> str:
-    """Text from a report, safe in a Markdown digest (a table cell included): Markdown
-    syntax is escaped, not HTML entities (so ``'`` stays ``'``), so an engine named
-    ``![x](https://…)`` shows as that text and loads no image; newlines become spaces.
-    An ``@`` is followed by a zero-width space, so ``@someone`` in engine text notifies
-    no one when the digest is posted as a pull-request comment."""
-    escaped = _MD_SPECIAL.sub(r"\\\1", _MD_CONTROLS.sub(" ", str(text)))
-    return _MD_LEADING.sub(r"\\\1", escaped).replace("@", _NO_MENTION)
-
-
-#: What an ``@`` of report text becomes in the digest: a mention needs a name right after
-#: the ``@``, and this still reads as ``@``.
-_NO_MENTION = "@\u200b"
-
-
-def md_code(text: Any) -> str:
-    """Text from a report as an inline code span (nothing in it is Markdown, except a
-    table's ``|``, escaped): fenced with more backticks than it holds in a row."""
-    shown = _MD_CONTROLS.sub(" ", str(text)).replace("|", "\\|")
-    longest = max((len(run) for run in re.findall("`+", shown)), default=0)
-    fence = "`" * (longest + 1)
-    pad = " " if longest else ""
-    return f"{fence}{pad}{shown}{pad}{fence}"
-
-
-#: Recurring divergences listed per engine in the digest.
-_DIVERGENCES_SHOWN = 10
-
-
-def render_markdown(
-    reports: Sequence[LoadedReport],
-    catalogue: Catalogue | None = None,
-    *,
-    fuzz: Sequence[LoadedReport] = (),
-) -> str:
-    """The matrix, the checks graded, the rulings of the profile that differ, the recurring
-    divergences and the failures, in Markdown; every count made from the cases."""
-    labels = _column_labels(reports)
-    mark = {"pass": "✅", "fail": "❌", "partial": "⚠️", "unsupported": "➖"}
-    lines = ["# Carioca conformance", ""]
-    lines.append("| rule section | " + " | ".join(md(label) for label in labels) + " |")
-    lines.append("|---" * (len(labels) + 1) + "|")
-    for section in _sections(reports, catalogue):
-        row = [md_code(section)]
-        for report in reports:
-            cases = [c for c in report.cases if c["section"] == section]
-            if not cases:
-                row.append("—")
-                continue
-            counts = count_cases(cases)
-            text, _extra = _cell_text(counts)
-            row.append(f"{mark[cell_class(counts)]} {text}")
-        lines.append("| " + " | ".join(row) + " |")
-    lines.append("| **all** | " + " | ".join(md(", ".join(r.badge_lines)) for r in reports) + " |")
-    for label, report in zip(labels, reports, strict=True):
-        failing = [c for c in report.cases if c["status"] in FAILING]
-        case_results = {r.id: r for r in report.results}
-        found = report.declarations(catalogue) if catalogue is not None else None
-        differs = list(found.other_rulings.items()) if found is not None else []
-        lines.extend(["", f"## {md(label)}", ""])
-        header = report.header
-        lines.append(
-            f"harness {md(header['harness_version'])}, protocol {md(header['protocol_version'])}, "
-            f"corpus {md(header['corpus_version'])} digest "
-            f"{md_code(header.get('corpus_digest', '-'))}"
-        )
-        line = checks_line(report.checks, report.missing_players)
-        if line:
-            lines.extend(["", md(line)])
-        if report.recount_note:
-            lines.extend(["", md(report.recount_note)])
-        if differs:
-            lines.append("")
-            lines.append(
-                f"Rulings other than profile {md(header['profile'])}'s: "
-                + ", ".join(f"{md(p)}={md(o)}" for p, o in differs)
-            )
-        causes = report_causes(report.doc, report.results)
-        if causes:
-            lines.extend(["", "Causes:", ""])
-            for number, cause in enumerate(causes, start=1):
-                named = ", ".join(f"{p}={o}" for p, o in (cause.explained_by or {}).items())
-                lines.append(
-                    f"{number}. {md(cause.line())}; e.g. {md(cause.example.where())}"
-                    + (f"; explained by {md(named)}" if named else "")
-                )
-        shown = divergences(report.results)
-        if shown:
-            lines.extend(["", "Recurring divergences:", ""])
-            for item in shown[:_DIVERGENCES_SHOWN]:
-                lines.append(
-                    f"- {md(item.signature)} ({md(', '.join(item.rules))}): {item.checks} "
-                    f"check(s) in {len(item.cases)} case(s)"
-                )
-            if len(shown) > _DIVERGENCES_SHOWN:
-                lines.append(f"- and {len(shown) - _DIVERGENCES_SHOWN} more")
-        if failing:
-            lines.append("")
-            for c in failing:
-                keys = [ch.key for ch in case_results[c["id"]].checks if ch.status == "fail"]
-                checks = f" — failing checks: {md(', '.join(keys))}" if keys else ""
-                lines.append(f"- **{md(c['status'])}** {md_code(c['id'])} {md(c['title'])}{checks}")
-    for report in fuzz:
-        lines.extend(["", f"## Fuzz: {md(report.path)}: {len(report.doc['findings'])} finding(s)"])
-    return "\n".join(lines) + "\n"
-
-
 def write_html_report(path: str, run: RunResult, catalogue: Catalogue | None) -> None:
     """``run --html``: the page for this one run, written atomically."""
     report = LoadedReport("this run", build_report(run, catalogue))
@@ -827,10 +712,10 @@ def write_html_report(path: str, run: RunResult, catalogue: Catalogue | None) ->
 __all__ = [
     "cards",
     "cell_class",
+    "cell_text",
+    "column_labels",
     "esc",
-    "md",
-    "md_code",
     "render_html",
-    "render_markdown",
+    "sections",
     "write_html_report",
 ]

@@ -180,7 +180,8 @@ def test_an_expected_failure_is_no_cause() -> None:
 
 def test_every_report_of_a_run_speaks_its_causes() -> None:
     from conformance.grading.results import RunResult, count_statuses
-    from conformance.reports.html_report import render_html, render_markdown
+    from conformance.reports.html_report import render_html
+    from conformance.reports.markdown_report import render_markdown
     from conformance.reports.report import build_report, cause_names, junit_xml
     from conformance.reports.report_tools import LoadedReport
     from conformance.run.expectations import expectations_from_results

@@ -33,7 +33,8 @@ import pytest
 
 from conformance.cli import main
 from conformance.knowledge.catalogue import load_catalogue
-from conformance.reports.html_report import cards, md, render_html, render_markdown
+from conformance.reports.html_report import cards, render_html
+from conformance.reports.markdown_report import md, render_markdown
 from conformance.reports.report import build_report
 from conformance.reports.report_tools import LoadedReport, ReportError, load_fuzz_report
 from conformance.run.runner import RunOptions, run_scenarios

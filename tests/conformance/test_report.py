@@ -70,7 +70,8 @@ def test_junit_is_well_formed(run: RunResult) -> None:
 
 def test_every_report_names_the_harness_and_corpus_versions(run: RunResult) -> None:
     from conformance import CORPUS_VERSION, __version__
-    from conformance.reports.html_report import render_html, render_markdown
+    from conformance.reports.html_report import render_html
+    from conformance.reports.markdown_report import render_markdown
     from conformance.reports.report_tools import LoadedReport
 
     document = build_report(run, CATALOGUE)

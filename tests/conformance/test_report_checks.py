@@ -29,7 +29,8 @@ from conformance.grading.results import (
     graded,
 )
 from conformance.knowledge.catalogue import load_catalogue
-from conformance.reports.html_report import render_html, render_markdown
+from conformance.reports.html_report import render_html
+from conformance.reports.markdown_report import render_markdown
 from conformance.reports.report import SCHEMA_PATH, build_report, junit_xml, text_summary
 from conformance.reports.report_tools import (
     LoadedReport,
