@@ -36,6 +36,7 @@ import pytest
 
 from conformance.adapter.command import AdapterCommandError, adapter_argv
 from conformance.adapter.engine import Handshake
+from conformance.adapter.limits import DEFAULT_CASE_TIMEOUT, DEFAULT_START_TIMEOUT, DEFAULT_TIMEOUT
 from conformance.errors import EngineError, HarnessError
 from conformance.grading.results import CaseResult, graded
 from conformance.knowledge.catalogue import Catalogue, CatalogueError, load_catalogue
@@ -102,9 +103,15 @@ OPTIONS: tuple[_Option, ...] = (
         "FILE",
     ),
     _Option("strict", "bool", False, "an expected failure that passes (xpass) fails the session"),
-    _Option("timeout", "float", 10.0, "per-request timeout in seconds", "S"),
-    _Option("case_timeout", "float", 30.0, "per-case timeout in seconds", "S"),
-    _Option("start_timeout", "float", 10.0, "seconds the adapter has to answer hello", "S"),
+    _Option("timeout", "float", DEFAULT_TIMEOUT, "per-request timeout in seconds", "S"),
+    _Option("case_timeout", "float", DEFAULT_CASE_TIMEOUT, "per-case timeout in seconds", "S"),
+    _Option(
+        "start_timeout",
+        "float",
+        DEFAULT_START_TIMEOUT,
+        "seconds the adapter has to answer hello",
+        "S",
+    ),
     _Option(
         "max_consecutive_errors",
         "int",

@@ -40,6 +40,11 @@ from conformance.adapter.handshake import (
     check_version,
     default_players,
 )
+from conformance.adapter.limits import (
+    DEFAULT_MAX_LINE_BYTES,
+    DEFAULT_START_TIMEOUT,
+    DEFAULT_TIMEOUT,
+)
 from conformance.adapter.memlimit import DEFAULT_MEMORY_LIMIT
 from conformance.adapter.pipes import StderrSections
 from conformance.adapter.process import (
@@ -66,13 +71,6 @@ from conformance.errors import (
     SessionError,
 )
 
-#: Default seconds to wait for the answer to one request.
-DEFAULT_TIMEOUT: Final = 10.0
-#: Default seconds to wait for the ``hello`` answer after spawning (interpreters
-#: and JVMs can be slow to start, so it is separate from the request timeout).
-DEFAULT_START_TIMEOUT: Final = 10.0
-#: Default longest accepted response line, in bytes (a full state is a few KB).
-DEFAULT_MAX_LINE_BYTES: Final = 8 * 2**20
 #: Seconds granted to the ``bye`` answer when closing a healthy session.
 BYE_TIMEOUT: Final = 1.0
 #: After the adapter is seen to have exited, seconds to keep draining stdout for

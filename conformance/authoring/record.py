@@ -21,6 +21,7 @@ import yaml
 
 from conformance.adapter.declarations import INTERFACE_DEFAULTS, Declarations, declarations
 from conformance.adapter.engine import EngineSession
+from conformance.adapter.limits import DEFAULT_TIMEOUT
 from conformance.errors import HarnessError
 from conformance.io.files import atomic_write_text
 from conformance.io.yamlsafe import read_yaml_file
@@ -148,7 +149,7 @@ def record(
     title: str = "Recorded draft: describe the case",
     rules: Sequence[str] = (),
     profile: str = DEFAULT_PROFILE,
-    timeout: float = 10.0,
+    timeout: float = DEFAULT_TIMEOUT,
 ) -> dict[str, Any]:
     """Run the actions through the engine and return the draft scenario document.
 
@@ -336,7 +337,7 @@ def record_to_file(
     title: str = "Recorded draft: describe the case",
     rules: Sequence[str] = (),
     profile: str = DEFAULT_PROFILE,
-    timeout: float = 10.0,
+    timeout: float = DEFAULT_TIMEOUT,
 ) -> dict[str, Any]:
     """Record from files and write the draft YAML atomically; return the document."""
     setup = _read_yaml(setup_path, "setup")

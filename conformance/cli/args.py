@@ -10,6 +10,12 @@ from __future__ import annotations
 import argparse
 
 from conformance import CORPUS_VERSION, __version__
+from conformance.adapter.limits import (
+    DEFAULT_CASE_TIMEOUT,
+    DEFAULT_MAX_LINE_BYTES,
+    DEFAULT_START_TIMEOUT,
+    DEFAULT_TIMEOUT,
+)
 from conformance.adapter.memlimit import DEFAULT_MEMORY_LIMIT
 from conformance.knowledge.profiles import DEFAULT_PROFILE
 
@@ -163,15 +169,17 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--deals", type=int, default=7, metavar="N", help="deals played by --properties"
     )
-    run.add_argument("--timeout", type=seconds, default=10.0, help="per-request seconds")
+    run.add_argument("--timeout", type=seconds, default=DEFAULT_TIMEOUT, help="per-request seconds")
     run.add_argument(
         "--start-timeout",
         type=seconds,
-        default=10.0,
+        default=DEFAULT_START_TIMEOUT,
         help="seconds the adapter may take to start and answer hello (slow VMs need more)",
     )
-    run.add_argument("--case-timeout", type=seconds, default=30.0, help="per-case seconds")
-    run.add_argument("--max-response-bytes", type=int, default=8 * 2**20, metavar="N")
+    run.add_argument(
+        "--case-timeout", type=seconds, default=DEFAULT_CASE_TIMEOUT, help="per-case seconds"
+    )
+    run.add_argument("--max-response-bytes", type=int, default=DEFAULT_MAX_LINE_BYTES, metavar="N")
     run.add_argument("--max-consecutive-errors", type=int, default=5, metavar="N")
     run.add_argument(
         "--memory-limit",
@@ -215,7 +223,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     smoke = sub.add_parser("smoke", help="check that an adapter speaks the protocol")
     smoke.add_argument("--adapter", metavar="CMD", required=True)
-    smoke.add_argument("--timeout", type=seconds, default=10.0)
+    smoke.add_argument("--timeout", type=seconds, default=DEFAULT_TIMEOUT)
     smoke.add_argument("--hostile", action="store_true", help=HOSTILE_HELP)
     smoke.add_argument(
         "--profile", default=DEFAULT_PROFILE, help="probe this profile (the handshake must list it)"
@@ -343,7 +351,7 @@ def build_parser() -> argparse.ArgumentParser:
     rec.add_argument("--title", default="Recorded draft: describe the case")
     rec.add_argument("--rule", action="append", metavar="ID")
     rec.add_argument("--profile", default=DEFAULT_PROFILE)
-    rec.add_argument("--timeout", type=seconds, default=10.0)
+    rec.add_argument("--timeout", type=seconds, default=DEFAULT_TIMEOUT)
 
     fz = sub.add_parser("fuzz", help="differential fuzzing against the reference (docs/fuzzing.md)")
     fz.add_argument(
@@ -361,7 +369,7 @@ def build_parser() -> argparse.ArgumentParser:
     fz.add_argument("--no-shrink", action="store_true", help="keep the examples as found")
     fz.add_argument("--profile", default="argentine")
     fz.add_argument("--catalogue", metavar="FILE", help=argparse.SUPPRESS)
-    fz.add_argument("--timeout", type=seconds, default=10.0)
+    fz.add_argument("--timeout", type=seconds, default=DEFAULT_TIMEOUT)
     fz.add_argument(
         "--expectations", metavar="FILE", help="known findings: only new ones fail the campaign"
     )

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from conformance.adapter.limits import DEFAULT_TIMEOUT
 from conformance.errors import EngineReportedError, HarnessError
 from conformance.scenarios import DRAFT_IDS
 
@@ -68,7 +69,7 @@ class FuzzOptions:
     """Replay only these game indices (from a report's ``reproduce``)."""
     max_steps: int = DEFAULT_MAX_STEPS
     profile: str = "argentine"
-    timeout: float = 10.0
+    timeout: float = DEFAULT_TIMEOUT
     shrink: bool = True
     reference_argv: tuple[str, ...] = (sys.executable, "-m", "reference.adapter")
     reasons: str = "exact"

@@ -18,12 +18,12 @@ import secrets
 import sys
 import time
 import xml.etree.ElementTree as ET
-from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from conformance import CORPUS_VERSION, __version__
+from conformance.adapter.protocol import PROTOCOL_VERSION
 from conformance.grading.results import (
     NOT_GRADED_CAUSES,
     CaseResult,
@@ -41,13 +41,11 @@ from conformance.io.resources import package_file
 from conformance.io.textsafe import escape
 from conformance.knowledge.catalogue import Catalogue
 from conformance.reports.causes import causes_of
-from conformance.reports.console import why_lines
 
 if TYPE_CHECKING:
     from conformance.adapter.engine import Handshake
     from conformance.run.runner import RunResult
 
-PROTOCOL_VERSION = 1
 #: The layout written: 2 since cases carry their checks. Readers accept every format of
 #: READABLE_FORMATS (a format-1 report simply has no checks).
 REPORT_FORMAT = 2
@@ -535,151 +533,6 @@ def write_junit_report(
     atomic_write_text(path, junit_xml(run, catalogue, strict=strict))
 
 
-def _counts_line(counts: Mapping[str, int]) -> str:
-    order = ("pass", "fail", "error", "unsupported", "not_run", "xfail", "xpass")
-    return ", ".join(f"{counts[s]} {s}" for s in order if counts.get(s))
-
-
-#: Statuses a quiet summary still shows case by case: everything that fails the run.
-LOUD_STATUSES = frozenset({"fail", "error", "not_run", "xpass"})
-#: Case ids shown per rule in the "failures by rule" block before it says "and N more".
-IDS_PER_RULE = 6
-
-
-def failures_by_rule(results: Sequence[CaseResult]) -> list[tuple[str, list[str]]]:
-    """Rule ID → the failed or errored cases citing it, most cases first.
-
-    One root cause (a joker worth 30) shows as one rule with many cases rather than as
-    many unrelated failures. A case citing several rules counts under each.
-    """
-    cases: dict[str, list[str]] = defaultdict(list)
-    for result in results:
-        if result.status in ("fail", "error"):
-            for rule in result.rules:
-                cases[rule].append(result.id)
-    return sorted(cases.items(), key=lambda item: (-len(item[1]), item[0]))
-
-
-def text_summary(run: RunResult, catalogue: Catalogue | None = None, *, quiet: bool = False) -> str:
-    """Human summary grouped by rule section, then the disputed points, then the totals.
-
-    ``quiet`` keeps only what fails the run (failures, errors, cases not run, xpass), the
-    laws that broke, the failures grouped by rule and the totals.
-    """
-    lines: list[str] = []
-    hs = run.handshake
-    engine = f"{hs.name} {hs.version} ({hs.language})" if hs else "unknown engine"
-    lines.append(
-        f"carioca-conformance {__version__}, corpus {CORPUS_VERSION} "
-        f"({len(run.results)} cases, digest {run.corpus_digest or '-'}): {engine}, "
-        f"profile {run.profile}"
-    )
-    if run.corpus_path:
-        lines.append(f"corpus: {run.corpus_path}")
-    lines.extend(f"warning: {problem}" for problem in run.warnings)
-    # Every case counts in its own rule section, disputed ones too: the HTML matrix
-    # counts the same cases the same way (passed/graded, conformance/reports/html_report.py).
-    by_section: dict[str, list[CaseResult]] = defaultdict(list)
-    for result in run.results:
-        by_section[result.section].append(result)
-    disputed = [result for result in run.results if result.dispute]
-
-    def rank(section: str) -> tuple[int, str]:
-        return (catalogue.section_rank(section) if catalogue else 0, section)
-
-    for section in sorted(by_section, key=rank):
-        results = by_section[section]
-        shown = [r for r in results if r.status in LOUD_STATUSES] if quiet else results
-        if quiet and not shown:
-            continue
-        lines.append("")
-        lines.append(section_line(section, results, catalogue))
-        lines.extend(_case_lines(r) for r in shown if r.status != "pass")
-    if quiet:
-        disputed = [r for r in disputed if r.status in LOUD_STATUSES]
-    if disputed:
-        lines.append("")
-        lines.append(
-            "Disputed points (engine ruling / reference ruling; each case is also counted "
-            "and detailed in its section above):"
-        )
-        for r in disputed:
-            assert r.dispute is not None
-            engine_ruling = (hs.rulings.get(r.dispute) if hs else None) or "not declared"
-            ref = reference_option(catalogue, r.dispute, run.profile) or "?"
-            lines.append(
-                f"  {r.id} {r.dispute}: engine {engine_ruling}, reference {ref}, "
-                f"graded as {r.option or '?'}: {r.status}"
-            )
-    lines.extend(ruling_lines(run, catalogue))
-    if run.properties and not (quiet and all(law.passed for law in run.properties)):
-        lines.append("")
-        lines.append(f"Laws over seeded deals (seed {run.properties[0].seed}):")
-        for law in run.properties:
-            if quiet and law.passed:
-                continue
-            verdict = law.verdict  # pass, FAIL or "not checked" (never a pass)
-            rules = ", ".join(law.rules)
-            lines.append(f"  {verdict:<4} {law.name} ({rules}): {law.detail}".rstrip())
-    grouped = failures_by_rule(run.results)
-    if grouped:
-        lines.append("")
-        lines.append("Failures and errors by rule (cases citing it):")
-        for rule, ids in grouped:
-            listed = " ".join(ids[:IDS_PER_RULE])
-            more = f" and {len(ids) - IDS_PER_RULE} more" if len(ids) > IDS_PER_RULE else ""
-            lines.append(f"  {rule:<16} {len(ids):>4}  {listed}{more}")
-    lines.append("")
-    lines.append(
-        f"{len(run.results)} cases: {_counts_line(run.counts) or 'none'} in {run.duration:.1f} s"
-    )
-    return "\n".join(lines) + "\n"
-
-
-def section_line(
-    section: str, results: Sequence[CaseResult], catalogue: Catalogue | None = None
-) -> str:
-    """``SCORE — Scoring: 4/5 passed (4 pass, 1 fail)``: passed/graded counted as the
-    HTML matrix's cell counts them (badges()), then the cases by status."""
-    title = catalogue.section_title(section) if catalogue else section
-    counts: dict[str, int] = defaultdict(int)
-    for r in results:
-        counts[r.status] += 1
-    counts["total"] = len(results)
-    badge = badges(section, counts)[0]
-    return (
-        f"{section} — {title}: {badge['passed']}/{badge['graded']} passed ({_counts_line(counts)})"
-    )
-
-
-def ruling_lines(run: RunResult, catalogue: Catalogue | None) -> list[str]:
-    """Every disputed point and house variant: the engine's declared option beside the
-    profile's. A point the engine's handshake does not name is "not declared": the engine
-    said nothing, which is not the same as choosing the profile's option."""
-    # Only the points the run's profile rules on (the catalogue gives it an option).
-    points = catalogue.disputes_for(run.profile) if catalogue is not None else {}
-    if run.handshake is None or not points or run.profile not in run.handshake.profiles:
-        return []
-    declared = run.handshake.rulings
-    lines = ["", f"Rulings (engine declared / profile {run.profile}; * where they differ):"]
-    for point in points.values():
-        engine = declared.get(point.id)
-        profile = point.profiles.get(run.profile, "?")
-        mark = "*" if engine is not None and engine != profile else " "
-        lines.append(
-            f" {mark}{point.id:<11} {engine or 'not declared':<14} {profile:<14} {point.title}"
-        )
-    return lines
-
-
-def _case_lines(result: CaseResult) -> str:
-    out = [f"  {result.status.upper():<11} {result.id} {result.title}"]
-    if result.diff:
-        out.extend("      " + line for line in result.diff.splitlines())
-    out.extend(why_lines(result))
-    return "\n".join(out)
-
-
 class Progress:
     """A one-line progress indicator, shown only when the stream is a terminal."""
 
@@ -699,8 +552,3 @@ class Progress:
         if self.enabled:
             self.stream.write("\r" + " " * 40 + "\r")
             self.stream.flush()
-
-
-def summary_rows(results: Sequence[CaseResult]) -> list[tuple[str, str]]:
-    """(id, status) pairs, handy for tests and quick listings."""
-    return [(r.id, r.status) for r in results]

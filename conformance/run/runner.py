@@ -26,6 +26,12 @@ from typing import Any
 
 from conformance.adapter.declarations import Declarations, declarations
 from conformance.adapter.engine import Ahead, EngineSession, Handshake, Request, Then
+from conformance.adapter.limits import (
+    DEFAULT_CASE_TIMEOUT,
+    DEFAULT_MAX_LINE_BYTES,
+    DEFAULT_START_TIMEOUT,
+    DEFAULT_TIMEOUT,
+)
 from conformance.adapter.memlimit import DEFAULT_MEMORY_LIMIT
 from conformance.errors import (
     EngineError,
@@ -76,12 +82,12 @@ class RunOptions:
     """Knobs of a run (the CLI's ``run`` options)."""
 
     profile: str = DEFAULT_PROFILE
-    timeout: float = 10.0
-    case_timeout: float = 30.0
-    max_response_bytes: int = 8 * 2**20
+    timeout: float = DEFAULT_TIMEOUT
+    case_timeout: float = DEFAULT_CASE_TIMEOUT
+    max_response_bytes: int = DEFAULT_MAX_LINE_BYTES
     max_consecutive_errors: int = 5
     workers: int = 1
-    start_timeout: float = 10.0
+    start_timeout: float = DEFAULT_START_TIMEOUT
     #: Start a fresh adapter process for every case (isolation at the cost of speed).
     fresh_process: bool = False
     #: Most resident memory of each adapter's process group, in bytes; None: no limit.

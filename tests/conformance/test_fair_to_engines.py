@@ -33,7 +33,7 @@ from conformance.grading.compare import (
 from conformance.knowledge.catalogue import load_catalogue
 from conformance.laws.properties import check_properties
 from conformance.laws.smoke import smoke
-from conformance.reports.report import build_report, text_summary
+from conformance.reports.report import build_report
 from conformance.run.runner import RunOptions, RunResult, run_scenarios
 from conformance.scenarios import EXAMPLE_IDS, is_example_id, load_corpus
 from conformance.scenarios.corpus import default_catalogue_path, default_corpus_dir, find_checkout
@@ -299,20 +299,6 @@ def test_engine_message_is_optional_and_only_text() -> None:
 
 
 # --- items 8 and 9: exit codes, quiet output, failures by rule ------------------------------------
-
-
-def test_quiet_prints_only_what_fails_and_groups_failures_by_rule(corpus: tuple) -> None:  # type: ignore[type-arg]
-    run = run_corpus(corpus, ["--own-order", "--own-ends", "--undeclared"])
-    loud = text_summary(run, quiet=False)
-    quiet = text_summary(run, quiet=True)
-    assert "UNSUPPORTED" in loud or "unsupported" in loud
-    assert "UNSUPPORTED " not in quiet and "PASS " not in quiet
-    assert quiet.count("FAIL ") == sum(r.status == "fail" for r in run.results)
-    block = quiet.split("Failures and errors by rule (cases citing it):\n")[1]
-    first = block.splitlines()[0].split()
-    # Most-cited rule first, with its count: one root cause reads as one line.
-    counts = [int(line.split()[1]) for line in block.splitlines() if line.startswith("  ")]
-    assert counts == sorted(counts, reverse=True) and int(first[1]) == counts[0]
 
 
 def test_write_expectations_never_turns_errors_green(
