@@ -14,6 +14,10 @@ The package's parts, each readable alone:
 - :mod:`~conformance.scenarios.checker` and :mod:`~conformance.scenarios.semantics`: the
   schema and semantic checks that build a Scenario from a document;
 - :mod:`~conformance.scenarios.ids`: reserved and retired ids, the corpus digest.
+- :mod:`~conformance.scenarios.corpus`: where the default corpus and catalogue are;
+- :mod:`~conformance.scenarios.loadcache` (with :mod:`~conformance.scenarios.identity`):
+  loaded files kept on disk, keyed and authenticated, so that ``check`` and ``run`` do not
+  parse an unchanged corpus again.
 
 This module loads files and corpora; every name other modules use is importable from it.
 """
