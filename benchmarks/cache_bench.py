@@ -1,7 +1,7 @@
 """What the load cache costs and saves on a large corpus: ``check`` of N one-case files.
 
 A corpus of N files (default 4,900, more than the cache keeps entries for,
-conformance/loadcache.py MAX_ENTRIES) is written to a temporary folder, with a private
+conformance/scenarios/loadcache.py MAX_ENTRIES) is written to a temporary folder, with a private
 cache folder, and ``python -m conformance check`` is timed (wall, start-up included):
 
 - **uncached**: ``CARIOCA_NO_CACHE=1``;

@@ -18,8 +18,8 @@ import statistics
 import sys
 import time
 
-from conformance.catalogue import load_catalogue
 from conformance.fuzz import FuzzOptions, fuzz
+from conformance.knowledge.catalogue import load_catalogue
 
 REFERENCE = [sys.executable, "-m", "reference.adapter"]
 

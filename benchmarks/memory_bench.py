@@ -1,7 +1,7 @@
 """Peak memory of the readers of reports, at the largest input their limits allow.
 
 ``report --html``, ``report --markdown``, ``report diff``, ``report merge`` and
-``fuzz --merge`` read JSON reports of at most ``conformance.jsonsafe.MAX_JSON_BYTES``
+``fuzz --merge`` read JSON reports of at most ``conformance.io.jsonsafe.MAX_JSON_BYTES``
 bytes each. Each command runs as its own process, on reports made just under that
 limit (or ``--mb``), and its peak resident memory (``ru_maxrss`` of the child) is shown
 beside the size of its largest input and of all its inputs, as a ratio: the promise is
@@ -31,7 +31,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from conformance.jsonsafe import MAX_JSON_BYTES
+from conformance.io.jsonsafe import MAX_JSON_BYTES
 
 ROOT = Path(__file__).resolve().parents[1]
 BUGGY = ROOT / "tests" / "fake_adapters" / "buggy_engine.py"

@@ -26,10 +26,10 @@ from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 
-from conformance.catalogue import load_catalogue
-from conformance.profiles import default_profiles
-from conformance.results import CaseResult, graded
-from conformance.runner import RunOptions, run_scenarios
+from conformance.grading.results import CaseResult, graded
+from conformance.knowledge.catalogue import load_catalogue
+from conformance.knowledge.profiles import default_profiles
+from conformance.run.runner import RunOptions, run_scenarios
 from conformance.scenarios import Scenario, load_corpus
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -50,15 +50,15 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from conformance.catalogue import Catalogue, load_catalogue
+from conformance.adapter.engine import EngineSession, Request
 from conformance.cli import select
-from conformance.corpus import default_corpus_dir
-from conformance.engine import EngineSession, Request
 from conformance.errors import EngineReportedError
 from conformance.grading.walk import ahead_of
-from conformance.profiles import DEFAULT_PROFILE
-from conformance.runner import RunOptions, run_scenarios
+from conformance.knowledge.catalogue import Catalogue, load_catalogue
+from conformance.knowledge.profiles import DEFAULT_PROFILE
+from conformance.run.runner import RunOptions, run_scenarios
 from conformance.scenarios import Scenario, load_corpus
+from conformance.scenarios.corpus import default_corpus_dir
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent

@@ -7,7 +7,7 @@ engine said just before it went wrong. The runner turns an ``EngineError``
 during a case into an *errored* case (restart the adapter, go on); a failure
 to start or to shake hands ends the run, because no case could be graded.
 
-Life cycle of one :class:`~conformance.engine.EngineSession` and what each
+Life cycle of one :class:`~conformance.adapter.engine.EngineSession` and what each
 phase raises::
 
     start ─────────► EngineStartError     argv empty, binary missing, not executable
@@ -18,19 +18,22 @@ phase raises::
     requests ──────► EngineCrashed        the adapter exited (exit code attached)
       │              EngineTimeout        no answer within the per-request timeout
       │              EngineMemoryExceeded the adapter's process group passed its memory
-      │                                   limit and was killed (conformance/memlimit.py)
+      │                                   limit and was killed (conformance/adapter/memlimit.py)
       │              ProtocolError        not JSON, wrong shape, wrong id, oversized
-      │              │                    or unsolicited line, stdout closed early
-      │              └ InvalidRequest     the *harness* built a request that breaks
-      │                                   the schema; it was never sent
+      │                                   or unsolicited line, stdout closed early
       │              EngineReportedError  the engine answered {"error": {...}}
       │
     close ─────────► (nothing)            bye, short grace, then the whole process
                                           group gets SIGTERM and SIGKILL
 
-After any ``EngineError`` but ``EngineReportedError`` (and ``InvalidRequest``)
-the session is *broken*: the adapter has been killed and the session must be
-restarted before the next request.
+After any ``EngineError`` but ``EngineReportedError`` the session is *broken*: the
+adapter has been killed and the session must be restarted before the next request.
+
+The harness's own mistakes are no ``EngineError``: :class:`InvalidRequest` (a request
+that breaks the schema, never sent; the session stays usable) and :class:`SessionError`
+(a session used out of order). Every other deliberate error of the harness (a bad
+scenario, profile, catalogue, report, expectations or command line) derives from
+:class:`HarnessError` too, where the module that raises it defines it.
 """
 
 from __future__ import annotations
@@ -122,13 +125,24 @@ class ProtocolError(EngineError):
         self.pointer = pointer
 
 
-class InvalidRequest(ProtocolError):
+class InvalidRequest(HarnessError):
     """A request the harness was about to send breaks the request schema.
 
-    It is a ``ProtocolError`` so that ``validate_request`` has one error type, but
-    the fault is on the harness (or scenario) side: nothing was sent and the
-    session is still usable.
+    The fault is on the harness (or scenario) side, not the engine's: nothing was sent
+    and the session is still usable. ``pointer`` is the JSON pointer of the first problem
+    in the request, as for a :class:`ProtocolError`.
     """
+
+    def __init__(self, message: str, *, pointer: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.pointer = pointer
+
+
+class SessionError(HarnessError):
+    """A session was used out of order by the harness: not started, already started,
+    closed, broken by an earlier engine error and not restarted, or more requests in
+    flight than the engine allows. A harness bug, never the engine's fault."""
 
 
 class EngineReportedError(EngineError):
@@ -155,5 +169,6 @@ __all__ = [
     "HarnessError",
     "InvalidRequest",
     "ProtocolError",
+    "SessionError",
     "VersionMismatch",
 ]

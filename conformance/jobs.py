@@ -12,8 +12,8 @@ corpus the same way without argparse:
 list is left out, not failed); :func:`run_profile` selects and runs one profile's cases,
 then the laws and the expectations, as ``run --profile NAME`` does; :func:`as_shard` and
 :func:`with_expectations` are the steps ``run`` takes after grading. How a run is judged
-(its exit code, whether its green was earned) is :mod:`conformance.verdict`; how it is
-printed, :mod:`conformance.console`.
+(its exit code, whether its green was earned) is :mod:`conformance.run.verdict`; how it is
+printed, :mod:`conformance.reports.console`.
 """
 
 from __future__ import annotations
@@ -22,15 +22,15 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from conformance.profiles import default_profiles
-from conformance.results import RunResult, count_statuses
-from conformance.selection import NoSelection, parse_shard, select, shard_of
+from conformance.grading.results import RunResult, count_statuses
+from conformance.knowledge.profiles import default_profiles
+from conformance.run.selection import NoSelection, parse_shard, select, shard_of
 
 if TYPE_CHECKING:
-    from conformance.catalogue import Catalogue
-    from conformance.engine import Handshake
-    from conformance.expectations import Expectations
-    from conformance.runner import RunOptions
+    from conformance.adapter.engine import Handshake
+    from conformance.knowledge.catalogue import Catalogue
+    from conformance.run.expectations import Expectations
+    from conformance.run.runner import RunOptions
     from conformance.scenarios import Scenario
 
 
@@ -39,7 +39,7 @@ def engine_handshake(argv: Sequence[str], options: RunOptions) -> Handshake:
 
     :raises EngineError: when the adapter cannot start or its handshake fails.
     """
-    from conformance.runner import new_session
+    from conformance.run.runner import new_session
 
     session = new_session(argv, options)
     try:
@@ -83,7 +83,7 @@ def with_expectations(
     """Apply an engine's expectations: listed failures become ``xfail``, listed passes
     ``xpass``. With ``known_ids`` (every id of the corpus), an entry naming no case of it
     (a retired id, a typo) is named in a warning: it expects nothing."""
-    from conformance.expectations import apply_expectations
+    from conformance.run.expectations import apply_expectations
 
     results = apply_expectations(run.results, expectations)
     run = replace(run, results=tuple(results), counts=count_statuses(results))
@@ -122,7 +122,8 @@ def run_profile(
     :raises SelectionError: for a malformed or empty shard.
     """
     from conformance.errors import EngineError
-    from conformance.runner import check_properties, run_scenarios, unstarted_run
+    from conformance.laws.properties import check_properties
+    from conformance.run.runner import run_scenarios, unstarted_run
 
     whole = select(scenarios, rules=rules, tags=tags, ids=ids, profile=options.profile)
     if not whole:
@@ -159,7 +160,7 @@ def run_every_profile(
     :raises EngineError: when the adapter cannot start for the first handshake.
     :raises NoSelection: when no profile has a selected case.
     """
-    from conformance.runner import RunOptions
+    from conformance.run.runner import RunOptions
 
     base = options or RunOptions()
     names, _unlisted = profiles_to_run(engine_handshake(argv, base))

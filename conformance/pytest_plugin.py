@@ -34,15 +34,16 @@ from typing import Any
 
 import pytest
 
-from conformance.adapter_command import AdapterCommandError, adapter_argv
-from conformance.catalogue import Catalogue, CatalogueError, load_catalogue
-from conformance.corpus import default_catalogue_path, default_corpus_dir
-from conformance.engine import Handshake
-from conformance.errors import EngineError
-from conformance.expectations import Expectations, ExpectationsError, apply_expectations
-from conformance.profiles import ProfileError, default_profiles
-from conformance.results import CaseResult, graded
-from conformance.runner import (
+from conformance.adapter.command import AdapterCommandError, adapter_argv
+from conformance.adapter.engine import Handshake
+from conformance.adapter.limits import DEFAULT_CASE_TIMEOUT, DEFAULT_START_TIMEOUT, DEFAULT_TIMEOUT
+from conformance.errors import EngineError, HarnessError
+from conformance.grading.results import CaseResult, graded
+from conformance.io.textsafe import terminal_text
+from conformance.knowledge.catalogue import Catalogue, CatalogueError, load_catalogue
+from conformance.knowledge.profiles import ProfileError, default_profiles
+from conformance.run.expectations import Expectations, ExpectationsError, apply_expectations
+from conformance.run.runner import (
     CaseRunner,
     RunOptions,
     new_session,
@@ -50,9 +51,9 @@ from conformance.runner import (
     profile_unsupported,
     section_of,
 )
+from conformance.run.verdict import CAUSE_LABELS, parse_share
 from conformance.scenarios import Scenario, load_corpus
-from conformance.textsafe import terminal_text
-from conformance.verdict import CAUSE_LABELS, parse_share
+from conformance.scenarios.corpus import default_catalogue_path, default_corpus_dir
 
 # --------------------------------------------------------------------------- settings
 
@@ -103,9 +104,15 @@ OPTIONS: tuple[_Option, ...] = (
         "FILE",
     ),
     _Option("strict", "bool", False, "an expected failure that passes (xpass) fails the session"),
-    _Option("timeout", "float", 10.0, "per-request timeout in seconds", "S"),
-    _Option("case_timeout", "float", 30.0, "per-case timeout in seconds", "S"),
-    _Option("start_timeout", "float", 10.0, "seconds the adapter has to answer hello", "S"),
+    _Option("timeout", "float", DEFAULT_TIMEOUT, "per-request timeout in seconds", "S"),
+    _Option("case_timeout", "float", DEFAULT_CASE_TIMEOUT, "per-case timeout in seconds", "S"),
+    _Option(
+        "start_timeout",
+        "float",
+        DEFAULT_START_TIMEOUT,
+        "seconds the adapter has to answer hello",
+        "S",
+    ),
     _Option(
         "max_consecutive_errors",
         "int",
@@ -245,7 +252,7 @@ def _settings(config: pytest.Config) -> Settings | None:
         raise pytest.UsageError("--carioca-max-consecutive-errors must be at least 1")
     expectations = None
     if values["expectations"] is not None:
-        from conformance.expectations import load_expectations
+        from conformance.run.expectations import load_expectations
 
         try:
             expectations = load_expectations(values["expectations"])
@@ -516,7 +523,7 @@ class _State:
     def laws(self) -> dict[str, Any]:
         """The laws' results by name, checked once per process on a fresh adapter."""
         if self._laws is None:
-            from conformance.runner import check_properties
+            from conformance.laws.properties import check_properties
 
             found = check_properties(
                 self.settings.argv,
@@ -537,7 +544,7 @@ _STATE = pytest.StashKey[_State]()
 _XPASS = pytest.StashKey[str]()
 
 
-class CariocaSetupError(Exception):
+class CariocaSetupError(HarnessError):
     """The corpus cannot be graded at all (adapter, profile, corpus): one collection error."""
 
 
@@ -602,7 +609,7 @@ class ScenarioItem(_CariocaItem):
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
         """Show the scenario's report rather than a traceback into the harness, its control
-        characters escaped (a scenario title is file text: conformance/textsafe.py)."""
+        characters escaped (a scenario title is file text: conformance/io/textsafe.py)."""
         if isinstance(excinfo.value, CariocaCaseFailed):
             return terminal_text(f"{self.scenario.id} {self.scenario.title}\n{excinfo.value}")
         return super().repr_failure(excinfo)
@@ -698,7 +705,7 @@ class LawsCollector(pytest.Collector):
 
     def collect(self) -> Iterator[pytest.Item]:
         """One item per law."""
-        from conformance.properties import RULES
+        from conformance.laws.properties import RULES
 
         for name in RULES:
             yield LawItem.from_parent(self, name=name)

@@ -166,7 +166,8 @@ def test_catalogue_json_has_exactly_the_agreed_shape() -> None:
     assert set(data) == {"version", "sections", "rules", "disputes", "variants", "reasons"}
     assert data["version"] == 1
     assert all(set(s) == {"prefix", "title"} for s in data["sections"])
-    # ``profiles`` is optional: a rule without it is Argentine only (conformance/catalogue.py).
+    # ``profiles`` is optional: a rule without it is Argentine only
+    # (conformance/knowledge/catalogue.py).
     base = {"id", "section", "summary", "source"}
     assert all(set(r) in (base, base | {"profiles"}) for r in data["rules"])
     dispute_keys = {"id", "title", "question", "options", "profiles", "rules", "observable"}

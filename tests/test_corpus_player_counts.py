@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 
-from conformance.catalogue import load_catalogue
-from conformance.profiles import default_profiles
+from conformance.knowledge.catalogue import load_catalogue
+from conformance.knowledge.profiles import default_profiles
 from conformance.scenarios import Scenario, load_corpus
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -21,7 +21,7 @@ if str(ROOT) not in sys.path:
     # ``tests`` is not a package on pytest's path; the mutants live under it.
     sys.path.insert(0, str(ROOT))
 
-from conformance.catalogue import load_catalogue  # noqa: E402
+from conformance.knowledge.catalogue import load_catalogue  # noqa: E402
 from tests.mutants import harness  # noqa: E402
 from tests.mutants.later import BY_PROFILE  # noqa: E402
 from tests.mutants.mutants import MUTANTS  # noqa: E402

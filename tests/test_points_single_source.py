@@ -12,7 +12,7 @@ import json
 import re
 from pathlib import Path
 
-from conformance.catalogue import load_catalogue
+from conformance.knowledge.catalogue import load_catalogue
 from reference.profiles import ARGENTINE, CHILEAN, OPTIONS, PAGAT, PERLA
 
 ROOT = Path(__file__).resolve().parent.parent

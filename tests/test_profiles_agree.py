@@ -19,8 +19,8 @@ from typing import Any
 
 import pytest
 
-from conformance.cards import CANONICAL_ORDER, JOKER, RANKS, SUITS
-from conformance.profiles import ProfileData, default_profiles
+from conformance.knowledge.cards import CANONICAL_ORDER, JOKER, RANKS, SUITS
+from conformance.knowledge.profiles import ProfileData, default_profiles
 from reference.adapter import Adapter
 from reference.profiles import OPTIONS, PROFILES, find_profile
 
@@ -266,7 +266,7 @@ def test_points_fixed_in_a_profile_agree_in_rules_md_catalogue_and_reference() -
     # docs/rules.md says "set by DISPUTE-nn" or "fixed" on a profile's line; the catalogue's
     # `fixed` field (coverage reads it) must say the same, and the reference must refuse to
     # play another option there (it has none of its own in that profile).
-    from conformance.catalogue import load_catalogue
+    from conformance.knowledge.catalogue import load_catalogue
 
     in_docs = _rules_md_fixed()
     catalogue = load_catalogue()

@@ -3,7 +3,7 @@ Argentine profile: its handshake must grade it exactly as docs/rules.md rules.""
 
 from __future__ import annotations
 
-from conformance.catalogue import load_catalogue
+from conformance.knowledge.catalogue import load_catalogue
 from reference import ARGENTINE, Reason
 from reference.profiles import CHILEAN, PAGAT
 

@@ -30,10 +30,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from conformance.yamlsafe import read_yaml_file
+from conformance.errors import HarnessError
+from conformance.io.yamlsafe import read_yaml_file
 
 
-class AllowanceError(ValueError):
+class AllowanceError(HarnessError, ValueError):
     """An allowance file that cannot be read: the message names the file and the entry."""
 
 

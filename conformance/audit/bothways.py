@@ -13,7 +13,7 @@ honest engine the checks it gates (issue 25: a Chilean engine declaring one swap
   values (docs/adding-scenarios.md).
 
 To know, the reference plays each other option and the grading grades the gated checks anyway
-(conformance.runner.RunOptions.grade_assumed, audit mode only). A gated check counts as
+(conformance.run.runner.RunOptions.grade_assumed, audit mode only). A gated check counts as
 needing the assumption when it fails, or cannot be graded, under some other option; as not
 needing it when it passes under every one (a check that does not exist under an option is
 neither). With ``--profile all`` a case is judged over all its profiles together.
@@ -40,7 +40,7 @@ from conformance.audit.runs import (
     change_label,
 )
 from conformance.audit.static import assumptions_of
-from conformance.catalogue import Catalogue
+from conformance.knowledge.catalogue import Catalogue
 from conformance.scenarios import Scenario
 from conformance.scenarios.model import PlannedCheck
 

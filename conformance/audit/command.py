@@ -60,7 +60,7 @@ from conformance.audit.runs import (
     forget_loaded,
     profile_cases,
 )
-from conformance.catalogue import Catalogue
+from conformance.knowledge.catalogue import Catalogue
 
 #: What the command came to: ``ok``, ``findings`` (exit 1) or ``broken`` (an adapter did not
 #: start and nothing else was found: exit 3).

@@ -39,10 +39,12 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from conformance.catalogue import Catalogue
-from conformance.profiles import default_profiles
+from conformance.errors import HarnessError
+from conformance.io.resources import package_file
+from conformance.io.yamlsafe import read_yaml_file
+from conformance.knowledge.catalogue import Catalogue
+from conformance.knowledge.profiles import default_profiles
 from conformance.scenarios.options import POINT_ID
-from conformance.yamlsafe import read_yaml_file
 
 #: The keys of the hello form.
 FIELDS = frozenset(
@@ -74,7 +76,7 @@ INTERFACE_VALUES: Mapping[str, tuple[str, ...]] = {
 }
 
 
-class RulingsFileError(ValueError):
+class RulingsFileError(HarnessError, ValueError):
     """A rulings file that cannot be read: the message names the file and the field."""
 
 
@@ -183,7 +185,7 @@ def _rulings(value: Any, where: str, catalogue: Catalogue) -> dict[str, str]:
 def _hello_schema() -> tuple[tuple[str, ...], int, int]:
     """What a ``hello`` answer may declare (the protocol's own schema, one source of truth):
     the state fields ``unmodelled`` may name, and the least and most players."""
-    folder = Path(__file__).resolve().parents[1] / "schemas" / "protocol"
+    folder = package_file("schemas", "protocol")
     hello = json.loads((folder / "hello.response.json").read_text(encoding="utf-8"))
     defs = json.loads((folder / "defs.json").read_text(encoding="utf-8"))
     fields = tuple(hello["properties"]["unmodelled"]["items"]["enum"])

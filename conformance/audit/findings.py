@@ -38,9 +38,9 @@ from conformance.audit.runs import (
     execute,
     profile_cases,
 )
-from conformance.catalogue import Catalogue
-from conformance.profiles import DEFAULT_PROFILE
-from conformance.results import CaseResult
+from conformance.grading.results import CaseResult
+from conformance.knowledge.catalogue import Catalogue
+from conformance.knowledge.profiles import DEFAULT_PROFILE
 from conformance.scenarios import Scenario
 
 

@@ -1,7 +1,7 @@
 """The measurement: how much of a profile is graded under each honest declaration (issue 25).
 
 An engine that declares another option on one point should lose only the checks about that
-point. For each profile this counts the **checks** (conformance.results.graded()) the
+point. For each profile this counts the **checks** (conformance.grading.results.graded()) the
 reference grades when it plays
 
 - the profile's own rulings (the baseline),

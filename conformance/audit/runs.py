@@ -23,11 +23,11 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from conformance.catalogue import Catalogue, load_catalogue
-from conformance.declarations import INTERFACE_DEFAULTS
+from conformance.adapter.declarations import INTERFACE_DEFAULTS
 from conformance.errors import EngineError
-from conformance.results import CaseResult
-from conformance.runner import (
+from conformance.grading.results import CaseResult
+from conformance.knowledge.catalogue import Catalogue, load_catalogue
+from conformance.run.runner import (
     CaseRunner,
     RunOptions,
     not_run_result,
@@ -42,7 +42,7 @@ Change = tuple[str | None, str | None]
 #: The profile's own rulings.
 BASELINE: Change = (None, None)
 
-#: Statuses of a check that count as graded (conformance.results.graded()).
+#: Statuses of a check that count as graded (conformance.grading.results.graded()).
 GRADED = frozenset({"pass", "fail", "xfail", "xpass"})
 
 
@@ -85,7 +85,7 @@ class RunSpec:
     interface: tuple[tuple[str, str], ...] = ()
     #: Only these cases (None: every case of the profile).
     cases: frozenset[str] | None = None
-    #: Audit mode (conformance.runner.RunOptions.grade_assumed): points whose assumptions
+    #: Audit mode (conformance.run.runner.RunOptions.grade_assumed): points whose assumptions
     #: are graded anyway.
     grade_assumed: frozenset[str] = frozenset()
     #: A label for the run in reports (the change, or the rulings file's name).

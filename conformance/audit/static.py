@@ -5,7 +5,7 @@
   leaned on the point). Write the value once.
 - **An assumption on a point none of the case's profiles rules on**: no engine is ever held
   to it (an engine that plays no option of a point follows the profile's reading,
-  conformance/declarations.py), so it says nothing; it is a slip for another point, or
+  conformance/adapter/declarations.py), so it says nothing; it is a slip for another point, or
   for a profile the case does not list.
 
 The dynamic findings (a check that fails under an option it does not name, an assumption a
@@ -20,7 +20,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from conformance.catalogue import Catalogue
+from conformance.knowledge.catalogue import Catalogue
 from conformance.scenarios import Scenario
 from conformance.scenarios.options import by_option_sites
 

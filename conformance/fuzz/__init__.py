@@ -4,7 +4,7 @@ The reference adapter is started as a subprocess (never imported), configured wi
 rulings and house variants the engine under test declares in its handshake. Seeded games
 are played with a mix of random and greedy policies; every action (and every deal op) is
 put to both engines, and acceptance, rejection reason and resulting state are compared the
-way ``run`` grades a case (conformance/compare.py), honouring the engine's interface
+way ``run`` grades a case (conformance/grading/compare.py), honouring the engine's interface
 declarations (docs/protocol.md §2). For engines at the ``melds`` level, meld, contract and
 penalty queries are fuzzed too. A divergence is shrunk and written as a draft scenario
 (``review: draft``), grouped by rule ID and de-duplicated. docs/fuzzing.md describes the

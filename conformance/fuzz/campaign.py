@@ -10,9 +10,9 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from conformance.catalogue import Catalogue
-from conformance.errors import EngineError
-from conformance.profiles import find_profile
+from conformance.errors import EngineError, InvalidRequest
+from conformance.knowledge.catalogue import Catalogue
+from conformance.knowledge.profiles import find_profile
 
 from .drafts import draft_of, draft_problems
 from .explain import explain_findings
@@ -126,7 +126,7 @@ def fuzz(
                     pairs[0], engine_argv, options, catalogue, env, games, workers, stop, record
                 )
         except KeyboardInterrupt as exc:
-            # Ctrl-C, SIGTERM, SIGHUP (conformance/interrupt.py): stop the workers, keep
+            # Ctrl-C, SIGTERM, SIGHUP (conformance/run/interrupt.py): stop the workers, keep
             # the games already played; nothing is shrunk or drafted.
             interrupted = str(exc) or "SIGINT"
             stop.set()
@@ -215,7 +215,7 @@ def _shrink_and_draft(
                 )
                 finding.example, finding.shrunk = as_found, False
                 finding.scenario = draft_of(pair, finding, info, catalogue)
-        except (EngineError, KeyError) as exc:
+        except (EngineError, InvalidRequest, KeyError) as exc:
             finding.scenario = None
             pair.warnings.append(f"no draft for {finding.divergence.key}: {exc}")
 

@@ -1,6 +1,6 @@
 """The ``fuzz`` command as a library call: a campaign or a merge, its files, its verdict.
 
-The command line (``carioca-conformance fuzz``, conformance/cli.py) parses its arguments
+The command line (``carioca-conformance fuzz``, conformance/cli/__init__.py) parses its arguments
 and prints; everything else is here, so a library user (the pytest plugin, a notebook, a
 CI script) gets the same report files and the same exit code without argparse:
 
@@ -30,10 +30,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Final, TextIO
 
-from conformance.catalogue import Catalogue
 from conformance.errors import EngineError
-from conformance.expectations import Expectations
-from conformance.verdict import EXIT_ADAPTER, EXIT_FAILED, EXIT_OK, EXIT_UNGRADED, EXIT_USAGE
+from conformance.knowledge.catalogue import Catalogue
+from conformance.run.expectations import Expectations
+from conformance.run.verdict import EXIT_ADAPTER, EXIT_FAILED, EXIT_OK, EXIT_UNGRADED, EXIT_USAGE
 
 from .campaign import FuzzResult, ProgressFn, fuzz
 from .expected import apply_expectations, unexpected_findings, write_expectations
@@ -41,7 +41,7 @@ from .merge import merge_reports, read_report
 from .model import FuzzError, FuzzOptions
 from .report import report_dict, report_pieces, summary, unstarted_report, write_outputs
 
-#: 128 + the signal number, the shell's convention (conformance/interrupt.py).
+#: 128 + the signal number, the shell's convention (conformance/run/interrupt.py).
 SIGNAL_CODES: Final[Mapping[str, int]] = {"SIGINT": 130, "SIGTERM": 143, "SIGHUP": 129}
 
 
@@ -111,8 +111,8 @@ def _finish(
     """Write the report and its drafts (and the ``--json`` copy, and the expectations
     file asked for); the outcome. ``bounded`` (a merge): refuse to write a report larger
     than its readers read (the shards it came from are still there)."""
-    from conformance.jsonsafe import within_read_limit
-    from conformance.report import atomic_write_text
+    from conformance.io.files import atomic_write_text
+    from conformance.io.jsonsafe import within_read_limit
 
     text = ""
     if known is not None and known.expectations is not None and not report.get("adapter_error"):
@@ -154,7 +154,7 @@ def campaign(
         raise FuzzError("--games must be 0 or more and --workers 1 or more")
     if not 0 < options.timeout < math.inf:  # also refuses nan, which disables every deadline
         raise FuzzError(f"--timeout {options.timeout}: must be a positive number of seconds")
-    from conformance.interrupt import Signals, interruptible
+    from conformance.run.interrupt import Signals, interruptible
 
     stop = threading.Event()
     guard = interruptible(on_signal=stop.set) if handle_signals else nullcontext(Signals())

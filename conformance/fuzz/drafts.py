@@ -11,10 +11,10 @@ from typing import Any
 
 import yaml
 
-from conformance.catalogue import Catalogue
-from conformance.compare import EXACT_KEYS
-from conformance.profiles import find_profile
-from conformance.reachability import unreachable_problems
+from conformance.grading.compare import EXACT_KEYS
+from conformance.knowledge.catalogue import Catalogue
+from conformance.knowledge.profiles import find_profile
+from conformance.knowledge.reachability import unreachable_problems
 from conformance.scenarios import load_file
 
 from .judge import (

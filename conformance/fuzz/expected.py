@@ -1,7 +1,7 @@
 """Known findings: a campaign read beside an expectations file, and one written from it.
 
 ``fuzz --expectations FILE`` reads the same file as ``run --expectations``
-(conformance/expectations.py); its ``expected_findings`` name fuzz findings by their key,
+(conformance/run/expectations.py); its ``expected_findings`` name fuzz findings by their key,
 as the report gives it: the rule, the op, the kind and the summary (the two answers). A
 finding an entry names is marked ``expected`` in the report (with the entry's reason) and
 does not fail the campaign; a new finding does. An entry no finding matched is ``stale``:
@@ -15,8 +15,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from conformance.expectations import Expectations
-from conformance.jsonsafe import dumps
+from conformance.io.jsonsafe import dumps
+from conformance.run.expectations import Expectations
 
 FindingKey = tuple[str, str, str, str]
 
@@ -88,7 +88,7 @@ def write_expectations(
 ) -> int:
     """Write ``report``'s findings as an expectations file (``.json`` as JSON, else YAML);
     return how many it lists."""
-    from conformance.report import atomic_write_text
+    from conformance.io.files import atomic_write_text
 
     document = expectations_document(report, previous)
     target = Path(path)

@@ -1,6 +1,6 @@
 """Which option explains a fuzz finding: the reference plays it, and the engine agrees.
 
-The ``run`` counterpart (conformance/explain.py) replays failing cases; here a finding's
+The ``run`` counterpart (conformance/reports/explain.py) replays failing cases; here a finding's
 example game is replayed with the reference playing, one at a time, each other option of
 the disputed points and house variants that decide the finding's rules (and each interface
 reading the engine does not declare). When the engine and the reference so playing agree
@@ -16,10 +16,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final
 
-from conformance.catalogue import Catalogue
-from conformance.declarations import INTERFACE_DEFAULTS
-from conformance.engine import EngineSession
-from conformance.errors import EngineError, EngineReportedError
+from conformance.adapter.declarations import INTERFACE_DEFAULTS
+from conformance.adapter.engine import EngineSession
+from conformance.errors import EngineError, EngineReportedError, InvalidRequest
+from conformance.knowledge.catalogue import Catalogue
 
 from .model import EndGame, Finding, Trace
 from .pair import Pair
@@ -38,7 +38,7 @@ def _agrees(pair: Pair, trace: Trace) -> bool:
             return False
         deal_mode = not pair.can_load
         return all(pair.step(step, deal_mode=deal_mode) is None for step in trace.steps)
-    except (EndGame, EngineReportedError):
+    except (EndGame, EngineReportedError, InvalidRequest):
         return False
     except EngineError:
         pair.restart_engine()

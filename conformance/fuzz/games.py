@@ -7,8 +7,8 @@ import random
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
-from conformance.compare import ENDED_PHASES
-from conformance.profiles import ProfileData
+from conformance.grading.compare import ENDED_PHASES
+from conformance.knowledge.profiles import ProfileData
 
 from .melds import shuffled_deck
 from .model import SHRINK_TAIL, EndGame, Occurrence, SetupRefused, Trace

@@ -12,11 +12,11 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any, Final
 
-from conformance.cards import JOKER
-from conformance.catalogue import Catalogue
-from conformance.compare import ENDED_PHASES, EXACT_KEYS, Mismatch, strip_private
-from conformance.declarations import DEAL_OPS, Declarations
-from conformance.profiles import ProfileData
+from conformance.adapter.declarations import DEAL_OPS, Declarations
+from conformance.grading.compare import ENDED_PHASES, EXACT_KEYS, Mismatch, strip_private
+from conformance.knowledge.cards import JOKER
+from conformance.knowledge.catalogue import Catalogue
+from conformance.knowledge.profiles import ProfileData
 
 from .melds import run_card, run_low
 from .model import Divergence

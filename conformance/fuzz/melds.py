@@ -8,9 +8,9 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from conformance.cards import JOKER, RANKS
-from conformance.profiles import ProfileData
-from conformance.properties import _meld_candidates, contract_melds
+from conformance.knowledge.cards import JOKER, RANKS
+from conformance.knowledge.profiles import ProfileData
+from conformance.laws.greedy import contract_melds, meld_candidates
 
 
 def shuffled_deck(rng: random.Random, facts: ProfileData, players: int) -> list[str]:
@@ -67,7 +67,7 @@ def joker_swaps(hand: Sequence[str], table: Sequence[Mapping[str, Any]]) -> list
 def candidates(
     hand: Sequence[str], kind: str, facts: ProfileData
 ) -> list[tuple[str, tuple[str, ...]]]:
-    return [(kind, cards) for cards in _meld_candidates(Counter(hand), kind, facts.wild_ranks)]
+    return [(kind, cards) for cards in meld_candidates(Counter(hand), kind, facts.wild_ranks)]
 
 
 def any_opening(hand: Sequence[str], deal: int, facts: ProfileData) -> list[dict[str, Any]] | None:

@@ -4,7 +4,7 @@ Shard reports come back from CI artifacts that anyone could have edited, so
 :func:`read_report` reads one within bounds and validates it against
 ``conformance/schemas/fuzz-report.schema.json`` before anything looks inside: a file that
 is too large, not UTF-8, not JSON, nested too deep, holds a huge integer or a ``NaN`` or
-``Infinity`` (the limits of conformance/jsonsafe.py), or is not a fuzz report at all, is
+``Infinity`` (the limits of conformance/io/jsonsafe.py), or is not a fuzz report at all, is
 one :class:`~conformance.fuzz.model.FuzzError` naming the file (the command line: exit 2).
 
 :func:`merge_reports` refuses reports of different campaigns or engines, a report whose
@@ -22,13 +22,14 @@ from functools import cache
 from pathlib import Path
 from typing import Any, Final
 
-from conformance.jsonsafe import MAX_INT_DIGITS, JSONFileError, read_json_file
-from conformance.validation import SchemaValidator
+from conformance.io.jsonsafe import MAX_INT_DIGITS, JSONFileError, read_json_file
+from conformance.io.resources import package_file
+from conformance.io.validation import SchemaValidator
 
 from .model import FIRST_DRAFT_ID, LAST_DRAFT_ID, FuzzError, finite
 
 #: The fuzz report schema.
-SCHEMA_PATH: Final = Path(__file__).resolve().parents[1] / "schemas" / "fuzz-report.schema.json"
+SCHEMA_PATH: Final = package_file("schemas", "fuzz-report.schema.json")
 #: Most missing shards named one by one in the warning (the rest are counted).
 MISSING_NAMED: Final = 10
 
@@ -39,7 +40,7 @@ def _validator() -> SchemaValidator:
 
 
 def read_report(path: str | Path) -> dict[str, Any]:
-    """The fuzz report at ``path``, read within bounds (conformance/jsonsafe.py: size,
+    """The fuzz report at ``path``, read within bounds (conformance/io/jsonsafe.py: size,
     depth, integer digits, no NaN or Infinity) and valid by its schema.
 
     :raises FuzzError: naming the file and what is wrong with it.
@@ -185,7 +186,7 @@ def merge_reports(reports: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     }
 
 
-#: Largest count a merged report may hold: its readers (this module, conformance/jsonsafe.py)
+#: Largest count a merged report may hold: its readers (this module, conformance/io/jsonsafe.py)
 #: take integers of at most MAX_INT_DIGITS digits, so a sum past it would be written into a
 #: report that no later merge could read.
 MAX_MERGED_COUNT: Final = 10**MAX_INT_DIGITS - 1

@@ -11,7 +11,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from conformance.errors import EngineReportedError
+from conformance.adapter.limits import DEFAULT_TIMEOUT
+from conformance.errors import EngineReportedError, HarnessError
 from conformance.scenarios import DRAFT_IDS
 
 #: Draft scenario ids: cc-8000 .. cc-8999 are reserved for fuzz drafts and never given to
@@ -48,7 +49,7 @@ class EngineFault(Exception):
         self.reference: dict[str, Any] = dict(reference or {})
 
 
-class FuzzError(Exception):
+class FuzzError(HarnessError):
     """A fuzz campaign cannot run as asked (a usage problem, named with what and where)."""
 
 
@@ -68,7 +69,7 @@ class FuzzOptions:
     """Replay only these game indices (from a report's ``reproduce``)."""
     max_steps: int = DEFAULT_MAX_STEPS
     profile: str = "argentine"
-    timeout: float = 10.0
+    timeout: float = DEFAULT_TIMEOUT
     shrink: bool = True
     reference_argv: tuple[str, ...] = (sys.executable, "-m", "reference.adapter")
     reasons: str = "exact"
@@ -96,7 +97,7 @@ def parse_shard(text: str) -> tuple[int, int]:
 
     :raises FuzzError: when the text is not of that form.
     """
-    from conformance.selection import MAX_SHARDS
+    from conformance.run.selection import MAX_SHARDS
 
     found = re.fullmatch(r"\s*([0-9]{1,12})\s*/\s*([0-9]{1,12})\s*", text)
     if found is None:

@@ -12,8 +12,10 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from conformance.catalogue import Catalogue
-from conformance.compare import (
+from conformance.adapter.declarations import Declarations, declarations
+from conformance.adapter.engine import EngineSession, Handshake
+from conformance.errors import EngineError, EngineReportedError
+from conformance.grading.compare import (
     ENDED_PHASES,
     Mismatch,
     compare_state,
@@ -21,11 +23,9 @@ from conformance.compare import (
     dealt_from,
     seated_for,
 )
-from conformance.declarations import Declarations, declarations
-from conformance.engine import EngineSession, Handshake
-from conformance.errors import EngineError, EngineReportedError
-from conformance.optionfacts import with_options
-from conformance.profiles import ProfileData, find_profile
+from conformance.knowledge.catalogue import Catalogue
+from conformance.knowledge.optionfacts import with_options
+from conformance.knowledge.profiles import ProfileData, find_profile
 
 from .judge import (
     DISPUTED_POINTS,
@@ -73,7 +73,7 @@ class Pair:
         #: The handshake as read in the fuzzed profile (the report's ``engine``).
         self.handshake: Handshake = hs.for_profile(options.profile)
         #: What the engine declares in this profile: the one view every judge reads
-        #: (conformance/declarations.py); nothing below reads the handshake's fields.
+        #: (conformance/adapter/declarations.py); nothing below reads the handshake's fields.
         self.decl: Declarations = declarations(hs, options.profile, catalogue)
         #: The profile's facts as the engine plays them under its rulings: its packs
         #: (DISPUTE-78 ``always_108``, DISPUTE-61 ``two_jokers``...), its hand sizes and wild
@@ -392,7 +392,7 @@ class Pair:
         """The state check's mismatches. After an op that starts a deal (``first_turn``),
         who moves first reads the dealer: for an engine that keeps none, its own first player
         was dealt the first hand, so its deal is read from the reference's first player
-        (:func:`conformance.compare.seated_for`; ``totals_before``: the totals before the
+        (:func:`conformance.grading.compare.seated_for`; ``totals_before``: the totals before the
         deal; ``deck``: the deck dealt, which tells the seat the engine dealt from), and the
         turn is not compared. ``dealt_own_way`` says whether it was read so."""
         unmodelled = self.decl.unmodelled_after(first_turn)

@@ -8,10 +8,10 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from conformance.cards import CANONICAL_ORDER, JOKER, RANKS, SUITS
-from conformance.declarations import Declarations
-from conformance.profiles import ProfileData, find_profile
-from conformance.properties import _keep_score, _lay_off_candidates, card_value, find_opening
+from conformance.adapter.declarations import Declarations
+from conformance.knowledge.cards import CANONICAL_ORDER, JOKER, RANKS, SUITS
+from conformance.knowledge.profiles import ProfileData, find_profile
+from conformance.laws.greedy import card_value, find_opening, keep_score, lay_off_candidates
 
 from .melds import any_opening, candidates, contract_kinds, joker_swaps, run_card, run_low
 
@@ -60,7 +60,7 @@ class Policy:
                 return {"type": "open", "player": turn, "melds": self.random_opening(state, hand)}
         elif state.get("turn_opened") and rng.random() < 0.3:
             # A lay-off on the opening turn (TURN-6): refused, unless the engine differs.
-            layoffs = list(_lay_off_candidates(hand, state["table"]))
+            layoffs = list(lay_off_candidates(hand, state["table"]))
             if layoffs:
                 return {"type": "lay_off", "player": turn, **rng.choice(layoffs)}
         elif not state.get("turn_opened"):
@@ -77,7 +77,7 @@ class Policy:
                 probe = self.meld_probe(turn, hand, table, deal)
                 if probe is not None:
                     return probe
-            layoffs = list(_lay_off_candidates(hand, table))
+            layoffs = list(lay_off_candidates(hand, table))
             if (
                 layoffs
                 and (len(hand) > 1 or rng.random() < 0.3)
@@ -161,7 +161,7 @@ class Policy:
         discard = state["discard"]
         if discard:
             top = discard[0]
-            helps = top == JOKER or _keep_score(top, [*hand, top]) >= 2
+            helps = top == JOKER or keep_score(top, [*hand, top]) >= 2
             low_stock = len(state["stock"]) <= 1
             weight = 0.7 if (helps and self.greedy) or low_stock else 0.25
             if self.rng.random() < weight:
@@ -172,7 +172,7 @@ class Policy:
         """The least useful card (greedy) or any card."""
         if not self.greedy or self.rng.random() < 0.2:
             return self.rng.choice(list(hand))
-        return min(hand, key=lambda c: (_keep_score(c, hand), -card_value(c, self.facts), c))
+        return min(hand, key=lambda c: (keep_score(c, hand), -card_value(c, self.facts), c))
 
     def random_opening(self, state: Mapping[str, Any], hand: Sequence[str]) -> list[dict[str, Any]]:
         """An opening that is usually wrong: wrong kinds, sizes, ranks, suits or jokers."""

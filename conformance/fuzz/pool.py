@@ -17,9 +17,9 @@ from multiprocessing.process import BaseProcess
 from types import FrameType
 from typing import Any, Final, cast
 
-from conformance.catalogue import Catalogue
-from conformance.errors import EngineError
-from conformance.profiles import ProfileData, find_profile
+from conformance.errors import EngineError, InvalidRequest
+from conformance.knowledge.catalogue import Catalogue
+from conformance.knowledge.profiles import ProfileData, find_profile
 
 from .games import play_main
 from .judge import filed
@@ -77,6 +77,12 @@ def play_one(
     try:
         found, played = play_game(pair, game)
         can_go_on = True
+    except InvalidRequest as exc:
+        # The harness's own mistake, not the engine's: said, and the game not counted.
+        pair.warnings.append(
+            f"game {game}: the harness built a request outside the protocol: {exc}"
+        )
+        return [], 0, True
     except EngineError as exc:
         if stop.is_set():
             return None  # the adapters were stopped: this game is not counted

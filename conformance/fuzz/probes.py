@@ -24,8 +24,8 @@ from collections import Counter
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
-from conformance.cards import JOKER, SUITS
-from conformance.profiles import ProfileData
+from conformance.knowledge.cards import JOKER, SUITS
+from conformance.knowledge.profiles import ProfileData
 
 from .games import game_rng, play_steps
 from .melds import run_card

@@ -17,17 +17,36 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator, Mapping, Sequence
 from itertools import product
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, Protocol
 
-from conformance.cards import JOKER, RANKS
-from conformance.compare import ENDED_PHASES, strip_private
 from conformance.errors import EngineReportedError
+from conformance.grading.compare import ENDED_PHASES, strip_private
+from conformance.knowledge.cards import JOKER, RANKS
 
 from .judge import canonical_state, repaired
 from .model import EndGame
 
-if TYPE_CHECKING:  # the pair calls these; importing it here would be a cycle
-    from .pair import Pair
+if TYPE_CHECKING:
+    from collections import Counter
+
+    from conformance.adapter.declarations import Declarations
+    from conformance.adapter.engine import EngineSession
+
+    from .model import FuzzOptions
+
+
+class Pair(Protocol):
+    """What these readings need of the two sides of a game (the pair of
+    :mod:`conformance.fuzz.pair` is one): written here, so that this module needs nothing
+    from the pair that calls it."""
+
+    options: FuzzOptions
+    decl: Declarations
+    reference: EngineSession
+    events: Counter[str]
+    ref_state: dict[str, Any]
+    eng_state: dict[str, Any]
+
 
 #: The most readings tried for one action (a run with several jokers has many places).
 MAX_READINGS: Final = 24

@@ -10,9 +10,9 @@ from typing import Any, Final
 
 import yaml
 
-from conformance.catalogue import Catalogue
-from conformance.jsonsafe import dumps, pieces, within_read_limit
-from conformance.textsafe import safe_text
+from conformance.io.jsonsafe import dumps, pieces, within_read_limit
+from conformance.io.textsafe import safe_text
+from conformance.knowledge.catalogue import Catalogue
 
 from .campaign import FuzzResult
 from .model import Finding, FuzzOptions, finite
@@ -120,7 +120,7 @@ def unstarted_report(
 
 def report_text(report: Mapping[str, Any]) -> str:
     """The report as the file holds it: standard JSON that its readers take back (never
-    NaN, Infinity or an integer longer than they read: conformance/jsonsafe.py).
+    NaN, Infinity or an integer longer than they read: conformance/io/jsonsafe.py).
 
     :raises UnreadableNumber: naming where such a number is.
     """
@@ -133,7 +133,7 @@ def write_outputs(report: dict[str, Any], out: Path, *, bounded: bool = False) -
     Drafts go to ``out/drafts/cc-8NNN.yaml`` and the report records each file's path.
     ``bounded``: refuse a report larger than its readers read (a merge's).
     """
-    from conformance.report import atomic_write_text
+    from conformance.io.files import atomic_write_text
 
     drafts = out / "drafts"
     drafts.mkdir(parents=True, exist_ok=True)

@@ -10,10 +10,10 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final
 
-from conformance.cards import CANONICAL_ORDER, JOKER, RANKS, SUITS
-from conformance.compare import strip_private
-from conformance.profiles import ProfileData
-from conformance.properties import card_value
+from conformance.grading.compare import strip_private
+from conformance.knowledge.cards import CANONICAL_ORDER, JOKER, RANKS, SUITS
+from conformance.knowledge.profiles import ProfileData
+from conformance.laws.greedy import card_value
 
 from .games import game_rng, play_steps
 from .melds import run_card, shuffled_deck

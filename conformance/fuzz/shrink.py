@@ -8,9 +8,9 @@ import json
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
-from conformance.compare import strip_private
-from conformance.errors import EngineError, EngineReportedError
-from conformance.profiles import find_profile
+from conformance.errors import EngineError, EngineReportedError, InvalidRequest
+from conformance.grading.compare import strip_private
+from conformance.knowledge.profiles import find_profile
 from conformance.scenarios import fill_after
 
 from .judge import filed
@@ -55,6 +55,10 @@ def _replay(
             if found is not None:
                 return i if same(found) else None
     except (EndGame, EngineReportedError):
+        return None
+    except InvalidRequest:
+        # A candidate the protocol cannot express (an emptied meld) is no smaller example;
+        # nothing was sent, so neither adapter needs a restart.
         return None
     except EngineError:
         pair.restart_engine()
@@ -159,7 +163,7 @@ def _shrink_state(pair: Pair, trace: Trace, key: str, budget: list[int]) -> Trac
             continue
         owner = state["table"][index]["owner"]
         if sum(m["owner"] == owner for m in state["table"]) == 1 and state["opened"][owner]:
-            continue  # an opened player keeps a meld (conformance/reachability.py)
+            continue  # an opened player keeps a meld (conformance/knowledge/reachability.py)
         candidate = json.loads(json.dumps(state))
         meld = candidate["table"].pop(index)
         candidate["stock"] += meld["cards"]

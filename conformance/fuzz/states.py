@@ -1,4 +1,4 @@
-"""Built mid-deal states: reachable positions (by counts, conformance/reachability.py)
+"""Built mid-deal states: reachable positions (by counts, conformance/knowledge/reachability.py)
 with opened players, table melds, jokers and a small stock, so that lay-offs, joker
 replacements, recycles, cancels and closes come within a few turns."""
 
@@ -9,9 +9,9 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from conformance.cards import CANONICAL_ORDER, JOKER, RANKS, SUITS
-from conformance.profiles import ProfileData, find_profile
-from conformance.properties import _meld_candidates
+from conformance.knowledge.cards import CANONICAL_ORDER, JOKER, RANKS, SUITS
+from conformance.knowledge.profiles import ProfileData, find_profile
+from conformance.laws.greedy import meld_candidates
 
 from .melds import contract_kinds, joker_swaps, run_card, run_low, shuffled_deck
 
@@ -30,7 +30,7 @@ def built_state(
 ) -> dict[str, Any]:
     """A reachable mid-deal state in the draw phase: some players opened, a small stock.
 
-    The counts follow conformance/reachability.py: an unopened player holds the dealt
+    The counts follow conformance/knowledge/reachability.py: an unopened player holds the dealt
     number of cards; an opened one owns melds and holds at most dealt - contract cards.
     The table takes trios and runs of the remaining cards (jokers included), so lay-offs,
     joker replacements, recycling, cancels and closes come within a few turns.
@@ -148,7 +148,7 @@ def _bait_opening(
     melds: list[str] = []
     for kind in contract_kinds(facts, deal, rng):
         left = counts - Counter(melds)
-        found = [list(c) for c in _meld_candidates(left, kind, facts.wild_ranks)]
+        found = [list(c) for c in meld_candidates(left, kind, facts.wild_ranks)]
         if not found:
             return
         melds += rng.choice(found)

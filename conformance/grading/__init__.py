@@ -11,8 +11,11 @@ one is judged against one engine:
 - :mod:`~conformance.grading.invariants`: every answered state against the profile's pack
   and seats;
 - :mod:`~conformance.grading.signature`: one text per root cause, to group it across cases;
+- :mod:`~conformance.grading.compare`: states and outcomes compared, what differs said in
+  words;
 - :mod:`~conformance.grading.ledger`: the checks of one case as they are graded, and the
   case's status, diff and failed rules summed up from them.
+- :mod:`~conformance.grading.results`: the result types of a check, a case and a run.
 
-:mod:`conformance.runner` drives the adapter and calls these; nothing here talks to one.
+:mod:`conformance.run.runner` drives the adapter and calls these; nothing here talks to one.
 """

@@ -32,9 +32,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from conformance.cards import RANKS
-from conformance.compare import ENDED_PHASES
-from conformance.declarations import Declarations
+from conformance.adapter.declarations import Declarations
+from conformance.grading.compare import ENDED_PHASES
+from conformance.knowledge.cards import RANKS
 
 #: What a steal adds to the stealer's total at once (DISPUTE-29 ``steal``, PERLA-STEAL-2).
 STEAL_POINTS = 2

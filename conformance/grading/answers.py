@@ -25,7 +25,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from conformance.compare import (
+from conformance.adapter.declarations import Declarations
+from conformance.grading.after import moved
+from conformance.grading.compare import (
     ENDED_PHASES,
     EXACT_KEYS,
     Mismatch,
@@ -35,8 +37,6 @@ from conformance.compare import (
     compare_unchanged,
     engine_message,
 )
-from conformance.declarations import Declarations
-from conformance.grading.after import moved
 from conformance.grading.expect import (
     UNSET,
     NotGraded,
@@ -48,7 +48,7 @@ from conformance.grading.expect import (
 from conformance.grading.invariants import invariant_problems
 from conformance.grading.ledger import Ledger
 from conformance.grading.signature import signature
-from conformance.profiles import Pack, ProfileData
+from conformance.knowledge.profiles import Pack, ProfileData
 from conformance.scenarios.model import PlannedCheck
 from conformance.scenarios.options import NOT_ASSERTED, NoValue
 

@@ -1,9 +1,9 @@
 """What one planned check expects of one engine, or why it cannot be graded.
 
-An engine's options are read only through :class:`conformance.declarations.Declarations`:
+An engine's options are read only through :class:`conformance.adapter.declarations.Declarations`:
 an assumption it does not share, a ``by_option`` with no value for its option, a field it
 does not model, or a reason check without the ``reasons`` capability each leave the check
-``not_graded`` with its cause (conformance.results.NOT_GRADED_CAUSES).
+``not_graded`` with its cause (conformance.grading.results.NOT_GRADED_CAUSES).
 """
 
 from __future__ import annotations
@@ -12,10 +12,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from conformance.declarations import Declarations
+from conformance.adapter.declarations import Declarations
 from conformance.grading.ledger import pass_results
-from conformance.identity import kept
-from conformance.results import CheckResult
+from conformance.grading.results import CheckResult
+from conformance.scenarios.identity import kept
 from conformance.scenarios.model import PlannedCheck
 from conformance.scenarios.options import NOT_ASSERTED, NoValue, Ruling, resolve
 
@@ -176,7 +176,7 @@ class Resolutions:
     """
 
     def __init__(self) -> None:
-        # Each plan's answers (conformance.identity).
+        # Each plan's answers (conformance.scenarios.identity).
         self._known: dict[int, tuple[Sequence[PlannedCheck], list[Resolution]]] = {}
 
     def get(

@@ -4,7 +4,7 @@ A state with two extra hands, or 40 queens of hearts, could pass every field a c
 to name. Each answered state is checked once for the profile's invariants under the
 engine's rulings: one hand per seated player, and the cards in hands, on the table, in the
 stock and in the discard pile are exactly the pack for that player count
-(conformance/data/profiles.json, conformance/optionfacts.py).
+(conformance/data/profiles.json, conformance/knowledge/optionfacts.py).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from functools import lru_cache
 from itertools import chain
 from typing import Any
 
-from conformance.profiles import Pack
+from conformance.knowledge.profiles import Pack
 
 
 @lru_cache(maxsize=64)

@@ -16,8 +16,8 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from conformance.compare import Mismatch, format_mismatches
-from conformance.results import CheckResult
+from conformance.grading.compare import Mismatch, format_mismatches
+from conformance.grading.results import CheckResult
 from conformance.scenarios.model import PlannedCheck
 
 

@@ -2,7 +2,7 @@
 
 What is the same for every engine (an action step, a melds check, a setup as the profile
 deals it) is checked against the schema and encoded once a run, into a :class:`RequestBook`
-that the run fills while its adapter starts (conformance.warmup); a setup the engine's
+that the run fills while its adapter starts (conformance.run.warmup); a setup the engine's
 rulings deal otherwise is made for that engine.
 """
 
@@ -11,19 +11,19 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from conformance.declarations import Declarations
-from conformance.engine import Request
+from conformance.adapter.declarations import Declarations
+from conformance.adapter.engine import Request
+from conformance.adapter.protocol import checked_request
 from conformance.grading.answers import Judge
-from conformance.identity import kept
-from conformance.profiles import Pack
-from conformance.protocol import checked_request
+from conformance.knowledge.profiles import Pack
+from conformance.scenarios.identity import kept
 from conformance.scenarios.model import Check, DeckSpec, Scenario, Setup, Step
 from conformance.scenarios.packs import conservation_problems, for_pack
 
 
 class RequestBook:
     """A run's requests that are the same for every engine, checked and encoded once
-    (:class:`conformance.protocol.CheckedRequest`): filled ahead (:meth:`warm`), else at
+    (:class:`conformance.adapter.protocol.CheckedRequest`): filled ahead (:meth:`warm`), else at
     first use. Each is kept with the step, check or case it was made for."""
 
     def __init__(self, profile: str) -> None:

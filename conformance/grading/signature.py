@@ -14,8 +14,8 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from conformance.compare import Mismatch, glyph, show_cards
-from conformance.profiles import ProfileData
+from conformance.grading.compare import Mismatch, glyph, show_cards
+from conformance.knowledge.profiles import ProfileData
 
 #: How a rank is named in a signature.
 RANK_NAMES = {"JK": "joker", "A": "ace", "K": "king", "Q": "queen", "J": "jack"}

@@ -1,9 +1,9 @@
 """Which ops an engine answered and which it refused as ``unsupported``, per player count.
 
 A run keeps one :class:`OpBook` per worker; :func:`merged` sums them into the run's
-:class:`~conformance.results.OpSupport` entries, which the verdict reads: an op answered in
+:class:`~conformance.grading.results.OpSupport` entries, which the verdict reads: an op answered in
 one case and refused in another at the same player count is an inconsistency, and a player
-count the engine declares but refused every request of is not played (conformance/verdict.py).
+count the engine declares but refused every request of is not played (conformance/run/verdict.py).
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from conformance.results import OP_EXAMPLES, OpSupport
+from conformance.grading.results import OP_EXAMPLES, OpSupport
 
 #: (op, players) -> [answered, refused, the cases answered in, the cases refused in]
 _Entry = list[Any]

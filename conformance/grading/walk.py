@@ -3,7 +3,7 @@
 A case is walked from its setup through its steps to ``final``; a step whose answer differs
 costs only its own checks, and grading goes on from the state the rules give where that
 can be built (:mod:`conformance.grading.answers`). The walk asks its runner to exchange
-requests (:class:`conformance.runner.CaseRunner`, which owns the adapter session, the time
+requests (:class:`conformance.run.runner.CaseRunner`, which owns the adapter session, the time
 limits and the requests sent ahead); everything it learns goes to the case's
 :class:`~conformance.grading.ledger.Ledger`.
 """
@@ -14,13 +14,12 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from conformance.cards import JOKER
-from conformance.compare import dealt_from, seated_for, strip_private
-from conformance.declarations import Declarations
-from conformance.engine import MAX_AHEAD, Ahead, EngineSession, Request, Then
+from conformance.adapter.declarations import Declarations
+from conformance.adapter.engine import MAX_AHEAD, Ahead, EngineSession, Request, Then
 from conformance.errors import EngineReportedError
 from conformance.grading.after import Unseen
 from conformance.grading.answers import Judge, StepOutcome
+from conformance.grading.compare import dealt_from, seated_for, strip_private
 from conformance.grading.expect import held
 from conformance.grading.ledger import Ledger
 from conformance.grading.requests import (
@@ -32,7 +31,13 @@ from conformance.grading.requests import (
     state_for,
 )
 from conformance.grading.support import OpBook, op_label
-from conformance.profiles import DEFAULT_PROFILE, ProfileData, ProfileError, default_profiles
+from conformance.knowledge.cards import JOKER
+from conformance.knowledge.profiles import (
+    DEFAULT_PROFILE,
+    ProfileData,
+    ProfileError,
+    default_profiles,
+)
 from conformance.scenarios.model import Check, PlannedCheck, Scenario, Step
 
 #: Capabilities each level needs (docs/protocol.md §2).
@@ -54,7 +59,7 @@ def ahead_of(
     chain: Chain, start: int, in_flight: int, limit: int = MAX_AHEAD
 ) -> list[Request | Ahead]:
     """What to send ahead once an answer is read: ``chain[start:]`` up to ``limit`` in
-    flight (the session's :attr:`~conformance.engine.EngineSession.ahead_limit`),
+    flight (the session's :attr:`~conformance.adapter.engine.EngineSession.ahead_limit`),
     ``in_flight`` being still unanswered.
 
     It stops at a request not known yet, and sends the next case's first (an Ahead) only
@@ -154,9 +159,9 @@ def why_ungradable(
 
 def _crowded_meld(state: Mapping[str, Any], declared: Declarations) -> str | None:
     """A table meld of ``state`` holding more wild cards than the engine's rulings let a meld
-    hold (conformance.optionfacts.meld_wild_limit), which it cannot load: a run with a joker
-    beside a natural 2 where 2s are wild and the joker limit is kept (VARIANT-03 ``kept``,
-    DISPUTE-25 ``wild``). None when every meld is within them."""
+    hold (conformance.knowledge.optionfacts.meld_wild_limit), which it cannot load: a run
+    with a joker beside a natural 2 where 2s are wild and the joker limit is kept
+    (VARIANT-03 ``kept``, DISPUTE-25 ``wild``). None when every meld is within them."""
     facts = declared.facts
     if facts is None:
         return None
@@ -397,11 +402,12 @@ class CaseWalk:
         An engine that keeps no dealer starts a deal with a player of its own choosing and
         deals the first card to that player, as the protocol deals to the dealer's right-hand
         neighbour, or to the seat the protocol names (docs/protocol.md §2): the seat it dealt
-        from is read off ``deck`` (:func:`conformance.compare.dealt_from`). When either is not
-        the case's (``dealer`` + 1), the answer is read with the case's seats and first player
-        (:func:`conformance.compare.seated_for`, ``totals``: the totals before the deal) and
-        the engine is put on that state, so that the later steps (each naming its player) are
-        the case's. Hands dealt from no seat are read as they are, and fail where they differ.
+        from is read off ``deck`` (:func:`conformance.grading.compare.dealt_from`). When either
+        is not the case's (``dealer`` + 1), the answer is read with the case's seats and first
+        player (:func:`conformance.grading.compare.seated_for`, ``totals``: the totals before
+        the deal) and the engine is put on that state, so that the later steps (each naming its
+        player) are the case's. Hands dealt from no seat are read as they are, and fail where
+        they differ.
         """
         declared = self.judge.declared
         state = answer.get("state")

@@ -14,6 +14,10 @@ The package's parts, each readable alone:
 - :mod:`~conformance.scenarios.checker` and :mod:`~conformance.scenarios.semantics`: the
   schema and semantic checks that build a Scenario from a document;
 - :mod:`~conformance.scenarios.ids`: reserved and retired ids, the corpus digest.
+- :mod:`~conformance.scenarios.corpus`: where the default corpus and catalogue are;
+- :mod:`~conformance.scenarios.loadcache` (with :mod:`~conformance.scenarios.identity`):
+  loaded files kept on disk, keyed and authenticated, so that ``check`` and ``run`` do not
+  parse an unchanged corpus again.
 
 This module loads files and corpora; every name other modules use is importable from it.
 """
@@ -24,11 +28,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Protocol, TypeVar
 
-from conformance.catalogue import Catalogue
-from conformance.corpus import scenario_files
-from conformance.loadcache import cached, cached_group, cached_index, context_key, pin_group
-from conformance.plaindata import Codec
-from conformance.scenarios.checker import _DocChecker
+from conformance.io.plaindata import Codec
+from conformance.knowledge.catalogue import Catalogue
+from conformance.scenarios.checker import DocChecker
+from conformance.scenarios.corpus import scenario_files
 from conformance.scenarios.ids import (
     DRAFT_IDS,
     EXAMPLE_IDS,
@@ -38,6 +41,13 @@ from conformance.scenarios.ids import (
     is_draft_id,
     is_example_id,
     retired_ids,
+)
+from conformance.scenarios.loadcache import (
+    cached,
+    cached_group,
+    cached_index,
+    context_key,
+    pin_group,
 )
 from conformance.scenarios.model import (
     CaseEntry,
@@ -76,6 +86,7 @@ __all__ = [
     "Check",
     "DeckSpec",
     "Disputed",
+    "DocChecker",
     "IndexResult",
     "Level",
     "LoadResult",
@@ -84,7 +95,6 @@ __all__ = [
     "Setup",
     "Step",
     "StepKind",
-    "_DocChecker",
     "_jsonable",
     "_validator",
     "canonical_json",
@@ -139,7 +149,7 @@ def _load_file(file_path: Path, name: str, catalogue: Catalogue | None) -> LoadR
             errors.append(item)
             continue
         node, data = item
-        checker = _DocChecker(node, data, name, catalogue)
+        checker = DocChecker(node, data, name, catalogue)
         scenario = checker.build()
         errors.extend(checker.errors)
         if scenario is not None:
@@ -192,7 +202,7 @@ def load_index(paths: Sequence[Path | str], *, catalogue: Catalogue | None = Non
 
 def pin_corpus(paths: Sequence[Path | str], *, catalogue: Catalogue | None = None) -> None:
     """Read now, before an adapter under test starts, the load cache's entries a later
-    :func:`load_corpus` of ``paths`` will use (:func:`conformance.loadcache.pin_group`):
+    :func:`load_corpus` of ``paths`` will use (:func:`conformance.scenarios.loadcache.pin_group`):
     the engine cannot then change what the run grades it on. Cheap: bytes, not decoding.
 
     :raises FileNotFoundError: when a path does not exist.

@@ -8,9 +8,10 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     import yaml
 
-from conformance.catalogue import Catalogue
-from conformance.optionfacts import Ruling, with_options
-from conformance.profiles import ProfileData, ProfileError, Profiles, default_profiles
+from conformance.io.validation import best_match_of
+from conformance.knowledge.catalogue import Catalogue
+from conformance.knowledge.optionfacts import Ruling, with_options
+from conformance.knowledge.profiles import ProfileData, ProfileError, Profiles, default_profiles
 from conformance.scenarios.ids import DRAFT_IDS, canonical_json, is_draft_id
 from conformance.scenarios.model import (
     Check,
@@ -26,10 +27,9 @@ from conformance.scenarios.names import CatalogueChecks
 from conformance.scenarios.plan import Planner
 from conformance.scenarios.semantics import StateChecks
 from conformance.scenarios.yamldoc import _jsonable, _mark, _pointer, _validator
-from conformance.validation import best_match_of
 
 
-class _DocChecker(StateChecks, CatalogueChecks):
+class DocChecker(StateChecks, CatalogueChecks):
     """Validates and expands one YAML document into a Scenario, collecting errors."""
 
     def __init__(

@@ -10,14 +10,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from conformance.profiles import Pack
+from conformance.errors import HarnessError
+from conformance.knowledge.profiles import Pack
 from conformance.scenarios.packs import fill_after
 
 Level = Literal["melds", "turns", "deals"]
 StepKind = Literal["action", "next_deal", "redeal"]
 
 
-class ScenarioError(Exception):
+class ScenarioError(HarnessError):
     """A problem with a scenario file, located by file, line, column and scenario id."""
 
     def __init__(

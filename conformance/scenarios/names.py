@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from conformance.catalogue import Catalogue
+from conformance.knowledge.catalogue import Catalogue
 from conformance.scenarios.options import (
     INTERFACE_READINGS,
     NoValue,

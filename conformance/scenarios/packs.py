@@ -8,8 +8,8 @@ from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
-from conformance.cards import CANONICAL_ORDER, JOKER, RANKS
-from conformance.profiles import DEFAULT_PROFILE, Pack, ProfileData, default_profiles
+from conformance.knowledge.cards import CANONICAL_ORDER, JOKER, RANKS
+from conformance.knowledge.profiles import DEFAULT_PROFILE, Pack, ProfileData, default_profiles
 
 #: Size of the default (argentine) pack; other profiles' packs are in profiles.json.
 PACK_SIZE = len(CANONICAL_ORDER)

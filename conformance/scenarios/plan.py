@@ -29,11 +29,11 @@ import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from functools import cache
-from pathlib import Path
 from typing import Any
 
-from conformance.catalogue import Catalogue
-from conformance.profiles import ProfileData
+from conformance.io.resources import package_file
+from conformance.knowledge.catalogue import Catalogue
+from conformance.knowledge.profiles import ProfileData
 from conformance.scenarios.model import Check, PlannedCheck, Step
 from conformance.scenarios.options import (
     NOT_ASSERTED,
@@ -44,7 +44,7 @@ from conformance.scenarios.options import (
     varies,
 )
 
-CHECK_RULES = Path(__file__).resolve().parent.parent / "data" / "check_rules.json"
+CHECK_RULES = package_file("data", "check_rules.json")
 
 #: Where a rule came from: translated through own_rules (map, reason) or taken as written.
 _TRANSLATED = "translated"

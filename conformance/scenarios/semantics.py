@@ -7,8 +7,8 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from conformance.profiles import Pack, ProfileData
-from conformance.reachability import unreachable_problems
+from conformance.knowledge.profiles import Pack, ProfileData
+from conformance.knowledge.reachability import unreachable_problems
 from conformance.scenarios.model import DeckSpec
 from conformance.scenarios.options import NOT_ASSERTED, branches_of, is_by_option, is_wrapper
 from conformance.scenarios.packs import (

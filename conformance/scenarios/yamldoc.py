@@ -9,20 +9,22 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from conformance.io.resources import package_file
+
 if TYPE_CHECKING:  # imported where used: a load from the cache needs no YAML at all
     import yaml
 
-from conformance.scenarios.model import ScenarioError
-from conformance.validation import SchemaValidator
-from conformance.yamlsafe import (
+from conformance.io.validation import SchemaValidator
+from conformance.io.yamlsafe import (
     FileProblem,
     expansion_problem,
     may_need_walk,
     nesting_problem,
     read_limited_text,
 )
+from conformance.scenarios.model import ScenarioError
 
-SCHEMA_PATH = Path(__file__).resolve().parent.parent / "schemas" / "scenario.schema.json"
+SCHEMA_PATH = package_file("schemas", "scenario.schema.json")
 
 # --------------------------------------------------------------------------- YAML
 

@@ -17,8 +17,8 @@ from typing import Any
 import jsonschema
 
 from conformance import fuzz
-from conformance.catalogue import load_catalogue
-from conformance.runner import RunOptions, run_scenarios
+from conformance.knowledge.catalogue import load_catalogue
+from conformance.run.runner import RunOptions, run_scenarios
 from conformance.scenarios import load_corpus
 from tests.mutants import harness
 

@@ -1,4 +1,4 @@
-"""conformance/adapter_pipes.py and the adapter's liveness check (adapter_process.py): what
+"""conformance/adapter/pipes.py and the adapter's liveness check (adapter_process.py): what
 the harness looks at between an answer and the request it sends ahead."""
 
 from __future__ import annotations
@@ -6,8 +6,8 @@ from __future__ import annotations
 import os
 import sys
 
-from conformance.adapter_pipes import EOF, READ_CHUNK, StdoutLines, Unterminated
-from conformance.adapter_process import AdapterProcess
+from conformance.adapter.pipes import EOF, READ_CHUNK, StdoutLines, Unterminated
+from conformance.adapter.process import AdapterProcess
 
 
 def _pipe() -> tuple[StdoutLines, int]:

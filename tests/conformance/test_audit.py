@@ -7,18 +7,15 @@ import shutil
 import sys
 from dataclasses import replace
 from pathlib import Path
-from types import MappingProxyType
 
 import pytest
 
 from conformance.audit import Finding, audit, audit_summary, changes_to_audit, judge, names_point
-from conformance.catalogue import load_catalogue
 from conformance.cli import main
-from conformance.corpus import default_corpus_dir
-from conformance.engine import Handshake
-from conformance.report import text_summary
-from conformance.runner import CaseResult, RunOptions, RunResult, run_scenarios
+from conformance.knowledge.catalogue import load_catalogue
+from conformance.run.runner import CaseResult, RunOptions, RunResult, run_scenarios
 from conformance.scenarios import Scenario, load_corpus, resolve_option
+from conformance.scenarios.corpus import default_corpus_dir
 
 REFERENCE = [sys.executable, "-m", "reference.adapter"]
 CORPUS = default_corpus_dir()
@@ -167,21 +164,6 @@ def _by_assumptions(
         key = tuple(sorted((p, o) for p, o in case.assumes.items() if p != point))
         groups.setdefault(key, []).append(case)
     return groups
-
-
-def test_summary_shows_undeclared_points_as_not_declared(corpus: list[Scenario]) -> None:
-    run = _run([], [s for s in corpus if s.id in ("cc-0136", "cc-1000")])
-    silent = Handshake(1, "quiet", "1", "c", ("argentine",), frozenset({"melds"}))
-    declared = replace(
-        silent, rulings=MappingProxyType({"DISPUTE-31": "at_least", "VARIANT-01": "fifty"})
-    )
-    text = text_summary(replace(run, handshake=silent), load_catalogue())
-    assert "DISPUTE-31  not declared   exact" in text
-    assert "VARIANT-06  not declared   any" in text
-    assert "engine not declared, reference exact" in text
-    text = text_summary(replace(run, handshake=declared), load_catalogue())
-    assert "*DISPUTE-31  at_least       exact" in text
-    assert " VARIANT-01  fifty          fifty" in text
 
 
 def test_a_case_for_another_interface_reading_is_audited_in_that_reading() -> None:

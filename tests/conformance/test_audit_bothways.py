@@ -13,9 +13,9 @@ import pytest
 from conformance.audit.allowance import AllowanceError, parse_allowance, read_allowance
 from conformance.audit.bothways import Assumption, Use, gated_checks
 from conformance.audit.static import static_findings
-from conformance.catalogue import load_catalogue
 from conformance.cli import main
-from conformance.runner import RunOptions, run_scenarios
+from conformance.knowledge.catalogue import load_catalogue
+from conformance.run.runner import RunOptions, run_scenarios
 from conformance.scenarios import load_corpus
 
 DATA = Path(__file__).parent / "data" / "audit"

@@ -18,8 +18,8 @@ from conformance.audit.runs import (
     RunSpec,
     interface_group,
 )
-from conformance.catalogue import load_catalogue
 from conformance.cli import main
+from conformance.knowledge.catalogue import load_catalogue
 from conformance.scenarios import load_corpus
 
 DATA = Path(__file__).parent / "data" / "audit"

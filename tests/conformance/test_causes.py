@@ -1,4 +1,4 @@
-"""Failing checks grouped by root cause (conformance/causes.py), from results built here."""
+"""Failing checks grouped by root cause (conformance/reports/causes.py), from results built here."""
 
 from __future__ import annotations
 
@@ -7,10 +7,10 @@ from pathlib import Path
 
 import jsonschema
 
-from conformance.catalogue import load_catalogue
-from conformance.causes import Inference, card_table, direction, group_causes
-from conformance.explain import explanation
-from conformance.results import CaseResult, CheckResult
+from conformance.grading.results import CaseResult, CheckResult
+from conformance.knowledge.catalogue import load_catalogue
+from conformance.reports.causes import Inference, card_table, direction, group_causes
+from conformance.reports.explain import explanation
 
 CATALOGUE = load_catalogue()
 SCHEMA = json.loads(
@@ -179,11 +179,12 @@ def test_an_expected_failure_is_no_cause() -> None:
 
 
 def test_every_report_of_a_run_speaks_its_causes() -> None:
-    from conformance.expectations import expectations_from_results
-    from conformance.html_report import render_html, render_markdown
-    from conformance.report import build_report, cause_names, junit_xml
-    from conformance.report_tools import LoadedReport
-    from conformance.results import RunResult, count_statuses
+    from conformance.grading.results import RunResult, count_statuses
+    from conformance.reports.html_report import render_html
+    from conformance.reports.markdown_report import render_markdown
+    from conformance.reports.report import build_report, cause_names, junit_xml
+    from conformance.reports.report_tools import LoadedReport
+    from conformance.run.expectations import expectations_from_results
 
     results = (
         case("cc-1", fail("check 1", "answer", "penalty of JK: expected 50, got 30")),

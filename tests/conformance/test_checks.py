@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from conformance.catalogue import load_catalogue
-from conformance.results import CaseResult, CheckResult
-from conformance.runner import RunOptions, run_scenarios
+from conformance.grading.results import CaseResult, CheckResult
+from conformance.knowledge.catalogue import load_catalogue
+from conformance.run.runner import RunOptions, run_scenarios
 from conformance.scenarios import Scenario, load_corpus
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -257,7 +257,7 @@ def test_an_error_keeps_the_checks_graded_before_it() -> None:
 
 def test_a_case_not_run_still_lists_its_checks(rotation: list[Scenario]) -> None:
     from conformance.errors import EngineStartError
-    from conformance.runner import unstarted_run
+    from conformance.run.runner import unstarted_run
 
     result = unstarted_run(["nothing"], rotation, RunOptions(), EngineStartError("no"), CATALOGUE)
     for case in result.results:

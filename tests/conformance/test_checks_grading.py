@@ -12,13 +12,13 @@ from pathlib import Path
 
 import pytest
 
-from conformance.catalogue import load_catalogue
-from conformance.compare import Mismatch
+from conformance.grading.compare import Mismatch
 from conformance.grading.invariants import invariant_problems
 from conformance.grading.signature import card_value_diagnosis, signature
-from conformance.optionfacts import hand_size, pack, points, with_options
-from conformance.profiles import default_profiles
-from conformance.runner import RunOptions, run_scenarios
+from conformance.knowledge.catalogue import load_catalogue
+from conformance.knowledge.optionfacts import hand_size, pack, points, with_options
+from conformance.knowledge.profiles import default_profiles
+from conformance.run.runner import RunOptions, run_scenarios
 from conformance.scenarios import load_corpus
 from reference.profiles import OPTIONS, find_profile
 

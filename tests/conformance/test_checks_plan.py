@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from conformance.catalogue import load_catalogue
-from conformance.profiles import default_profiles
+from conformance.knowledge.catalogue import load_catalogue
+from conformance.knowledge.profiles import default_profiles
 from conformance.scenarios import load_corpus, load_file
 from conformance.scenarios.plan import check_rules
 

@@ -157,7 +157,7 @@ def test_expectations_naming_unknown_ids_are_warned_about(
 def test_the_main_job_speaks_briefly_when_nothing_is_unexpected(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    from conformance.profiles import default_profiles
+    from conformance.knowledge.profiles import default_profiles
 
     names = list(default_profiles())
     assert main(["run", "--profile", "all"]) == 0
@@ -173,7 +173,7 @@ def test_the_main_job_speaks_briefly_when_nothing_is_unexpected(
 
 
 def test_the_main_job_quiet_is_a_line_per_profile(capsys: pytest.CaptureFixture[str]) -> None:
-    from conformance.profiles import default_profiles
+    from conformance.knowledge.profiles import default_profiles
 
     names = list(default_profiles())
     assert main(["run", "--profile", "all", "--quiet"]) == 0
@@ -208,7 +208,7 @@ def test_run_every_profile_writes_no_report(
 
 
 def test_coverage_of_every_profile_is_a_line_each(capsys: pytest.CaptureFixture[str]) -> None:
-    from conformance.profiles import default_profiles
+    from conformance.knowledge.profiles import default_profiles
 
     assert main(["coverage", "--profile", "all"]) == 0
     out = capsys.readouterr().out.rstrip().splitlines()
@@ -232,7 +232,7 @@ def test_coverage_of_every_profile_names_what_is_uncovered(
 def test_the_package_says_it_covers_every_profile() -> None:
     import tomllib
 
-    from conformance.profiles import default_profiles
+    from conformance.knowledge.profiles import default_profiles
 
     root = Path(__file__).resolve().parents[2]
     project = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))["project"]
@@ -241,13 +241,13 @@ def test_the_package_says_it_covers_every_profile() -> None:
 
 def test_check_starts_without_the_modules_only_a_run_needs() -> None:
     """``check`` runs often (an editor's save hook, a pre-commit): importing the CLI must
-    not pull in what judging a run reads (conformance.verdict and its results)."""
+    not pull in what judging a run reads (conformance.run.verdict and its results)."""
     import subprocess
 
     probe = (
         "import sys, conformance.cli; "
-        "print(sorted(m for m in ('conformance.verdict', 'conformance.results', "
-        "'conformance.runner', 'conformance.engine', 'jsonschema', 'jsonschema_rs') "
+        "print(sorted(m for m in ('conformance.run.verdict', 'conformance.grading.results', "
+        "'conformance.run.runner', 'conformance.adapter.engine', 'jsonschema', 'jsonschema_rs') "
         "if m in sys.modules))"
     )
     out = subprocess.run(
@@ -282,8 +282,8 @@ def test_a_time_limit_that_is_no_limit_is_refused(
 
 def test_the_fuzz_library_call_refuses_a_time_limit_that_is_no_limit(tmp_path: Path) -> None:
     from conformance import fuzz
-    from conformance.catalogue import load_catalogue
     from conformance.fuzz import command
+    from conformance.knowledge.catalogue import load_catalogue
 
     for bad in (float("nan"), float("inf"), 0.0, -1.0):
         options = fuzz.FuzzOptions(games=1, timeout=bad)

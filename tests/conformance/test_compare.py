@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from conformance.compare import (
+from conformance.grading.compare import (
     compare_check,
     compare_outcome,
     compare_state,
@@ -129,7 +129,7 @@ def test_winners_are_a_set() -> None:
 
 
 def test_a_deal_from_another_seat_is_read_from_the_first_player() -> None:
-    from conformance.compare import dealt_from, seated_for
+    from conformance.grading.compare import dealt_from, seated_for
 
     deck = ["AS", "2S", "3S", "4S", "5S", "6S", "7S", "8S", "9S"]
     # Three players, two cards each, dealt from seat 2: it holds deck[0] and deck[3].

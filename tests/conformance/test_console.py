@@ -1,16 +1,21 @@
-"""What a run prints (conformance/console.py), from results built here: brief where all is
+"""What a run prints (conformance/reports/console.py), from results built here: brief where all is
 as expected, the detail where something differs, and counts by failing checks."""
 
 from __future__ import annotations
 
 from types import MappingProxyType
 
-from conformance.catalogue import load_catalogue
-from conformance.console import NORMAL, QUIET, VERBOSE, run_text
-from conformance.engine import Handshake
-from conformance.properties import PropertyResult
-from conformance.results import CaseResult, CheckResult, RunResult, count_statuses
-from conformance.verdict import judge
+from conformance.adapter.engine import Handshake
+from conformance.grading.results import (
+    CaseResult,
+    CheckResult,
+    PropertyResult,
+    RunResult,
+    count_statuses,
+)
+from conformance.knowledge.catalogue import load_catalogue
+from conformance.reports.console import NORMAL, QUIET, VERBOSE, run_text
+from conformance.run.verdict import judge
 
 CATALOGUE = load_catalogue()
 JOKER = "joker left in hand: expected 50, got 30"

@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 
-from conformance.catalogue import load_catalogue
-from conformance.declarations import declarations
-from conformance.engine import Handshake
+from conformance.adapter.declarations import declarations
+from conformance.adapter.engine import Handshake
+from conformance.knowledge.catalogue import load_catalogue
 
 
 def hello(**extra: Any) -> Handshake:

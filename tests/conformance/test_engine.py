@@ -18,7 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from conformance.engine import EngineSession, Handshake
+from conformance.adapter.engine import EngineSession, Handshake
+from conformance.adapter.protocol import CheckedRequest, checked_request
 from conformance.errors import (
     EngineCrashed,
     EngineError,
@@ -31,7 +32,6 @@ from conformance.errors import (
     ProtocolError,
     VersionMismatch,
 )
-from conformance.protocol import CheckedRequest, checked_request
 
 FAKE = Path(__file__).resolve().parents[1] / "fake_adapters" / "fake_adapter.py"
 # From 000 §07: A 20 + Q 10 + 3 = 33.
@@ -631,7 +631,7 @@ def test_close_with_a_request_in_flight_leaves_nothing(make_session: Factory, ta
 def test_the_next_cases_request_sent_ahead_opens_its_own_stderr_section(
     make_session: Factory,
 ) -> None:
-    from conformance.engine import Ahead
+    from conformance.adapter.engine import Ahead
 
     session = make_session("--error-on", "penalty")
     session.start()
@@ -649,7 +649,7 @@ def test_the_next_cases_request_sent_ahead_opens_its_own_stderr_section(
 
 
 def test_a_request_sent_ahead_keeps_its_own_time_limit(make_session: Factory, tag: str) -> None:
-    from conformance.engine import Ahead
+    from conformance.adapter.engine import Ahead
 
     # The adapter sleeps 0.3 s before every answer: the session's 2 s limit lets the first
     # through, the 0.1 s the request sent ahead carries cannot.
@@ -701,7 +701,7 @@ def test_requests_in_flight_are_as_many_as_the_engine_takes_and_at_most_two(
 
 
 def test_the_next_cases_first_request_never_goes_behind_another(make_session: Factory) -> None:
-    from conformance.engine import Ahead
+    from conformance.adapter.engine import Ahead
 
     # Its stderr section starts where it is sent: with another request still in flight,
     # that one's log would land in the next case's section.
@@ -740,7 +740,7 @@ def test_a_hang_on_the_second_request_in_flight_times_out_when_it_is_read(
 
 
 def test_a_request_written_behind_another_has_its_time_from_the_answer_before_it() -> None:
-    from conformance.engine import _InFlight, _Sent
+    from conformance.adapter.engine import _InFlight, _Sent
 
     # The adapter starts on it only once it has answered the one before: its whole time
     # limit runs from that answer, so a slow but honest engine is not cut short by it.

@@ -1,4 +1,5 @@
-"""conformance/engine.py, split (issue 28): each part reads in one sitting, old imports work."""
+"""conformance/adapter/engine.py, split (issue 28): each part reads in one sitting, old imports
+work."""
 
 from __future__ import annotations
 
@@ -7,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-PACKAGE = Path(__file__).resolve().parents[2] / "conformance"
+PACKAGE = Path(__file__).resolve().parents[2] / "conformance" / "adapter"
 PARTS = [
     "engine",
     "handshake",
-    "adapter_pipes",
-    "adapter_process",
+    "pipes",
+    "process",
     "memlimit",
     "watchdog",
     "_watchdog_child",
@@ -20,9 +21,9 @@ PARTS = [
 
 
 def test_the_names_other_modules_import_from_engine_still_resolve() -> None:
-    from conformance import engine
-    from conformance.adapter_process import kill_live_adapters, refuse_new_sessions
-    from conformance.handshake import Handshake, default_players
+    from conformance.adapter import engine
+    from conformance.adapter.handshake import Handshake, default_players
+    from conformance.adapter.process import kill_live_adapters, refuse_new_sessions
 
     assert engine.Handshake is Handshake
     assert engine.default_players is default_players

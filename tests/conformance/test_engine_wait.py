@@ -1,11 +1,11 @@
-"""Waiting for an adapter's exit (conformance.adapter_process.wait_exit)."""
+"""Waiting for an adapter's exit (conformance.adapter.process.wait_exit)."""
 
 from __future__ import annotations
 
 import subprocess
 import sys
 
-from conformance.adapter_process import wait_exit as _wait_exit
+from conformance.adapter.process import wait_exit as _wait_exit
 
 
 def test_returns_the_exit_code_once_the_process_has_exited() -> None:

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from conformance.adapter_process import AdapterProcess
-from conformance.engine import EngineSession
+from conformance.adapter.engine import EngineSession
+from conformance.adapter.process import AdapterProcess
 
 GATED = Path(__file__).resolve().parents[1] / "fake_adapters" / "gated_proxy.py"
 MELD = {"kind": "trio", "cards": ["9S", "9H", "9D"]}

@@ -1,4 +1,4 @@
-"""Coverage by execution (conformance/execution_coverage.py, issue 27).
+"""Coverage by execution (conformance/authoring/execution_coverage.py, issue 27).
 
 A fake adapter (tests/fake_adapters/tracing_adapter.py) relays the reference and writes a
 scripted trace, so what fires is known here and not taken from the code under test. The
@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 
 from conformance import cli
-from conformance import execution_coverage as ec
-from conformance.catalogue import Catalogue, load_catalogue
-from conformance.profiles import find_profile
+from conformance.authoring import execution_coverage as ec
+from conformance.knowledge.catalogue import Catalogue, load_catalogue
+from conformance.knowledge.profiles import find_profile
 from conformance.scenarios import Scenario, load_corpus
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -10,14 +10,14 @@ from typing import Any
 import pytest
 import yaml
 
-from conformance.causes import Cause, Example
-from conformance.expectations import (
+from conformance.grading.results import CaseResult, CheckResult, failing_rules, graded
+from conformance.reports.causes import Cause, Example
+from conformance.run.expectations import (
     ExpectationsError,
     apply_expectations,
     load_expectations,
     write_expectations,
 )
-from conformance.results import CaseResult, CheckResult, failing_rules, graded
 
 
 def case(cid: str, status: str) -> CaseResult:
@@ -317,9 +317,9 @@ def joker_run(*extra: CheckResult) -> list[CaseResult]:
 
 
 def joker_causes(results: list[CaseResult]) -> tuple[Cause, ...]:
-    from conformance.catalogue import load_catalogue
-    from conformance.causes import Inference, group_causes
-    from conformance.explain import explanation
+    from conformance.knowledge.catalogue import load_catalogue
+    from conformance.reports.causes import Inference, group_causes
+    from conformance.reports.explain import explanation
 
     thirty = explanation([("VARIANT-01", "thirty")], load_catalogue())
     members = [
@@ -392,7 +392,7 @@ def test_rewriting_by_cause_keeps_a_kept_cause_and_drops_what_passes_now(tmp_pat
     previous = load_expectations(first)
     # The engine now scores cc-0209 right and has a new fault; the causes of this run
     # hold only its unexpected failures (an expected failure is no cause).
-    from conformance.causes import group_causes
+    from conformance.reports.causes import group_causes
 
     now = [
         checked(
@@ -527,8 +527,8 @@ def test_a_file_written_by_cause_greens_the_same_engine_and_no_other_fault(
 
 
 def test_a_cause_entry_naming_a_case_not_in_the_corpus_is_named(tmp_path: Path) -> None:
+    from conformance.grading.results import RunResult, count_statuses
     from conformance.jobs import with_expectations
-    from conformance.results import RunResult, count_statuses
 
     f = tmp_path / "e.yaml"
     f.write_text("expected_causes:\n  - {checks: {cc-9999: [check 1]}, summary: retired}\n")

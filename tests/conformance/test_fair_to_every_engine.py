@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from conformance.catalogue import load_catalogue
-from conformance.results import CaseResult, CheckResult, graded
-from conformance.runner import RunOptions, RunResult, run_scenarios
+from conformance.grading.results import CaseResult, CheckResult, graded
+from conformance.knowledge.catalogue import load_catalogue
+from conformance.run.runner import RunOptions, RunResult, run_scenarios
 from conformance.scenarios import load_corpus
 
 ROOT = Path(__file__).resolve().parents[2]

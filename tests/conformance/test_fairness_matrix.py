@@ -30,10 +30,10 @@ from typing import Any
 
 import pytest
 
+from conformance.adapter.engine import EngineSession
 from conformance.cli import main
-from conformance.engine import EngineSession
-from conformance.properties import RULES, run_properties
-from conformance.smoke import smoke
+from conformance.laws.properties import RULES, run_properties
+from conformance.laws.smoke import smoke
 
 pytestmark = pytest.mark.slow
 

@@ -277,7 +277,7 @@ def test_a_draft_ending_in_a_recycle_never_pins_the_card_drawn() -> None:
 def _declared_options() -> list[tuple[str, str, str]]:
     """Every (profile, point, option) whose facts differ from the profile's own
     (conformance/data/option_facts.json): what an engine may declare and be dealt by."""
-    from conformance.optionfacts import points
+    from conformance.knowledge.optionfacts import points
 
     found = []
     for profile, named in sorted(points().items()):
@@ -301,9 +301,9 @@ def test_setups_built_for_a_declared_option_are_checked_and_replayed_under_it(
 
     from conformance.fuzz.melds import shuffled_deck
     from conformance.fuzz.states import built_state
-    from conformance.optionfacts import meld_wild_limit, with_options
-    from conformance.profiles import find_profile
-    from conformance.runner import RunOptions, run_scenarios
+    from conformance.knowledge.optionfacts import meld_wild_limit, with_options
+    from conformance.knowledge.profiles import find_profile
+    from conformance.run.runner import RunOptions, run_scenarios
     from conformance.scenarios import load_corpus
 
     facts = with_options(find_profile(profile), {point: option}.get)

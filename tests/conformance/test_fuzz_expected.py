@@ -10,9 +10,9 @@ from typing import Any
 import jsonschema
 import pytest
 
-from conformance.expectations import ExpectationsError, load_expectations
 from conformance.fuzz import command
 from conformance.fuzz.expected import apply_expectations, write_expectations
+from conformance.run.expectations import ExpectationsError, load_expectations
 from tests.conformance.fuzzkit import CATALOGUE, SCHEMA, cli, options
 from tests.mutants import harness
 

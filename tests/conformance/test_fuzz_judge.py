@@ -8,8 +8,6 @@ from typing import Any
 import pytest
 
 from conformance import fuzz
-from conformance.cards import RANKS
-from conformance.compare import compare_state
 from conformance.fuzz.judge import (
     action_rule,
     canonical_state,
@@ -22,7 +20,9 @@ from conformance.fuzz.judge import (
     recycled_in,
     repaired,
 )
-from conformance.profiles import find_profile
+from conformance.grading.compare import compare_state
+from conformance.knowledge.cards import RANKS
+from conformance.knowledge.profiles import find_profile
 from tests.conformance.fuzzkit import CATALOGUE
 
 

@@ -10,12 +10,12 @@ import random
 
 import pytest
 
-from conformance.catalogue import load_catalogue
-from conformance.declarations import Declarations, declarations
-from conformance.engine import Handshake
+from conformance.adapter.declarations import Declarations, declarations
+from conformance.adapter.engine import Handshake
 from conformance.fuzz.player import Policy, random_query
 from conformance.fuzz.states import built_state
-from conformance.profiles import find_profile
+from conformance.knowledge.catalogue import load_catalogue
+from conformance.knowledge.profiles import find_profile
 
 ACTIONS = {"draw_stock", "draw_discard", "open", "lay_off", "swap_joker", "discard"}
 HELLO = {

@@ -15,8 +15,8 @@ from conformance.fuzz.probes import (
     natural_two_state,
     other_kind_deals,
 )
-from conformance.profiles import find_profile
-from conformance.reachability import unreachable_problems
+from conformance.knowledge.profiles import find_profile
+from conformance.knowledge.reachability import unreachable_problems
 from tests.conformance.fuzzkit import HOUSE, run_fuzz
 
 

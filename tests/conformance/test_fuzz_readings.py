@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from conformance.engine import EngineSession
+from conformance.adapter.engine import EngineSession
 from conformance.errors import EngineReportedError
 from conformance.fuzz.model import FuzzOptions, SetupRefused
 from conformance.fuzz.pair import Pair

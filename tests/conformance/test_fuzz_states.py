@@ -1,7 +1,7 @@
 """Built mid-deal states (conformance/fuzz/states.py): reachable, whole packs, every profile.
 
 No adapter runs here: a built state must hold exactly the pack dealt to its players, and
-pass the harness's own reachability check (conformance/reachability.py), or the
+pass the harness's own reachability check (conformance/knowledge/reachability.py), or the
 reference would refuse it and the game would be lost.
 """
 
@@ -13,8 +13,8 @@ from collections import Counter
 import pytest
 
 from conformance.fuzz.states import built_state
-from conformance.profiles import find_profile
-from conformance.reachability import unreachable_problems
+from conformance.knowledge.profiles import find_profile
+from conformance.knowledge.reachability import unreachable_problems
 
 
 @pytest.mark.parametrize("profile", ["argentine", "chilean", "pagat", "perla"])

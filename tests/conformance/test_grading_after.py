@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from conformance.catalogue import load_catalogue
-from conformance.declarations import Declarations, declarations
-from conformance.engine import Handshake
+from conformance.adapter.declarations import Declarations, declarations
+from conformance.adapter.engine import Handshake
 from conformance.grading.after import Unseen, moved
+from conformance.knowledge.catalogue import load_catalogue
 
 CATALOGUE = load_catalogue()
 

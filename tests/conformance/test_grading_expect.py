@@ -12,12 +12,12 @@ from typing import Any
 
 import pytest
 
-from conformance.catalogue import load_catalogue
-from conformance.corpus import default_corpus_dir
-from conformance.declarations import declarations
-from conformance.engine import Handshake
+from conformance.adapter.declarations import declarations
+from conformance.adapter.engine import Handshake
 from conformance.grading.expect import UNSET, Resolutions, applicable, applies, resolved
+from conformance.knowledge.catalogue import load_catalogue
 from conformance.scenarios import load_corpus
+from conformance.scenarios.corpus import default_corpus_dir
 from conformance.scenarios.options import NoValue
 
 CATALOGUE = load_catalogue()

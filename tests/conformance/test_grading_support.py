@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from conformance.cli import main
+from conformance.grading.results import OpSupport
 from conformance.grading.support import (
     OpBook,
     inconsistent,
@@ -20,7 +21,6 @@ from conformance.grading.support import (
     refused_players,
     support_warnings,
 )
-from conformance.results import OpSupport
 
 ROOT = Path(__file__).resolve().parents[2]
 REFUSING = shlex.join([sys.executable, str(ROOT / "tests" / "fake_adapters" / "refusing_proxy.py")])

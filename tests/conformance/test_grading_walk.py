@@ -7,7 +7,7 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from conformance.engine import MAX_AHEAD, Ahead, Request
+from conformance.adapter.engine import MAX_AHEAD, Ahead, Request
 from conformance.grading.walk import Chain, ahead_of
 
 

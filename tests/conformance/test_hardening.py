@@ -26,18 +26,15 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from conformance.adapter_pipes import StderrDrain
-from conformance.adapter_process import refusing_new_sessions
+from conformance.adapter.engine import EngineSession
+from conformance.adapter.pipes import StderrDrain
+from conformance.adapter.process import refusing_new_sessions
+from conformance.adapter.protocol import decode_line, encode_request
+from conformance.adapter.reaper import SESSION_VARIABLE
 from conformance.cli import main
-from conformance.engine import EngineSession
 from conformance.errors import EngineReportedError
-from conformance.expectations import ExpectationsError, load_expectations
-from conformance.outputs import emit
-from conformance.protocol import decode_line, encode_request
-from conformance.reaper import SESSION_VARIABLE
-from conformance.report import atomic_write_text
-from conformance.scenarios import load_corpus, load_file
-from conformance.textsafe import (
+from conformance.io.files import atomic_write_text
+from conformance.io.textsafe import (
     MAX_CASE_TEXT,
     MAX_STRING,
     cap_total,
@@ -47,7 +44,10 @@ from conformance.textsafe import (
     safe_text,
     terminal_text,
 )
-from conformance.yamlsafe import MAX_FILE_BYTES
+from conformance.io.yamlsafe import MAX_FILE_BYTES
+from conformance.reports.outputs import emit
+from conformance.run.expectations import ExpectationsError, load_expectations
+from conformance.scenarios import load_corpus, load_file
 
 ROOT = Path(__file__).resolve().parents[2]
 FAKES = ROOT / "tests" / "fake_adapters"
@@ -177,7 +177,7 @@ def test_whatever_text_an_engine_sends_comes_out_safe(text: str, copies: int) ->
 
 
 def test_cap_total_bounds_what_one_case_keeps() -> None:
-    from conformance.runner import CASE_TEXT_FIELDS, CaseResult
+    from conformance.run.runner import CASE_TEXT_FIELDS, CaseResult
 
     big = "d" * MAX_CASE_TEXT
     result = CaseResult("cc-0001", "t", (), "S", "fail", diff=big, stderr_tail=big, error=big)
@@ -525,7 +525,7 @@ def test_a_read_only_folder_is_refused(tmp_path: Path, capsys: pytest.CaptureFix
 def test_a_write_that_fails_at_the_end_is_reported_and_the_others_are_written(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    import conformance.report as report_module
+    import conformance.reports.report as report_module
 
     def disk_full(*args: object, **kwargs: object) -> None:
         raise OSError(28, "No space left on device")
@@ -729,7 +729,7 @@ def test_coverage_json_path_is_checked_first(capsys: pytest.CaptureFixture[str])
 def test_a_signal_raises_until_deferred_then_waits_for_the_reports() -> None:
     """Item 6, in-process: before defer() SIGTERM raises Terminated (a KeyboardInterrupt);
     after it (reports being written) a signal is only recorded, for the exit code."""
-    from conformance.interrupt import Terminated, exit_code, interruptible
+    from conformance.run.interrupt import Terminated, exit_code, interruptible
 
     before = signal.getsignal(signal.SIGTERM)
     with pytest.raises(Terminated) as caught, interruptible():

@@ -1,5 +1,5 @@
 """The hostile probes: malformed and borderline requests, each with the answer the protocol
-requires (conformance/hostile.py), sent by ``smoke --hostile`` and ``run --hostile``."""
+requires (conformance/laws/hostile.py), sent by ``smoke --hostile`` and ``run --hostile``."""
 
 from __future__ import annotations
 
@@ -11,13 +11,16 @@ from typing import Any
 
 import pytest
 
-from conformance.catalogue import load_catalogue
+from conformance.adapter.declarations import declarations
+from conformance.adapter.engine import EngineSession
+from conformance.adapter.handshake import Handshake
 from conformance.cli import main
-from conformance.declarations import declarations
-from conformance.engine import EngineSession
 from conformance.errors import EngineReportedError, ProtocolError
-from conformance.handshake import Handshake
-from conformance.hostile import (
+from conformance.grading.results import graded
+from conformance.knowledge.catalogue import load_catalogue
+from conformance.knowledge.optionfacts import with_packs
+from conformance.knowledge.profiles import default_profiles
+from conformance.laws.hostile import (
     HOSTILE_IDS,
     HOSTILE_PROBES,
     Ignored,
@@ -28,10 +31,7 @@ from conformance.hostile import (
     hostile_checks,
     probe_engine,
 )
-from conformance.optionfacts import with_packs
-from conformance.profiles import default_profiles
-from conformance.results import graded
-from conformance.smoke import smoke
+from conformance.laws.smoke import smoke
 
 FAKES = Path(__file__).resolve().parents[1] / "fake_adapters"
 REFERENCE = [sys.executable, "-m", "reference.adapter"]

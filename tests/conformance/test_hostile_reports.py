@@ -3,7 +3,7 @@ traceback, a hang or unbounded work; a report whose adapter never started does n
 into another engine's.
 
 Each input is small and written here; each test failed before the bounded reader
-(conformance/jsonsafe.py) and the merge checks, and passes now.
+(conformance/io/jsonsafe.py) and the merge checks, and passes now.
 """
 
 from __future__ import annotations
@@ -16,12 +16,12 @@ from typing import Any
 
 import pytest
 
-from conformance import jsonsafe
-from conformance.catalogue import load_catalogue
 from conformance.cli import main
-from conformance.report import build_report
-from conformance.report_tools import ReportError, load_report, merge_reports
-from conformance.results import CaseResult, RunResult, count_statuses
+from conformance.grading.results import CaseResult, RunResult, count_statuses
+from conformance.io import jsonsafe
+from conformance.knowledge.catalogue import load_catalogue
+from conformance.reports.report import build_report
+from conformance.reports.report_tools import ReportError, load_report, merge_reports
 from tests.conformance.test_report_checks import ENGINE, results, run_of
 
 CATALOGUE = load_catalogue()
@@ -219,7 +219,7 @@ def test_a_handshake_of_the_wrong_shape_is_refused_not_a_traceback(
 def test_a_handshake_read_back_wrong_shows_the_report_without_declarations(
     doc: dict[str, Any],
 ) -> None:
-    from conformance.report_tools import LoadedReport, engine_declarations
+    from conformance.reports.report_tools import LoadedReport, engine_declarations
 
     odd = copy.deepcopy(doc)
     odd["header"]["engine"]["profile_rulings"] = {"pagat": {"DISPUTE-1": "a", "dispute-01": "b"}}

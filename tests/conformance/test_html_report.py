@@ -31,12 +31,13 @@ from typing import Any
 
 import pytest
 
-from conformance.catalogue import load_catalogue
 from conformance.cli import main
-from conformance.html_report import cards, md, render_html, render_markdown
-from conformance.report import build_report
-from conformance.report_tools import LoadedReport, ReportError, load_fuzz_report
-from conformance.runner import RunOptions, run_scenarios
+from conformance.knowledge.catalogue import load_catalogue
+from conformance.reports.html_report import cards, render_html
+from conformance.reports.markdown_report import md, render_markdown
+from conformance.reports.report import build_report
+from conformance.reports.report_tools import LoadedReport, ReportError, load_fuzz_report
+from conformance.run.runner import RunOptions, run_scenarios
 from conformance.scenarios import load_corpus
 
 DATA = Path(__file__).parent / "data"

@@ -1,8 +1,8 @@
-"""conformance/identity.py: a value per object, never per equal object or reused id."""
+"""conformance/scenarios/identity.py: a value per object, never per equal object or reused id."""
 
 from __future__ import annotations
 
-from conformance.identity import kept
+from conformance.scenarios.identity import kept
 
 
 def test_a_value_is_made_once_per_object_and_not_shared_by_an_equal_one() -> None:

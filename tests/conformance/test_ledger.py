@@ -9,9 +9,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from conformance.compare import Mismatch
+from conformance.grading.compare import Mismatch
 from conformance.grading.ledger import Ledger, _result, pass_results
-from conformance.results import CHECK_STATUSES, CheckResult
+from conformance.grading.results import CHECK_STATUSES, CheckResult
 from conformance.scenarios.model import PlannedCheck
 
 checks = st.builds(

@@ -1,6 +1,6 @@
 """What the command line does, called as a library (no argparse): selecting and sharding
-cases (conformance/selection.py), the coverage table (conformance/coverage.py), and running
-one profile or every profile an engine lists (conformance/jobs.py)."""
+cases (conformance/run/selection.py), the coverage table (conformance/authoring/coverage.py),
+and running one profile or every profile an engine lists (conformance/jobs.py)."""
 
 from __future__ import annotations
 
@@ -9,13 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from conformance.catalogue import load_catalogue
-from conformance.coverage import profile_coverage
-from conformance.expectations import Expectations
+from conformance.authoring.coverage import profile_coverage
 from conformance.jobs import engine_handshake, profiles_to_run, run_every_profile, run_profile
-from conformance.runner import RunOptions
-from conformance.scenarios import Scenario
-from conformance.selection import (
+from conformance.knowledge.catalogue import load_catalogue
+from conformance.run.expectations import Expectations
+from conformance.run.runner import RunOptions
+from conformance.run.selection import (
     NoSelection,
     SelectionError,
     load_scenarios,
@@ -23,7 +22,8 @@ from conformance.selection import (
     select,
     shard_of,
 )
-from conformance.verdict import EXIT_FAILED, EXIT_OK, judge
+from conformance.run.verdict import EXIT_FAILED, EXIT_OK, judge
+from conformance.scenarios import Scenario
 
 DATA = Path(__file__).parent / "data"
 CATALOGUE = load_catalogue(DATA / "catalogue.json")

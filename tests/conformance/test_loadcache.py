@@ -1,4 +1,5 @@
-"""The cache of loaded scenario files (conformance/loadcache.py): never stale, never unsafe."""
+"""The cache of loaded scenario files (conformance/scenarios/loadcache.py): never stale, never
+unsafe."""
 
 from __future__ import annotations
 
@@ -9,10 +10,10 @@ from pathlib import Path
 import pytest
 
 import conformance.scenarios as scenarios_module
-from conformance.catalogue import load_catalogue
-from conformance.corpus import default_corpus_dir
-from conformance.loadcache import cache_dir
+from conformance.knowledge.catalogue import load_catalogue
 from conformance.scenarios import load_file
+from conformance.scenarios.corpus import default_corpus_dir
+from conformance.scenarios.loadcache import cache_dir
 
 SOURCE = default_corpus_dir() / "contracts" / "deal-1.yaml"
 
@@ -254,7 +255,7 @@ def test_check_says_the_same_from_the_index_and_from_the_cases_whole(
 def test_only_the_newest_whole_corpus_entries_are_kept(
     folder: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import conformance.loadcache as loadcache
+    import conformance.scenarios.loadcache as loadcache
     from conformance.scenarios import load_corpus
 
     # Each is a few MB, and every edit of a corpus makes one: a rule-lawyer's edit-check

@@ -1,4 +1,4 @@
-"""The load cache bounded and bound to what it was made from (conformance/loadcache.py):
+"""The load cache bounded and bound to what it was made from (conformance/scenarios/loadcache.py):
 an entry only this harness's key can make, read before the adapter under test starts,
 validated field by field, of bounded size, and pruned without a stat per entry a store."""
 
@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-import conformance.loadcache as loadcache
 import conformance.scenarios as scenarios_module
-from conformance.catalogue import load_catalogue
-from conformance.corpus import default_corpus_dir
+import conformance.scenarios.loadcache as loadcache
+from conformance.knowledge.catalogue import load_catalogue
 from conformance.scenarios import _CACHE_CODEC, LoadResult, load_corpus, load_file, pin_corpus
+from conformance.scenarios.corpus import default_corpus_dir
 
 SOURCE = default_corpus_dir() / "contracts" / "deal-1.yaml"
 #: A file of one case (``{id}``: its number; ``{n}``: a copy number in its title).
@@ -114,7 +114,7 @@ def test_entries_read_before_the_adapter_starts_cannot_be_swapped_under_the_run(
 def test_run_pins_the_corpus_before_it_starts_the_adapter(
     folder: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import conformance.runner as runner
+    import conformance.run.runner as runner
     from conformance.cli import main
 
     monkeypatch.setattr(loadcache, "_PINNED", {})

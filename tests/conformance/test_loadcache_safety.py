@@ -18,12 +18,12 @@ from pathlib import Path
 
 import pytest
 
-import conformance.loadcache as loadcache
 import conformance.scenarios as scenarios_module
-from conformance.catalogue import load_catalogue
-from conformance.corpus import default_corpus_dir
-from conformance.loadcache import cache_dir
+import conformance.scenarios.loadcache as loadcache
+from conformance.knowledge.catalogue import load_catalogue
 from conformance.scenarios import LoadResult, load_file
+from conformance.scenarios.corpus import default_corpus_dir
+from conformance.scenarios.loadcache import cache_dir
 
 SOURCE = default_corpus_dir() / "contracts" / "deal-1.yaml"
 OTHER_UID = 54321

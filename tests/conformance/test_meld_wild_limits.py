@@ -17,11 +17,11 @@ from pathlib import Path
 
 import pytest
 
-from conformance.catalogue import load_catalogue
-from conformance.optionfacts import meld_wild_limit, wild_ranks
-from conformance.profiles import default_profiles
-from conformance.results import CaseResult
-from conformance.runner import RunOptions, run_scenarios
+from conformance.grading.results import CaseResult
+from conformance.knowledge.catalogue import load_catalogue
+from conformance.knowledge.optionfacts import meld_wild_limit, wild_ranks
+from conformance.knowledge.profiles import default_profiles
+from conformance.run.runner import RunOptions, run_scenarios
 from conformance.scenarios import Scenario, load_corpus
 from reference.cards import Rank
 from reference.profiles import find_profile

@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
+from conformance.adapter.engine import EngineSession
+from conformance.adapter.memlimit import DEFAULT_MEMORY_LIMIT, format_size, parse_size
 from conformance.cli import main
-from conformance.engine import EngineSession
 from conformance.errors import EngineMemoryExceeded, HandshakeError
-from conformance.memlimit import DEFAULT_MEMORY_LIMIT, format_size, parse_size
 
 FAKES = Path(__file__).resolve().parents[1] / "fake_adapters"
 HOG = [sys.executable, str(FAKES / "memory_hog.py")]

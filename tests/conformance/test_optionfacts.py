@@ -1,4 +1,5 @@
-"""EngineFacts, the per-engine memo of conformance/optionfacts.py, answers as the functions do.
+"""EngineFacts, the per-engine memo of conformance/knowledge/optionfacts.py, answers as the
+functions do.
 
 A run asks each of these once per engine instead of once per case; a memo that answered
 for another option, or kept a value a later question must not see, would deal an engine
@@ -14,10 +15,10 @@ from itertools import product
 
 import pytest
 
-from conformance.catalogue import load_catalogue
-from conformance.declarations import declarations
-from conformance.engine import Handshake
-from conformance.optionfacts import (
+from conformance.adapter.declarations import declarations
+from conformance.adapter.engine import Handshake
+from conformance.knowledge.catalogue import load_catalogue
+from conformance.knowledge.optionfacts import (
     EngineFacts,
     hand_size,
     meld_wild_limit,
@@ -25,7 +26,7 @@ from conformance.optionfacts import (
     points,
     wild_ranks,
 )
-from conformance.profiles import ProfileError, default_profiles
+from conformance.knowledge.profiles import ProfileError, default_profiles
 
 CATALOGUE = load_catalogue()
 PROFILES = default_profiles()

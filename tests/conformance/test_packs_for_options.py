@@ -6,9 +6,9 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from conformance.catalogue import load_catalogue
-from conformance.profiles import Pack, default_profiles
-from conformance.runner import RunOptions, run_scenarios
+from conformance.knowledge.catalogue import load_catalogue
+from conformance.knowledge.profiles import Pack, default_profiles
+from conformance.run.runner import RunOptions, run_scenarios
 from conformance.scenarios import load_corpus
 from conformance.scenarios.packs import conservation_problems, fill_after, for_pack
 
@@ -249,8 +249,8 @@ def test_a_case_assuming_an_option_is_checked_and_run_with_that_options_pack(
     """A fuzz draft against an engine ruling DISPUTE-78 always_108 deals a 108-card chilean
     deck and says so in ``assumes``: ``check`` accepts it and ``run`` replays it; without
     the assumption the same deck is one pack too many."""
-    from conformance.optionfacts import with_options
-    from conformance.properties import full_deck
+    from conformance.knowledge.optionfacts import with_options
+    from conformance.laws.greedy import full_deck
 
     facts = with_options(
         default_profiles()["chilean"], lambda p: "always_108" if p == "DISPUTE-78" else None

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from conformance.engine import EngineSession
-from conformance.profiles import default_profiles
-from conformance.properties import run_properties
+from conformance.adapter.engine import EngineSession
+from conformance.knowledge.profiles import default_profiles
+from conformance.laws.properties import run_properties
 
 ROOT = Path(__file__).resolve().parents[2]
 REFERENCE = [sys.executable, "-m", "reference.adapter"]

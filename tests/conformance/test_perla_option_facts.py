@@ -12,8 +12,8 @@ from collections.abc import Callable
 
 import pytest
 
-from conformance.optionfacts import hand_size
-from conformance.profiles import default_profiles
+from conformance.knowledge.optionfacts import hand_size
+from conformance.knowledge.profiles import default_profiles
 
 PERLA = default_profiles()["perla"]
 

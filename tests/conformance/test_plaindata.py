@@ -1,4 +1,4 @@
-"""The plain-data codec of the load cache (conformance/plaindata.py): exact, and nothing else."""
+"""The plain-data codec of the load cache (conformance/io/plaindata.py): exact, and nothing else."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from conformance.plaindata import Codec
+from conformance.io.plaindata import Codec
 
 
 @dataclass(frozen=True)

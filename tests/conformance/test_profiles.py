@@ -15,19 +15,19 @@ from typing import Any
 
 import pytest
 
-from conformance.catalogue import load_catalogue
 from conformance.cli import main
-from conformance.profiles import (
+from conformance.knowledge.catalogue import load_catalogue
+from conformance.knowledge.profiles import (
     DEFAULT_PROFILES,
     ProfileError,
     UnknownProfile,
     default_profiles,
     load_profiles,
 )
-from conformance.properties import find_opening
-from conformance.reachability import unreachable_problems
+from conformance.knowledge.reachability import unreachable_problems
+from conformance.laws.greedy import find_opening
+from conformance.laws.smoke import smoke
 from conformance.scenarios import DeckSpec, load_file, table_meld_problem
-from conformance.smoke import smoke
 
 ROOT = Path(__file__).resolve().parents[2]
 FAKE = Path(__file__).resolve().parents[1] / "fake_adapters" / "fake_adapter.py"
@@ -409,7 +409,7 @@ def test_a_profiles_own_rule_ids_are_in_the_catalogue_for_it() -> None:
 
 
 def test_an_engine_that_declares_no_player_counts_plays_its_profiles_counts() -> None:
-    from conformance.engine import default_players
+    from conformance.adapter.engine import default_players
 
     assert default_players(["argentine"]) == (2, 3, 4)
     assert default_players(["argentine", "chilean"]) == (2, 3, 4, 5, 6)
@@ -431,7 +431,7 @@ def _hello(**extra: Any) -> dict[str, Any]:
 
 
 def test_a_profiles_own_rulings_replace_the_general_ones_in_that_profile_only() -> None:
-    from conformance.engine import Handshake, HandshakeError
+    from conformance.adapter.engine import Handshake, HandshakeError
 
     hs = Handshake.from_hello(_hello(profile_rulings={"chilean": {"dispute-9": "bury"}}))
     assert hs.for_profile("chilean").rulings == {"DISPUTE-09": "bury"}
@@ -499,7 +499,7 @@ def test_a_chilean_case_is_graded_by_the_engines_chilean_ruling(
 
 
 def test_a_profiles_own_player_counts_replace_the_general_ones_in_that_profile_only() -> None:
-    from conformance.engine import Handshake
+    from conformance.adapter.engine import Handshake
 
     hs = Handshake.from_hello(
         _hello(players=[2, 3, 4, 5, 6], profile_players={"argentine": [4, 2, 3, 3]})
@@ -514,7 +514,7 @@ def test_a_profiles_own_player_counts_replace_the_general_ones_in_that_profile_o
 def test_a_case_for_a_count_the_engine_plays_elsewhere_is_unsupported_in_this_profile() -> None:
     # The engine plays 2 to 8 players overall, but 2 or 3 in argentine: an argentine
     # 4-player case is not a failure of its rules but a count it does not deal there.
-    from conformance.runner import RunOptions, run_scenarios
+    from conformance.run.runner import RunOptions, run_scenarios
     from conformance.scenarios import load_corpus
 
     root = Path(__file__).resolve().parents[2]

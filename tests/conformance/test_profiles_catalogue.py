@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from conformance.catalogue import CatalogueError, load_catalogue
 from conformance.cli import main
+from conformance.knowledge.catalogue import CatalogueError, load_catalogue
 
 ROOT = Path(__file__).resolve().parents[2]
 CATALOGUE = ROOT / "conformance" / "data" / "catalogue.json"

@@ -1,4 +1,4 @@
-"""The laws deal each engine the pack its rulings give (conformance/optionfacts.py), as
+"""The laws deal each engine the pack its rulings give (conformance/knowledge/optionfacts.py), as
 ``run`` does: an honest engine playing another pack breaks no law and is never sent a deck
 it must refuse (DISPUTE-61 ``two_jokers`` in perla, DISPUTE-78 ``always_108`` in chilean)."""
 
@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from conformance.engine import EngineSession
-from conformance.properties import run_properties
+from conformance.adapter.engine import EngineSession
+from conformance.laws.properties import run_properties
 
 ROOT = Path(__file__).resolve().parents[2]
 REFERENCE = [sys.executable, "-m", "reference.adapter"]

@@ -1,4 +1,4 @@
-"""conformance.properties against the reference adapter (every law holds) and against a
+"""conformance.laws.properties against the reference adapter (every law holds) and against a
 deliberately broken relay of it (each broken law is caught, and engine faults are results,
 never exceptions)."""
 
@@ -11,16 +11,10 @@ from typing import NoReturn
 
 import pytest
 
-from conformance.engine import EngineSession, Handshake
-from conformance.properties import (
-    PACK,
-    RULES,
-    PropertyResult,
-    card_value,
-    find_opening,
-    full_deck,
-    run_properties,
-)
+from conformance.adapter.engine import EngineSession, Handshake
+from conformance.grading.results import PropertyResult
+from conformance.laws.greedy import PACK, card_value, find_opening, full_deck
+from conformance.laws.properties import RULES, run_properties
 
 ROOT = Path(__file__).resolve().parents[2]
 REFERENCE = [sys.executable, "-m", "reference.adapter"]
@@ -208,7 +202,7 @@ def test_a_declared_going_out_score_leaves_every_other_deal_score_judged() -> No
 
 
 def test_closer_only_points_are_those_scoring_the_closer_alone() -> None:
-    from conformance.properties import closer_only
+    from conformance.laws.properties import closer_only
 
     assert closer_only("DISPUTE-65") and closer_only("DISPUTE-46")  # going out: -30, -10
     assert not closer_only("DISPUTE-62") and not closer_only("VARIANT-01")  # card values
@@ -216,7 +210,7 @@ def test_closer_only_points_are_those_scoring_the_closer_alone() -> None:
 
 
 def test_own_scoring_lists_only_scoring_points_the_engine_plays_its_own_way() -> None:
-    from conformance.properties import own_scoring
+    from conformance.laws.properties import own_scoring
 
     rulings = {"VARIANT-01": "thirty", "DISPUTE-31": "at_least", "DISPUTE-60": "unmatched_only"}
     assert own_scoring(rulings, "argentine") == ("VARIANT-01=thirty",)  # 60 is pagat's
@@ -289,7 +283,7 @@ def test_laws_that_could_check_nothing_are_not_checked_never_held() -> None:
 def test_a_law_with_no_close_plays_extra_deals_before_giving_up() -> None:
     """One deal that does not close leaves the scoring law nothing; a few more deals are
     played so that it is checked (and the other laws' checks grow with them)."""
-    from conformance.properties import EXTRA_DEALS
+    from conformance.laws.properties import EXTRA_DEALS
 
     one = run(REFERENCE, seed=5, deals=1)
     assert one["scoring-at-close"].checked, one["scoring-at-close"].detail

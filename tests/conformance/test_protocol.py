@@ -12,9 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
-from conformance.errors import InvalidRequest, ProtocolError
-from conformance.jsonsafe import check_readable
-from conformance.protocol import (
+from conformance.adapter.protocol import (
     CAPABILITY_OPS,
     OPS,
     PROTOCOL_VERSION,
@@ -27,7 +25,9 @@ from conformance.protocol import (
     validate_request,
     validate_response,
 )
-from conformance.textsafe import json_text_is_safe, safe_json
+from conformance.errors import InvalidRequest, ProtocolError
+from conformance.io.jsonsafe import check_readable
+from conformance.io.textsafe import json_text_is_safe, safe_json
 
 RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"]
 ALL_CODES = [rank + suit for suit in "SHDC" for rank in RANKS] + ["JK"]
@@ -294,7 +294,7 @@ def test_requests_are_one_compact_line() -> None:
 
 
 # Text an engine may send and get back unchanged: decode_line escapes control
-# characters, surrogates and U+FFFE/U+FFFF (conformance/textsafe.py; tested in
+# characters, surrogates and U+FFFE/U+FFFF (conformance/io/textsafe.py; tested in
 # test_textsafe.py), so the identity holds on everything else.
 safe_texts = st.text(
     st.characters(blacklist_categories=("Cc", "Cs"), blacklist_characters="\ufffe\uffff")
@@ -384,7 +384,7 @@ def test_decode_line_reads_what_the_standard_library_reads(
             assert got[0] == "ProtocolError"
             continue
         # What the harness keeps is the standard library's value, made safe where the
-        # text needs it (conformance/textsafe.py), as before the fast path.
+        # text needs it (conformance/io/textsafe.py), as before the fast path.
         value = expected[1] if json_text_is_safe(text) else safe_json(expected[1])
         assert got[0] == "ok" and _same(got[1], value)
 
@@ -504,8 +504,8 @@ def test_the_optional_pass_action_and_declared_jokers_are_well_formed_requests()
 
 def test_the_schema_card_codes_are_the_harness_card_codes() -> None:
     # The schema spells the 53 codes out (an enum validates faster than a pattern): they
-    # must be exactly the codes the harness knows (conformance/cards.py).
-    from conformance.cards import CANONICAL_ORDER
+    # must be exactly the codes the harness knows (conformance/knowledge/cards.py).
+    from conformance.knowledge.cards import CANONICAL_ORDER
 
     assert schema("defs")["$defs"]["card"]["enum"] == list(dict.fromkeys(CANONICAL_ORDER))
 

@@ -13,18 +13,18 @@ from pathlib import Path
 import pytest
 
 from conformance import fuzz
+from conformance.authoring.record import RecordError, record_to_file
 from conformance.cli import main
-from conformance.expectations import (
+from conformance.fuzz.merge import MAX_MERGED_COUNT
+from conformance.io.jsonsafe import MAX_INT_DIGITS
+from conformance.run.expectations import (
     MAX_REASON_CHARS,
     MAX_REASONS_TOTAL,
     ExpectationsError,
     load_expectations,
     write_expectations,
 )
-from conformance.fuzz.merge import MAX_MERGED_COUNT
-from conformance.jsonsafe import MAX_INT_DIGITS
-from conformance.record import RecordError, record_to_file
-from conformance.selection import MAX_SHARDS, SelectionError, parse_shard
+from conformance.run.selection import MAX_SHARDS, SelectionError, parse_shard
 from tests.conformance.test_fuzz_merge import shard
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -40,9 +40,9 @@ def errors(err: str) -> list[str]:
 
 
 def test_the_protocol_bounds_max_in_flight_where_the_report_reads_it() -> None:
+    from conformance.adapter.protocol import validate_response
     from conformance.errors import ProtocolError
-    from conformance.protocol import validate_response
-    from conformance.validation import SchemaValidator
+    from conformance.io.validation import SchemaValidator
 
     hello = json.loads(
         (ROOT / "conformance" / "schemas" / "protocol" / "hello.response.json").read_text()
@@ -95,10 +95,10 @@ def test_a_shard_count_the_report_cannot_hold_is_refused() -> None:
 
 
 def test_a_shard_is_recorded_as_the_report_schema_reads_it() -> None:
-    from conformance.catalogue import load_catalogue
+    from conformance.grading.results import RunResult
     from conformance.jobs import as_shard
-    from conformance.results import RunResult
-    from conformance.selection import load_scenarios, shard_of
+    from conformance.knowledge.catalogue import load_catalogue
+    from conformance.run.selection import load_scenarios, shard_of
 
     catalogue = load_catalogue(DATA / "catalogue.json")
 
@@ -208,8 +208,8 @@ def test_a_reason_is_capped_and_reasons_shared_by_alias_count_each_use(tmp_path:
 def test_no_expectations_file_is_written_that_the_next_run_refuses(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from conformance import expectations
-    from conformance.results import CaseResult, CheckResult
+    from conformance.grading.results import CaseResult, CheckResult
+    from conformance.run import expectations
 
     # The limit lowered, so the test stays cheap: the same code compares with it.
     MAX_FILE_BYTES = 64 * 1024
@@ -367,7 +367,7 @@ def test_check_refuses_a_final_that_does_not_fit_the_seats_or_the_pack(
 )
 def test_a_bad_rulings_value_is_refused_naming_its_field(data: object, said: str) -> None:
     from conformance.audit.declared import RulingsFileError, parse_rulings
-    from conformance.catalogue import load_catalogue
+    from conformance.knowledge.catalogue import load_catalogue
 
     with pytest.raises(RulingsFileError) as caught:
         parse_rulings(data, "bad.yaml", load_catalogue())
@@ -463,9 +463,9 @@ def test_no_writer_writes_a_number_its_readers_refuse() -> None:
     """The one check behind every report writer names where the number is."""
     from conformance.fuzz.report import report_pieces as fuzz_pieces
     from conformance.fuzz.report import report_text as fuzz_text
-    from conformance.jsonsafe import UnreadableNumber, check_readable, dumps, pieces
-    from conformance.outputs import write_all
-    from conformance.report import report_pieces, report_text
+    from conformance.io.jsonsafe import UnreadableNumber, check_readable, dumps, pieces
+    from conformance.reports.outputs import write_all
+    from conformance.reports.report import report_pieces, report_text
 
     largest = 10**MAX_INT_DIGITS - 1
     check_readable({"a": [largest, -largest, 1.5e308, True, None, "9" * 99]})
@@ -522,7 +522,7 @@ def test_the_largest_number_options_write_reports_their_readers_take(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """fuzz at the largest seed and game index: the report reads back through --merge."""
-    from conformance.cli_args import MAX_COUNT, MAX_SEED
+    from conformance.cli.args import MAX_COUNT, MAX_SEED
 
     out, report = tmp_path / "out", tmp_path / "f.json"
     seed, game = str(MAX_SEED), str(MAX_COUNT - 1)
@@ -596,7 +596,7 @@ def test_a_merge_larger_than_its_readers_read_is_refused_and_leaves_nothing(
 ) -> None:
     """Two shards each within the limit merge into a report over it: refused while it is
     written, by `fuzz --merge` and `report merge --fuzz` alike, and no file is left."""
-    from conformance import jsonsafe
+    from conformance.io import jsonsafe
 
     paths = []
     for index in (1, 2):

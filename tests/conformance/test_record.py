@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+from conformance.authoring.record import RecordError, record_to_file
 from conformance.cli import main
-from conformance.record import RecordError, record_to_file
 from conformance.scenarios import load_file
 
 DATA = Path(__file__).parent / "data"

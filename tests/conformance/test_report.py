@@ -11,16 +11,15 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from conformance.catalogue import load_catalogue
-from conformance.report import (
+from conformance.knowledge.catalogue import load_catalogue
+from conformance.reports.report import (
     SCHEMA_PATH,
     atomic_write_text,
     build_report,
     junit_xml,
-    text_summary,
     write_json_report,
 )
-from conformance.runner import RunOptions, RunResult, run_scenarios
+from conformance.run.runner import RunOptions, RunResult, run_scenarios
 from conformance.scenarios import load_corpus
 
 DATA = Path(__file__).parent / "data"
@@ -70,8 +69,9 @@ def test_junit_is_well_formed(run: RunResult) -> None:
 
 def test_every_report_names_the_harness_and_corpus_versions(run: RunResult) -> None:
     from conformance import CORPUS_VERSION, __version__
-    from conformance.html_report import render_html, render_markdown
-    from conformance.report_tools import LoadedReport
+    from conformance.reports.html_report import render_html
+    from conformance.reports.markdown_report import render_markdown
+    from conformance.reports.report_tools import LoadedReport
 
     document = build_report(run, CATALOGUE)
     assert document["header"]["harness_version"] == __version__
@@ -79,8 +79,6 @@ def test_every_report_names_the_harness_and_corpus_versions(run: RunResult) -> N
     junit = ET.fromstring(junit_xml(run, CATALOGUE))
     props = {p.get("name"): p.get("value") for p in junit.iter("property")}
     assert (props["harness_version"], props["corpus_version"]) == (__version__, CORPUS_VERSION)
-    said = f"carioca-conformance {__version__}, corpus {CORPUS_VERSION} "
-    assert text_summary(run, CATALOGUE).startswith(said)
     loaded = [LoadedReport("/x/r.json", document)]
     page = render_html(loaded, CATALOGUE)
     row = f'<th scope="row">corpus version</th><td>{CORPUS_VERSION}</td>'
@@ -89,15 +87,6 @@ def test_every_report_names_the_harness_and_corpus_versions(run: RunResult) -> N
     digest = render_markdown(loaded, CATALOGUE)
     assert f"harness {__version__.replace('.', chr(92) + '.')}" in digest
     assert f"corpus {CORPUS_VERSION} digest" in digest
-
-
-def test_text_summary_groups_by_section_and_lists_rulings(run: RunResult) -> None:
-    text = text_summary(run, CATALOGUE)
-    assert "SCORE — Scoring: 0/1 passed (1 fail)" in text
-    assert "MELD-TRIO — Trios: 1/1 passed (1 pass)" in text
-    assert "DISPUTE-19: engine forbidden, reference allowed" in text
-    # catalogue order: trios before turns before scoring
-    assert text.index("MELD-TRIO —") < text.index("TURN —") < text.index("SCORE —")
 
 
 def test_atomic_write_leaves_old_file_on_failure(

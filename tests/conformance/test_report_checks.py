@@ -1,6 +1,6 @@
 """Issue 23 in the reports: every report carries the checks and counts them the same way.
 
-The runs here are built from CaseResults with checks (the shape conformance/runner.py
+The runs here are built from CaseResults with checks (the shape conformance/run/runner.py
 gives them), so each report is tested on exactly the checks it was handed: the JSON report
 and its schema, JUnit, ``report merge`` and ``report diff`` by check, the HTML page and the
 Markdown digest, and reports of format 1 (no checks) read beside them.
@@ -17,26 +17,27 @@ from typing import Any
 import jsonschema
 import pytest
 
-from conformance.catalogue import load_catalogue
+from conformance.adapter.declarations import declarations
+from conformance.adapter.engine import Handshake
 from conformance.cli import main
-from conformance.declarations import declarations
-from conformance.engine import Handshake
-from conformance.html_report import render_html, render_markdown
-from conformance.report import SCHEMA_PATH, build_report, junit_xml, text_summary
-from conformance.report_tools import (
-    LoadedReport,
-    diff_reports,
-    diff_text,
-    load_report,
-    merge_reports,
-)
-from conformance.results import (
+from conformance.grading.results import (
     CaseResult,
     CheckResult,
     RunResult,
     count_statuses,
     failing_rules,
     graded,
+)
+from conformance.knowledge.catalogue import load_catalogue
+from conformance.reports.html_report import render_html
+from conformance.reports.markdown_report import render_markdown
+from conformance.reports.report import SCHEMA_PATH, build_report, junit_xml
+from conformance.reports.report_tools import (
+    LoadedReport,
+    diff_reports,
+    diff_text,
+    load_report,
+    merge_reports,
 )
 
 CATALOGUE = load_catalogue()
@@ -245,7 +246,7 @@ def test_never_writes_nan_or_infinity() -> None:
         duration=float("nan"),
         counts=count_statuses(broken),
     )
-    from conformance.report import report_text
+    from conformance.reports.report import report_text
 
     text = report_text(build_report(run, CATALOGUE))
 
@@ -416,21 +417,6 @@ def test_the_digest_lists_only_the_graded_profiles_points_that_differ(
     assert line == "Rulings other than profile argentine's: VARIANT-01=thirty"
 
 
-def test_the_terminal_and_the_matrix_count_a_sections_cases_alike() -> None:
-    # Before: the terminal left disputed cases out of their section's line (the HTML cell
-    # counted them), so SCORE read "0 cases" in one and 1/1 in the other.
-    run = run_of(results(), handshake=ENGINE)
-    text = text_summary(run, CATALOGUE)
-    page = render_html([LoadedReport("r.json", build_report(run, CATALOGUE))], CATALOGUE)
-    for section in ("DEAL", "SCORE", "TURN"):
-        line = next(x for x in text.splitlines() if x.startswith(f"{section} — "))
-        figure = line.split(": ", 1)[1].split(" passed")[0]
-        cell = page[page.index(f'data-section="{section}"') :]
-        shown = cell[cell.index("<summary") :]
-        shown = shown[shown.index(">") + 1 :]
-        assert shown.startswith(figure), (section, figure, shown[:40])
-
-
 def test_expected_failures_are_graded_but_not_counted_as_failures() -> None:
     marked = [
         CaseResult(
@@ -448,7 +434,7 @@ def test_expected_failures_are_graded_but_not_counted_as_failures() -> None:
 
 
 def test_the_written_report_reads_back_whole_with_one_check_per_line(doc: dict[str, Any]) -> None:
-    from conformance.report import report_text
+    from conformance.reports.report import report_text
 
     text = report_text(doc)
     assert json.loads(text) == doc
@@ -457,7 +443,7 @@ def test_the_written_report_reads_back_whole_with_one_check_per_line(doc: dict[s
 
 
 def test_docs_list_every_cause_a_check_can_be_not_graded_for() -> None:
-    from conformance.results import NOT_GRADED_CAUSES
+    from conformance.grading.results import NOT_GRADED_CAUSES
 
     docs = (Path(__file__).parents[2] / "docs" / "reports.md").read_text(encoding="utf-8")
     table = docs[docs.index("| cause | the check was not graded because of |") :]

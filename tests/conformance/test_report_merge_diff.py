@@ -17,10 +17,11 @@ import jsonschema
 import pytest
 
 from conformance import fuzz
-from conformance.catalogue import load_catalogue
 from conformance.cli import main
-from conformance.report import SCHEMA_PATH, badges, build_report
-from conformance.report_tools import (
+from conformance.grading.results import CaseResult
+from conformance.knowledge.catalogue import load_catalogue
+from conformance.reports.report import SCHEMA_PATH, badges, build_report
+from conformance.reports.report_tools import (
     LoadedReport,
     ReportError,
     count_cases,
@@ -29,8 +30,7 @@ from conformance.report_tools import (
     load_report,
     merge_reports,
 )
-from conformance.results import CaseResult
-from conformance.runner import RunOptions, run_scenarios
+from conformance.run.runner import RunOptions, run_scenarios
 from conformance.scenarios import load_corpus
 from tests.conformance.test_report_checks import as_format_1
 from tests.mutants import harness
@@ -350,9 +350,9 @@ def test_a_case_passed_with_a_failing_check_is_recounted_by_every_reader(
 def joker_shard(explained: dict[str, bool], *extra: CaseResult) -> dict[str, Any]:
     """A shard's report: each case of ``explained`` a joker scored 30 (explained by
     VARIANT-01=thirty where True, as that shard's replay found), then ``extra`` cases."""
-    from conformance.causes import Inference, group_causes
-    from conformance.explain import explanation
-    from conformance.results import CheckResult, RunResult, count_statuses
+    from conformance.grading.results import CheckResult, RunResult, count_statuses
+    from conformance.reports.causes import Inference, group_causes
+    from conformance.reports.explain import explanation
 
     thirty = explanation([("VARIANT-01", "thirty")], load_catalogue())
     results = (
@@ -393,7 +393,7 @@ def joker_shard(explained: dict[str, bool], *extra: CaseResult) -> dict[str, Any
 
 
 def turn_case() -> CaseResult:
-    from conformance.results import CheckResult
+    from conformance.grading.results import CheckResult
 
     wrong = CheckResult(
         "step 2 turn",
@@ -411,7 +411,8 @@ def turn_case() -> CaseResult:
 def test_a_merged_report_keeps_its_causes_and_the_option_the_shards_found(
     tmp_path: Path,
 ) -> None:
-    from conformance.html_report import render_html, render_markdown
+    from conformance.reports.html_report import render_html
+    from conformance.reports.markdown_report import render_markdown
 
     one = joker_shard({"cc-0204": True}, turn_case())
     two = joker_shard({"cc-0209": True, "cc-0210": True})

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from conformance.results import CaseResult, CheckResult, divergences, failing_rules, graded
+from conformance.grading.results import CaseResult, CheckResult, divergences, failing_rules, graded
 
 
 def case(cid: str, *checks: CheckResult) -> CaseResult:

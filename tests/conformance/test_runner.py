@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from conformance.catalogue import load_catalogue
 from conformance.errors import EngineError
-from conformance.runner import CaseRunner, RunOptions, run_scenarios, section_of, start_session
+from conformance.knowledge.catalogue import load_catalogue
+from conformance.run.runner import CaseRunner, RunOptions, run_scenarios, section_of, start_session
 from conformance.scenarios import Scenario, load_corpus
 
 DATA = Path(__file__).parent / "data"
@@ -343,11 +343,13 @@ def test_preparing_the_next_case_while_waiting_never_changes_what_the_engine_is_
 
     with monkeypatch.context() as never_in:
         # Every answer looked for is "not in yet": the work is done at each case's first wait.
-        never_in.setattr("conformance.adapter_pipes.StdoutLines.ready", lambda self: False)
+        never_in.setattr("conformance.adapter.pipes.StdoutLines.ready", lambda self: False)
         waited = sent("waited")
     assert len(ran) >= len(cases) // 2, (len(ran), len(cases))
     # The work never done while waiting: all of it at the fixed points.
-    monkeypatch.setattr("conformance.engine.EngineSession.while_waiting", lambda self, work: None)
+    monkeypatch.setattr(
+        "conformance.adapter.engine.EngineSession.while_waiting", lambda self, work: None
+    )
     ran.clear()
     fixed = sent("fixed")
     assert ran == []

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from conformance.cards import CANONICAL_ORDER
-from conformance.catalogue import load_catalogue
+from conformance.knowledge.cards import CANONICAL_ORDER
+from conformance.knowledge.catalogue import load_catalogue
 from conformance.scenarios import (
     DeckSpec,
     fill_after,

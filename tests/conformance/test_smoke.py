@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conformance.smoke import SmokeResult, canonical_deck, probe_state, smoke
+from conformance.laws.smoke import SmokeResult, canonical_deck, probe_state, smoke
 
 FAKE = [
     sys.executable,
@@ -292,11 +292,11 @@ def test_an_engine_taking_two_requests_at_a_time_is_sent_two_at_once() -> None:
 def test_an_engine_that_loses_a_request_sent_in_flight_is_a_broken_adapter(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from conformance import smoke as smoke_module
-    from conformance.engine import Handshake
+    from conformance.adapter.engine import Handshake
     from conformance.errors import ProtocolError
-    from conformance.profiles import default_profiles
-    from conformance.smoke import _probe_in_flight
+    from conformance.knowledge.profiles import default_profiles
+    from conformance.laws import smoke as smoke_module
+    from conformance.laws.smoke import _probe_in_flight
 
     class OneAtATime:
         """Takes the first request of a pair and answers the second with garbage."""

@@ -6,7 +6,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from conformance.smoke import smoke
+from conformance.laws.smoke import smoke
 
 ADAPTERS = Path(__file__).resolve().parents[1] / "fake_adapters"
 CHUNKING = [sys.executable, str(ADAPTERS / "chunking_proxy.py")]

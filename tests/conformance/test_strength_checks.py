@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from conformance.catalogue import load_catalogue
-from conformance.protocol import validate_response
-from conformance.reachability import unreachable_problems
+from conformance.adapter.protocol import validate_response
+from conformance.knowledge.catalogue import load_catalogue
+from conformance.knowledge.reachability import unreachable_problems
 from conformance.scenarios import load_file
 
 ROOT = Path(__file__).resolve().parents[2]

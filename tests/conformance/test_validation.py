@@ -1,6 +1,6 @@
 """jsonschema-rs (the verdict) and python-jsonschema (the explanation) agree.
 
-conformance/validation.py lets the compiled validator decide and asks python-jsonschema
+conformance/io/validation.py lets the compiled validator decide and asks python-jsonschema
 only to word a failure. That is sound only if both reach the same verdict, so this file
 checks them side by side on every scenario of the corpus, on every request and answer
 of a real corpus run, and on documents mutated from both.
@@ -19,15 +19,15 @@ import yaml
 from hypothesis import given
 from hypothesis import strategies as st
 
-import conformance.engine as engine_module
-import conformance.protocol as protocol_module
-from conformance.catalogue import load_catalogue
-from conformance.corpus import default_corpus_dir, scenario_files
+import conformance.adapter.engine as engine_module
+import conformance.adapter.protocol as protocol_module
+from conformance.adapter.protocol import _validators, validate_response
 from conformance.errors import ProtocolError
-from conformance.protocol import _validators, validate_response
-from conformance.runner import RunOptions, run_scenarios
+from conformance.io.validation import SchemaValidator
+from conformance.knowledge.catalogue import load_catalogue
+from conformance.run.runner import RunOptions, run_scenarios
 from conformance.scenarios import _jsonable, _validator, load_corpus
-from conformance.validation import SchemaValidator
+from conformance.scenarios.corpus import default_corpus_dir, scenario_files
 
 Document = tuple[SchemaValidator, Any]
 

@@ -1,4 +1,4 @@
-"""What a run comes to (conformance/verdict.py), from results built here: a green is
+"""What a run comes to (conformance/run/verdict.py), from results built here: a green is
 earned (something graded, the gates met), and the exit code says why when it is not."""
 
 from __future__ import annotations
@@ -8,11 +8,17 @@ from dataclasses import replace
 
 import pytest
 
-from conformance.catalogue import load_catalogue
-from conformance.engine import Handshake
-from conformance.properties import PropertyResult
-from conformance.results import CaseResult, CheckResult, OpSupport, RunResult, count_statuses
-from conformance.verdict import (
+from conformance.adapter.engine import Handshake
+from conformance.grading.results import (
+    CaseResult,
+    CheckResult,
+    OpSupport,
+    PropertyResult,
+    RunResult,
+    count_statuses,
+)
+from conformance.knowledge.catalogue import load_catalogue
+from conformance.run.verdict import (
     EXIT_ADAPTER,
     EXIT_FAILED,
     EXIT_OK,

@@ -1,4 +1,4 @@
-"""conformance/warmup.py: what a run prepares while its adapter starts changes nothing it does.
+"""conformance/run/warmup.py: what a run prepares while its adapter starts changes nothing it does.
 
 The warm-up fills caches a case would otherwise fill itself (requests checked and encoded,
 checks resolved under the profile's options). Whether it ran whole before the handshake,
@@ -15,18 +15,18 @@ from pathlib import Path
 
 import pytest
 
-from conformance.catalogue import load_catalogue
-from conformance.corpus import default_corpus_dir
-from conformance.declarations import declarations
-from conformance.engine import EngineSession, Handshake
+from conformance.adapter.declarations import declarations
+from conformance.adapter.engine import EngineSession, Handshake
+from conformance.adapter.protocol import CheckedRequest
 from conformance.grading.expect import Resolutions
 from conformance.grading.requests import RequestBook, setup_request
+from conformance.grading.results import RunResult
 from conformance.grading.walk import why_ungradable
-from conformance.protocol import CheckedRequest
-from conformance.results import RunResult
-from conformance.runner import RunOptions, run_scenarios
+from conformance.knowledge.catalogue import load_catalogue
+from conformance.run.runner import RunOptions, run_scenarios
+from conformance.run.warmup import WarmUp
 from conformance.scenarios import Scenario, corpus_digest, load_corpus
-from conformance.warmup import WarmUp
+from conformance.scenarios.corpus import default_corpus_dir
 
 ROOT = Path(__file__).resolve().parents[2]
 TEE = ROOT / "benchmarks" / "tee_adapter.py"

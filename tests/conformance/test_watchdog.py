@@ -3,7 +3,7 @@
 A harness subprocess starts an adapter that leaves a grandchild in its group, another
 that leaves a ``setsid`` daemon, and lingers after its stdin closes; the test SIGKILLs
 the harness and polls (a generous deadline, no sleeping as synchronisation) until every
-one of them is gone. Without the watchdog (conformance/watchdog.py) they all survive.
+one of them is gone. Without the watchdog (conformance/adapter/watchdog.py) they all survive.
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ from pathlib import Path
 
 import pytest
 
-from conformance import watchdog
-from conformance.engine import EngineSession
+from conformance.adapter import watchdog
+from conformance.adapter.engine import EngineSession
 
 ROOT = Path(__file__).resolve().parents[2]
 FAKES = ROOT / "tests" / "fake_adapters"
@@ -31,8 +31,8 @@ PATIENCE = 60.0
 
 HARNESS = """
 import sys
-from conformance.engine import EngineSession
-from conformance.watchdog import watchdog_pid
+from conformance.adapter.engine import EngineSession
+from conformance.adapter.watchdog import watchdog_pid
 
 fake, proxy, grandchild_file, daemon_file = sys.argv[1:5]
 grouped = EngineSession(
@@ -184,15 +184,15 @@ def test_the_reaper_never_kills_the_watchdog_as_an_orphan() -> None:
         assert dog is not None
     finally:
         session.close()
-    from conformance.reaper import kill_escaped
+    from conformance.adapter.reaper import kill_escaped
 
     kill_escaped(None)
     assert not _gone(dog)
 
 
 def test_the_watchdog_program_reads_registrations_and_knows_the_token_variable() -> None:
-    from conformance import _watchdog_child as child
-    from conformance.reaper import SESSION_VARIABLE
+    from conformance.adapter import _watchdog_child as child
+    from conformance.adapter.reaper import SESSION_VARIABLE
 
     assert SESSION_VARIABLE.encode() == child.SESSION_VARIABLE
     lines = [b"+ 10 aa\n", b"+ 11 bb\n", b"- 10\n", b"garbage\n", b"+ x y\n", b"\n", b"- 99\n"]

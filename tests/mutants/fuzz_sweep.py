@@ -26,8 +26,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from conformance import fuzz
-from conformance.catalogue import Catalogue, load_catalogue
-from conformance.runner import RunOptions, run_scenarios
+from conformance.knowledge.catalogue import Catalogue, load_catalogue
+from conformance.run.runner import RunOptions, run_scenarios
 from conformance.scenarios import load_corpus
 
 from . import harness

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from conformance.catalogue import Catalogue, load_catalogue
-from conformance.runner import CaseResult, RunOptions, RunResult, run_scenarios
+from conformance.knowledge.catalogue import Catalogue, load_catalogue
+from conformance.run.runner import CaseResult, RunOptions, RunResult, run_scenarios
 from conformance.scenarios import Scenario, load_corpus
 
 ROOT = Path(__file__).resolve().parents[2]

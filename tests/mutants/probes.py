@@ -16,7 +16,7 @@ from __future__ import annotations
 from functools import cache
 from typing import Any
 
-from conformance.cards import CANONICAL_ORDER
+from conformance.knowledge.cards import CANONICAL_ORDER
 
 from . import harness
 

@@ -1,0 +1,186 @@
+"""What the corpus covers: for one profile, the cases behind each rule and each disputed
+point, and what is left uncovered.
+
+``carioca-conformance coverage`` prints :func:`coverage_text` of :func:`profile_coverage`
+and exits 1 when something is uncovered; a library user (a CI script, a notebook, a later
+``coverage --executed`` that counts what the cases really run) gets the same numbers from
+:func:`profile_coverage` without argparse. The counts come from the scenarios alone: no
+engine runs here.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from conformance.knowledge.catalogue import Catalogue
+from conformance.scenarios import Scenario
+
+
+def coverage_table(
+    scenarios: Sequence[Scenario], catalogue: Catalogue, profile: str | None = None
+) -> dict[str, Any]:
+    """Rule ID → scenario count and accepted/rejected split; disputes covered.
+
+    With ``profile``, only that profile's rules (catalogue ``profiles``) and the scenarios
+    that list the profile are counted; without it, every rule and scenario.
+    """
+    wanted = catalogue.rules if profile is None else catalogue.rules_for(profile)
+    rules: dict[str, dict[str, int]] = {
+        rid: {"scenarios": 0, "accepted": 0, "rejected": 0} for rid in wanted
+    }
+    disputes: dict[str, list[str]] = defaultdict(list)
+    for scenario in scenarios:
+        if profile is not None and profile not in scenario.profiles:
+            continue
+        accepted = rejected = 0
+        for step in scenario.steps:
+            kinds = outcome_kinds(step.expect)
+            accepted += "accepted" in kinds
+            rejected += "rejected" in kinds
+        for check in scenario.checks:
+            kinds = outcome_kinds(check.expect)
+            accepted += "accepted" in kinds
+            rejected += "rejected" in kinds
+        for rule in set(scenario.rules) - set(catalogue.disputes):
+            row = rules.setdefault(rule, {"scenarios": 0, "accepted": 0, "rejected": 0})
+            row["scenarios"] += 1
+            row["accepted"] += accepted
+            row["rejected"] += rejected
+        if scenario.disputed is not None:
+            disputes[scenario.disputed.id].append(scenario.id)
+        for rule in scenario.rules:
+            # Citing a text-settled ruling in `rules` also covers that dispute.
+            if rule in catalogue.disputes and scenario.id not in disputes[rule]:
+                disputes[rule].append(scenario.id)
+    return {"rules": rules, "disputes": dict(disputes)}
+
+
+def outcome_kinds(expect: Any) -> set[str]:
+    """Which outcomes an expectation asserts (through every by_option branch)."""
+    if isinstance(expect, dict) and set(expect) == {"by_option"}:
+        kinds: set[str] = set()
+        for branch in expect["by_option"].values():
+            kinds |= outcome_kinds(branch)
+        return kinds
+    if expect == "accepted":
+        return {"accepted"}
+    if expect == "rejected" or (isinstance(expect, dict) and "rejected" in expect):
+        return {"rejected"}
+    if isinstance(expect, dict) and "valid" in expect:
+        valid = expect["valid"]
+        if isinstance(valid, dict):
+            return outcome_kinds(
+                {"by_option": {k: {"valid": v} for k, v in valid.get("by_option", {}).items()}}
+            )
+        return {"accepted" if valid else "rejected"}
+    return set()
+
+
+@dataclass(frozen=True)
+class Coverage:
+    """One profile's coverage: the table, and what it leaves uncovered."""
+
+    profile: str
+    #: :func:`coverage_table` of the profile: ``rules`` and ``disputes``.
+    table: Mapping[str, Any]
+    #: The profile's rules no case cites, in catalogue order.
+    uncovered_rules: tuple[str, ...]
+    #: The profile's observable points no case tests and no other point decides.
+    uncovered_disputes: tuple[str, ...]
+    #: Points another point decides in this profile (docs/rules.md "set by"): point → option.
+    fixed: Mapping[str, str]
+
+    @property
+    def complete(self) -> bool:
+        """True when every rule and every observable point of the profile is covered."""
+        return not self.uncovered_rules and not self.uncovered_disputes
+
+    def as_json(self) -> dict[str, Any]:
+        """What ``coverage --json`` writes: the table, the profile and the fixed points."""
+        return {**self.table, "profile": self.profile, "fixed": dict(self.fixed)}
+
+
+def profile_coverage(scenarios: Sequence[Scenario], catalogue: Catalogue, profile: str) -> Coverage:
+    """Count the cases of ``profile`` behind each of its rules and disputed points."""
+    table = coverage_table(scenarios, catalogue, profile)
+    points = catalogue.disputes_for(profile)
+    # A point another point decides in this profile is covered by that point's cases; it
+    # has no option of its own to test.
+    fixed = {d.id: d.fixed[profile] for d in points.values() if profile in d.fixed}
+    uncovered_rules = tuple(
+        rid for rid in catalogue.rules_for(profile) if table["rules"][rid]["scenarios"] == 0
+    )
+    uncovered_disputes = tuple(
+        d.id
+        for d in points.values()
+        if d.observable and d.id not in table["disputes"] and d.id not in fixed
+    )
+    return Coverage(profile, table, uncovered_rules, uncovered_disputes, fixed)
+
+
+def coverage_text(coverage: Coverage, catalogue: Catalogue, corpus: str) -> str:
+    """The ``coverage`` command's table: one row per rule, one line per disputed point,
+    and the totals."""
+    profile = coverage.profile
+    lines = [f"corpus {corpus}; profile {profile}"]
+    lines.append(f"{'rule':<16} {'cases':>5} {'accept':>6} {'reject':>6}")
+    for rid, row in coverage.table["rules"].items():
+        mark = "  UNCOVERED" if row["scenarios"] == 0 else ""
+        lines.append(
+            f"{rid:<16} {row['scenarios']:>5} {row['accepted']:>6} {row['rejected']:>6}{mark}"
+        )
+    lines.append("")
+    for dispute in catalogue.disputes_for(profile).values():
+        cases = coverage.table["disputes"].get(dispute.id, [])
+        if cases:
+            state = ", ".join(cases)
+        elif dispute.id in coverage.fixed:
+            state = f"{coverage.fixed[dispute.id]} in {profile}"
+        else:
+            state = "UNCOVERED" if dispute.observable else "not observable"
+        lines.append(f"{dispute.id}: {state}")
+    lines.append("")
+    rules = catalogue.rules_for(profile)
+    lines.append(
+        f"{len(rules) - len(coverage.uncovered_rules)}/{len(rules)} rules covered; "
+        f"{len(coverage.uncovered_disputes)} observable dispute(s) uncovered"
+    )
+    return "\n".join(lines) + "\n"
+
+
+def every_profile_coverage(
+    scenarios: Sequence[Scenario], catalogue: Catalogue
+) -> dict[str, Coverage]:
+    """:func:`profile_coverage` of every profile of the harness, in its order."""
+    from conformance.knowledge.profiles import default_profiles
+
+    return {name: profile_coverage(scenarios, catalogue, name) for name in default_profiles()}
+
+
+def brief_text(coverages: Mapping[str, Coverage], catalogue: Catalogue, corpus: str) -> str:
+    """``coverage --profile all``: one line per profile, and a line for each rule or point
+    left uncovered (the whole tables are each profile's ``coverage --profile NAME``)."""
+    lines = [f"corpus {corpus}"]
+    for name, coverage in coverages.items():
+        rules = len(catalogue.rules_for(name))
+        lines.append(
+            f"{name}: {rules - len(coverage.uncovered_rules)}/{rules} rules covered; "
+            f"{len(coverage.uncovered_disputes)} observable dispute(s) uncovered"
+        )
+        lines.extend(f"  UNCOVERED {rid}" for rid in coverage.uncovered_rules)
+        lines.extend(f"  UNCOVERED {pid}" for pid in coverage.uncovered_disputes)
+    return "\n".join(lines) + "\n"
+
+
+__all__ = [
+    "Coverage",
+    "brief_text",
+    "coverage_table",
+    "coverage_text",
+    "every_profile_coverage",
+    "outcome_kinds",
+    "profile_coverage",
+]

@@ -1,0 +1,394 @@
+"""Reading and writing JSON files the harness did not necessarily write itself.
+
+Run reports and fuzz reports come back to the harness as input (``report``, ``report
+merge``, ``report diff``, ``fuzz --merge``), from CI artifacts anyone could have edited.
+Python's ``json`` module reads far more than the harness can then use: nesting deep
+enough to exhaust the interpreter's recursion (a traceback in the decoder, the schema
+validator or the writer), integers of thousands of digits (a traceback as soon as one is
+turned into a float), ``NaN`` and ``Infinity`` (not JSON; a strict reader refuses the file
+the harness would write back), and files of any size. :func:`read_json_file` reads one
+file within limits and says in one :class:`JSONFileError` which file is wrong and why:
+
+- at most :data:`MAX_JSON_BYTES` bytes, UTF-8;
+- at most :data:`MAX_JSON_DEPTH` levels of arrays and objects (a report nests about 6);
+- integers of at most :data:`MAX_INT_DIGITS` digits, floats finite, no ``NaN`` or
+  ``Infinity``.
+
+:func:`dumps` and :func:`pieces` are the writing half, and every report, merged report,
+fuzz report and expectations file the harness writes goes through them: before a byte is
+encoded, :func:`check_readable` walks the document and refuses any number its readers
+would refuse (an integer of more than :data:`MAX_INT_DIGITS` digits, a float that is not
+finite) with an :class:`UnreadableNumber` naming its JSON pointer. So nothing the harness
+writes is a file it cannot read back, wherever the number came from; the sources (an
+engine's answer, the command line, a merge's sums) are bounded where they enter, and this
+is the one check behind them all.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any, BinaryIO, Final
+
+from conformance.errors import HarnessError
+
+#: Largest JSON report read, in bytes. A run report keeps at most 64 KiB of engine text
+#: per case (conformance/io/textsafe.py), so a corpus of 2,000 cases stays below it.
+MAX_JSON_BYTES = 128 * 1024 * 1024
+#: Deepest nesting of arrays and objects accepted (reports nest about 6 deep, fuzz
+#: findings about 9).
+MAX_JSON_DEPTH: Final = 64
+#: Longest integer accepted, in digits (seeds are 64-bit: 20 digits).
+MAX_INT_DIGITS: Final = 40
+
+
+class JSONFileError(HarnessError, ValueError):
+    """A JSON file that cannot be read within the limits: the message names the file."""
+
+
+class _Refused(ValueError):
+    """Raised from inside the decoder's hooks; turned into a JSONFileError."""
+
+
+def _parse_int(text: str) -> int:
+    digits = len(text.lstrip("-"))
+    if digits > MAX_INT_DIGITS:
+        raise _Refused(f"an integer of {digits} digits (at most {MAX_INT_DIGITS} are accepted)")
+    return int(text)
+
+
+def _parse_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise _Refused(f"the number {text[:40]} is too large to be a finite float")
+    return value
+
+
+def _parse_constant(name: str) -> Any:
+    raise _Refused(f"{name} is not JSON (no NaN or Infinity is accepted)")
+
+
+def loads_bounded_numbers(text: str) -> Any:
+    """``json.loads`` refusing what the harness's readers refuse in numbers (an integer of
+    more than :data:`MAX_INT_DIGITS` digits, a float too large to be finite, ``NaN`` and
+    ``Infinity``), whatever the nesting: for lines whose nesting is bounded elsewhere.
+
+    :raises JSONFileError: naming the number refused.
+    :raises json.JSONDecodeError: when ``text`` is not JSON.
+    """
+    try:
+        return json.loads(
+            text,
+            parse_int=_parse_int,
+            parse_float=_parse_float,
+            parse_constant=_parse_constant,
+        )
+    except _Refused as exc:
+        raise JSONFileError(str(exc)) from None
+
+
+def depth_exceeds(value: Any, max_depth: int = MAX_JSON_DEPTH) -> bool:
+    """True when ``value`` nests arrays and objects more than ``max_depth`` deep.
+
+    Iterative, so a hostile document cannot exhaust the stack; stops at the first
+    container found too deep.
+    """
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, dict):
+            children: Any = node.values()
+        elif isinstance(node, list):
+            children = node
+        else:
+            continue
+        if depth > max_depth:
+            return True
+        stack.extend((child, depth + 1) for child in children if isinstance(child, dict | list))
+    return False
+
+
+def _too_deep(max_depth: int) -> str:
+    return f"nested too deeply: more than {max_depth} levels (a hostile or broken file?)"
+
+
+#: Strings up to this long are shared by :func:`loads` with ``share_strings``.
+_SHARED_LENGTH: Final = 40
+
+
+def _sharing_hook() -> Any:
+    """An ``object_pairs_hook`` that makes equal short strings one object: the values of
+    an object, and the items of lists (and of lists in lists) among them. A report holds
+    the same card codes, rule ids and statuses hundreds of thousands of times; each is a
+    separate 50-byte object as ``json`` decodes it, most of a report's memory."""
+    table: dict[str, str] = {}
+    share = table.setdefault
+
+    def items(values: list[Any]) -> list[Any]:
+        out = []
+        for item in values:
+            kind = type(item)
+            if kind is str and len(item) <= _SHARED_LENGTH:
+                item = share(item, item)
+            elif kind is list:
+                item = [
+                    share(s, s) if type(s) is str and len(s) <= _SHARED_LENGTH else s for s in item
+                ]
+            out.append(item)
+        return out
+
+    def hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for key, value in pairs:
+            kind = type(value)
+            if kind is str and len(value) <= _SHARED_LENGTH:
+                value = share(value, value)
+            elif kind is list and value:
+                value = items(value)
+            out[share(key, key)] = value
+        return out
+
+    return hook
+
+
+def loads(text: str, *, max_depth: int = MAX_JSON_DEPTH, share_strings: bool = False) -> Any:
+    """Decode ``text`` within the limits above; with ``share_strings``, equal short
+    strings become one object (a large report then takes a fraction of the memory).
+
+    :raises JSONFileError: with the reason (no file name: the caller adds it).
+    :raises json.JSONDecodeError: when ``text`` is not JSON at all (the caller words it
+        with its line and column).
+    """
+    try:
+        value = json.loads(
+            text,
+            parse_int=_parse_int,
+            parse_float=_parse_float,
+            parse_constant=_parse_constant,
+            object_pairs_hook=_sharing_hook() if share_strings else None,
+        )
+    except _Refused as exc:
+        raise JSONFileError(str(exc)) from None
+    except RecursionError:
+        raise JSONFileError(_too_deep(max_depth)) from None
+    except json.JSONDecodeError:
+        raise
+    except ValueError as exc:  # what the decoder refuses besides syntax
+        raise JSONFileError(f"cannot be decoded: {str(exc)[:200]}") from None
+    if depth_exceeds(value, max_depth):
+        raise JSONFileError(_too_deep(max_depth))
+    return value
+
+
+def read_json_file(
+    path: Path | str,
+    what: str,
+    *,
+    max_bytes: int | None = None,
+    max_depth: int = MAX_JSON_DEPTH,
+    share_strings: bool = False,
+) -> Any:
+    """Read and decode the JSON file ``path`` (described as ``what`` in messages), at most
+    ``max_bytes`` long (default :data:`MAX_JSON_BYTES`, read when called).
+
+    :raises JSONFileError: naming the file: unreadable, too large, not UTF-8, not JSON
+        (with line and column), too deep, a huge integer, a non-finite number.
+    """
+    if max_bytes is None:
+        max_bytes = MAX_JSON_BYTES
+    try:
+        with Path(path).open("rb") as handle:
+            data = _read_at_most(handle, max_bytes + 1)
+    except OSError as exc:
+        raise JSONFileError(f"{path}: cannot read {what}: {exc.strerror or exc}") from None
+    if len(data) > max_bytes:
+        raise JSONFileError(f"{path}: {what} is larger than the limit of {max_bytes} bytes")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise JSONFileError(f"{path}: {what} is not UTF-8 text: {exc.reason}") from None
+    del data  # the text is what is decoded: the bytes need not wait for the result
+    try:
+        return loads(text, max_depth=max_depth, share_strings=share_strings)
+    except json.JSONDecodeError as exc:
+        raise JSONFileError(
+            f"{path}: {what} is not JSON: line {exc.lineno} column {exc.colno}: {exc.msg}"
+        ) from None
+    except JSONFileError as exc:
+        raise JSONFileError(f"{path}: {what}: {exc}") from None
+
+
+def _read_at_most(handle: BinaryIO, limit: int) -> bytearray:
+    """At most ``limit`` bytes of ``handle``, read in pieces: ``read(limit)`` allocates
+    ``limit`` bytes whatever the file holds (128 MB for every report read)."""
+    data = bytearray()
+    while len(data) < limit:
+        piece = handle.read(min(_PIECE, limit - len(data)))
+        if not piece:
+            break
+        data += piece
+    return data
+
+
+_PIECE: Final = 1 << 20
+
+
+class UnreadableNumber(HarnessError, ValueError):
+    """A document about to be written holds a number its readers refuse: the message
+    names the JSON pointer and the number's size (a bug, or a source left unbounded)."""
+
+
+#: Largest integer written and read back: MAX_INT_DIGITS nines.
+_LARGEST: Final = 10**MAX_INT_DIGITS - 1
+
+
+def _pointer_part(key: object) -> str:
+    return str(key).replace("~", "~0").replace("/", "~1")[:80]
+
+
+def check_readable(value: Any) -> None:
+    """Refuse ``value`` when it holds a number the harness's readers would refuse.
+
+    One iterative pass over the containers, comparing numbers as they are met (a run
+    report of thousands of checks costs milliseconds); where the number is, is worked
+    out only once one is found.
+
+    :raises UnreadableNumber: naming where the first such number is.
+    """
+    stack = [value]
+    push, pop = stack.append, stack.pop
+    while stack:
+        node = pop()
+        kind = type(node)
+        if kind is dict:
+            node = node.values()
+        elif kind is not list and kind is not tuple:
+            if not _readable(node):
+                raise UnreadableNumber(f"at {_where(value)}: {_unreadable(node)}")
+            continue
+        for item in node:
+            kind = type(item)
+            if kind is str or kind is bool or item is None:
+                continue
+            if kind is int:
+                if -_LARGEST <= item <= _LARGEST:
+                    continue
+            elif kind is float and item - item == 0.0:  # finite: inf - inf and nan - nan are nan
+                continue
+            push(item)
+
+
+def _readable(node: Any) -> bool:
+    """False for a number the readers refuse (bool is no number here)."""
+    if isinstance(node, bool):
+        return True
+    if isinstance(node, float):
+        return math.isfinite(node)
+    if isinstance(node, int):
+        return -_LARGEST <= node <= _LARGEST
+    return True
+
+
+def _where(value: Any) -> str:
+    """The JSON pointer of the first number in ``value`` its readers refuse."""
+    stack: list[tuple[Any, tuple[object, ...]]] = [(value, ())]
+    while stack:
+        node, path = stack.pop()
+        if isinstance(node, dict):
+            stack.extend((v, (*path, k)) for k, v in reversed(node.items()))
+        elif isinstance(node, list | tuple):
+            stack.extend((v, (*path, i)) for i, v in reversed(list(enumerate(node))))
+        elif not _readable(node):
+            return "/" + "/".join(_pointer_part(part) for part in path)
+    return "/"
+
+
+def _unreadable(number: float) -> str:
+    if isinstance(number, float):
+        return f"the number {number} is not finite (no reader takes NaN or Infinity)"
+    digits = len(str(abs(number))) if abs(number) < 10**4000 else 4000
+    return (
+        f"an integer of {digits}{'+' if digits == 4000 else ''} digits "
+        f"(the harness's readers take at most {MAX_INT_DIGITS})"
+    )
+
+
+#: One compact encoder, reused: building one per call costs more than encoding a check.
+_COMPACT: Final = json.JSONEncoder(ensure_ascii=False, allow_nan=False)
+
+
+def dumps(value: Any, *, indent: int | None = 2, checked: bool = False) -> str:
+    """Standard JSON text for ``value``, readable back by the harness's own readers:
+    never ``NaN``, ``Infinity`` or an integer longer than they take; non-ASCII kept;
+    ``indent=None`` for one line.
+
+    ``checked``: the caller has passed the whole document to :func:`check_readable` (a
+    writer encoding it part by part, whose parts are then not walked again).
+
+    :raises UnreadableNumber: when ``value`` holds such a number (:func:`check_readable`).
+    """
+    if not checked:
+        check_readable(value)
+    if indent is None:
+        return _COMPACT.encode(value)
+    return json.dumps(value, indent=indent, ensure_ascii=False, allow_nan=False)
+
+
+def pieces(value: Any, *, indent: int = 1) -> Iterator[str]:
+    """:func:`dumps` in pieces, for writing a large document without holding its text (nor
+    the list of pieces ``json.dumps`` joins); checked whole before the first piece.
+
+    :raises UnreadableNumber: as :func:`dumps`, before anything is yielded.
+    """
+    check_readable(value)
+    encoder = json.JSONEncoder(indent=indent, ensure_ascii=False, allow_nan=False)
+    return encoder.iterencode(value)
+
+
+class TooLargeToRead(HarnessError, ValueError):
+    """A document that would be written larger than its readers read."""
+
+
+def within_read_limit(text: Iterable[str], what: str) -> Iterator[str]:
+    """The pieces of ``text``, refused (mid-write: the caller's atomic write then leaves
+    nothing behind) once they add up to more than :data:`MAX_JSON_BYTES` in UTF-8, the
+    most the harness's readers read: a merge never writes a file it refuses to read.
+
+    :raises TooLargeToRead: naming ``what`` and the limit.
+    """
+    limit, written = MAX_JSON_BYTES, 0
+    for piece in text:
+        # Characters are at most 4 bytes: count exactly only near the limit.
+        written += len(piece) if piece.isascii() else len(piece.encode("utf-8", "replace"))
+        if written > limit:
+            raise TooLargeToRead(
+                f"{what} would be larger than {limit} bytes, the most a report is read "
+                "at: keep the parts as they are (report and report diff take several)"
+            )
+        yield piece
+
+
+def finite(value: float, default: float = 0.0) -> float:
+    """``value`` when it is a finite number, else ``default`` (for durations and timings)."""
+    return value if isinstance(value, int | float) and math.isfinite(value) else default
+
+
+__all__ = [
+    "MAX_INT_DIGITS",
+    "MAX_JSON_BYTES",
+    "MAX_JSON_DEPTH",
+    "JSONFileError",
+    "TooLargeToRead",
+    "UnreadableNumber",
+    "check_readable",
+    "depth_exceeds",
+    "dumps",
+    "finite",
+    "loads",
+    "loads_bounded_numbers",
+    "pieces",
+    "read_json_file",
+    "within_read_limit",
+]
