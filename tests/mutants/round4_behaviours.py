@@ -31,8 +31,10 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import reference.adapter
+import reference.adapter_cli
 import reference.dealing
 import reference.game
+import reference.interface
 from reference.actions import Action, LayOff, Open, Pass, SwapJoker
 from reference.codec import action_from_json
 from reference.errors import IllegalActionError
@@ -145,7 +147,7 @@ def _declare_rulings(rulings: dict[str, str]) -> None:
 
         return parse_rulings
 
-    _patch(reference.adapter, "parse_rulings", make)
+    _patch(reference.adapter_cli, "parse_rulings", make)
 
 
 def _declare_interface(pair: str) -> None:
@@ -159,7 +161,7 @@ def _declare_interface(pair: str) -> None:
 
         return parse_interface
 
-    _patch(reference.adapter, "parse_interface", make)
+    _patch(reference.interface, "parse_interface", make)
 
 
 # --- the upcard ----------------------------------------------------------------------------------
