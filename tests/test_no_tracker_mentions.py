@@ -18,7 +18,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 
-#: A tracker reference: "issue 12", "Issue #7", "issues 27 and 42", "item 8 of issue 23".
+#: A tracker reference: "issue" or "issues", in any case, then a number, with or without "#".
 TRACKER_MENTION = re.compile(r"\bissues?\s*#?\s*[0-9]+", re.IGNORECASE)
 
 #: Files other changes are cleaning in parallel; the mentions in them are theirs to remove.
@@ -80,22 +80,23 @@ def mentions(text: str) -> list[int]:
     return [n for n, line in enumerate(text.splitlines(), 1) if TRACKER_MENTION.search(line)]
 
 
+# The examples put the number in at run time ({n}), so this file holds no mention itself.
 @pytest.mark.parametrize(
     ("line", "found"),
     [
-        ("a rule (issue 12) in a comment", True),
-        ("# Issue #7: the tail of stderr", True),
-        ("coverage by execution (issues 27 and 42)", True),
-        ("item 8 of issue 23", True),
-        ("see ISSUE 4", True),
-        ("the harness issued 3 requests", False),
-        ("tissue 3", False),
-        ("DISPUTE-12 and cc-0302 name a rule and a case", False),
+        ("a rule (issue {n}) in a comment", True),
+        ("# Issue #{n}: the tail of stderr", True),
+        ("coverage by execution (issues {n} and 42)", True),
+        ("item 8 of issue {n}", True),
+        ("see ISSUE {n}", True),
+        ("the harness issued {n} requests", False),
+        ("tissue {n}", False),
+        ("DISPUTE-{n} and cc-0302 name a rule and a case", False),
         ("an issue with the adapter", False),
     ],
 )
 def test_a_tracker_mention_is_told_from_ordinary_words(line: str, found: bool) -> None:
-    assert bool(mentions(line)) is found
+    assert bool(mentions(line.format(n=12))) is found
 
 
 def test_no_tracked_file_mentions_a_tracker_issue() -> None:
@@ -103,8 +104,7 @@ def test_no_tracked_file_mentions_a_tracker_issue() -> None:
     assert "pyproject.toml" in files, "git listed no file of the repository"
     left: list[str] = []
     for name in files:
-        # This file's examples above are mentions on purpose: they test the pattern.
-        if _excluded(name) or name == "tests/test_no_tracker_mentions.py":
+        if _excluded(name):
             continue
         text = _text(ROOT / name)
         if text is None:
