@@ -45,7 +45,7 @@ PERLA_ID_RE = re.compile(r"^PERLA-[A-Z][A-Z0-9]*-[0-9]+$")
 PROFILE_ID_RE = re.compile(r"^(?:CHILE|PAGAT|PERLA)-[A-Z][A-Z0-9]*-[0-9]+$")
 PROFILES = ("argentine", "chilean", "pagat", "perla")
 # The Chilean points of rules-reading-profiles.md (57..73 belong to seeds 002 and 003), and
-# DISPUTE-78, the Chilean house game's pack (issue 24).
+# DISPUTE-78, the Chilean house game's pack.
 CHILEAN_POINTS = [*range(39, 57), *range(74, 78), 78]
 # The Pagat points (seed 002's own), and the shared silences the pagat profile also rules on.
 PAGAT_POINTS = [*range(57, 61)]

@@ -1,5 +1,5 @@
 """Every profile's slice plays its smallest and largest player count through dealing, turn
-order, scoring and deal passing (issue 27, item 3).
+order, scoring and deal passing.
 
 An engine that breaks only at five Pagat players, or only with two, must meet a case there: a
 case at that count that deals a deal (level ``deals``), passes a turn (a discard followed by

@@ -24,7 +24,7 @@ from tests.mutants import harness, strength  # noqa: E402
 from tests.mutants.mutants import MUTANTS  # noqa: E402
 from tests.mutants.probes import probes  # noqa: E402
 
-#: The mutants registered by tests/mutants/strength.py (issue 13's new ones).
+#: The mutants registered by tests/mutants/strength.py.
 STRENGTH = sorted(n for n, m in MUTANTS.items() if m.patch.__module__ == strength.__name__)
 
 

@@ -26,8 +26,8 @@ from tests.mutants import harness  # noqa: E402
 from tests.mutants.later import BY_PROFILE  # noqa: E402
 from tests.mutants.mutants import MUTANTS  # noqa: E402
 
-# The Argentine mutants run against the Argentine corpus; the Chilean (issue 15), Pagat and
-# Perla (issue 16) ones against their profile's slice, at the end of this file.
+# The Argentine mutants run against the Argentine corpus; the Chilean, Pagat and
+# Perla ones against their profile's slice, at the end of this file.
 ARGENTINE_MUTANTS = [
     name for name in MUTANTS if not any(name in of.names for of in BY_PROFILE.values())
 ]
@@ -74,7 +74,7 @@ def corpus() -> harness.Corpus:
 
 
 def test_the_mutant_set_is_complete_and_cites_real_rules() -> None:
-    # Issue 27: at least 40 faults per profile.
+    # At least 40 faults per profile, so the corpus is measured on more than a handful.
     assert len(ARGENTINE_MUTANTS) >= 40
     assert REQUIRED - set(MUTANTS) == set()
     known = set(load_catalogue().rules)
@@ -108,7 +108,7 @@ def test_the_corpus_kills_the_mutant(name: str, corpus: harness.Corpus) -> None:
     mutant = MUTANTS[name]
     killers = harness.killers(result)
     # Two killers that differ in setup: with one, a single edited scenario would let the
-    # mutant survive, and two near-copies pin one branch in one situation only (issue 27).
+    # mutant survive, and two near-copies pin one branch in one situation only.
     assert harness.distinct_setups(killers, corpus) >= 2, (
         f"mutant {name} ({', '.join(mutant.rules)}: {mutant.description}) is killed by "
         f"{killers or 'no scenario'}: add a scenario with another deal, seat, player count "
@@ -155,7 +155,7 @@ def test_applying_a_second_mutant_in_one_process_is_refused() -> None:
 
 # --- The later profiles' mutants: each profile's slice of the corpus must kill each one ------
 
-#: The fewest mutants each profile brings (issue 27: 40 each).
+#: The fewest mutants each profile brings.
 LEAST_MUTANTS = {"chilean": 40, "pagat": 40, "perla": 40}
 
 
@@ -213,7 +213,7 @@ def test_a_profiles_slice_kills_its_mutant(profile: str, name: str) -> None:
     )
 
 
-# --- round 3 (issue 27): two killers that differ in setup; faults ported to one profile -------
+# --- two killers that differ in setup; faults ported to one profile ---------------------------
 
 
 def test_killers_in_one_setup_count_once(corpus: harness.Corpus) -> None:

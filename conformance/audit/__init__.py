@@ -1,4 +1,4 @@
-"""The audit of the corpus against the reference under every honest declaration (issue 25).
+"""The audit of the corpus against the reference under every honest declaration.
 
 The reference plays any option of any disputed point or house variant, and any interface
 choice, player counts and unmodelled fields (``python -m reference.adapter --help``). The

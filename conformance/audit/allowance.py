@@ -1,6 +1,6 @@
 """What the corpus does not meet yet, written down so that the audit gates everything else.
 
-Issue 25 asks every single-option change to keep 97% of a profile's checks, no check to fail
+The audit asks every single-option change to keep 97% of a profile's checks, no check to fail
 under an option it does not name, and no assumption a check does not need. The corpus gets
 there case by case; until then an **allowance file** lists what it does not meet today, and
 ``audit --allowance FILE`` fails only on what is not listed:
@@ -123,7 +123,7 @@ def allowance_text(
 ) -> str:
     """An allowance file for what a run found (``audit --write-allowance FILE``)."""
     head = (
-        '# What the corpus does not meet yet (issue 25; docs/adding-scenarios.md, "The audit").\n'
+        "# What the corpus does not meet yet (docs/adding-scenarios.md#the-audit).\n"
         "# Written by `carioca-conformance audit --graded --both-ways --profile all\n"
         "# --write-allowance FILE`. The audit fails on anything not listed here; remove an\n"
         "# entry once the corpus meets it, and never add one by hand to hide a new finding.\n"

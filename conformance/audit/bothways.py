@@ -2,8 +2,8 @@
 
 ``audit`` catches a case that names too few points: a check fails under an option it does
 not name. This catches the other way round, a case that names too many, which costs an
-honest engine the checks it gates (issue 25: a Chilean engine declaring one swap ruling lost
-13 cases that pass the same under either option):
+honest engine the checks it gates (a Chilean engine declaring one swap ruling once lost 13
+cases that pass the same under either option):
 
 - **an assumption no check needs**: every check it gates passes under every other option of
   its point. Remove it.

@@ -1,4 +1,4 @@
-"""The measurement: how much of a profile is graded under each honest declaration (issue 25).
+"""The measurement: how much of a profile is graded under each honest declaration.
 
 An engine that declares another option on one point should lose only the checks about that
 point. For each profile this counts the **checks** (conformance.grading.results.graded()) the

@@ -1,5 +1,5 @@
 """Coverage by execution: which rules of a profile its cases make the reference decide by,
-and how many cases exercise each (issues 27 and 42).
+and how many cases exercise each.
 
 ``carioca-conformance coverage`` counts the cases that *cite* each rule. A rule cited is not
 a rule exercised: a case may name the stock-recycling rule without ever recycling. This

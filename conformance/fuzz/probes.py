@@ -1,5 +1,5 @@
 """Contract probes: classes of play that real engines got wrong and random play seldom
-offers (issue 27), put to both engines once per game from a stream of their own
+offers, put to both engines once per game from a stream of their own
 (``carioca-fuzz:S:G:probe``), after the game's scene, so no main game or scene of a seed
 changes:
 

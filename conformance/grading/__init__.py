@@ -1,4 +1,4 @@
-"""Grading a case check by check (issue 23; docs/scenario-format.md, "Checks").
+"""Grading a case check by check (docs/scenario-format.md#checks).
 
 A scenario's checks are planned when it loads (:mod:`conformance.scenarios.plan`); here each
 one is judged against one engine:

@@ -1,4 +1,4 @@
-"""What every state an engine answers must hold, whatever the case asserts (issue 26).
+"""What every state an engine answers must hold, whatever the case asserts.
 
 A state with two extra hands, or 40 queens of hearts, could pass every field a case happens
 to name. Each answered state is checked once for the profile's invariants under the

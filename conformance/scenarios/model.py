@@ -268,7 +268,7 @@ class Scenario:
         return plan or ()
 
     def file_line(self, line: int) -> str:
-        """``file:line`` of one of the case's lines, for messages (item 8 of issue 23)."""
+        """``file:line`` of one of the case's lines, for messages."""
         return f"{self.path}:{line}"
 
 

@@ -83,7 +83,7 @@ def cli(*args: str) -> subprocess.CompletedProcess[str]:
 
 
 def draft_disagreements(finding: dict[str, Any]) -> list[str]:
-    """Where a finding's draft and example disagree (issue 24): the notes describe the
+    """Where a finding's draft and example disagree: the notes describe the
     example's own divergence, and name only seats of the draft's own game."""
     doc, example = finding.get("scenario"), finding["example"]
     if not doc:

@@ -1,4 +1,4 @@
-"""Checks, not cases (issue 23): the done-when items, proved against engines that run.
+"""Checks, not cases (docs/scenario-format.md#checks), proved against engines that run.
 
 Each engine is the reference behind tests/fake_adapters/quiet_rulings.py (a ruling played
 but not declared, extra hands, everything unsupported, a state it will not load) or the

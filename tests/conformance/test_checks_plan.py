@@ -1,5 +1,5 @@
-"""Checks, not cases (issue 23): the plan of a case's checks, its rules, and what `check`
-refuses in the new per-check forms. Fast: no engine runs here."""
+"""Checks, not cases (docs/scenario-format.md#checks): the plan of a case's checks, its rules,
+and what `check` refuses in the new per-check forms. Fast: no engine runs here."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""A green is earned, end to end (issue 23; issue 26 item 7): an engine graded on nothing
+"""A green is earned, end to end: an engine graded on nothing
 exits 4 with one line saying why, the CI gates (--min-graded, --all-players) hold, and the
 detail a brief run prints appears where something differs. Engines are fake adapters."""
 

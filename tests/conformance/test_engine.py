@@ -366,7 +366,7 @@ def test_line_limit_is_configurable(make_session: Factory) -> None:
 
 
 def test_stderr_flood_neither_blocks_nor_grows(make_session: Factory) -> None:
-    # The 32 MB flood comes before hello: on a loaded 2-core machine (issue 10) pushing it
+    # The 32 MB flood comes before hello: on a loaded 2-core machine pushing it
     # through the pipe can take longer than the usual 2 s start timeout.
     session = make_session("--flood-stderr-mb", "32", timeout=5.0, start_timeout=60.0)
     started = time.monotonic()
@@ -375,7 +375,7 @@ def test_stderr_flood_neither_blocks_nor_grows(make_session: Factory) -> None:
     # A blocked drain would never let hello through; the bound only guards against that.
     assert time.monotonic() - started < 30.0
     # What the adapter wrote before its answer is in the tail at once, however late the
-    # drain thread runs: taking a tail reads what the pipe already holds (issue 10).
+    # drain thread runs: taking a tail reads what the pipe already holds.
     assert session.stderr_tail().endswith("fake adapter got penalty\n")
     assert len(session.stderr_tail()) <= 4000
     assert "flood done: last words" in session.stderr_tail(limit=100_000)

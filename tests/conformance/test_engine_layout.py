@@ -1,4 +1,4 @@
-"""conformance/adapter/engine.py, split (issue 28): each part reads in one sitting, old imports
+"""conformance/adapter/engine.py, split: each part reads in one sitting, old imports
 work."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Coverage by execution (conformance/authoring/execution_coverage.py, issue 27).
+"""Coverage by execution (conformance/authoring/execution_coverage.py).
 
 A fake adapter (tests/fake_adapters/tracing_adapter.py) relays the reference and writes a
 scripted trace, so what fires is known here and not taken from the code under test. The

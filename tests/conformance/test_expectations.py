@@ -66,7 +66,7 @@ def test_apply_turns_fail_into_xfail_and_pass_into_xpass(tmp_path: Path) -> None
 
 
 def test_write_lists_failures_with_empty_reasons(tmp_path: Path) -> None:
-    # Issue 12 item 8: an errored case is never written as an expected failure, so a
+    # An errored case is never written as an expected failure, so a
     # rerun with the file cannot turn a crash green.
     target = tmp_path / "out.yaml"
     n = write_expectations(
@@ -78,7 +78,7 @@ def test_write_lists_failures_with_empty_reasons(tmp_path: Path) -> None:
     assert load_expectations(target).expected_failures == {"cc-0001": ""}
 
 
-# --- issue 12 item 8: an expected failure never covers an error ---------------------------
+# --- an expected failure never covers an error -------------------------------------------
 
 
 def test_an_expected_failure_does_not_cover_an_error_or_a_case_not_run(tmp_path: Path) -> None:
@@ -131,7 +131,7 @@ def test_rewriting_keeps_explicit_error_entries_that_still_hold(tmp_path: Path) 
     }
 
 
-# --- issue 23: an entry may name a case, or a case and a check ----------------------------
+# --- an entry may name a case, or a case and a check -------------------------------------
 
 
 def chk(key: str, status: str) -> CheckResult:

@@ -1,4 +1,4 @@
-"""Fair to real engines (issue 12): interface choices are declared, and never failed.
+"""Fair to real engines: interface choices are declared, and never failed.
 
 Most tests drive the reference through ``tests/fake_adapters/real_engine_proxy.py``, which
 makes the choices real engines make (arranging runs, picking lay-off ends, dealing only
@@ -53,7 +53,7 @@ def corpus() -> tuple:  # type: ignore[type-arg]
 
 def run_corpus(corpus: tuple, flags: Sequence[str], ids: Sequence[str] = ()) -> RunResult:  # type: ignore[type-arg]
     scenarios, catalogue = corpus
-    # The runs play the Argentine profile; the Chilean slice (issue 15) runs under its own.
+    # The runs play the Argentine profile; the Chilean slice runs under its own.
     chosen = [s for s in scenarios if (not ids or s.id in ids) and "argentine" in s.profiles]
     return run_scenarios([*PROXY, *flags], chosen, RunOptions(), catalogue=catalogue)
 
@@ -148,7 +148,7 @@ def test_runs_of_an_engine_that_arranges_them_compare_as_sets() -> None:
 def test_an_engine_lacking_check_contract_is_graded_on_every_other_check(corpus: tuple) -> None:  # type: ignore[type-arg]
     run = run_corpus(corpus, ["--unsupported", "check_contract"])
     assert bad(run) == {}
-    # The op costs only its own checks (issue 23): a case mixing ops passes on the others,
+    # The op costs only its own checks: a case mixing ops passes on the others,
     # its check_contract checks not graded for cause `op`; a case of check_contract only
     # has nothing graded and is unsupported.
     lacking = [
@@ -443,7 +443,7 @@ def test_every_example_id_in_the_docs_is_reserved_and_every_cited_id_exists(
 
 
 def test_an_installed_copy_run_inside_a_checkout_reads_the_checkout(tmp_path: Path) -> None:
-    # The issue's report, replayed: after a plain `pip install .`, a scenario added to the
+    # A newcomer's report, replayed: after a plain `pip install .`, a scenario added to the
     # checkout was not seen. Here an installed layout (the wheel's: conformance/corpus
     # inside the package) runs from inside a checkout holding one scenario more.
     import shutil

@@ -1,4 +1,4 @@
-"""The fairness matrix (issue 24): honest house engines get no false report from any judge.
+"""The fairness matrix: honest house engines get no false report from any judge.
 
 The reference plays several house engines: declared house variants, a subset of player
 counts, no player counts declared at all, fields it does not model, its own recycled and

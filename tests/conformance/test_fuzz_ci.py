@@ -1,4 +1,4 @@
-"""The CI matrix of docs/ci/fuzz-shards.yml (issue 28): a well-formed workflow of the
+"""The CI matrix of docs/ci/fuzz-shards.yml: a well-formed workflow of the
 expected shape, whose own commands, run here for N=2 shards of a small campaign, play
 the shards and merge them into the report of the whole campaign."""
 

@@ -2,7 +2,7 @@
 
 An adapter that cannot start still gets its report (exit 3); a campaign that compares
 nothing (an engine answering ``unsupported`` to everything) is not a pass (exit 4, with
-one line saying why; issue 23).
+one line saying why).
 """
 
 from __future__ import annotations

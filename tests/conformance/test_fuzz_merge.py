@@ -1,4 +1,4 @@
-"""Shard reports read within bounds and merged (conformance/fuzz/merge.py; issue 26).
+"""Shard reports read within bounds and merged (conformance/fuzz/merge.py).
 
 Hostile shard reports (deep nesting, huge integers, NaN, the wrong shapes) end in one
 clear error naming the file, never a traceback; the same shard twice is refused; missing

@@ -61,7 +61,7 @@ def test_a_deal_only_engine_is_fuzzed_from_decks() -> None:
 
 
 def test_the_fuzzer_reads_declarations_only_through_the_shared_view() -> None:
-    # issue 24: no judge reads a declaration on its own. The handshake is read twice: to
+    # No judge reads a declaration on its own. The handshake is read twice: to
     # build the Declarations (conformance/adapter/declarations.py) and to show it in the report.
     package = ROOT / "conformance" / "fuzz"
     uses = sorted(

@@ -103,9 +103,10 @@ def _processes_mentioning(text: str) -> list[int]:
 def test_a_signal_with_workers_and_a_hung_adapter_ends_the_campaign_cleanly(
     tmp_path: Path, sig: signal.Signals, group: bool, code: int
 ) -> None:
-    # issue 26 item 6: one worker's adapter writes a marker on its 30th request and never
-    # answers (the adapter timeout is far away); the test then signals the harness, as a
-    # terminal's Ctrl-C (the whole process group) or CI's SIGTERM (the harness) would.
+    # Ctrl-C or SIGTERM during `fuzz --workers 2` must not hang: one worker's adapter writes
+    # a marker on its 30th request and never answers (the adapter timeout is far away); the
+    # test then signals the harness, as a terminal's Ctrl-C (the whole process group) or CI's
+    # SIGTERM (the harness) would.
     marker, out = tmp_path / "marker", tmp_path / "out"
     adapter = f"{sys.executable} {ROOT / 'tests' / 'fake_adapters' / 'signal_proxy.py'}"
     adapter += f" --marker {marker} --after 30"

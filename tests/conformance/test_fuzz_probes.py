@@ -1,4 +1,4 @@
-"""Contract probes (conformance/fuzz/probes.py; issue 27): an opening with an extra meld
+"""Contract probes (conformance/fuzz/probes.py): an opening with an extra meld
 of another kind, and a chilean natural 2 at the 2-position of a run, are offered in every
 game, and an engine that gets them wrong is found."""
 

@@ -16,7 +16,7 @@ def test_the_reference_against_itself_finds_nothing() -> None:
     assert result.findings == []
     assert result.games_played == 12
     assert result.steps > 1000 and result.queries > 0
-    # The mixed policies reach the parts of a deal the issue names (seeded: always so).
+    # The mixed policies reach every part of a deal listed here (seeded: always so).
     events = ("open", "lay_off", "discard", "draw_discard", "close", "cancel", "recycle")
     for event in (*events, "next_deal"):
         assert result.events.get(event, 0) > 0, event

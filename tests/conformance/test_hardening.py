@@ -1,4 +1,4 @@
-"""Attacks on the harness itself, each reproduced, each refused (issue 10, docs/robustness.md).
+"""Attacks on the harness itself, each reproduced, each refused (docs/robustness.md).
 
 Hostile engine text, hostile files, bad output paths, signals and escaped daemons.
 Signal and daemon tests run the harness as a real subprocess (the command line is

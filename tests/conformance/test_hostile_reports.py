@@ -1,4 +1,4 @@
-"""Issue 26 on reports: hostile JSON reports end in one clear error and exit 2, never a
+"""Hostile reports: hostile JSON reports end in one clear error and exit 2, never a
 traceback, a hang or unbounded work; a report whose adapter never started does not merge
 into another engine's.
 

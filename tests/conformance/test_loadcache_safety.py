@@ -1,4 +1,4 @@
-"""The load cache against another local user (issue 26, item 8): nothing it plants is read.
+"""The load cache against another local user: nothing it plants is read.
 
 The cache holds plain JSON, read only from a private folder and from entries of this user
 that no one else can write, checked on the open descriptor. Tests that hand a file or a

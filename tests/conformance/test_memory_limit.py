@@ -1,4 +1,4 @@
-"""The adapter's memory cap (issue 26): a breach is that case's error, naming the limit.
+"""The adapter's memory cap: a breach is that case's error, naming the limit.
 
 The hogs (tests/fake_adapters/memory_hog.py, hostile_proxy.py --do hog) allocate touched
 memory up to 1 GiB and then sleep, so a harness that missed them fails these tests on a

@@ -1,4 +1,4 @@
-"""The property laws hold for the pagat profile against the reference (issue 16), as
+"""The property laws hold for the pagat profile against the reference, as
 ``run --profile pagat --properties`` plays them: 108 cards for 2 to 5 players, the same
 laws the Argentine profile keeps."""
 

@@ -218,7 +218,7 @@ def test_own_scoring_lists_only_scoring_points_the_engine_plays_its_own_way() ->
     assert own_scoring({"VARIANT-01": "fifty"}, "argentine") == ()
 
 
-# --- every declaration honoured (issue 24) ------------------------------------------------------
+# --- every declaration honoured -----------------------------------------------------------------
 
 
 def test_winners_are_not_compared_for_an_engine_that_does_not_model_them() -> None:

@@ -81,7 +81,7 @@ def test_record_cli(tmp_path: Path) -> None:
     )
 
 
-# --- a draft says what the engine was free to choose (issue 24) ---------------------------------
+# --- a draft says what the engine was free to choose ---------------------------------------------
 
 HOUSE = [sys.executable, str(Path(__file__).parents[1] / "fake_adapters" / "house_engine.py")]
 

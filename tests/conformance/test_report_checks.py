@@ -1,4 +1,4 @@
-"""Issue 23 in the reports: every report carries the checks and counts them the same way.
+"""Checks in the reports: every report carries the checks and counts them the same way.
 
 The runs here are built from CaseResults with checks (the shape conformance/run/runner.py
 gives them), so each report is tested on exactly the checks it was handed: the JSON report

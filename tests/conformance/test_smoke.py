@@ -185,7 +185,7 @@ def test_rulings_outside_the_catalogue_are_flagged() -> None:
     assert not check.ok and "DISPUTE-01: 'own_opening' is not one of its options" in check.detail
 
 
-# --- player counts and the op actually sent (issue 24) ----------------------------------------
+# --- player counts and the op actually sent -----------------------------------------------------
 
 HOUSE = [
     sys.executable,

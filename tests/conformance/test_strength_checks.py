@@ -1,4 +1,5 @@
-"""Issue 13: nothing that asserts nothing, states play can reach, scores graded as scores."""
+"""The corpus's strength: nothing that asserts nothing, states play can reach, scores graded
+as scores."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Adapters die with the harness even when it is killed with SIGKILL (issue 26).
+"""Adapters die with the harness even when it is killed with SIGKILL.
 
 A harness subprocess starts an adapter that leaves a grandchild in its group, another
 that leaves a ``setsid`` daemon, and lingers after its stdin closes; the test SIGKILLs

@@ -1,4 +1,4 @@
-"""The reference behind choices the protocol leaves to an engine (issue 24, the fuzzer).
+"""The reference behind choices the protocol leaves to an engine, for the fuzzer.
 
 docs/protocol.md lets an engine differ from the reference in a few places without breaking
 a rule, and the fuzzer must then report nothing. Each flag makes the reference behave so:

@@ -2,11 +2,12 @@
 
 ``python quiet_rulings.py --ruling VARIANT-01=thirty`` is an engine that counts a joker left
 in hand as 30 points but says nothing of it in its handshake: its ``hello`` answer is the
-profile's rulings, so the harness grades it against the profile's options (issue 23's
-first done-when item). Other flags make the engines of the grading tests:
+profile's rulings, so the harness grades it against the profile's options (a joker worth
+30, undeclared, fails the scoring checks only). Other flags make the engines of the grading
+tests:
 
 - ``--extra-hands N``: every answered state holds N more hands, copies of the first one
-  (an impossible state: issue 26's "two extra hands, 40 queens of hearts");
+  (an impossible state: two extra hands, 40 queens of hearts);
 - ``--unsupported-after-hello``: claims every capability, then answers ``unsupported`` to
   every request (a green must be earned);
 - ``--refuse-ended``: answers ``unsupported`` to a ``load_state`` of a deal that is over

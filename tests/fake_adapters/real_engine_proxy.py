@@ -1,4 +1,4 @@
-"""The reference engine behind the interface choices real engines make (issue 12).
+"""The reference engine behind the interface choices real engines make.
 
 Real engines do not all read the protocol the way the reference does: they arrange a run's
 cards themselves, pick the end of a lay-off on their own, deal only some player counts,

@@ -1,5 +1,5 @@
 """An adapter that claims every capability and profile, then answers ``unsupported`` to
-every request after ``hello``: an engine graded on nothing (issue 23). A green must be
+every request after ``hello``: an engine graded on nothing. A green must be
 earned, so ``run`` and ``fuzz`` must not exit 0 on it. Standard library only.
 """
 

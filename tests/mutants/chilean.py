@@ -1,4 +1,4 @@
-"""Chilean rule mutants (issue 15): the reference playing seed 001 with one Chilean rule wrong.
+"""Chilean rule mutants: the reference playing seed 001 with one Chilean rule wrong.
 
 Registered in :data:`tests.mutants.mutants.MUTANTS` when that module is imported (it imports
 this one last), and listed in :data:`CHILEAN` so that ``tests/test_mutants.py`` and
@@ -301,7 +301,7 @@ def _swap_by_rank_any_suit() -> None:
     _patch(reference.melds, "swappable_wilds", make)
 
 
-# --- ported faults (issue 27): Argentine function mutants made in the Chilean profile only -------
+# --- ported faults: Argentine function mutants made in the Chilean profile only -------------------
 
 #: (Argentine mutant, Chilean rules it breaks, what the Chilean engine does wrong).
 PORTED: tuple[tuple[str, tuple[str, ...], str], ...] = (

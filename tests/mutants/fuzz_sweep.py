@@ -1,8 +1,8 @@
 """Fuzz every rule mutant of a profile and say, for each, whether fuzzing kills it.
 
 A mutant is *found* when a campaign against it (seeded, so rerunnable) writes a draft
-scenario that the mutant fails and the reference passes (the test the issue asks for,
-docs/fuzzing.md). Run from the repository root::
+scenario that the mutant fails and the reference passes (docs/fuzzing.md). Run from the
+repository root::
 
     PYTHONPATH=. python -m tests.mutants.fuzz_sweep --profile all --games 60 --jobs 2
 

@@ -100,8 +100,8 @@ def killers(result: RunResult) -> list[str]:
 
 
 def setup_key(scenario: Scenario) -> tuple[Any, ...]:
-    """What tells one case's setup from another's (issue 27: two killers that differ in
-    setup, "another deal, seat, player count or meld kind").
+    """What tells one case's setup from another's (a mutant needs two killers that differ in
+    setup: another deal, seat, player count or meld kind).
 
     A melds question is its own setup (the questions it asks); a played case is told by its
     level, player count, deal number, the seat to move (or the dealer) and the meld kinds

@@ -1007,9 +1007,9 @@ def names() -> list[str]:
 __all__ = ["MUTANTS", "Mutant", "apply_mutant", "mutant", "names"]
 
 
-# The corpus-strength mutants (issue 13) live in their own module and register on import, and
-# so do the Chilean rule mutants (issue 15), which tests/test_mutants.py runs against the
-# Chilean slice of the corpus (tests.mutants.chilean.CHILEAN), the Pagat ones (issue 16)
-# against the Pagat slice (tests.mutants.pagat.PAGAT), and the Perla ones (issue 16)
-# against the Perla slice (tests.mutants.perla.PERLA).
+# The corpus-strength mutants live in their own modules and register on import, and so do
+# the Chilean rule mutants, which tests/test_mutants.py runs against the Chilean slice of the
+# corpus (tests.mutants.chilean.CHILEAN), the Pagat ones against the Pagat slice
+# (tests.mutants.pagat.PAGAT), and the Perla ones against the Perla slice
+# (tests.mutants.perla.PERLA).
 from . import chilean, pagat, perla, round3, round4_behaviours, round4_faults, strength  # noqa: E402, F401

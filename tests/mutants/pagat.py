@@ -1,4 +1,4 @@
-"""Pagat rule mutants (issue 16): the reference playing seed 002 with one Pagat rule wrong.
+"""Pagat rule mutants: the reference playing seed 002 with one Pagat rule wrong.
 
 Registered in :data:`tests.mutants.mutants.MUTANTS` when that module is imported (it imports
 this one last), and listed in :data:`PAGAT` so that ``tests/test_mutants.py`` and
@@ -168,7 +168,7 @@ def _new_melds_after_opening() -> None:
     _play_option("DISPUTE-76", "allowed")
 
 
-# --- ported faults (issue 27): Argentine function mutants made in the Pagat profile only ---------
+# --- ported faults: Argentine function mutants made in the Pagat profile only ---------------------
 
 #: (Argentine mutant, Pagat rules it breaks, what the Pagat engine does wrong).
 PORTED: tuple[tuple[str, tuple[str, ...], str], ...] = (

@@ -1,4 +1,4 @@
-"""Perla rule mutants (issue 16): the reference playing seed 003 with one Perla rule wrong.
+"""Perla rule mutants: the reference playing seed 003 with one Perla rule wrong.
 
 Registered in :data:`tests.mutants.mutants.MUTANTS` when that module is imported (it imports
 this one last), and listed in :data:`PERLA` so that ``tests/test_mutants.py`` and
@@ -243,7 +243,7 @@ def _no_cut_bonus() -> None:
     _play_option("DISPUTE-67", "no_bonus")
 
 
-# --- the empty stock, the steal, the cut, red aces (issue 27) -----------------------------------
+# --- the empty stock, the steal, the cut, red aces ---------------------------------------------
 
 
 @perla_mutant(
@@ -375,7 +375,7 @@ def _bonus_by_melding_only() -> None:
     _play_option("DISPUTE-65", "no_discard")
 
 
-# --- ported faults (issue 27): Argentine function mutants made in the Perla profile only ---------
+# --- ported faults: Argentine function mutants made in the Perla profile only ---------------------
 
 #: (Argentine mutant, Perla rules it breaks, what the Perla engine does wrong).
 PORTED: tuple[tuple[str, tuple[str, ...], str], ...] = (

@@ -1,5 +1,5 @@
-"""Mutants of the corpus-strength round 3 (issue 27): the fault classes that independent
-mutants showed were caught once or not at all.
+"""Mutants of the fault classes that independent mutants (written outside the project)
+showed were caught once or not at all.
 
 Registered as Argentine mutants in :data:`tests.mutants.mutants.MUTANTS` when that module is
 imported; each later profile ports the ones that hold in it (``ProfileMutants.port``), so a

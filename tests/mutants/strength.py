@@ -1,4 +1,4 @@
-"""Mutants of the corpus-strength round (issue 13): jokers inside every meld rule, counts at
+"""Mutants of the corpus's strength: jokers inside every meld rule, counts at
 their boundaries, exact reasons, and what the state says after a close.
 
 Registered in :data:`tests.mutants.mutants.MUTANTS` when that module is imported. Each one

@@ -26,7 +26,7 @@ def ask(adapter: Adapter, request: dict[str, Any] | str) -> dict[str, Any]:
 
 def test_hello_declares_the_profile_capabilities_and_rulings() -> None:
     answer = ask(Adapter(), HELLO)
-    # Every profile the reference plays (later issues add more), in sorted order.
+    # Every profile the reference plays (a new profile is added here), in sorted order.
     assert answer["protocol"] == 1 and answer["profiles"] == sorted(PROFILES)
     assert {"argentine", "chilean", "pagat", "perla"} <= set(answer["profiles"])
     assert set(answer["capabilities"]) == {"melds", "turns", "deals", "reasons"}

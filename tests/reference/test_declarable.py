@@ -1,5 +1,5 @@
-"""Behaviours that became declarable (issue 24): DISPUTE-09 ``jokers`` and DISPUTE-31 / DISPUTE-41
-``runs_at_least``. Expected values come from the options' texts in docs/rules.md."""
+"""Behaviours real engines have that are declarable: DISPUTE-09 ``jokers`` and DISPUTE-31 /
+DISPUTE-41 ``runs_at_least``. Expected values come from the options' texts in docs/rules.md."""
 
 from __future__ import annotations
 

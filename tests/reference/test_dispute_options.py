@@ -1,5 +1,5 @@
-"""The last options of issue 9 are played, and play as their docs/rules.md entries say:
-DISPUTE-29 ``steal`` (a pass round, then a steal for 2 points), DISPUTE-30 ``declared``
+"""Dispute options that change the flow of play are played, and play as their docs/rules.md
+entries say: DISPUTE-29 ``steal`` (a pass round, then a steal for 2 points), DISPUTE-30 ``declared``
 (declared openings, re-declarable end jokers), DISPUTE-35 ``penalty`` (10 points per refused
 action, scored at the close). DISPUTE-02 ``a``/``c`` and DISPUTE-11 ``a``/``b`` answer every
 request alike, as their entries argue: checked here over every replacement and lay-off of

@@ -1,4 +1,4 @@
-"""Interface modes (issue 24): the reference as an engine that declares other interface choices.
+"""Interface modes: the reference as an engine that declares other interface choices.
 
 Each mode must answer within what docs/protocol.md §2 lets its declaration do: ``run_order:
 engine`` reads a run's cards as a set, ``run_ends: engine`` accepts a card that fits at either

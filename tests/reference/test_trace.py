@@ -1,4 +1,4 @@
-"""Rule tracing (issue 27): the adapter names the rules each answer was decided by.
+"""Rule tracing: the adapter names the rules each answer was decided by.
 
 ``python -m reference.adapter --trace-rules PATH`` (or ``CARIOCA_TRACE_RULES=PATH``) appends
 one line per request answered: ``{"id", "op", "decided", "refused"}``. A rule appears only
