@@ -59,7 +59,7 @@ from conformance.io.yamlsafe import (
 )
 
 if TYPE_CHECKING:
-    from conformance.reports.causes import Cause
+    from conformance.grading.results import Cause
 
 SCHEMA_PATH = package_file("schemas", "expectations.schema.json")
 

@@ -10,8 +10,14 @@ from typing import Any
 import pytest
 import yaml
 
-from conformance.grading.results import CaseResult, CheckResult, failing_rules, graded
-from conformance.reports.causes import Cause, Example
+from conformance.grading.results import (
+    CaseResult,
+    Cause,
+    CheckResult,
+    Example,
+    failing_rules,
+    graded,
+)
 from conformance.run.expectations import (
     ExpectationsError,
     apply_expectations,
@@ -78,7 +84,7 @@ def test_write_lists_failures_with_empty_reasons(tmp_path: Path) -> None:
     assert load_expectations(target).expected_failures == {"cc-0001": ""}
 
 
-# --- issue 12 item 8: an expected failure never covers an error ---------------------------
+# --- an expected failure never covers an error -------------------------------------------
 
 
 def test_an_expected_failure_does_not_cover_an_error_or_a_case_not_run(tmp_path: Path) -> None:
@@ -131,7 +137,7 @@ def test_rewriting_keeps_explicit_error_entries_that_still_hold(tmp_path: Path) 
     }
 
 
-# --- issue 23: an entry may name a case, or a case and a check ----------------------------
+# --- an entry may name a case, or a case and a check ---------------------------------------
 
 
 def chk(key: str, status: str) -> CheckResult:
@@ -318,8 +324,8 @@ def joker_run(*extra: CheckResult) -> list[CaseResult]:
 
 def joker_causes(results: list[CaseResult]) -> tuple[Cause, ...]:
     from conformance.knowledge.catalogue import load_catalogue
-    from conformance.reports.causes import Inference, group_causes
-    from conformance.reports.explain import explanation
+    from conformance.reports.causes import group_causes
+    from conformance.reports.symptoms import Inference, explanation
 
     thirty = explanation([("VARIANT-01", "thirty")], load_catalogue())
     members = [
