@@ -75,23 +75,10 @@ LAYERS: tuple[tuple[str, ...], ...] = (
 
 #: Imports that point up, each with the reason it is still there. Only ``TYPE_CHECKING``
 #: imports may be listed: they cost nothing at run time, but they are still an arrow.
-KNOWN_UPWARD: dict[tuple[str, str], str] = {
-    (
-        "conformance.grading.results",
-        "conformance.reports.causes",
-    ): "RunResult.causes is typed with Cause, which is defined beside the grouping of causes",
-    (
-        "conformance.run.expectations",
-        "conformance.reports.causes",
-    ): "expectations written by cause take the run's causes, typed with Cause",
-}
+KNOWN_UPWARD: dict[tuple[str, str], str] = {}
 
 #: Import circles through function-level imports, each with the reason it is still there.
-KNOWN_CIRCLES: dict[frozenset[str], str] = {
-    frozenset({"conformance.reports.causes", "conformance.reports.explain"}): (
-        "causes.infer asks explain (imported when a check failed); explain reads causes"
-    ),
-}
+KNOWN_CIRCLES: dict[frozenset[str], str] = {}
 
 
 def _layer_of(module: str) -> int:

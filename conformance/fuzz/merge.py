@@ -25,13 +25,12 @@ from typing import Any, Final
 from conformance.io.jsonsafe import MAX_INT_DIGITS, JSONFileError, read_json_file
 from conformance.io.resources import package_file
 from conformance.io.validation import SchemaValidator
+from conformance.run.shards import missing_shards
 
 from .model import FIRST_DRAFT_ID, LAST_DRAFT_ID, FuzzError, finite
 
 #: The fuzz report schema.
 SCHEMA_PATH: Final = package_file("schemas", "fuzz-report.schema.json")
-#: Most missing shards named one by one in the warning (the rest are counted).
-MISSING_NAMED: Final = 10
 
 
 @cache
@@ -89,20 +88,10 @@ def _shard_warnings(shards: Sequence[Mapping[str, int]]) -> list[str]:
     counts = sorted({count for _, count in seen})
     if len(counts) > 1:
         raise FuzzError(f"cannot merge shards of different splits: /{', /'.join(map(str, counts))}")
-    n = counts[0]
-    have = {index for index, _ in seen}
-    missing = n - len(have)
-    if missing <= 0:
+    missing = missing_shards({index for index, _ in seen}, counts[0])
+    if not missing:
         return []
-    named: list[str] = []
-    k = 1
-    # Bounded by the input: at most len(have) + MISSING_NAMED steps, whatever N says.
-    while len(named) < MISSING_NAMED and k <= n:
-        if k not in have:
-            named.append(f"{k}/{n}")
-        k += 1
-    more = f" and {missing - len(named)} more" if missing > len(named) else ""
-    return [f"shard(s) {', '.join(named)}{more} missing: this report covers part of the campaign"]
+    return [f"shard(s) {missing} missing: this report covers part of the campaign"]
 
 
 def merge_reports(reports: Sequence[Mapping[str, Any]]) -> dict[str, Any]:

@@ -12,7 +12,8 @@ with its own rule IDs. A case's status sums its checks up (docs/reports.md):
 ``xfail``/``xpass``  a failure the engine's expectations file lists / a listed case that passed
 
 These types are shared by the runner, the reports and the expectations; they hold no logic
-beyond counting.
+beyond counting. A run's failing checks grouped by root cause are :class:`Cause` values,
+defined here beside the results they group (conformance.reports.causes groups them).
 """
 
 from __future__ import annotations
@@ -23,7 +24,9 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from conformance.adapter.engine import Handshake
-    from conformance.reports.causes import Cause
+
+#: A failing check: (case id, check key).
+CheckId = tuple[str, str]
 
 
 @dataclass(frozen=True)
@@ -178,6 +181,70 @@ class OpSupport:
 
 #: How many cases an OpSupport names on each side.
 OP_EXAMPLES = 3
+
+
+@dataclass(frozen=True)
+class Example:
+    """A cause's smallest example: one check of its case with the fewest checks."""
+
+    case: str
+    check: str
+    line: int = 0
+    #: The scenario file (empty when the report does not know it).
+    file: str = ""
+
+    def where(self) -> str:
+        """``cc-0204 check 1 (scenarios/score.yaml:115)``."""
+        place = f"{self.file}:{self.line}" if self.file else f"line {self.line}"
+        return f"{self.case} {self.check} ({place})"
+
+
+@dataclass(frozen=True)
+class Cause:
+    """One root cause of failing checks, however many checks and cases show it."""
+
+    summary: str
+    checks: int
+    #: The cases it shows in, in run order.
+    cases: tuple[str, ...]
+    rules: tuple[str, ...]
+    example: Example
+    #: Point (or interface key) -> option that explains it; None when none does.
+    explained_by: Mapping[str, str] | None = None
+    #: Its checks: (case id, check key), in run order.
+    members: tuple[CheckId, ...] = ()
+
+    def as_record(self) -> dict[str, object]:
+        """The JSON report's object (report schema ``causes``)."""
+        return {
+            "summary": self.summary,
+            "checks": self.checks,
+            "cases": list(self.cases),
+            "rules": list(self.rules),
+            "example": {
+                "case": self.example.case,
+                "check": self.example.check,
+                "file": self.example.file,
+                "line": self.example.line,
+            },
+            "explained_by": dict(self.explained_by) if self.explained_by is not None else None,
+            "members": self.members_by_case(),
+        }
+
+    def members_by_case(self) -> dict[str, list[str]]:
+        """Its checks as {case id: [check key, …]}, in run order (the report's ``members``,
+        the checks an expectations file's cause entry lists)."""
+        found: dict[str, list[str]] = {}
+        for case_id, key in self.members:
+            found.setdefault(case_id, []).append(key)
+        return found
+
+    def line(self) -> str:
+        """The cause in one line: summary, counts, rules."""
+        return (
+            f"{self.summary} — {self.checks} check(s) in {len(self.cases)} case(s) "
+            f"[{', '.join(self.rules)}]"
+        )
 
 
 @dataclass(frozen=True)

@@ -299,7 +299,7 @@ def smoke(
     hostile: bool = False,
 ) -> SmokeResult:
     """Start the adapter, shake hands, probe every op of each claimed capability, close.
-    With ``hostile``, then send the malformed requests of conformance/laws/hostile.py.
+    With ``hostile``, then send the malformed requests of conformance/laws/hostile/.
 
     Every probe speaks ``profile``; an engine whose handshake does not list it fails the
     ``profile`` check and is not probed further. Turns and deals are probed with the

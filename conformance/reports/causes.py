@@ -25,281 +25,57 @@ one entry (conformance/run/expectations.py).
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from conformance.grading.results import CaseResult, CheckResult, RunResult
+from conformance.grading.results import (
+    CaseResult,
+    Cause,
+    CheckId,
+    CheckResult,
+    Example,
+    RunResult,
+)
+from conformance.reports.symptoms import (
+    NOTHING,
+    Choice,
+    Explanation,
+    Inference,
+    card_table,
+    explanation,
+    symptom,
+)
 
 if TYPE_CHECKING:
     from conformance.knowledge.catalogue import Catalogue
     from conformance.run.runner import RunOptions
     from conformance.scenarios import Scenario
 
-#: One option: (point or interface key, option).
-Choice = tuple[str, str]
-#: A failing check: (case id, check key).
-CheckId = tuple[str, str]
-
-
-@dataclass(frozen=True)
-class Explanation:
-    """What explains some failing checks: the options, and what each means."""
-
-    #: Point (or interface key) -> option, sorted by point.
-    choices: tuple[Choice, ...]
-    #: Point -> the option's meaning in the catalogue's words (empty when unknown).
-    meanings: tuple[tuple[str, str], ...] = ()
-
-    def as_dict(self) -> dict[str, str]:
-        """``{"VARIANT-01": "thirty"}``."""
-        return dict(self.choices)
-
-    def label(self) -> str:
-        """``VARIANT-01=thirty (30 points)`` (options joined by ``and``)."""
-        meaning = dict(self.meanings)
-        parts = []
-        for point, option in self.choices:
-            words = meaning.get(point, "")
-            parts.append(f"{point}={option}" + (f" ({words})" if words else ""))
-        return " and ".join(parts)
-
-
-@dataclass(frozen=True)
-class Inference:
-    """What the reference's options explain of a run's failing checks."""
-
-    #: Failing check -> what explains it (a check absent is explained by nothing tried).
-    explained: Mapping[CheckId, Explanation]
-    #: The failing cases replayed (a failing check of another case was not tried).
-    tried: frozenset[str] = frozenset()
-
-
-#: Nothing tried.
-NOTHING = Inference({})
-
-#: The symptom of a table whose runs hold the expected cards in another order.
-ORDER_ONLY = ("cards", "table", "the same cards in another order")
-
-#: Score fields, compared as a family: their difference has a direction and a card value.
-SCORE_FIELDS = frozenset({"deal_scores", "totals"})
-
-_CARD = re.compile(
-    r"^(?:penalty of (?P<card>[^\[\s:]+)|(?P<rank>\w+) left in hand): "
-    r"expected (?P<e>-?\d+), got (?P<g>-?\d+)$"
-)
-_PENALTY = re.compile(r"^penalty of .*: expected (?P<e>-?\d+), got (?P<g>-?\d+)$")
-_LISTS = re.compile(r"expected \[(?P<e>[-\d, ]*)\], got \[(?P<g>[-\d, ]*)\]")
-_MIXED = re.compile(r"^penalty of \[(?P<cards>[^\]]*)\]: expected (?P<e>-?\d+), got (?P<g>-?\d+)$")
-_REFUSED = re.compile(r"got (?:rejected \()?(?P<reason>[a-z_]+)\)?$")
-_INDEX = re.compile(r"\[\d+\]")
-#: A card, as a glyph (``10♠``) or a code (``'10S'``), or a joker.
-_CARD_TOKEN = re.compile(r"(?<![\w])(?:JK|(?:10|[2-9AJQK])[♠♥♦♣SHDC])(?![\w])")
-_NUMBERS = re.compile(r": expected (?P<e>-?\d+), got (?P<g>-?\d+)$")
-_SHAPE = re.compile(r"\d+")
+# A cause's value types live beside the results they group (grading.results), what a check
+# shows and what explains it in reports.symptoms; the ones a caller needs are named here too.
+__all__ = [
+    "ADVICE",
+    "NOTHING",
+    "Cause",
+    "Example",
+    "Inference",
+    "cause_from_record",
+    "causes_of",
+    "group_causes",
+    "infer",
+    "merged_causes",
+    "report_causes",
+    "with_causes",
+]
 
 #: What a cause's summary says an option-explained cause should do.
 ADVICE = "declare it in the handshake if your engine plays it, or fix the engine"
 
-#: Card names in a summary (signatures name a rank in words).
-_SHORT = {"joker": "JK", "ace": "A", "king": "K", "queen": "Q", "jack": "J"}
 
-
-@dataclass(frozen=True)
-class Example:
-    """A cause's smallest example: one check of its case with the fewest checks."""
-
-    case: str
-    check: str
-    line: int = 0
-    #: The scenario file (empty when the report does not know it).
-    file: str = ""
-
-    def where(self) -> str:
-        """``cc-0204 check 1 (scenarios/score.yaml:115)``."""
-        place = f"{self.file}:{self.line}" if self.file else f"line {self.line}"
-        return f"{self.case} {self.check} ({place})"
-
-
-@dataclass(frozen=True)
-class Cause:
-    """One root cause of failing checks, however many checks and cases show it."""
-
-    summary: str
-    checks: int
-    #: The cases it shows in, in run order.
-    cases: tuple[str, ...]
-    rules: tuple[str, ...]
-    example: Example
-    #: Point (or interface key) -> option that explains it; None when none does.
-    explained_by: Mapping[str, str] | None = None
-    #: Its checks: (case id, check key), in run order.
-    members: tuple[CheckId, ...] = ()
-
-    def as_record(self) -> dict[str, object]:
-        """The JSON report's object (report schema ``causes``)."""
-        return {
-            "summary": self.summary,
-            "checks": self.checks,
-            "cases": list(self.cases),
-            "rules": list(self.rules),
-            "example": {
-                "case": self.example.case,
-                "check": self.example.check,
-                "file": self.example.file,
-                "line": self.example.line,
-            },
-            "explained_by": dict(self.explained_by) if self.explained_by is not None else None,
-            "members": self.members_by_case(),
-        }
-
-    def members_by_case(self) -> dict[str, list[str]]:
-        """Its checks as {case id: [check key, …]}, in run order (the report's ``members``,
-        the checks an expectations file's cause entry lists)."""
-        found: dict[str, list[str]] = {}
-        for case_id, key in self.members:
-            found.setdefault(case_id, []).append(key)
-        return found
-
-    def line(self) -> str:
-        """The cause in one line: summary, counts, rules."""
-        return (
-            f"{self.summary} — {self.checks} check(s) in {len(self.cases)} case(s) "
-            f"[{', '.join(self.rules)}]"
-        )
-
-
-def _numbers(text: str) -> list[int]:
-    return [int(v) for v in text.replace(" ", "").split(",") if v]
-
-
-def direction(signature: str) -> str | None:
-    """``lower`` or ``higher`` when the got numbers of a signature differ one way from the
-    expected ones; None when they are no numbers or differ both ways."""
-    found = _LISTS.search(signature)
-    pairs: list[tuple[int, int]] = []
-    if found:
-        expected, got = _numbers(found["e"]), _numbers(found["g"])
-        if len(expected) != len(got):
-            return None
-        pairs = list(zip(expected, got, strict=True))
-    else:
-        one = _NUMBERS.search(signature)
-        if one is None:
-            return None
-        pairs = [(int(one["e"]), int(one["g"]))]
-    signs = {(g > e) - (g < e) for e, g in pairs} - {0}
-    if len(signs) != 1:
-        return None
-    return "higher" if signs.pop() > 0 else "lower"
-
-
-def _card(signature: str) -> tuple[str, int, int] | None:
-    found = _CARD.match(signature)
-    if found is None:
-        return None
-    name = found["card"] or found["rank"]
-    name = _SHORT.get(name, name)
-    if name != "JK" and name[-1:] in "♠♥♦♣":
-        name = name[:-1]
-    return name, int(found["e"]), int(found["g"])
-
-
-def _words(note: str | None) -> str:
-    """The engine's words with numbers and cards blurred, so one message is one key."""
-    return _SHAPE.sub("#", (note or "").strip().lower())[:80]
-
-
-def symptom(check: CheckResult) -> tuple[tuple[object, ...], str]:
-    """What one failing check shows, as a grouping key and a summary."""
-    sig = check.signature or check.what
-    if is_score(check):
-        way = direction(sig) or "other"
-        said = {"lower": "lower than expected", "higher": "higher than expected"}
-        return ("score", way), f"scores {said.get(way, 'differ from expected')}"
-    refused = _REFUSED.search(sig) if check.what in ("accepted", "reason") else None
-    if refused is not None and check.note:
-        # One refusal of the engine's, whatever the case expected: its reason and its words.
-        reason, words = refused["reason"], check.note.strip()
-        return (
-            ("refused", reason, _words(words)),
-            f'the engine refuses with {reason} (engine says "{words[:60]}")',
-        )
-    if check.what == "accepted":
-        return ("accepted", sig, check.rules), sig
-    shift = direction(sig)
-    if shift is not None:
-        return ("field", check.what, shift), f"{check.what}: {shift} than expected"
-    field = _field(sig, check.what)
-    wanted, got = _cards_of(sig)
-    if wanted and got:
-        if sorted(wanted) == sorted(got):
-            change = ORDER_ONLY[2]
-        elif len(got) != len(wanted):
-            change = "more cards" if len(got) > len(wanted) else "fewer cards"
-            change += " than expected"
-        else:
-            change = "other cards than expected"
-        return ("cards", field, change), f"{field}: {change}"
-    if check.what == "unchanged":
-        return ("unchanged", field), f"{field}: a refused action changed it"
-    return ("field", check.what, check.rules, sig), sig
-
-
-def _field(signature: str, what: str) -> str:
-    """The state field a signature names: its first part, without an index or a
-    parenthesis (``table`` for ``table[3].cards``)."""
-    head = signature.split(": expected", 1)[0] if ": expected" in signature else what
-    head = head.split(" (", 1)[0].split(".", 1)[0]
-    return _INDEX.sub("", head).strip() or what
-
-
-def _cards_of(signature: str) -> tuple[list[str], list[str]]:
-    """The cards a signature shows expected and got (as glyphs or codes), or empty lists."""
-    if ", got " not in signature:
-        return [], []
-    wanted, got = signature.split(", got ", 1)
-    got = got.split(" (missing", 1)[0].split(" (unexpected", 1)[0]
-    return _CARD_TOKEN.findall(wanted.split("expected", 1)[-1]), _CARD_TOKEN.findall(got)
-
-
-def is_score(check: CheckResult) -> bool:
-    """A score field, or a melds query's penalty."""
-    sig = check.signature or ""
-    return check.what in SCORE_FIELDS or (check.what == "answer" and bool(_PENALTY.match(sig)))
-
-
-def card_table(checks: Sequence[CheckResult]) -> tuple[str, int, int] | None:
-    """``(rank, expected, got)`` when one card counted at another value accounts for every
-    score check of ``checks`` whose cards are known (and some are); None otherwise. A
-    check whose cards the report does not give (a deal's scores) only has to agree in
-    direction, which its grouping already ensures."""
-    found: set[tuple[str, int, int]] = set()
-    mixed: list[tuple[list[str], int]] = []
-    for check in checks:
-        sig = check.signature or ""
-        card = _card(sig)
-        if card is not None:
-            found.add(card)
-            continue
-        listed = _MIXED.match(sig)
-        if listed is not None:
-            cards = [c if c == "JK" else c[:-1] for c in listed["cards"].split()]
-            mixed.append((cards, int(listed["g"]) - int(listed["e"])))
-    if len(found) != 1:
-        return None
-    rank, expected, got = found.pop()
-    return (
-        (rank, expected, got)
-        if all(cards.count(rank) * (got - expected) == diff for cards, diff in mixed)
-        else None
-    )
-
-
-def _explained_summary(fields: Sequence[str], explanation: Explanation) -> str:
+def _explained_summary(fields: Sequence[str], why: Explanation) -> str:
     shown = ", ".join(fields[:4]) + (", …" if len(fields) > 4 else "")
-    return f"{shown} differ: explained by {explanation.label()}: {ADVICE}"
+    return f"{shown} differ: explained by {why.label()}: {ADVICE}"
 
 
 def group_causes(
@@ -473,11 +249,7 @@ def merged_causes(
 
 
 def _explanation(choices: tuple[Choice, ...], catalogue: Catalogue | None) -> Explanation:
-    if catalogue is None:
-        return Explanation(choices)
-    from conformance.reports.explain import explanation
-
-    return explanation(choices, catalogue)
+    return Explanation(choices) if catalogue is None else explanation(choices, catalogue)
 
 
 def infer(

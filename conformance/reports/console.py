@@ -33,11 +33,12 @@ from conformance import CORPUS_VERSION, __version__
 from conformance.grading.results import (
     STATUSES,
     CaseResult,
+    Cause,
     RunResult,
     failing_rules,
 )
 from conformance.knowledge.catalogue import Catalogue
-from conformance.reports.causes import Cause, causes_of
+from conformance.reports.causes import causes_of
 from conformance.run.verdict import EXIT_OK, Verdict, has_checks, run_declarations
 
 if TYPE_CHECKING:

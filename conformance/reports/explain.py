@@ -8,7 +8,7 @@ variant the failing cases read (and each interface reading the engine does not d
 **graded as the engine declared** (conformance.run.runner.RunOptions.graded_as). A failing
 check is *explained* by an option when the reference playing it fails that check the same
 way the engine did (the same difference, the engine's own words aside; for an interface
-reading the same kind of difference, conformance.reports.causes.symptom, since the arrangement is
+reading the same kind of difference, conformance.reports.symptoms.symptom, since the arrangement is
 the engine's own), and the reference so playing breaks no check the engine passed in those
 cases. Where two options together explain checks that neither explains alone, both are
 named. No reference reproduces an engine's own order of a run's cards: a table that differs
@@ -36,15 +36,15 @@ from conformance.adapter.command import reference_argv
 from conformance.adapter.declarations import INTERFACE_DEFAULTS, Declarations, declarations
 from conformance.audit.runs import interface_flags, play
 from conformance.authoring.execution_coverage import TRACE_OPTION, TraceError, read_trace
-from conformance.grading.results import CaseResult, RunResult
+from conformance.grading.results import CaseResult, CheckId, RunResult
 from conformance.knowledge.catalogue import Catalogue
-from conformance.reports.causes import (
+from conformance.reports.symptoms import (
     NOTHING,
     ORDER_ONLY,
-    CheckId,
     Choice,
     Explanation,
     Inference,
+    explanation,
     symptom,
 )
 from conformance.run.runner import RunOptions
@@ -75,23 +75,6 @@ def failing_checks(results: Iterable[CaseResult]) -> dict[CheckId, str]:
     return {
         (r.id, c.key): same_way(c.diff) for r in results for c in r.checks if c.status == "fail"
     }
-
-
-def _meaning(catalogue: Catalogue, point: str, option: str) -> str:
-    dispute = catalogue.disputes.get(point)
-    if dispute is None:
-        return {
-            "run_order": "the engine arranges a run's cards",
-            "run_ends": "the engine picks a run's end",
-        }.get(point, "")
-    words = dispute.options.get(option, "").strip()
-    return words[:-1] if words.endswith(".") else words
-
-
-def explanation(choices: Iterable[Choice], catalogue: Catalogue) -> Explanation:
-    """The :class:`Explanation` of ``choices`` with the catalogue's words for each."""
-    ordered = tuple(sorted(choices))
-    return Explanation(ordered, tuple((p, _meaning(catalogue, p, o)) for p, o in ordered))
 
 
 @dataclass(frozen=True)

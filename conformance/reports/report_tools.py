@@ -34,13 +34,12 @@ from conformance.reports.report import (
     case_from_record,
     counted,
 )
+from conformance.run.shards import missing_shards
 
 if TYPE_CHECKING:
     from conformance.adapter.declarations import Declarations
     from conformance.knowledge.catalogue import Catalogue
 
-#: The schema of the report ``carioca-conformance fuzz`` writes.
-FUZZ_SCHEMA_PATH = SCHEMA_PATH.parent / "fuzz-report.schema.json"
 #: The warning ``run --shard`` records (conformance/cli/__init__.py).
 _SHARD_NOTE = re.compile(r"shard [0-9]+/[0-9]+: [0-9]+ of [0-9]+ selected case")
 #: Statuses that fail a run whatever the options (README, exit codes).
@@ -265,18 +264,18 @@ def load_report(path: str) -> LoadedReport:
 
 def load_fuzz_report(path: str) -> LoadedReport:
     """Read a fuzz report within the same bounds, validated by
-    schemas/fuzz-report.schema.json.
+    schemas/fuzz-report.schema.json (:func:`conformance.fuzz.read_report`, the one reader
+    of fuzz reports).
 
     :raises ReportError: naming the file and what is wrong.
     """
-    doc = _read_json(path, "the fuzz report")
-    error = _validator(FUZZ_SCHEMA_PATH).best_error(doc)
-    if error is not None:
-        raise ReportError(
-            f"{path}: not a fuzz report: at {_pointer(error.absolute_path)}: "
-            f"{_short(error.message)}"
-        )
-    return LoadedReport(path, doc)
+    # Imported here, as in merge_fuzz_reports: reading run reports never loads the fuzzer.
+    from conformance.fuzz import FuzzError, read_report
+
+    try:
+        return LoadedReport(path, read_report(path))
+    except FuzzError as exc:
+        raise ReportError(str(exc)) from None
 
 
 # --------------------------------------------------------------------------- merging
@@ -448,8 +447,6 @@ def merge_reports(
     }
 
 
-#: The most missing shards a merged report names one by one.
-_MISSING_SHOWN = 10
 _SHARD_TOTAL = re.compile(r"shard [0-9]+/[0-9]+: [0-9]+ of ([0-9]+) selected case")
 
 
@@ -483,19 +480,10 @@ def _shard_warnings(reports: Sequence[LoadedReport]) -> list[str]:
     if len(splits) > 1:
         listed = ", ".join(f"{path} is {k}/{n}" for path, (k, n) in shards.items())
         raise ReportError(f"cannot merge shards of different splits: {listed}")
-    n = splits.pop()
-    have = {k for k, _n in shards.values()}
-    if len(have) == n:
+    missing = missing_shards({k for k, _n in shards.values()}, splits.pop())
+    if not missing:
         return []
-    named: list[str] = []
-    k = 1
-    while len(named) < _MISSING_SHOWN and k <= n:
-        if k not in have:
-            named.append(f"{k}/{n}")
-        k += 1
-    more = n - len(have) - len(named)
-    listing = ", ".join(named) + (f" and {more} more" if more else "")
-    return [f"shard(s) {listing} missing: this report covers part of the run"]
+    return [f"shard(s) {missing} missing: this report covers part of the run"]
 
 
 def merge_fuzz_reports(reports: Sequence[LoadedReport]) -> dict[str, Any]:

@@ -59,7 +59,7 @@ from conformance.io.yamlsafe import (
 )
 
 if TYPE_CHECKING:
-    from conformance.reports.causes import Cause
+    from conformance.grading.results import Cause
 
 SCHEMA_PATH = package_file("schemas", "expectations.schema.json")
 
@@ -285,7 +285,7 @@ def _entries(failures: Any) -> list[tuple[str, str, str | None, str, str | None]
     return found
 
 
-#: A scenario's id, or a hostile probe's case in a run (conformance/laws/hostile.py).
+#: A scenario's id, or a hostile probe's case in a run (conformance/laws/hostile/).
 _SCENARIO_ID = re.compile(r"^(cc-[0-9]{4}|hostile/[a-z0-9_-]{1,60})$")
 
 #: Longest reason one entry may give, in characters: a sentence or two. Reasons are copied

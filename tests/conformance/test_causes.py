@@ -9,8 +9,8 @@ import jsonschema
 
 from conformance.grading.results import CaseResult, CheckResult
 from conformance.knowledge.catalogue import load_catalogue
-from conformance.reports.causes import Inference, card_table, direction, group_causes
-from conformance.reports.explain import explanation
+from conformance.reports.causes import group_causes
+from conformance.reports.symptoms import Inference, card_table, direction, explanation
 
 CATALOGUE = load_catalogue()
 SCHEMA = json.loads(

@@ -1,5 +1,5 @@
 """The hostile probes: malformed and borderline requests, each with the answer the protocol
-requires (conformance/laws/hostile.py), sent by ``smoke --hostile`` and ``run --hostile``."""
+requires (conformance/laws/hostile/), sent by ``smoke --hostile`` and ``run --hostile``."""
 
 from __future__ import annotations
 

@@ -351,8 +351,8 @@ def joker_shard(explained: dict[str, bool], *extra: CaseResult) -> dict[str, Any
     """A shard's report: each case of ``explained`` a joker scored 30 (explained by
     VARIANT-01=thirty where True, as that shard's replay found), then ``extra`` cases."""
     from conformance.grading.results import CheckResult, RunResult, count_statuses
-    from conformance.reports.causes import Inference, group_causes
-    from conformance.reports.explain import explanation
+    from conformance.reports.causes import group_causes
+    from conformance.reports.symptoms import Inference, explanation
 
     thirty = explanation([("VARIANT-01", "thirty")], load_catalogue())
     results = (
