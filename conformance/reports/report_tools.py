@@ -41,7 +41,7 @@ if TYPE_CHECKING:
 
 #: The fuzz report schema, once ``carioca-conformance fuzz`` ships it (issue 14).
 FUZZ_SCHEMA_PATH = SCHEMA_PATH.parent / "fuzz-report.schema.json"
-#: The warning ``run --shard`` records (conformance/cli/__init__.py).
+#: The warning ``run --shard`` records (conformance/jobs.py).
 _SHARD_NOTE = re.compile(r"shard [0-9]+/[0-9]+: [0-9]+ of [0-9]+ selected case")
 #: Statuses that fail a run whatever the options (README, exit codes).
 FAILING = frozenset({"fail", "error", "not_run"})
