@@ -10,12 +10,8 @@ from __future__ import annotations
 import argparse
 import shlex
 import sys
-import time
-from collections.abc import Sequence
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from conformance.adapter.reaper import kill_escaped, subreaper_unavailable
 from conformance.cli.common import (
     ALL_PROFILES,
     UsageError,
@@ -42,13 +38,11 @@ from conformance.run.exitcodes import (
     EXIT_UNGRADED,
     EXIT_USAGE,
 )
-from conformance.run.selection import NoSelection, select, shard_of
-from conformance.scenarios import Scenario
+from conformance.run.selection import NoSelection
 
 if TYPE_CHECKING:
     from conformance.adapter.engine import EngineSession
-    from conformance.run.expectations import Expectations
-    from conformance.run.runner import RunOptions
+    from conformance.jobs import RunOutcome, RunRequest
     from conformance.run.verdict import Verdict
 
 
@@ -135,8 +129,33 @@ def _run_every_profile(args: argparse.Namespace) -> int:
 def _run_profile(args: argparse.Namespace, *, part_of_all: bool = False) -> int:
     """Run the selected scenarios of ``args.profile`` against an adapter and report."""
     from conformance.errors import EngineError
+    from conformance.run.runner import new_session
+
+    request = run_request_of(args)
+    # The cache entries the corpus loads from are read before any adapter starts (so the
+    # engine cannot change them under its own run); the first adapter then starts up while
+    # they are decoded, and the run shakes hands with it.
+    paths, corpus = given(args)
+    selection.pin_corpus(paths, corpus, catalogue=catalogue_of(args))
+    session = new_session(list(request.argv), request.options)
+    early: EngineSession | None = session
+    try:
+        session.spawn()
+    except EngineError:
+        early = None  # the run starts it again and reports why it cannot
+    try:
+        return _run_loaded(args, request, early, part_of_all)
+    finally:
+        if early is not None:
+            early.close()  # a no-op once the run has closed it
+
+
+def run_request_of(args: argparse.Namespace) -> RunRequest:
+    """The library's request for ``run --profile NAME``
+    (:class:`conformance.jobs.RunRequest`), its files and expectations checked first."""
+    from conformance.jobs import RunRequest
     from conformance.run.expectations import ExpectationsError, load_expectations
-    from conformance.run.runner import RunOptions, new_session
+    from conformance.run.runner import RunOptions
 
     argv = parse_adapter(args.adapter)
     profile_name(args)
@@ -164,44 +183,36 @@ def _run_profile(args: argparse.Namespace, *, part_of_all: bool = False) -> int:
         start_timeout=args.start_timeout,
         memory_limit=args.memory_limit,
     )
-    # The cache entries the corpus loads from are read before any adapter starts (so the
-    # engine cannot change them under its own run); the first adapter then starts up while
-    # they are decoded, and the run shakes hands with it.
-    paths, corpus = given(args)
-    selection.pin_corpus(paths, corpus, catalogue=catalogue_of(args))
-    session = new_session(argv, options)
-    early: EngineSession | None = session
-    try:
-        session.spawn()
-    except EngineError:
-        early = None  # the run starts it again and reports why it cannot
-    try:
-        return _run_loaded(args, argv, options, expectations, early, part_of_all)
-    finally:
-        if early is not None:
-            early.close()  # a no-op once the run has closed it
+    return RunRequest(
+        tuple(argv),
+        options,
+        rules=tuple(args.rule or ()),
+        tags=tuple(args.tag or ()),
+        ids=tuple(args.scenario or ()),
+        shard=args.shard,
+        laws=(args.seed, args.deals) if args.properties else None,
+        hostile=args.hostile,
+        explain=not getattr(args, "no_explain", False),
+        expectations=expectations,
+        expectations_source=f"expectations file {args.expectations}",
+        corpus_label=corpus_label(args),
+    )
 
 
 def _run_loaded(
     args: argparse.Namespace,
-    argv: list[str],
-    options: RunOptions,
-    expectations: Expectations | None,
+    request: RunRequest,
     early: EngineSession | None,
     part_of_all: bool,
 ) -> int:
-    """The rest of :func:`_run_profile`: load the corpus, select, run (the first adapter
-    ``early`` already spawned), report. Signals stop the run and still report."""
-    from conformance.adapter.engine import kill_live_adapters
-    from conformance.errors import EngineError
-    from conformance.jobs import as_shard, with_expectations
-    from conformance.laws.hostile import HOSTILE_IDS, hostile_run, with_cases
-    from conformance.laws.properties import check_properties
-    from conformance.reports.causes import NOTHING, infer, with_causes
+    """The rest of :func:`_run_profile`: load the corpus, then the library's run (the first
+    adapter ``early`` already spawned), judged and reported. A signal stops the run, and
+    what was graded is still reported; once the run is being finished a signal waits until
+    the reports are written."""
+    from conformance.jobs import run_request
     from conformance.reports.report import Progress
     from conformance.run.interrupt import Collector, exit_code, interruptible, signal_name
-    from conformance.run.runner import run_scenarios
-    from conformance.run.verdict import Gates, judge, profile_missing
+    from conformance.run.verdict import Gates, judge
 
     catalogue = catalogue_of(args)
     loaded = load(args, catalogue)
@@ -215,97 +226,26 @@ def _run_loaded(
             )
             return EXIT_USAGE
         print(f"skipping broken scenarios ({len(loaded.errors)} problem(s))", file=sys.stderr)
-    whole = select(
-        loaded.scenarios,
-        rules=args.rule or (),
-        tags=args.tag or (),
-        ids=args.scenario or (),
-        profile=args.profile,
-    )
-    if not whole:
-        raise NoSelection("no scenario matches the selection")
-    chosen = shard_of(whole, args.shard) if args.shard else whole
     progress = Progress()
     collector = Collector(progress)
-    started = time.time()
-    interrupted: KeyboardInterrupt | None = None
     with interruptible(on_signal=collector.freeze) as signals:
-        try:
-            run = run_scenarios(
-                argv, chosen, options, catalogue=catalogue, progress=collector, spawned=early
-            )
-        except KeyboardInterrupt as exc:
-            # Ctrl-C, SIGTERM or SIGHUP: reap, then report what was graded.
-            interrupted = exc
-            kill_live_adapters()
-            why = f"the run was interrupted by {signal_name(exc)}"
-            run = collector.partial_run(argv, chosen, options, why, started, catalogue)
-        except EngineError as exc:
-            signals.defer()
-            progress.finish()
-            return _adapter_did_not_start(args, argv, chosen, options, exc, catalogue, whole=whole)
-        finally:
-            # Escaped processes of every session (the harness is their subreaper).
-            kill_escaped(None)
-        progress.finish()
-        run = as_shard(replace(run, corpus_path=corpus_label(args)), args.shard, whole, chosen)
-        lacking = profile_missing(run)
-        if lacking is not None:
-            # Every case is unsupported; say it once, plainly, and exit 3 (README).
-            run = replace(run, warnings=(*run.warnings, f"{lacking}; no case was graded"))
-        if args.properties and interrupted is None and lacking is None:
-            try:
-                laws = check_properties(argv, options, seed=args.seed, deals=args.deals)
-                run = replace(run, properties=laws)
-            except KeyboardInterrupt as exc:
-                interrupted = exc
-                kill_live_adapters()
-                kill_escaped(None)
-                note = f"the law checks were interrupted by {signal_name(exc)}"
-                run = replace(run, warnings=(*run.warnings, note))
-        if args.hostile and interrupted is None and lacking is None:
-            try:
-                run = with_cases(run, hostile_run(argv, options))
-            except KeyboardInterrupt as exc:
-                interrupted = exc
-                kill_live_adapters()
-                kill_escaped(None)
-                note = f"the hostile probes were interrupted by {signal_name(exc)}"
-                run = replace(run, warnings=(*run.warnings, note))
-        inference = NOTHING
-        if interrupted is None and not getattr(args, "no_explain", False):
-            # Before the signals wait: asking the reference takes a while, and a signal
-            # ends it, leaving the causes grouped with no option inferred.
-            try:
-                inference = infer(run, chosen, catalogue, options=options)
-            except KeyboardInterrupt as exc:
-                interrupted = exc
-                kill_live_adapters()
-                kill_escaped(None)
-                note = f"the causes' inference was interrupted by {signal_name(exc)}"
-                run = replace(run, warnings=(*run.warnings, note))
-                run = replace(run, warnings=(*run.warnings, note))
-        # From here a signal waits until the reports are written.
-        signals.defer()
-        if expectations is not None:
-            run = with_expectations(
-                run,
-                expectations,
-                known_ids=[*(s.id for s in loaded.scenarios), *HOSTILE_IDS],
-                source=f"expectations file {args.expectations}",
-            )
-        if subreaper_unavailable():
-            note = (
-                "this platform cannot make the harness a child subreaper: a process that "
-                "leaves the adapter's process group (setsid) and clears its environment "
-                "can outlive the run"
-            )
-            run = replace(run, warnings=(*run.warnings, note))
-        # After the expectations: a failure they list is no cause.
-        run = with_causes(run, chosen, inference)
+        outcome = run_request(
+            request,
+            loaded.scenarios,
+            catalogue=catalogue,
+            progress=collector,
+            spawned=early,
+            graded=progress.finish,
+            settled=signals.defer,
+        )
+        if outcome.adapter_error is not None:
+            return _adapter_did_not_start(args, request, outcome, catalogue)
         gates = Gates(min_graded=args.min_graded, all_players=args.all_players)
-        verdict = judge(run, catalogue, strict=args.strict, gates=gates)
-        written = _report_run(args, run, catalogue, expectations, verdict, part_of_all)
+        verdict = judge(outcome.run, catalogue, strict=args.strict, gates=gates)
+        written = _report_run(
+            args, outcome.run, catalogue, request.expectations, verdict, part_of_all
+        )
+    interrupted = outcome.interrupted
     if interrupted is not None or signals.received is not None:
         name = signal_name(interrupted) if interrupted is not None else signals.name()
         print(f"interrupted ({name})", file=sys.stderr)
@@ -330,26 +270,16 @@ def _files(args: argparse.Namespace) -> RunFiles:
 
 
 def _adapter_did_not_start(
-    args: argparse.Namespace,
-    argv: Sequence[str],
-    chosen: Sequence[Scenario],
-    options: Any,
-    exc: Any,
-    catalogue: Catalogue,
-    *,
-    whole: Sequence[Scenario] = (),
+    args: argparse.Namespace, request: RunRequest, outcome: RunOutcome, catalogue: Catalogue
 ) -> int:
     """Report a run whose adapter never got through its handshake; exit 3."""
-    from conformance.jobs import as_shard
-    from conformance.run.runner import unstarted_run
-
-    print(f"error: adapter {shlex.join(argv)!r} could not start: {exc}", file=sys.stderr)
+    exc = outcome.adapter_error
+    assert exc is not None
+    print(f"error: adapter {shlex.join(request.argv)!r} could not start: {exc}", file=sys.stderr)
     if exc.stderr_tail:
         print(exc.stderr_tail.rstrip(), file=sys.stderr)
-    # Reports are still written, complete: CI systems read them even on a dead adapter.
-    dead = unstarted_run(argv, chosen, options, exc, catalogue)
-    dead = as_shard(replace(dead, corpus_path=corpus_label(args)), args.shard, whole, chosen)
-    written = write_run_reports(dead, catalogue, _files(args), strict=args.strict)
+    # The reports are still written, complete: CI systems read them even on a dead adapter.
+    written = write_run_reports(outcome.run, catalogue, _files(args), strict=args.strict)
     for failure in written.failures:
         print(f"error: {failure}", file=sys.stderr)
     return EXIT_ADAPTER
