@@ -1,19 +1,22 @@
 """The main job as a library: run one profile's cases, or every profile an engine lists.
 
 ``carioca-conformance run`` is argument parsing, signal handling and printing around the
-functions here; a library user (the pytest plugin, a notebook, a CI script) runs the
-corpus the same way without argparse:
+functions here: it builds a frozen :class:`RunRequest` and calls :func:`run_request`. A
+library user (a notebook, a CI script) runs the corpus the same way without argparse:
 
-    from conformance.jobs import run_every_profile
-    runs = run_every_profile(argv, loaded.scenarios, catalogue=catalogue)
-    verdicts = {name: judge(run, catalogue) for name, run in runs.items()}
+    from conformance.jobs import RunRequest, run_request
+    outcome = run_request(RunRequest(tuple(argv), RunOptions(profile="chilean")),
+                          loaded.scenarios, catalogue=catalogue)
+    verdict = judge(outcome.run, catalogue)
 
-:func:`profiles_to_run` asks the engine once which profiles it lists (a profile it does not
-list is left out, not failed); :func:`run_profile` selects and runs one profile's cases,
-then the laws and the expectations, as ``run --profile NAME`` does; :func:`as_shard` and
-:func:`with_expectations` are the steps ``run`` takes after grading. How a run is judged
-(its exit code, whether its green was earned) is :mod:`conformance.run.verdict`; how it is
-printed, :mod:`conformance.reports.console`.
+:func:`run_request` selects and runs one profile's cases, then the laws, the hostile
+probes, the causes and the expectations, exactly as ``run --profile NAME`` does;
+:func:`run_profile` and :func:`run_every_profile` are the same run with plain arguments,
+for one profile or for each profile the engine lists (:func:`profiles_to_run` asks the
+engine once: a profile it does not list is left out, not failed). :func:`as_shard` and
+:func:`with_expectations` are steps of the run. How a run is judged (its exit code,
+whether its green was earned) is :mod:`conformance.run.verdict`; how it is printed,
+:mod:`conformance.reports.console`; its files, :mod:`conformance.reports.outputs`.
 """
 
 from __future__ import annotations
