@@ -39,7 +39,7 @@ if TYPE_CHECKING:
     from conformance.adapter.declarations import Declarations
     from conformance.knowledge.catalogue import Catalogue
 
-#: The fuzz report schema, once ``carioca-conformance fuzz`` ships it (issue 14).
+#: The schema of the JSON report ``carioca-conformance fuzz`` writes (docs/fuzzing.md).
 FUZZ_SCHEMA_PATH = SCHEMA_PATH.parent / "fuzz-report.schema.json"
 #: The warning ``run --shard`` records (conformance/jobs.py).
 _SHARD_NOTE = re.compile(r"shard [0-9]+/[0-9]+: [0-9]+ of [0-9]+ selected case")
