@@ -188,7 +188,6 @@ def run_request(
     collector = progress if isinstance(progress, Collector) else Collector(progress)
     started = time.time()
     interrupted: KeyboardInterrupt | None = None
-
     try:
         run = run_scenarios(
             argv, chosen, options, catalogue=catalogue, progress=collector, spawned=spawned
