@@ -51,12 +51,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from conformance.adapter.engine import EngineSession, Request
-from conformance.cli import select
 from conformance.errors import EngineReportedError
 from conformance.grading.walk import ahead_of
 from conformance.knowledge.catalogue import Catalogue, load_catalogue
 from conformance.knowledge.profiles import DEFAULT_PROFILE
 from conformance.run.runner import RunOptions, run_scenarios
+from conformance.run.selection import select
 from conformance.scenarios import Scenario, load_corpus
 from conformance.scenarios.corpus import default_corpus_dir
 

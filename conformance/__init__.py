@@ -29,6 +29,9 @@ report says which corpus an engine was graded against.
 #: Each public entry point and the module that defines it.
 _ENTRY_POINTS: dict[str, str] = {
     "run_profile": "conformance.jobs",
+    "run_request": "conformance.jobs",
+    "RunRequest": "conformance.jobs",
+    "RunOutcome": "conformance.jobs",
     "run_every_profile": "conformance.jobs",
     "engine_handshake": "conformance.jobs",
     "RunOptions": "conformance.run.runner",
@@ -49,7 +52,14 @@ _ENTRY_POINTS: dict[str, str] = {
 if TYPE_CHECKING:
     from conformance.errors import EngineError, HarnessError
     from conformance.grading.results import CaseResult, RunResult
-    from conformance.jobs import engine_handshake, run_every_profile, run_profile
+    from conformance.jobs import (
+        RunOutcome,
+        RunRequest,
+        engine_handshake,
+        run_every_profile,
+        run_profile,
+        run_request,
+    )
     from conformance.knowledge.catalogue import Catalogue, load_catalogue
     from conformance.run.runner import RunOptions
     from conformance.run.verdict import Gates, Verdict, judge
@@ -75,6 +85,8 @@ __all__ = [
     "Gates",
     "HarnessError",
     "RunOptions",
+    "RunOutcome",
+    "RunRequest",
     "RunResult",
     "Scenario",
     "Verdict",
@@ -86,4 +98,5 @@ __all__ = [
     "load_corpus",
     "run_every_profile",
     "run_profile",
+    "run_request",
 ]

@@ -1,25 +1,29 @@
 """The main job as a library: run one profile's cases, or every profile an engine lists.
 
 ``carioca-conformance run`` is argument parsing, signal handling and printing around the
-functions here; a library user (the pytest plugin, a notebook, a CI script) runs the
-corpus the same way without argparse:
+functions here: it builds a frozen :class:`RunRequest` and calls :func:`run_request`. A
+library user (a notebook, a CI script) runs the corpus the same way without argparse:
 
-    from conformance.jobs import run_every_profile
-    runs = run_every_profile(argv, loaded.scenarios, catalogue=catalogue)
-    verdicts = {name: judge(run, catalogue) for name, run in runs.items()}
+    from conformance.jobs import RunRequest, run_request
+    outcome = run_request(RunRequest(tuple(argv), RunOptions(profile="chilean")),
+                          loaded.scenarios, catalogue=catalogue)
+    verdict = judge(outcome.run, catalogue)
 
-:func:`profiles_to_run` asks the engine once which profiles it lists (a profile it does not
-list is left out, not failed); :func:`run_profile` selects and runs one profile's cases,
-then the laws and the expectations, as ``run --profile NAME`` does; :func:`as_shard` and
-:func:`with_expectations` are the steps ``run`` takes after grading. How a run is judged
-(its exit code, whether its green was earned) is :mod:`conformance.run.verdict`; how it is
-printed, :mod:`conformance.reports.console`.
+:func:`run_request` selects and runs one profile's cases, then the laws, the hostile
+probes, the causes and the expectations, exactly as ``run --profile NAME`` does;
+:func:`run_profile` and :func:`run_every_profile` are the same run with plain arguments,
+for one profile or for each profile the engine lists (:func:`profiles_to_run` asks the
+engine once: a profile it does not list is left out, not failed). :func:`as_shard` and
+:func:`with_expectations` are steps of the run. How a run is judged (its exit code,
+whether its green was earned) is :mod:`conformance.run.verdict`; how it is printed,
+:mod:`conformance.reports.console`; its files, :mod:`conformance.reports.outputs`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import replace
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from conformance.grading.results import RunResult, count_statuses
@@ -27,7 +31,9 @@ from conformance.knowledge.profiles import default_profiles
 from conformance.run.selection import NoSelection, parse_shard, select, shard_of
 
 if TYPE_CHECKING:
-    from conformance.adapter.engine import Handshake
+    from conformance.adapter.engine import EngineSession, Handshake
+    from conformance.errors import EngineError
+    from conformance.grading.results import CaseResult
     from conformance.knowledge.catalogue import Catalogue
     from conformance.run.expectations import Expectations
     from conformance.run.runner import RunOptions
@@ -98,6 +104,174 @@ def with_expectations(
     return run
 
 
+@dataclass(frozen=True)
+class RunRequest:
+    """What ``run --profile NAME`` is asked, as a value: the engine, the run's options, the
+    selection, and what is done beside grading the cases.
+
+    ``laws`` ``(seed, deals)`` also checks the laws over seeded deals (``--properties``);
+    ``hostile`` sends the malformed requests (``--hostile``); ``explain`` asks the reference
+    which option explains the failing checks (off with ``--no-explain``); ``expectations``
+    are applied last, named in warnings as ``expectations_source``; ``corpus_label`` is the
+    corpus the report names (None: the run's own).
+    """
+
+    argv: tuple[str, ...]
+    options: RunOptions
+    rules: tuple[str, ...] = ()
+    tags: tuple[str, ...] = ()
+    ids: tuple[str, ...] = ()
+    shard: str | None = None
+    laws: tuple[int, int] | None = None
+    hostile: bool = False
+    explain: bool = True
+    expectations: Expectations | None = None
+    expectations_source: str = "expectations file"
+    corpus_label: str | None = None
+
+
+@dataclass(frozen=True)
+class RunOutcome:
+    """What :func:`run_request` came to: the run, and why it stopped short if it did.
+
+    ``adapter_error``: the adapter never got through its handshake (every case ``not_run``,
+    exit 3). ``interrupted``: Ctrl-C, SIGTERM or SIGHUP stopped it; ``run`` holds what was
+    graded before, the rest ``not_run``, and the adapters were reaped.
+    """
+
+    run: RunResult
+    adapter_error: EngineError | None = None
+    interrupted: KeyboardInterrupt | None = None
+
+
+def run_request(
+    request: RunRequest,
+    scenarios: Sequence[Scenario],
+    *,
+    catalogue: Catalogue | None = None,
+    progress: Callable[[int, int, CaseResult], None] | None = None,
+    spawned: EngineSession | None = None,
+    graded: Callable[[], None] | None = None,
+    settled: Callable[[], None] | None = None,
+) -> RunOutcome:
+    """Everything ``run --profile NAME`` does between reading the corpus and judging: select
+    the cases of ``request.options.profile`` among ``scenarios`` (and, with a shard, only
+    that shard), run them, check the laws and the hostile requests, group the failures into
+    causes (explained when asked) and apply the expectations.
+
+    ``progress`` is called after each case (a :class:`~conformance.run.interrupt.Collector`
+    is used as given, so a signal handler can freeze it); ``spawned`` is the first adapter,
+    already started. ``graded`` is called once the cases are graded (or the adapter could
+    not start), ``settled`` before the expectations, from when the run is only being
+    finished (the command line then lets a signal wait until its reports are written).
+
+    :raises NoSelection: when no case of the profile matches the selection.
+    :raises SelectionError: for a malformed or empty shard.
+    """
+    from conformance.adapter.engine import kill_live_adapters
+    from conformance.adapter.reaper import kill_escaped, subreaper_unavailable
+    from conformance.errors import EngineError
+    from conformance.laws.hostile import HOSTILE_IDS, hostile_run, with_cases
+    from conformance.laws.properties import check_properties
+    from conformance.reports.causes import NOTHING, infer, with_causes
+    from conformance.run.interrupt import Collector, signal_name
+    from conformance.run.runner import run_scenarios, unstarted_run
+    from conformance.run.verdict import profile_missing
+
+    argv, options, shard = list(request.argv), request.options, request.shard
+    whole = select(
+        scenarios, rules=request.rules, tags=request.tags, ids=request.ids, profile=options.profile
+    )
+    if not whole:
+        raise NoSelection("no scenario matches the selection")
+    chosen = shard_of(whole, shard) if shard else whole
+    collector = progress if isinstance(progress, Collector) else Collector(progress)
+    started = time.time()
+    interrupted: KeyboardInterrupt | None = None
+    try:
+        run = run_scenarios(
+            argv, chosen, options, catalogue=catalogue, progress=collector, spawned=spawned
+        )
+    except KeyboardInterrupt as exc:
+        # Ctrl-C, SIGTERM or SIGHUP: reap, then keep what was graded.
+        interrupted = exc
+        kill_live_adapters()
+        why = f"the run was interrupted by {signal_name(exc)}"
+        run = collector.partial_run(argv, chosen, options, why, started, catalogue)
+    except EngineError as exc:
+        for hook in (settled, graded):
+            if hook is not None:
+                hook()
+        # Complete all the same: CI systems read the reports even of a dead adapter.
+        dead = _labelled(unstarted_run(argv, chosen, options, exc, catalogue), request)
+        return RunOutcome(as_shard(dead, shard, whole, chosen), adapter_error=exc)
+    finally:
+        # Escaped processes of every session (the harness is their subreaper).
+        kill_escaped(None)
+    if graded is not None:
+        graded()
+    run = as_shard(_labelled(run, request), shard, whole, chosen)
+    lacking = profile_missing(run)
+    if lacking is not None:
+        # Every case is unsupported; say it once, plainly (the verdict is exit 3).
+        run = replace(run, warnings=(*run.warnings, f"{lacking}; no case was graded"))
+    if request.laws is not None and interrupted is None and lacking is None:
+        seed, deals = request.laws
+        try:
+            run = replace(run, properties=check_properties(argv, options, seed=seed, deals=deals))
+        except KeyboardInterrupt as exc:
+            interrupted, run = exc, _stopped(run, exc, "the law checks were")
+    if request.hostile and interrupted is None and lacking is None:
+        try:
+            run = with_cases(run, hostile_run(argv, options))
+        except KeyboardInterrupt as exc:
+            interrupted, run = exc, _stopped(run, exc, "the hostile probes were")
+    inference = NOTHING
+    if interrupted is None and request.explain:
+        # Before ``settled``: asking the reference takes a while, and a signal ends it,
+        # leaving the causes grouped with no option inferred.
+        try:
+            inference = infer(run, chosen, catalogue, options=options)
+        except KeyboardInterrupt as exc:
+            interrupted, run = exc, _stopped(run, exc, "the causes' inference was")
+    if settled is not None:
+        settled()
+    if request.expectations is not None:
+        run = with_expectations(
+            run,
+            request.expectations,
+            known_ids=[*(s.id for s in scenarios), *HOSTILE_IDS],
+            source=request.expectations_source,
+        )
+    if subreaper_unavailable():
+        note = (
+            "this platform cannot make the harness a child subreaper: a process that "
+            "leaves the adapter's process group (setsid) and clears its environment "
+            "can outlive the run"
+        )
+        run = replace(run, warnings=(*run.warnings, note))
+    # After the expectations: a failure they list is no cause.
+    return RunOutcome(with_causes(run, chosen, inference), interrupted=interrupted)
+
+
+def _stopped(run: RunResult, exc: KeyboardInterrupt, what: str) -> RunResult:
+    """A signal after the cases: reap the adapters, and say what it cut short."""
+    from conformance.adapter.engine import kill_live_adapters
+    from conformance.adapter.reaper import kill_escaped
+    from conformance.run.interrupt import signal_name
+
+    kill_live_adapters()
+    kill_escaped(None)
+    return replace(run, warnings=(*run.warnings, f"{what} interrupted by {signal_name(exc)}"))
+
+
+def _labelled(run: RunResult, request: RunRequest) -> RunResult:
+    """``run`` naming the corpus the request names."""
+    if request.corpus_label is None:
+        return run
+    return replace(run, corpus_path=request.corpus_label)
+
+
 def run_profile(
     argv: Sequence[str],
     scenarios: Sequence[Scenario],
@@ -111,36 +285,33 @@ def run_profile(
     expectations: Expectations | None = None,
     laws: tuple[int, int] | None = None,
 ) -> RunResult:
-    """Run the cases of ``options.profile`` among ``scenarios`` that the selection keeps
-    (and, with ``shard`` ``K/N``, only that shard), as ``run --profile NAME`` does.
+    """:func:`run_request` for the cases of ``options.profile`` among ``scenarios`` that the
+    selection keeps (and, with ``shard`` ``K/N``, only that shard), as ``run --profile NAME``
+    does, without asking the reference to explain the failures (``RunRequest.explain``).
 
     ``laws`` ``(seed, deals)`` also checks the laws over seeded deals (``--properties``);
     ``expectations`` are applied last. A run whose adapter cannot start is returned with
-    its ``run_error`` (every case ``not_run``), as ``run`` reports it.
+    its ``run_error`` (every case ``not_run``), as ``run`` reports it; a run interrupted by
+    a signal raises it once the adapters are reaped.
 
     :raises NoSelection: when no case of the profile matches the selection.
     :raises SelectionError: for a malformed or empty shard.
     """
-    from conformance.errors import EngineError
-    from conformance.laws.properties import check_properties
-    from conformance.run.runner import run_scenarios, unstarted_run
-
-    whole = select(scenarios, rules=rules, tags=tags, ids=ids, profile=options.profile)
-    if not whole:
-        raise NoSelection(f"profile {options.profile}: no scenario matches the selection")
-    chosen = shard_of(whole, shard) if shard else whole
-    try:
-        run = run_scenarios(argv, chosen, options, catalogue=catalogue)
-    except EngineError as exc:
-        return as_shard(unstarted_run(argv, chosen, options, exc, catalogue), shard, whole, chosen)
-    run = as_shard(run, shard, whole, chosen)
-    hs = run.handshake
-    if laws is not None and hs is not None and options.profile in hs.profiles:
-        seed, deals = laws
-        run = replace(run, properties=check_properties(argv, options, seed=seed, deals=deals))
-    if expectations is not None:
-        run = with_expectations(run, expectations, known_ids=[s.id for s in scenarios])
-    return run
+    request = RunRequest(
+        tuple(argv),
+        options,
+        rules=tuple(rules),
+        tags=tuple(tags),
+        ids=tuple(ids),
+        shard=shard,
+        laws=laws,
+        explain=False,
+        expectations=expectations,
+    )
+    outcome = run_request(request, scenarios, catalogue=catalogue)
+    if outcome.interrupted is not None:
+        raise outcome.interrupted
+    return outcome.run
 
 
 def run_every_profile(
@@ -185,10 +356,13 @@ def run_every_profile(
 
 
 __all__ = [
+    "RunOutcome",
+    "RunRequest",
     "as_shard",
     "engine_handshake",
     "profiles_to_run",
     "run_every_profile",
     "run_profile",
+    "run_request",
     "with_expectations",
 ]

@@ -1,6 +1,6 @@
 """The ``fuzz`` command as a library call: a campaign or a merge, its files, its verdict.
 
-The command line (``carioca-conformance fuzz``, conformance/cli/__init__.py) parses its arguments
+The command line (``carioca-conformance fuzz``, conformance/cli/fuzz.py) parses its arguments
 and prints; everything else is here, so a library user (the pytest plugin, a notebook, a
 CI script) gets the same report files and the same exit code without argparse:
 

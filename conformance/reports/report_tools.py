@@ -40,7 +40,7 @@ if TYPE_CHECKING:
     from conformance.adapter.declarations import Declarations
     from conformance.knowledge.catalogue import Catalogue
 
-#: The warning ``run --shard`` records (conformance/cli/__init__.py).
+#: The warning ``run --shard`` records (conformance/jobs.py).
 _SHARD_NOTE = re.compile(r"shard [0-9]+/[0-9]+: [0-9]+ of [0-9]+ selected case")
 #: Statuses that fail a run whatever the options (README, exit codes).
 FAILING = frozenset({"fail", "error", "not_run"})

@@ -4,13 +4,23 @@ and running one profile or every profile an engine lists (conformance/jobs.py)."
 
 from __future__ import annotations
 
+import json
+import shlex
 import sys
 from pathlib import Path
 
 import pytest
 
 from conformance.authoring.coverage import profile_coverage
-from conformance.jobs import engine_handshake, profiles_to_run, run_every_profile, run_profile
+from conformance.cli import main
+from conformance.jobs import (
+    RunRequest,
+    engine_handshake,
+    profiles_to_run,
+    run_every_profile,
+    run_profile,
+    run_request,
+)
 from conformance.knowledge.catalogue import load_catalogue
 from conformance.run.expectations import Expectations
 from conformance.run.runner import RunOptions
@@ -129,3 +139,39 @@ def test_every_profile_the_engine_lists_runs_in_the_harness_order() -> None:
     # Only the chilean profile has cases of that section: pagat is left out, not failed.
     assert list(runs) == ["chilean"]
     assert all(r.status == "pass" for r in runs["chilean"].results)
+
+
+def test_run_request_is_what_the_command_line_runs(
+    good: tuple[Scenario, ...], tmp_path: Path
+) -> None:
+    # One run: the command line's report and the library's run of the same request agree,
+    # case by case and cause by cause.
+    wrong = [*FAKE, "--wrong-penalty"]
+    report = tmp_path / "r.json"
+    argv = ["--catalogue", str(DATA / "catalogue.json"), "run", str(DATA / "good")]
+    code = main([*argv, "--adapter", shlex.join(wrong), "--no-explain", "--json", str(report)])
+    request = RunRequest(tuple(wrong), RunOptions(profile="argentine"), explain=False)
+    hooks: list[str] = []
+    outcome = run_request(
+        request,
+        good,
+        catalogue=CATALOGUE,
+        graded=lambda: hooks.append("graded"),
+        settled=lambda: hooks.append("settled"),
+    )
+    assert outcome.adapter_error is None and outcome.interrupted is None
+    assert hooks == ["graded", "settled"]
+    written = json.loads(report.read_text())
+    assert [(r["id"], r["status"]) for r in written["cases"]] == [
+        (r.id, r.status) for r in outcome.run.results
+    ]
+    assert len(written["causes"]) == len(outcome.run.causes) >= 1
+    assert code == judge(outcome.run, CATALOGUE).code == EXIT_FAILED
+
+
+def test_run_request_says_when_the_adapter_could_not_start(good: tuple[Scenario, ...]) -> None:
+    request = RunRequest(("/nonexistent/engine",), RunOptions(), corpus_label="the corpus")
+    outcome = run_request(request, good, catalogue=CATALOGUE)
+    assert outcome.adapter_error is not None and outcome.run.run_error is not None
+    assert outcome.run.counts["not_run"] == len(outcome.run.results) == 5
+    assert outcome.run.corpus_path == "the corpus"
