@@ -10,14 +10,8 @@ from typing import Any
 import pytest
 import yaml
 
-from conformance.grading.results import (
-    CaseResult,
-    Cause,
-    CheckResult,
-    Example,
-    failing_rules,
-    graded,
-)
+from conformance.grading.results import CaseResult, CheckResult, failing_rules, graded
+from conformance.reports.causes import Cause, Example
 from conformance.run.expectations import (
     ExpectationsError,
     apply_expectations,
@@ -72,7 +66,7 @@ def test_apply_turns_fail_into_xfail_and_pass_into_xpass(tmp_path: Path) -> None
 
 
 def test_write_lists_failures_with_empty_reasons(tmp_path: Path) -> None:
-    # Issue 12 item 8: an errored case is never written as an expected failure, so a
+    # An errored case is never written as an expected failure, so a
     # rerun with the file cannot turn a crash green.
     target = tmp_path / "out.yaml"
     n = write_expectations(
@@ -137,7 +131,7 @@ def test_rewriting_keeps_explicit_error_entries_that_still_hold(tmp_path: Path) 
     }
 
 
-# --- an entry may name a case, or a case and a check ---------------------------------------
+# --- an entry may name a case, or a case and a check -------------------------------------
 
 
 def chk(key: str, status: str) -> CheckResult:
@@ -324,8 +318,8 @@ def joker_run(*extra: CheckResult) -> list[CaseResult]:
 
 def joker_causes(results: list[CaseResult]) -> tuple[Cause, ...]:
     from conformance.knowledge.catalogue import load_catalogue
-    from conformance.reports.causes import group_causes
-    from conformance.reports.symptoms import Inference, explanation
+    from conformance.reports.causes import Inference, group_causes
+    from conformance.reports.explain import explanation
 
     thirty = explanation([("VARIANT-01", "thirty")], load_catalogue())
     members = [
