@@ -135,11 +135,18 @@ class Proxy:
         if self.args.own_ends and key and action.get(key) in ("low", "high"):
             other = "high" if action[key] == "low" else "low"
             tries = [{**action, key: other}, action]  # the other end first: adversarial
-        answer: dict[str, Any] = {}
-        for attempt in tries:
-            answer = self.ask({**request, "action": attempt})
-            if answer.get("accepted"):
+        elif self.args.own_ends and key and action.get(key) is None:
+            # No end named: this engine finds the end where the card fits (a trio needs none).
+            tries = [{**action, key: "high"}, {**action, key: "low"}, action]
+        answers = [self.ask({**request, "action": attempt}) for attempt in tries[:1]]
+        for attempt in tries[1:]:
+            if answers[-1].get("accepted"):
                 break
+            answers.append(self.ask({**request, "action": attempt}))
+        # The accepted answer, else the last refusal by the rules (the end asked for, where
+        # one was; a missing end the reference cannot read is no refusal), else the last.
+        answer = next((a for a in answers if a.get("accepted")), None)
+        answer = answer or next((a for a in reversed(answers) if "accepted" in a), answers[-1])
         return self.finish(answer)
 
     def finish(self, answer: dict[str, Any]) -> dict[str, Any]:
