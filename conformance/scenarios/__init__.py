@@ -106,6 +106,7 @@ def __getattr__(name: str) -> Any:
     globals()[name] = value
     return value
 
+
 __all__ = [
     "DRAFT_IDS",
     "EXAMPLE_IDS",
