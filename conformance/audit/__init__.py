@@ -20,16 +20,46 @@ audit plays the corpus under many such declarations and reads what comes back:
 docs/adding-scenarios.md explains the findings and what to do about each.
 """
 
-from conformance.audit.findings import (
-    AuditResult,
-    Finding,
-    audit,
-    audit_summary,
-    changes_to_audit,
-    judge,
-    names_point,
-)
-from conformance.audit.runs import Change
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from conformance.audit.findings import (
+        AuditResult,
+        Finding,
+        audit,
+        audit_summary,
+        changes_to_audit,
+        judge,
+        names_point,
+    )
+    from conformance.audit.runs import Change
+
+#: Each name of the package and the module that defines it, imported on first use:
+#: ``check --strict`` imports :mod:`~conformance.audit.static` alone, without the runs.
+_NAMES = {
+    "AuditResult": "conformance.audit.findings",
+    "Finding": "conformance.audit.findings",
+    "audit": "conformance.audit.findings",
+    "audit_summary": "conformance.audit.findings",
+    "changes_to_audit": "conformance.audit.findings",
+    "judge": "conformance.audit.findings",
+    "names_point": "conformance.audit.findings",
+    "Change": "conformance.audit.runs",
+}
+
+
+def __getattr__(name: str) -> Any:
+    """A name of :data:`_NAMES`, imported from its module on first use (PEP 562)."""
+    module = _NAMES.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "AuditResult",

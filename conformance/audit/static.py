@@ -44,7 +44,9 @@ def _pointer(path: Sequence[Any]) -> str:
 
 def equal_by_option(scenario: Scenario, catalogue: Catalogue) -> Iterator[StaticFinding]:
     """Every ``by_option`` of ``scenario`` that gives one value for every option of its point."""
-    data = json.loads(scenario.canonical) if scenario.canonical else {}
+    if '"by_option"' not in scenario.canonical:
+        return  # no by_option anywhere in the case (its canonical JSON names every key)
+    data = json.loads(scenario.canonical)
     disputed = scenario.disputed.id if scenario.disputed is not None else None
     for key in ("steps", "checks", "final"):
         for path, point, branches in by_option_sites(data.get(key), (key,), disputed):

@@ -1,12 +1,12 @@
 """Where the files shipped inside the harness live: data/, schemas/, the packaged corpus.
 
-One place answers, through :mod:`importlib.resources`, so that no module works out a path
-from its own depth in the package (and none breaks when a module moves).
+One place answers, so that no module works out a path from its own depth in the package
+(and none breaks when a module moves).
 """
 
 from __future__ import annotations
 
-from importlib import resources
+import sys
 from pathlib import Path
 
 #: The package whose files these are.
@@ -15,6 +15,14 @@ PACKAGE = "conformance"
 
 def package_root() -> Path:
     """The folder of the installed ``conformance`` package."""
+    # The folder of the package's __init__, which is what importlib.resources.files gives
+    # for a package on disk, without importing importlib.resources (and zipfile and
+    # tempfile with it): every start of the command line asks, ``check`` among them.
+    origin = sys.modules[PACKAGE].__file__
+    if origin is not None:
+        return Path(origin).parent
+    from importlib import resources
+
     return Path(str(resources.files(PACKAGE)))
 
 

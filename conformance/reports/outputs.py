@@ -14,7 +14,6 @@ import contextlib
 import functools
 import os
 import sys
-import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -48,6 +47,8 @@ def check_output_path(option: str, path: str) -> None:
         raise OutputPathError(f"{option} {path}: folder {folder} does not exist")
     if not folder.is_dir():
         raise OutputPathError(f"{option} {path}: {folder} is not a folder")
+    import tempfile  # here: check, which writes no file, starts without it (and random)
+
     try:
         fd, probe = tempfile.mkstemp(prefix=f".{target.name}.probe.", dir=folder)
     except OSError as exc:

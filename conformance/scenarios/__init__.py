@@ -25,12 +25,12 @@ This module loads files and corpora; every name other modules use is importable 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import cache
 from pathlib import Path
-from typing import Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from conformance.io.plaindata import Codec
 from conformance.knowledge.catalogue import Catalogue
-from conformance.scenarios.checker import DocChecker
 from conformance.scenarios.corpus import scenario_files
 from conformance.scenarios.ids import (
     DRAFT_IDS,
@@ -64,7 +64,6 @@ from conformance.scenarios.model import (
     Step,
     StepKind,
 )
-from conformance.scenarios.options import resolve_option
 from conformance.scenarios.packs import (
     PACK_SIZE,
     card_rank,
@@ -74,7 +73,39 @@ from conformance.scenarios.packs import (
     hand_size,
     table_meld_problem,
 )
-from conformance.scenarios.yamldoc import SCHEMA_PATH, _jsonable, _read_documents, _validator
+
+if TYPE_CHECKING:
+    from conformance.scenarios.checker import DocChecker
+    from conformance.scenarios.options import resolve_option
+    from conformance.scenarios.yamldoc import SCHEMA_PATH, _jsonable, _validator
+
+    _CACHE_CODEC: Codec
+
+#: Names imported when first asked for: the YAML reader, the schema and the semantic checks
+#: are needed only when a file is loaded afresh, and ``check`` of an unchanged corpus
+#: (answered from the load cache) starts faster without them.
+_LAZY = {
+    "DocChecker": "conformance.scenarios.checker",
+    "resolve_option": "conformance.scenarios.options",
+    "SCHEMA_PATH": "conformance.scenarios.yamldoc",
+    "_jsonable": "conformance.scenarios.yamldoc",
+    "_validator": "conformance.scenarios.yamldoc",
+}
+
+
+def __getattr__(name: str) -> Any:
+    """The names of :data:`_LAZY`, imported on first use (PEP 562)."""
+    if name == "_CACHE_CODEC":
+        return _cache_codec()
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "DRAFT_IDS",
@@ -116,8 +147,14 @@ __all__ = [
 ]
 
 
-#: How the load cache stores a LoadResult: plain JSON of these classes (no pickle).
-_CACHE_CODEC = Codec(LoadResult, Scenario, Setup, Step, Check, PlannedCheck, Disputed, DeckSpec)
+@cache
+def _cache_codec() -> Codec:
+    """How the load cache stores a LoadResult: plain JSON of these classes (no pickle).
+    Made when first needed (reading every class's type hints is not free, and ``check``
+    reads only the index)."""
+    return Codec(LoadResult, Scenario, Setup, Step, Check, PlannedCheck, Disputed, DeckSpec)
+
+
 #: How it stores a corpus's index (:func:`load_index`).
 _INDEX_CODEC = Codec(CaseEntry)
 
@@ -137,13 +174,16 @@ def load_file(
         context_key(catalogue),
         lambda: _load_file(file_path, name, catalogue),
         lambda result: not result.errors,
-        codec=_CACHE_CODEC,
+        codec=_cache_codec(),
     )
 
 
 def _load_file(file_path: Path, name: str, catalogue: Catalogue | None) -> LoadResult:
     scenarios: list[Scenario] = []
     errors: list[ScenarioError] = []
+    from conformance.scenarios.checker import DocChecker
+    from conformance.scenarios.yamldoc import _read_documents
+
     for item in _read_documents(file_path, name):
         if isinstance(item, ScenarioError):
             errors.append(item)
@@ -219,7 +259,7 @@ def _load_files(files: Sequence[Path], catalogue: Catalogue | None) -> list[Load
         context_key(catalogue),
         lambda i: load_file(files[i], catalogue=catalogue),
         lambda result: not result.errors,
-        codec=_CACHE_CODEC,
+        codec=_cache_codec(),
     )
 
 

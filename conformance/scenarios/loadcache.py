@@ -95,10 +95,23 @@ def _harness_digest() -> str:
         with contextlib.suppress(OSError):
             origin += f"@{os.stat(origin).st_mtime_ns}"
         digest.update(origin.encode("utf-8", "surrogateescape") + b"\0")
-    for path in sorted(_PACKAGE.rglob("*")):
-        if path.suffix in (".py", ".json") and path.is_file():
-            digest.update(str(path.relative_to(_PACKAGE)).encode() + b"\0")
-            digest.update(path.read_bytes() + b"\0")
+    # os.walk, not Path.rglob: this runs at every start of ``check``, and rglob's
+    # per-entry Path objects cost more than reading the files.
+    found: list[tuple[str, str]] = []
+    for folder, folders, names in os.walk(_PACKAGE):
+        folders[:] = [name for name in folders if name != "__pycache__"]
+        for name in names:
+            if name.endswith((".py", ".json")):
+                path = os.path.join(folder, name)
+                found.append((os.path.relpath(path, _PACKAGE), path))
+    for relative, path in sorted(found):
+        try:
+            with open(path, "rb") as handle:
+                content = handle.read()
+        except (IsADirectoryError, FileNotFoundError):
+            continue  # a broken symlink, or a folder's symlink: not a file of the harness
+        digest.update(relative.encode("utf-8", "surrogateescape") + b"\0")
+        digest.update(content + b"\0")
     return digest.hexdigest()
 
 

@@ -179,11 +179,18 @@ def by_option_sites(
                     yield from by_option_sites(branch, (*inner, key), disputed)
             return
         for key, sub in value.items():
-            if key != "disputed":
+            # Scalars hold no site: skipped here, not walked (most of a case's values are
+            # card codes, and ``check --strict`` walks every case).
+            if key != "disputed" and type(sub) not in _SCALARS:
                 yield from by_option_sites(sub, (*path, key), disputed)
     elif isinstance(value, list):
         for index, sub in enumerate(value):
-            yield from by_option_sites(sub, (*path, index), disputed)
+            if type(sub) not in _SCALARS:
+                yield from by_option_sites(sub, (*path, index), disputed)
+
+
+#: Values that are neither a mapping nor a list, so hold no ``by_option``.
+_SCALARS: frozenset[type] = frozenset({str, int, float, bool, type(None)})
 
 
 def malformed_by_option(value: Any, path: tuple[Any, ...]) -> Iterator[tuple[Any, ...]]:
