@@ -1,5 +1,5 @@
-"""What many tests share: the checkout's root, the reference adapter's command, the fake
-adapters, and the reference served in-process.
+"""What many tests share about adapters: the reference adapter's command, the fake
+adapters' folder, and the reference served in-process.
 
 ``reference_in_process()`` (or the ``reference_in_process`` fixture of tests/conftest.py)
 answers every session started with the reference adapter's command
@@ -17,16 +17,12 @@ import io
 import os
 import sys
 from collections.abc import Iterator, Mapping, Sequence
-from pathlib import Path
 
 from conformance.adapter.inprocess import LineEngine, serve_in_process
 from reference.adapter import TRACE_ENV, answer_line
 from reference.adapter_cli import adapter_from_args
+from tests.paths import FAKE_ADAPTERS, ROOT
 
-#: The checkout: tests/ is its child.
-ROOT = Path(__file__).resolve().parents[1]
-#: The fake adapters and proxies tests run as processes.
-FAKE_ADAPTERS = ROOT / "tests" / "fake_adapters"
 #: The reference adapter's command (options follow it).
 REFERENCE = [sys.executable, "-m", "reference.adapter"]
 
@@ -74,3 +70,13 @@ def reference_in_process() -> Iterator[None]:
     """Serve the reference adapter's command in-process while in the ``with`` block."""
     with serve_in_process(is_reference, reference_engine):
         yield
+
+
+__all__ = [
+    "FAKE_ADAPTERS",
+    "REFERENCE",
+    "ROOT",
+    "is_reference",
+    "reference_engine",
+    "reference_in_process",
+]

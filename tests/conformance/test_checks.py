@@ -18,8 +18,8 @@ from conformance.grading.results import CaseResult, CheckResult
 from conformance.knowledge.catalogue import load_catalogue
 from conformance.run.runner import RunOptions, run_scenarios
 from conformance.scenarios import Scenario, load_corpus
+from tests.paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 QUIET = [sys.executable, str(ROOT / "tests" / "fake_adapters" / "quiet_rulings.py")]
 REFERENCE = [sys.executable, "-m", "reference.adapter"]
 CATALOGUE = load_catalogue()

@@ -8,7 +8,6 @@ from the rules text in the comments.
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 import pytest
 
@@ -21,8 +20,8 @@ from conformance.knowledge.profiles import default_profiles
 from conformance.run.runner import RunOptions, run_scenarios
 from conformance.scenarios import load_corpus
 from reference.profiles import OPTIONS, find_profile
+from tests.paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 PROFILES = default_profiles()
 
 

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from conformance.cli import main
+from tests.paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 PROXY = shlex.join([sys.executable, str(ROOT / "tests" / "fake_adapters" / "declaring_proxy.py")])
 #: Claims every profile and capability, then answers `unsupported` to every request.
 NOTHING = f"{PROXY} --unsupported-all"

@@ -20,8 +20,8 @@ from conformance.authoring import execution_coverage as ec
 from conformance.knowledge.catalogue import Catalogue, load_catalogue
 from conformance.knowledge.profiles import find_profile
 from conformance.scenarios import Scenario, load_corpus
+from tests.paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 TRACING = ROOT / "tests" / "fake_adapters" / "tracing_adapter.py"
 
 CASES = """\

@@ -37,8 +37,8 @@ from conformance.reports.report import build_report
 from conformance.run.runner import RunOptions, RunResult, run_scenarios
 from conformance.scenarios import EXAMPLE_IDS, is_example_id, load_corpus
 from conformance.scenarios.corpus import default_catalogue_path, default_corpus_dir, find_checkout
+from tests.paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 PROXY = [sys.executable, str(ROOT / "tests" / "fake_adapters" / "real_engine_proxy.py")]
 REPORT_SCHEMA = ROOT / "conformance" / "schemas" / "report.schema.json"
 

@@ -5,15 +5,14 @@ laws the Argentine profile keeps."""
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 import pytest
 
 from conformance.adapter.engine import EngineSession
 from conformance.knowledge.profiles import default_profiles
 from conformance.laws.properties import run_properties
+from tests.paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 REFERENCE = [sys.executable, "-m", "reference.adapter"]
 
 

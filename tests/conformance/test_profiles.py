@@ -28,8 +28,8 @@ from conformance.knowledge.reachability import unreachable_problems
 from conformance.laws.greedy import find_opening
 from conformance.laws.smoke import smoke
 from conformance.scenarios import DeckSpec, load_file, table_meld_problem
+from tests.paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 FAKE = Path(__file__).resolve().parents[1] / "fake_adapters" / "fake_adapter.py"
 ARG = default_profiles()["argentine"]
 CHI = default_profiles()["chilean"]

@@ -15,8 +15,8 @@ from conformance.adapter.engine import EngineSession, Handshake
 from conformance.grading.results import PropertyResult
 from conformance.laws.greedy import PACK, card_value, find_opening, full_deck
 from conformance.laws.properties import RULES, run_properties
+from tests.paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 REFERENCE = [sys.executable, "-m", "reference.adapter"]
 BROKEN = str(Path(__file__).parents[1] / "fake_adapters" / "broken_properties_adapter.py")
 HOUSE = [sys.executable, str(Path(__file__).parents[1] / "fake_adapters" / "house_engine.py")]

@@ -27,8 +27,8 @@ from conformance.run.runner import RunOptions, run_scenarios
 from conformance.run.warmup import WarmUp
 from conformance.scenarios import Scenario, corpus_digest, load_corpus
 from conformance.scenarios.corpus import default_corpus_dir
+from tests.paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 TEE = ROOT / "benchmarks" / "tee_adapter.py"
 REFERENCE = [sys.executable, "-m", "reference.adapter"]
 CATALOGUE = load_catalogue()
