@@ -18,6 +18,10 @@ from conformance.knowledge.catalogue import load_catalogue
 from conformance.run.runner import RunOptions, run_scenarios
 from conformance.scenarios import load_corpus
 
+#: An engine that answers is all these tests need: the reference answers in-process
+#: (tests/adapters.py); the tests of what its process does run it as a process.
+pytestmark = pytest.mark.usefixtures("reference_in_process")
+
 DATA = Path(__file__).parent / "data" / "audit"
 REFERENCE = [sys.executable, "-m", "reference.adapter"]
 

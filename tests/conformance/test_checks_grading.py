@@ -22,6 +22,10 @@ from conformance.scenarios import load_corpus
 from reference.profiles import OPTIONS, find_profile
 from tests.paths import ROOT
 
+#: An engine that answers is all these tests need: the reference answers in-process
+#: (tests/adapters.py); the tests of what its process does run it as a process.
+pytestmark = pytest.mark.usefixtures("reference_in_process")
+
 PROFILES = default_profiles()
 
 

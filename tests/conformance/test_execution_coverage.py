@@ -22,6 +22,10 @@ from conformance.knowledge.profiles import find_profile
 from conformance.scenarios import Scenario, load_corpus
 from tests.paths import ROOT
 
+#: An engine that answers is all these tests need: the reference answers in-process
+#: (tests/adapters.py); the tests of what its process does run it as a process.
+pytestmark = pytest.mark.usefixtures("reference_in_process")
+
 TRACING = ROOT / "tests" / "fake_adapters" / "tracing_adapter.py"
 
 CASES = """\

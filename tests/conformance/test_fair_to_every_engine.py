@@ -29,7 +29,7 @@ NO_DEALER = (
 )
 PROFILES = ("argentine", "chilean", "pagat", "perla")
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("reference_in_process")]
 
 
 @pytest.fixture(scope="module")

@@ -33,6 +33,10 @@ from conformance.laws.hostile import (
 )
 from conformance.laws.smoke import smoke
 
+#: An engine that answers is all these tests need: the reference answers in-process
+#: (tests/adapters.py); the tests of what its process does run it as a process.
+pytestmark = pytest.mark.usefixtures("reference_in_process")
+
 FAKES = Path(__file__).resolve().parents[1] / "fake_adapters"
 REFERENCE = [sys.executable, "-m", "reference.adapter"]
 

@@ -26,6 +26,10 @@ from reference.cards import Rank
 from reference.profiles import find_profile
 from tests.paths import ROOT
 
+#: An engine that answers is all these tests need: the reference answers in-process
+#: (tests/adapters.py); the tests of what its process does run it as a process.
+pytestmark = pytest.mark.usefixtures("reference_in_process")
+
 CATALOGUE = load_catalogue()
 POINTS = {
     "DISPUTE-25": ("natural", "wild"),

@@ -13,6 +13,10 @@ from conformance.knowledge.profiles import default_profiles
 from conformance.laws.properties import run_properties
 from tests.paths import ROOT
 
+#: An engine that answers is all these tests need: the reference answers in-process
+#: (tests/adapters.py); the tests of what its process does run it as a process.
+pytestmark = pytest.mark.usefixtures("reference_in_process")
+
 REFERENCE = [sys.executable, "-m", "reference.adapter"]
 
 

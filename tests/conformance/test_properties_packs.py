@@ -12,6 +12,10 @@ from conformance.adapter.engine import EngineSession
 from conformance.laws.properties import run_properties
 from tests.paths import ROOT
 
+#: An engine that answers is all these tests need: the reference answers in-process
+#: (tests/adapters.py); the tests of what its process does run it as a process.
+pytestmark = pytest.mark.usefixtures("reference_in_process")
+
 REFERENCE = [sys.executable, "-m", "reference.adapter"]
 
 

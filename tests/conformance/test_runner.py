@@ -14,6 +14,10 @@ from conformance.knowledge.catalogue import load_catalogue
 from conformance.run.runner import CaseRunner, RunOptions, run_scenarios, section_of, start_session
 from conformance.scenarios import Scenario, load_corpus
 
+#: An engine that answers is all these tests need: the reference answers in-process
+#: (tests/adapters.py); the tests of what its process does run it as a process.
+pytestmark = pytest.mark.usefixtures("reference_in_process")
+
 DATA = Path(__file__).parent / "data"
 FAKE = [sys.executable, str(DATA / "fake_engine.py")]
 CATALOGUE = load_catalogue(DATA / "catalogue.json")
