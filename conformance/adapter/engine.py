@@ -351,24 +351,7 @@ class EngineSession:
         self._broken = False
         self._ahead = _InFlight()
         self.handshake = None
-        in_process = served_in_process(self.argv, self.env)
-        if in_process is not None:
-            # A test's engine answering in this process (conformance/adapter/inprocess.py).
-            self._adapter = InProcessAdapter(
-                in_process,
-                self.argv,
-                max_line_bytes=self.max_line_bytes,
-                env=self.env,
-                cwd=self.cwd,
-            )
-        else:
-            self._adapter = AdapterProcess(
-                self.argv,
-                max_line_bytes=self.max_line_bytes,
-                memory_limit=self.memory_limit,
-                cwd=self.cwd,
-                env=self.env,
-            )
+        self._adapter = _open_adapter(self)
         self._stderr = StderrSections(self._adapter.drain)
 
     def restart(self) -> Handshake:
@@ -573,6 +556,30 @@ class EngineSession:
         # _broken stays as it was: a session killed for an error refuses requests
         # until start()/restart() clears it.
         self._adapter = None
+
+
+def _open_adapter(session: EngineSession) -> AdapterProcess | InProcessAdapter:
+    """The adapter of ``session``: its process, or the engine a caller serves in this
+    process for its command (conformance/adapter/inprocess.py, for tests).
+
+    :raises EngineStartError: when the process cannot be spawned.
+    """
+    in_process = served_in_process(session.argv, session.env)
+    if in_process is not None:
+        return InProcessAdapter(
+            in_process,
+            session.argv,
+            max_line_bytes=session.max_line_bytes,
+            env=session.env,
+            cwd=session.cwd,
+        )
+    return AdapterProcess(
+        session.argv,
+        max_line_bytes=session.max_line_bytes,
+        memory_limit=session.memory_limit,
+        cwd=session.cwd,
+        env=session.env,
+    )
 
 
 def exchange_together(
