@@ -17,6 +17,10 @@ from conformance.run.runner import CaseResult, RunOptions, RunResult, run_scenar
 from conformance.scenarios import Scenario, load_corpus, resolve_option
 from conformance.scenarios.corpus import default_corpus_dir
 
+#: An engine that answers is all these tests need: the reference answers in-process
+#: (tests/adapters.py); the tests of what its process does run it as a process.
+pytestmark = pytest.mark.usefixtures("reference_in_process")
+
 REFERENCE = [sys.executable, "-m", "reference.adapter"]
 CORPUS = default_corpus_dir()
 
