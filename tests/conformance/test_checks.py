@@ -18,6 +18,7 @@ from conformance.grading.results import CaseResult, CheckResult
 from conformance.knowledge.catalogue import load_catalogue
 from conformance.run.runner import RunOptions, run_scenarios
 from conformance.scenarios import Scenario, load_corpus
+from tests.adapters import REFERENCE
 from tests.paths import ROOT
 
 #: An engine that answers is all these tests need: the reference answers in-process
@@ -25,7 +26,6 @@ from tests.paths import ROOT
 pytestmark = pytest.mark.usefixtures("reference_in_process")
 
 QUIET = [sys.executable, str(ROOT / "tests" / "fake_adapters" / "quiet_rulings.py")]
-REFERENCE = [sys.executable, "-m", "reference.adapter"]
 CATALOGUE = load_catalogue()
 ROTATION = ROOT / "scenarios" / "strength" / "dealer-rotation.yaml"
 

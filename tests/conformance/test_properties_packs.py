@@ -4,19 +4,16 @@ it must refuse (DISPUTE-61 ``two_jokers`` in perla, DISPUTE-78 ``always_108`` in
 
 from __future__ import annotations
 
-import sys
-
 import pytest
 
 from conformance.adapter.engine import EngineSession
 from conformance.laws.properties import run_properties
+from tests.adapters import REFERENCE
 from tests.paths import ROOT
 
 #: An engine that answers is all these tests need: the reference answers in-process
 #: (tests/adapters.py); the tests of what its process does run it as a process.
 pytestmark = pytest.mark.usefixtures("reference_in_process")
-
-REFERENCE = [sys.executable, "-m", "reference.adapter"]
 
 
 @pytest.mark.parametrize(

@@ -27,6 +27,7 @@ from conformance.run.runner import RunOptions, run_scenarios
 from conformance.run.warmup import WarmUp
 from conformance.scenarios import Scenario, corpus_digest, load_corpus
 from conformance.scenarios.corpus import default_corpus_dir
+from tests.adapters import REFERENCE
 from tests.paths import ROOT
 
 #: An engine that answers is all these tests need: the reference answers in-process
@@ -34,7 +35,6 @@ from tests.paths import ROOT
 pytestmark = pytest.mark.usefixtures("reference_in_process")
 
 TEE = ROOT / "benchmarks" / "tee_adapter.py"
-REFERENCE = [sys.executable, "-m", "reference.adapter"]
 CATALOGUE = load_catalogue()
 CORPUS = load_corpus([default_corpus_dir()], catalogue=CATALOGUE).scenarios
 
