@@ -547,15 +547,26 @@ def serve(
 ) -> None:
     """Answer requests from ``stdin`` until ``bye`` or end of input, playing ``rulings``
     (tracing rules into ``trace_rules``, when given, and presenting ``interface``)."""
-    adapter = Adapter(capabilities, rulings, profiles, trace_rules, interface)
+    serve_adapter(Adapter(capabilities, rulings, profiles, trace_rules, interface), stdin, stdout)
+
+
+def serve_adapter(adapter: Adapter, stdin: IO[str], stdout: IO[str]) -> None:
+    """Answer requests from ``stdin`` by ``adapter`` until ``bye`` or end of input."""
     for line in stdin:
         if not line.strip():
             continue
-        response, done = adapter.handle(line)
-        stdout.write(json.dumps(response, separators=(",", ":"), ensure_ascii=False) + "\n")
+        response, done = answer_line(adapter, line)
+        stdout.write(response)
         stdout.flush()
         if done:
             return
+
+
+def answer_line(adapter: Adapter, line: str) -> tuple[str, bool]:
+    """The response line (with its newline) to the request ``line``; the flag says whether
+    the session ends (after ``bye``)."""
+    response, done = adapter.handle(line)
+    return json.dumps(response, separators=(",", ":"), ensure_ascii=False) + "\n", done
 
 
 if __name__ == "__main__":

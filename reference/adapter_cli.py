@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from .adapter import ALL_CAPABILITIES, TRACE_ENV, Adapter, serve
+from .adapter import ALL_CAPABILITIES, TRACE_ENV, Adapter, serve_adapter
 from .interface import parse_interface
 from .profiles import ruling_problems
 
@@ -26,6 +26,18 @@ DESCRIPTION = "The reference engine behind the JSON adapter protocol (docs/proto
 
 def main(argv: Sequence[str] | None = None) -> None:
     """Command-line entry point: ``python -m reference.adapter [--capabilities melds,turns]``."""
+    adapter = adapter_from_args(argv)
+    # Line-buffered text streams: every response must leave immediately.
+    sys.stdout.reconfigure(line_buffering=True, encoding="utf-8")  # type: ignore[union-attr]
+    sys.stdin.reconfigure(encoding="utf-8", errors="replace")  # type: ignore[union-attr]
+    serve_adapter(adapter, sys.stdin, sys.stdout)
+
+
+def adapter_from_args(argv: Sequence[str] | None = None) -> Adapter:
+    """The adapter the command line ``argv`` (the options only) asks for.
+
+    :raises SystemExit: (2, after printing the usage) for a bad option.
+    """
     parser = argparse.ArgumentParser(prog="reference.adapter", description=DESCRIPTION)
     parser.add_argument(
         "--capabilities",
@@ -114,18 +126,17 @@ def main(argv: Sequence[str] | None = None) -> None:
             args.interface, args.unmodelled, args.players, args.profile_players, args.max_in_flight
         )
         interface = replace(interface, unsupported=frozenset(args.unsupported))
-        # Reject unknown profiles up front.
-        Adapter(rulings=rulings, profiles=profiles, interface=interface)
     except ValueError as exc:
         parser.error(str(exc))
     wanted = [c.strip() for c in args.capabilities.split(",") if c.strip()]
     unknown = sorted(set(wanted) - set(ALL_CAPABILITIES))
     if unknown:
         parser.error(f"unknown capabilities: {', '.join(unknown)}")
-    # Line-buffered text streams: every response must leave immediately.
-    sys.stdout.reconfigure(line_buffering=True, encoding="utf-8")  # type: ignore[union-attr]
-    sys.stdin.reconfigure(encoding="utf-8", errors="replace")  # type: ignore[union-attr]
-    serve(sys.stdin, sys.stdout, wanted, rulings, profiles, args.trace_rules, interface)
+    try:
+        # Unknown profiles are refused here, up front.
+        return Adapter(wanted, rulings, profiles, args.trace_rules, interface)
+    except ValueError as exc:
+        parser.error(str(exc))
 
 
 def parse_rulings(pairs: Sequence[str], path: str | None = None) -> dict[str, str]:

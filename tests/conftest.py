@@ -7,14 +7,19 @@ reproduction blob so it can be replayed locally with ``@reproduce_failure``.
 
 Tests marked ``slow`` are left out of a plain ``pytest`` and of ``tox`` (see
 tests/slow_selection.py); ``tox -e slow``, which CI runs after ``tox``, runs them.
+
+The ``reference_in_process`` fixture serves the reference adapter's command in the test's
+own process (tests/adapters.py), for tests that need an engine that answers, not a process.
 """
 
 from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 # Test modules import helpers as ``tests.mutants`` and ``tests.strategies``; `pytest` (as tox
@@ -46,3 +51,12 @@ settings.register_profile(
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
+
+
+@pytest.fixture
+def reference_in_process() -> Iterator[None]:
+    """Sessions started with the reference adapter's command answer in this process."""
+    from tests.adapters import reference_in_process as serve
+
+    with serve():
+        yield

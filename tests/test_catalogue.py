@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.paths import ROOT
+
 RULES_MD = ROOT / "docs" / "rules.md"
 REASONS_MD = ROOT / "docs" / "reasons.md"
 CATALOGUE_JSON = ROOT / "conformance" / "data" / "catalogue.json"

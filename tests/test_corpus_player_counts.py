@@ -11,7 +11,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Mapping
 from itertools import pairwise
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -19,8 +18,7 @@ import pytest
 from conformance.knowledge.catalogue import load_catalogue
 from conformance.knowledge.profiles import default_profiles
 from conformance.scenarios import Scenario, load_corpus
-
-ROOT = Path(__file__).resolve().parents[1]
+from tests.paths import ROOT
 
 
 @pytest.fixture(scope="module")

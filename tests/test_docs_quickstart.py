@@ -16,8 +16,8 @@ import pytest
 
 from conformance.cli import main
 from conformance.scenarios import load_corpus
+from tests.paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 QUICKSTART = ROOT / "docs" / "quickstart"
 ADAPTERS = {
     "python": [sys.executable, str(QUICKSTART / "adapter.py")],

@@ -10,19 +10,13 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-
-from tests.mutants import harness, strength  # noqa: E402
-from tests.mutants.mutants import MUTANTS  # noqa: E402
-from tests.mutants.probes import probes  # noqa: E402
+from tests.mutants import harness, strength
+from tests.mutants.mutants import MUTANTS
+from tests.mutants.probes import probes
 
 #: The mutants registered by tests/mutants/strength.py.
 STRENGTH = sorted(n for n, m in MUTANTS.items() if m.patch.__module__ == strength.__name__)

@@ -11,20 +11,15 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    # ``tests`` is not a package on pytest's path; the mutants live under it.
-    sys.path.insert(0, str(ROOT))
-
-from conformance.knowledge.catalogue import load_catalogue  # noqa: E402
-from tests.mutants import harness  # noqa: E402
-from tests.mutants.later import BY_PROFILE  # noqa: E402
-from tests.mutants.mutants import MUTANTS  # noqa: E402
+from conformance.knowledge.catalogue import load_catalogue
+from tests.mutants import harness
+from tests.mutants.later import BY_PROFILE
+from tests.mutants.mutants import MUTANTS
+from tests.paths import ROOT
 
 # The Argentine mutants run against the Argentine corpus; the Chilean, Pagat and
 # Perla ones against their profile's slice, at the end of this file.

@@ -10,12 +10,11 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 
 from conformance.knowledge.catalogue import load_catalogue
 from reference.profiles import ARGENTINE, CHILEAN, OPTIONS, PAGAT, PERLA
+from tests.paths import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 SCHEMAS = ROOT / "conformance" / "schemas"
 
 

@@ -9,13 +9,13 @@ from __future__ import annotations
 import os
 import re
 import sys
-from pathlib import Path
 
 import pytest
 
+from tests.paths import ROOT
+
 pytest_plugins = ["pytester"]
 
-ROOT = Path(__file__).resolve().parents[1]
 
 SUITE = """
 import pytest

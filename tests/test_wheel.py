@@ -16,8 +16,7 @@ import pytest
 
 from conformance import CORPUS_VERSION, __version__
 from conformance.scenarios import load_corpus
-
-ROOT = Path(__file__).resolve().parent.parent
+from tests.paths import ROOT
 
 
 def _run(argv: list[str], cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:

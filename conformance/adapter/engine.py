@@ -40,6 +40,7 @@ from conformance.adapter.handshake import (
     check_version,
     default_players,
 )
+from conformance.adapter.inprocess import InProcessAdapter, served_in_process
 from conformance.adapter.limits import (
     DEFAULT_MAX_LINE_BYTES,
     DEFAULT_START_TIMEOUT,
@@ -140,7 +141,7 @@ class _InFlight:
     def __len__(self) -> int:
         return len(self.queue)
 
-    def may_take(self, then: _Prepared, adapter: AdapterProcess) -> bool:
+    def may_take(self, then: _Prepared, adapter: AdapterProcess | InProcessAdapter) -> bool:
         """Whether ``then`` may be written now (:meth:`EngineSession.exchange`)."""
         if len(self.queue) >= self.limit or not adapter.running():
             return False
@@ -272,7 +273,7 @@ class EngineSession:
         self.env = dict(env) if env is not None else None
         self.validate_requests = validate_requests
         self.handshake: Handshake | None = None
-        self._adapter: AdapterProcess | None = None
+        self._adapter: AdapterProcess | InProcessAdapter | None = None
         # The adapter's stderr by case, kept after a shutdown: an error's report takes it then.
         self._stderr = StderrSections()
         # Held while a request is in flight. A close() from another thread (an
@@ -350,13 +351,7 @@ class EngineSession:
         self._broken = False
         self._ahead = _InFlight()
         self.handshake = None
-        self._adapter = AdapterProcess(
-            self.argv,
-            max_line_bytes=self.max_line_bytes,
-            memory_limit=self.memory_limit,
-            cwd=self.cwd,
-            env=self.env,
-        )
+        self._adapter = _open_adapter(self)
         self._stderr = StderrSections(self._adapter.drain)
 
     def restart(self) -> Handshake:
@@ -561,6 +556,30 @@ class EngineSession:
         # _broken stays as it was: a session killed for an error refuses requests
         # until start()/restart() clears it.
         self._adapter = None
+
+
+def _open_adapter(session: EngineSession) -> AdapterProcess | InProcessAdapter:
+    """The adapter of ``session``: its process, or the engine a caller serves in this
+    process for its command (conformance/adapter/inprocess.py, for tests).
+
+    :raises EngineStartError: when the process cannot be spawned.
+    """
+    in_process = served_in_process(session.argv, session.env)
+    if in_process is not None:
+        return InProcessAdapter(
+            in_process,
+            session.argv,
+            max_line_bytes=session.max_line_bytes,
+            env=session.env,
+            cwd=session.cwd,
+        )
+    return AdapterProcess(
+        session.argv,
+        max_line_bytes=session.max_line_bytes,
+        memory_limit=session.memory_limit,
+        cwd=session.cwd,
+        env=session.env,
+    )
 
 
 def exchange_together(

@@ -17,7 +17,7 @@ import select
 import threading
 import time
 from dataclasses import dataclass
-from typing import Final
+from typing import Final, Protocol
 
 from conformance.io.textsafe import safe_tail
 
@@ -253,6 +253,21 @@ class StderrDrain(threading.Thread):
         return safe_tail(data.decode("utf-8", errors="replace"), limit)
 
 
+class StderrLog(Protocol):
+    """What :class:`StderrSections` reads: a :class:`StderrDrain`, or an in-process
+    engine's log (conformance/adapter/inprocess.py)."""
+
+    @property
+    def total(self) -> int:
+        """Bytes (characters) written so far."""
+
+    def catch_up(self) -> None:
+        """Take what was written and not read yet."""
+
+    def tail(self, limit: int, since: int = 0, until: int | None = None) -> str:
+        """The last ``limit`` characters written after ``since`` (and before ``until``)."""
+
+
 class StderrSections:
     """The adapter's stderr cut into sections, one per case: a tail shows the case's own.
 
@@ -262,7 +277,7 @@ class StderrSections:
     case's stays out of the previous case's tail.
     """
 
-    def __init__(self, drain: StderrDrain | None = None) -> None:
+    def __init__(self, drain: StderrLog | None = None) -> None:
         self._drain = drain
         self._mark = 0
         # Where the section of the case whose first request went ahead begins.
@@ -306,6 +321,7 @@ __all__ = [
     "Item",
     "Oversized",
     "StderrDrain",
+    "StderrLog",
     "StderrSections",
     "StdoutLines",
     "Unterminated",

@@ -20,11 +20,11 @@ from conformance import fuzz
 from conformance.knowledge.catalogue import load_catalogue
 from conformance.run.runner import RunOptions, run_scenarios
 from conformance.scenarios import load_corpus
+from tests.adapters import REFERENCE as REFERENCE  # for the fuzz tests that import it here
 from tests.mutants import harness
+from tests.paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 SCHEMA = json.loads((ROOT / "conformance/schemas/fuzz-report.schema.json").read_text())
-REFERENCE = [sys.executable, "-m", "reference.adapter"]
 PROXY = [sys.executable, str(ROOT / "tests" / "fake_adapters" / "real_engine_proxy.py")]
 CATALOGUE = load_catalogue()
 #: The reference behind the choices the protocol leaves to an engine (recycled order, no

@@ -4,7 +4,6 @@ declared rulings: an engine that rules otherwise on a point is never failed for 
 from __future__ import annotations
 
 import shutil
-import sys
 from dataclasses import replace
 from pathlib import Path
 
@@ -16,8 +15,12 @@ from conformance.knowledge.catalogue import load_catalogue
 from conformance.run.runner import CaseResult, RunOptions, RunResult, run_scenarios
 from conformance.scenarios import Scenario, load_corpus, resolve_option
 from conformance.scenarios.corpus import default_corpus_dir
+from tests.adapters import REFERENCE
 
-REFERENCE = [sys.executable, "-m", "reference.adapter"]
+#: An engine that answers is all these tests need: the reference answers in-process
+#: (tests/adapters.py); the tests of what its process does run it as a process.
+pytestmark = pytest.mark.usefixtures("reference_in_process")
+
 CORPUS = default_corpus_dir()
 
 

@@ -5,7 +5,6 @@ anyway (RunOptions.grade_assumed)."""
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
@@ -17,9 +16,13 @@ from conformance.cli import main
 from conformance.knowledge.catalogue import load_catalogue
 from conformance.run.runner import RunOptions, run_scenarios
 from conformance.scenarios import load_corpus
+from tests.adapters import REFERENCE
+
+#: An engine that answers is all these tests need: the reference answers in-process
+#: (tests/adapters.py); the tests of what its process does run it as a process.
+pytestmark = pytest.mark.usefixtures("reference_in_process")
 
 DATA = Path(__file__).parent / "data" / "audit"
-REFERENCE = [sys.executable, "-m", "reference.adapter"]
 
 
 def _statuses(path: Path, extra: list[str], grade_assumed: frozenset[str]) -> dict[str, str]:

@@ -21,6 +21,7 @@ from conformance.audit.runs import (
 from conformance.cli import main
 from conformance.knowledge.catalogue import load_catalogue
 from conformance.scenarios import load_corpus
+from tests.paths import ROOT
 
 DATA = Path(__file__).parent / "data" / "audit"
 INTERFACE_CASES = DATA / "interface-ace.yaml"
@@ -284,7 +285,6 @@ def test_a_saved_hello_with_what_the_engine_lacks_and_every_engine_reading() -> 
         parse_rulings({"capabilities": ["shuffle"]}, "bad.yaml", catalogue)
 
 
-ROOT = Path(__file__).resolve().parents[2]
 PROXY = ROOT / "tests" / "fake_adapters" / "real_engine_proxy.py"
 DECLARING = ROOT / "tests" / "fake_adapters" / "declaring_proxy.py"
 

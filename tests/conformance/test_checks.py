@@ -18,10 +18,14 @@ from conformance.grading.results import CaseResult, CheckResult
 from conformance.knowledge.catalogue import load_catalogue
 from conformance.run.runner import RunOptions, run_scenarios
 from conformance.scenarios import Scenario, load_corpus
+from tests.adapters import REFERENCE
+from tests.paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
+#: An engine that answers is all these tests need: the reference answers in-process
+#: (tests/adapters.py); the tests of what its process does run it as a process.
+pytestmark = pytest.mark.usefixtures("reference_in_process")
+
 QUIET = [sys.executable, str(ROOT / "tests" / "fake_adapters" / "quiet_rulings.py")]
-REFERENCE = [sys.executable, "-m", "reference.adapter"]
 CATALOGUE = load_catalogue()
 ROTATION = ROOT / "scenarios" / "strength" / "dealer-rotation.yaml"
 

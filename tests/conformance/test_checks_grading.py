@@ -8,7 +8,6 @@ from the rules text in the comments.
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 import pytest
 
@@ -21,8 +20,12 @@ from conformance.knowledge.profiles import default_profiles
 from conformance.run.runner import RunOptions, run_scenarios
 from conformance.scenarios import load_corpus
 from reference.profiles import OPTIONS, find_profile
+from tests.paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
+#: An engine that answers is all these tests need: the reference answers in-process
+#: (tests/adapters.py); the tests of what its process does run it as a process.
+pytestmark = pytest.mark.usefixtures("reference_in_process")
+
 PROFILES = default_profiles()
 
 

@@ -12,8 +12,8 @@ from conformance.knowledge.catalogue import load_catalogue
 from conformance.knowledge.profiles import default_profiles
 from conformance.scenarios import load_corpus, load_file
 from conformance.scenarios.plan import check_rules
+from tests.paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 CATALOGUE = load_catalogue()
 ROTATION = ROOT / "scenarios" / "strength" / "dealer-rotation.yaml"
 

@@ -11,6 +11,10 @@ import pytest
 
 from conformance.cli import main
 
+#: An engine that answers is all these tests need: the reference answers in-process
+#: (tests/adapters.py); the tests of what its process does run it as a process.
+pytestmark = pytest.mark.usefixtures("reference_in_process")
+
 DATA = Path(__file__).parent / "data"
 FAKE = shlex.join([sys.executable, str(DATA / "fake_engine.py")])
 CAT = ["--catalogue", str(DATA / "catalogue.json")]

@@ -13,8 +13,12 @@ from pathlib import Path
 import pytest
 
 from conformance.cli import main
+from tests.paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
+#: An engine that answers is all these tests need: the reference answers in-process
+#: (tests/adapters.py); the tests of what its process does run it as a process.
+pytestmark = pytest.mark.usefixtures("reference_in_process")
+
 PROXY = shlex.join([sys.executable, str(ROOT / "tests" / "fake_adapters" / "declaring_proxy.py")])
 #: Claims every profile and capability, then answers `unsupported` to every request.
 NOTHING = f"{PROXY} --unsupported-all"

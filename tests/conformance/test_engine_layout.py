@@ -17,6 +17,7 @@ PARTS = [
     "memlimit",
     "watchdog",
     "_watchdog_child",
+    "inprocess",
 ]
 
 

@@ -20,8 +20,12 @@ from conformance.authoring import execution_coverage as ec
 from conformance.knowledge.catalogue import Catalogue, load_catalogue
 from conformance.knowledge.profiles import find_profile
 from conformance.scenarios import Scenario, load_corpus
+from tests.paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
+#: An engine that answers is all these tests need: the reference answers in-process
+#: (tests/adapters.py); the tests of what its process does run it as a process.
+pytestmark = pytest.mark.usefixtures("reference_in_process")
+
 TRACING = ROOT / "tests" / "fake_adapters" / "tracing_adapter.py"
 
 CASES = """\

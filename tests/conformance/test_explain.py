@@ -17,8 +17,8 @@ import jsonschema
 import pytest
 
 from conformance.cli import main
+from tests.paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 FAKES = ROOT / "tests" / "fake_adapters"
 SCHEMA = json.loads((ROOT / "conformance" / "schemas" / "report.schema.json").read_text())
 HOUSE = f"{sys.executable} {FAKES / 'house_engine.py'}"

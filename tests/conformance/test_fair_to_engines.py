@@ -37,8 +37,12 @@ from conformance.reports.report import build_report
 from conformance.run.runner import RunOptions, RunResult, run_scenarios
 from conformance.scenarios import EXAMPLE_IDS, is_example_id, load_corpus
 from conformance.scenarios.corpus import default_catalogue_path, default_corpus_dir, find_checkout
+from tests.paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
+#: An engine that answers is all these tests need: the reference answers in-process
+#: (tests/adapters.py); the tests of what its process does run it as a process.
+pytestmark = pytest.mark.usefixtures("reference_in_process")
+
 PROXY = [sys.executable, str(ROOT / "tests" / "fake_adapters" / "real_engine_proxy.py")]
 REPORT_SCHEMA = ROOT / "conformance" / "schemas" / "report.schema.json"
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
-from pathlib import Path
 
 import pytest
 
@@ -19,8 +18,8 @@ from conformance.grading.results import CaseResult, CheckResult, graded
 from conformance.knowledge.catalogue import load_catalogue
 from conformance.run.runner import RunOptions, RunResult, run_scenarios
 from conformance.scenarios import load_corpus
+from tests.paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 FAKES = ROOT / "tests" / "fake_adapters"
 REFERENCE = (sys.executable, "-m", "reference.adapter")
 #: An engine that keeps no dealer and starts deal k with player (k - 1) mod n.
@@ -30,7 +29,7 @@ NO_DEALER = (
 )
 PROFILES = ("argentine", "chilean", "pagat", "perla")
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("reference_in_process")]
 
 
 @pytest.fixture(scope="module")

@@ -34,10 +34,10 @@ from conformance.adapter.engine import EngineSession
 from conformance.cli import main
 from conformance.laws.properties import RULES, run_properties
 from conformance.laws.smoke import smoke
+from tests.paths import ROOT
 
 pytestmark = pytest.mark.slow
 
-ROOT = Path(__file__).resolve().parents[2]
 FAKES = ROOT / "tests" / "fake_adapters"
 HOUSE = (sys.executable, str(FAKES / "house_engine.py"))
 PROXY = (sys.executable, str(FAKES / "real_engine_proxy.py"))

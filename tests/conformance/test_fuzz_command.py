@@ -18,6 +18,10 @@ from conformance import fuzz
 from conformance.fuzz import command
 from tests.conformance.fuzzkit import CATALOGUE, ROOT, SCHEMA, cli
 
+#: An engine that answers is all these tests need: the reference answers in-process
+#: (tests/adapters.py); the tests of what its process does run it as a process.
+pytestmark = pytest.mark.usefixtures("reference_in_process")
+
 FAKES = ROOT / "tests" / "fake_adapters"
 UNSUPPORTED = f"{sys.executable} {FAKES / 'unsupported_adapter.py'}"
 

@@ -24,6 +24,10 @@ from tests.conformance.fuzzkit import (
 )
 from tests.mutants import fuzz_sweep, harness
 
+#: An engine that answers is all these tests need: the reference answers in-process
+#: (tests/adapters.py); the tests of what its process does run it as a process.
+pytestmark = pytest.mark.usefixtures("reference_in_process")
+
 #: Mutants fuzzed in the normal suite, one or two per area of the rules (meld checks, the
 #: deal, draws, melding, the stock, scoring, the game's end, lay-offs at a run's ends),
 #: each with the game of seed 0 that first shows it (found by the sweep,

@@ -10,8 +10,8 @@ import jsonschema
 import pytest
 
 from conformance.cli import main
+from tests.paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 HOUSE = f"{sys.executable} {ROOT / 'tests' / 'fake_adapters' / 'house_engine.py'}"
 BUGGY = f"{sys.executable} {ROOT / 'tests' / 'fake_adapters' / 'buggy_engine.py'}"
 SCHEMA = json.loads((ROOT / "conformance" / "schemas" / "fuzz-report.schema.json").read_text())

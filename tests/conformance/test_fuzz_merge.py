@@ -19,6 +19,10 @@ from conformance import fuzz
 from conformance.fuzz import command
 from tests.conformance.fuzzkit import REFERENCE, SCHEMA, cli
 
+#: An engine that answers is all these tests need: the reference answers in-process
+#: (tests/adapters.py); the tests of what its process does run it as a process.
+pytestmark = pytest.mark.usefixtures("reference_in_process")
+
 
 def shard(index: int, count: int, **totals: Any) -> dict[str, Any]:
     """A valid report of shard ``index/count`` of one small campaign (no adapter run)."""

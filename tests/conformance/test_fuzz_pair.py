@@ -13,6 +13,10 @@ from tests.conformance.fuzzkit import (
     run_fuzz,
 )
 
+#: An engine that answers is all these tests need: the reference answers in-process
+#: (tests/adapters.py); the tests of what its process does run it as a process.
+pytestmark = pytest.mark.usefixtures("reference_in_process")
+
 #: A seed and game at which the undeclared interface choice shows (game 7 of seed 3).
 SEED_UNDECLARED, GAME_UNDECLARED = 3, 7
 

@@ -19,6 +19,10 @@ from conformance.knowledge.profiles import find_profile
 from conformance.knowledge.reachability import unreachable_problems
 from tests.conformance.fuzzkit import HOUSE, run_fuzz
 
+#: An engine that answers is all these tests need: the reference answers in-process
+#: (tests/adapters.py); the tests of what its process does run it as a process.
+pytestmark = pytest.mark.usefixtures("reference_in_process")
+
 
 def test_the_extra_meld_is_of_another_kind_than_the_contracts() -> None:
     # Deal 1: two trios and a run; deal 3: two runs and a trio; deal 2 either; deal 4 on

@@ -19,6 +19,10 @@ from conformance.fuzz.readings import run_arrangements, take_engine_state
 from conformance.fuzz.states import built_state
 from tests.conformance.fuzzkit import CATALOGUE, HOUSE, REFERENCE, ROOT, run_fuzz
 
+#: An engine that answers is all these tests need: the reference answers in-process
+#: (tests/adapters.py); the tests of what its process does run it as a process.
+pytestmark = pytest.mark.usefixtures("reference_in_process")
+
 
 @contextmanager
 def pair_of(argv: list[str], profile: str) -> Iterator[Pair]:

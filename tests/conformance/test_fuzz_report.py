@@ -18,6 +18,10 @@ from tests.conformance.fuzzkit import (
 )
 from tests.mutants import harness
 
+#: An engine that answers is all these tests need: the reference answers in-process
+#: (tests/adapters.py); the tests of what its process does run it as a process.
+pytestmark = pytest.mark.usefixtures("reference_in_process")
+
 
 def test_shards_split_the_seed_space_and_merge_into_the_whole() -> None:
     argv = harness.mutant_argv("twos_wild")

@@ -10,6 +10,10 @@ from tests.conformance.fuzzkit import (
     run_fuzz,
 )
 
+#: An engine that answers is all these tests need: the reference answers in-process
+#: (tests/adapters.py); the tests of what its process does run it as a process.
+pytestmark = pytest.mark.usefixtures("reference_in_process")
+
 
 def test_the_reference_against_itself_finds_nothing() -> None:
     result = run_fuzz(REFERENCE, games=12, max_steps=120)

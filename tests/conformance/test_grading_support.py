@@ -21,8 +21,8 @@ from conformance.grading.support import (
     refused_players,
     support_warnings,
 )
+from tests.paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 REFUSING = shlex.join([sys.executable, str(ROOT / "tests" / "fake_adapters" / "refusing_proxy.py")])
 
 

@@ -48,8 +48,8 @@ from conformance.io.yamlsafe import MAX_FILE_BYTES
 from conformance.reports.outputs import emit
 from conformance.run.expectations import ExpectationsError, load_expectations
 from conformance.scenarios import load_corpus, load_file
+from tests.paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 FAKES = ROOT / "tests" / "fake_adapters"
 DATA = Path(__file__).parent / "data"
 CAT = ["--catalogue", str(DATA / "catalogue.json")]

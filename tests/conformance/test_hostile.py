@@ -32,9 +32,13 @@ from conformance.laws.hostile import (
     probe_engine,
 )
 from conformance.laws.smoke import smoke
+from tests.adapters import REFERENCE
+
+#: An engine that answers is all these tests need: the reference answers in-process
+#: (tests/adapters.py); the tests of what its process does run it as a process.
+pytestmark = pytest.mark.usefixtures("reference_in_process")
 
 FAKES = Path(__file__).resolve().parents[1] / "fake_adapters"
-REFERENCE = [sys.executable, "-m", "reference.adapter"]
 
 
 def lenient(*bugs: str) -> list[str]:

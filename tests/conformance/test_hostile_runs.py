@@ -23,8 +23,8 @@ import jsonschema
 import pytest
 
 from conformance.cli import main
+from tests.paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 PROXY = ROOT / "tests" / "fake_adapters" / "hostile_proxy.py"
 REPORT_SCHEMA = json.loads(
     (ROOT / "conformance" / "schemas" / "report.schema.json").read_text(encoding="utf-8")

@@ -34,11 +34,15 @@ from conformance.run.selection import (
 )
 from conformance.run.verdict import EXIT_FAILED, EXIT_OK, judge
 from conformance.scenarios import Scenario
+from tests.adapters import REFERENCE
+
+#: An engine that answers is all these tests need: the reference answers in-process
+#: (tests/adapters.py); the tests of what its process does run it as a process.
+pytestmark = pytest.mark.usefixtures("reference_in_process")
 
 DATA = Path(__file__).parent / "data"
 CATALOGUE = load_catalogue(DATA / "catalogue.json")
 FAKE = [sys.executable, str(DATA / "fake_engine.py")]
-REFERENCE = [sys.executable, "-m", "reference.adapter"]
 
 
 @pytest.fixture(scope="module")

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import itertools
 import sys
-from pathlib import Path
 
 import pytest
 
@@ -25,8 +24,12 @@ from conformance.run.runner import RunOptions, run_scenarios
 from conformance.scenarios import Scenario, load_corpus
 from reference.cards import Rank
 from reference.profiles import find_profile
+from tests.paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
+#: An engine that answers is all these tests need: the reference answers in-process
+#: (tests/adapters.py); the tests of what its process does run it as a process.
+pytestmark = pytest.mark.usefixtures("reference_in_process")
+
 CATALOGUE = load_catalogue()
 POINTS = {
     "DISPUTE-25": ("natural", "wild"),

@@ -6,11 +6,17 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import pytest
+
 from conformance.knowledge.catalogue import load_catalogue
 from conformance.knowledge.profiles import Pack, default_profiles
 from conformance.run.runner import RunOptions, run_scenarios
 from conformance.scenarios import load_corpus
 from conformance.scenarios.packs import conservation_problems, fill_after, for_pack
+
+#: An engine that answers is all these tests need: the reference answers in-process
+#: (tests/adapters.py); the tests of what its process does run it as a process.
+pytestmark = pytest.mark.usefixtures("reference_in_process")
 
 
 def state(stock: list[str], discard: list[str], hand: list[str]) -> dict[str, object]:

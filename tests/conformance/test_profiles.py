@@ -28,8 +28,12 @@ from conformance.knowledge.reachability import unreachable_problems
 from conformance.laws.greedy import find_opening
 from conformance.laws.smoke import smoke
 from conformance.scenarios import DeckSpec, load_file, table_meld_problem
+from tests.paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
+#: An engine that answers is all these tests need: the reference answers in-process
+#: (tests/adapters.py); the tests of what its process does run it as a process.
+pytestmark = pytest.mark.usefixtures("reference_in_process")
+
 FAKE = Path(__file__).resolve().parents[1] / "fake_adapters" / "fake_adapter.py"
 ARG = default_profiles()["argentine"]
 CHI = default_profiles()["chilean"]

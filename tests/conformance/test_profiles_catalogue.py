@@ -9,8 +9,8 @@ import pytest
 
 from conformance.cli import main
 from conformance.knowledge.catalogue import CatalogueError, load_catalogue
+from tests.paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 CATALOGUE = ROOT / "conformance" / "data" / "catalogue.json"
 GOOD = Path(__file__).resolve().parent / "data" / "good"
 

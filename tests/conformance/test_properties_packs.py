@@ -4,16 +4,16 @@ it must refuse (DISPUTE-61 ``two_jokers`` in perla, DISPUTE-78 ``always_108`` in
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import pytest
 
 from conformance.adapter.engine import EngineSession
 from conformance.laws.properties import run_properties
+from tests.adapters import REFERENCE
+from tests.paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
-REFERENCE = [sys.executable, "-m", "reference.adapter"]
+#: An engine that answers is all these tests need: the reference answers in-process
+#: (tests/adapters.py); the tests of what its process does run it as a process.
+pytestmark = pytest.mark.usefixtures("reference_in_process")
 
 
 @pytest.mark.parametrize(

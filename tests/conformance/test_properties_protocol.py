@@ -15,9 +15,13 @@ from conformance.adapter.engine import EngineSession, Handshake
 from conformance.grading.results import PropertyResult
 from conformance.laws.greedy import PACK, card_value, find_opening, full_deck
 from conformance.laws.properties import RULES, run_properties
+from tests.adapters import REFERENCE
+from tests.paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
-REFERENCE = [sys.executable, "-m", "reference.adapter"]
+#: An engine that answers is all these tests need: the reference answers in-process
+#: (tests/adapters.py); the tests of what its process does run it as a process.
+pytestmark = pytest.mark.usefixtures("reference_in_process")
+
 BROKEN = str(Path(__file__).parents[1] / "fake_adapters" / "broken_properties_adapter.py")
 HOUSE = [sys.executable, str(Path(__file__).parents[1] / "fake_adapters" / "house_engine.py")]
 

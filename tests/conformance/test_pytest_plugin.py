@@ -15,6 +15,10 @@ from pathlib import Path
 import pytest
 import yaml  # noqa: F401
 
+#: An engine that answers is all these tests need: the reference answers in-process
+#: (tests/adapters.py); the tests of what its process does run it as a process.
+pytestmark = pytest.mark.usefixtures("reference_in_process")
+
 # pytester runs pytest in this process and then drops the modules the run imported; PyYAML's
 # C loader cannot be imported a second time (its nodes would no longer match), so it is
 # imported here, before any run, and every run shares it.

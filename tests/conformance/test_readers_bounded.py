@@ -26,8 +26,8 @@ from conformance.run.expectations import (
 )
 from conformance.run.selection import MAX_SHARDS, SelectionError, parse_shard
 from tests.conformance.test_fuzz_merge import shard
+from tests.paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 DATA = Path(__file__).parent / "data"
 PROXY = shlex.join([sys.executable, str(ROOT / "tests" / "fake_adapters" / "declaring_proxy.py")])
 

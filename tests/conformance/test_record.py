@@ -12,6 +12,10 @@ from conformance.authoring.record import RecordError, record_to_file
 from conformance.cli import main
 from conformance.scenarios import load_file
 
+#: An engine that answers is all these tests need: the reference answers in-process
+#: (tests/adapters.py); the tests of what its process does run it as a process.
+pytestmark = pytest.mark.usefixtures("reference_in_process")
+
 DATA = Path(__file__).parent / "data"
 FAKE = [sys.executable, str(DATA / "fake_engine.py")]
 

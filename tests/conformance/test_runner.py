@@ -13,6 +13,11 @@ from conformance.errors import EngineError
 from conformance.knowledge.catalogue import load_catalogue
 from conformance.run.runner import CaseRunner, RunOptions, run_scenarios, section_of, start_session
 from conformance.scenarios import Scenario, load_corpus
+from tests.adapters import REFERENCE
+
+#: An engine that answers is all these tests need: the reference answers in-process
+#: (tests/adapters.py); the tests of what its process does run it as a process.
+pytestmark = pytest.mark.usefixtures("reference_in_process")
 
 DATA = Path(__file__).parent / "data"
 FAKE = [sys.executable, str(DATA / "fake_engine.py")]
@@ -126,9 +131,6 @@ def test_workers_keep_corpus_order_and_every_result() -> None:
     run = run_scenarios(FAKE, scenarios, replace(FAST, workers=3), catalogue=CATALOGUE)
     assert [r.id for r in run.results] == [s.id for s in scenarios]
     assert run.counts["pass"] == len(scenarios) and run.counts["total"] == len(scenarios)
-
-
-REFERENCE = [sys.executable, "-m", "reference.adapter"]
 
 
 def test_reference_melds_only_gives_a_partial_report() -> None:

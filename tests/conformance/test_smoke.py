@@ -12,6 +12,10 @@ import pytest
 
 from conformance.laws.smoke import SmokeResult, canonical_deck, probe_state, smoke
 
+#: An engine that answers is all these tests need: the reference answers in-process
+#: (tests/adapters.py); the tests of what its process does run it as a process.
+pytestmark = pytest.mark.usefixtures("reference_in_process")
+
 FAKE = [
     sys.executable,
     str(Path(__file__).resolve().parents[1] / "fake_adapters" / "fake_adapter.py"),

@@ -12,8 +12,8 @@ from conformance.adapter.protocol import validate_response
 from conformance.knowledge.catalogue import load_catalogue
 from conformance.knowledge.reachability import unreachable_problems
 from conformance.scenarios import load_file
+from tests.paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 CATALOGUE = load_catalogue()
 
 DOC = """id: cc-1990

@@ -27,10 +27,14 @@ from conformance.run.runner import RunOptions, run_scenarios
 from conformance.run.warmup import WarmUp
 from conformance.scenarios import Scenario, corpus_digest, load_corpus
 from conformance.scenarios.corpus import default_corpus_dir
+from tests.adapters import REFERENCE
+from tests.paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
+#: An engine that answers is all these tests need: the reference answers in-process
+#: (tests/adapters.py); the tests of what its process does run it as a process.
+pytestmark = pytest.mark.usefixtures("reference_in_process")
+
 TEE = ROOT / "benchmarks" / "tee_adapter.py"
-REFERENCE = [sys.executable, "-m", "reference.adapter"]
 CATALOGUE = load_catalogue()
 CORPUS = load_corpus([default_corpus_dir()], catalogue=CATALOGUE).scenarios
 

@@ -23,8 +23,8 @@ import pytest
 
 from conformance.adapter import watchdog
 from conformance.adapter.engine import EngineSession
+from tests.paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 FAKES = ROOT / "tests" / "fake_adapters"
 #: Bound on any wait; reached only when something is broken.
 PATIENCE = 60.0
