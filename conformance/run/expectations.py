@@ -201,37 +201,40 @@ def load_expectations(path: Path | str) -> Expectations:
             if status:
                 statuses[case_id] = status
             continue
-        if case_id in whole:
-            raise ExpectationsError(
-                f"expectations file {target}: {where} names check {check!r} of {case_id}, "
-                "which is also listed as a whole case: list the case or its checks"
-            )
-        listed = checks.setdefault(case_id, {})
-        if check in listed:
-            raise ExpectationsError(
-                f"expectations file {target}: {where} names check {check!r} of {case_id} "
-                "a second time"
-            )
-        listed[check] = reason
+        _list_check(checks, whole, (case_id, check), reason, f"{target}: {where}")
     expected_causes = _cause_entries(data.get("expected_causes") or [])
     for index, cause in enumerate(expected_causes, 1):
-        for case_id, check in cause.checks:
-            where = f"expected_causes entry {index}"
-            if case_id in whole:
-                raise ExpectationsError(
-                    f"expectations file {target}: {where} names check {check!r} of {case_id}, "
-                    "which is also listed as a whole case: list the case or its checks"
-                )
-            listed = checks.setdefault(case_id, {})
-            if check in listed:
-                raise ExpectationsError(
-                    f"expectations file {target}: {where} names check {check!r} of {case_id} "
-                    "a second time: a check belongs to one entry"
-                )
-            listed[check] = cause.note
+        where = f"{target}: expected_causes entry {index}"
+        for named in cause.checks:
+            _list_check(checks, whole, named, cause.note, where, ": a check belongs to one entry")
     return Expectations(
         whole, statuses, checks, finding_entries(data, target), tuple(expected_causes)
     )
+
+
+def _list_check(
+    checks: dict[str, dict[str, str]],
+    whole: Mapping[str, str],
+    named: tuple[str, str],
+    reason: str,
+    where: str,
+    again: str = "",
+) -> None:
+    """Record that check ``named`` (case id, check key) is expected to fail for ``reason``,
+    refusing one whose case is listed whole or that an earlier entry named (``where``: the
+    file and entry, for the message; ``again``: what is added to a repeat's message)."""
+    case_id, check = named
+    if case_id in whole:
+        raise ExpectationsError(
+            f"expectations file {where} names check {check!r} of {case_id}, "
+            "which is also listed as a whole case: list the case or its checks"
+        )
+    listed = checks.setdefault(case_id, {})
+    if check in listed:
+        raise ExpectationsError(
+            f"expectations file {where} names check {check!r} of {case_id} a second time{again}"
+        )
+    listed[check] = reason
 
 
 def _cause_entries(entries: Sequence[Any]) -> list[ExpectedCause]:
