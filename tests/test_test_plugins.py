@@ -154,7 +154,10 @@ def test_idle():
         name: float(seconds)
         for seconds, name in re.findall(r"^\s+([\d.]+)s test_cpu\.py::(\w+)$", out, re.MULTILINE)
     }
-    assert charged["test_runs_a_child"] >= spent >= 0.3
+    # The figures are printed to two decimals, so each is within half a hundredth of the exact
+    # charge, which is at least what the child spent: compare with that allowance, never more.
+    rounding = 0.005 + 1e-9
+    assert charged["test_runs_a_child"] + rounding >= spent >= 0.3
     assert charged["test_idle"] < 0.3
     assert re.search(r"CPU seconds: [\d.]+ over 2 tests", out)
 
