@@ -5,63 +5,16 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
-from types import MappingProxyType
 from typing import Any
 
 from reference.cards import Rank
+from reference.profiles.points import CATALOGUE_RULINGS
 from reference.profiles.profile import Profile, register
 
 ARGENTINE = Profile(
     name="argentine",
-    # Option keys are those of docs/rules.md (tests/test_reference_rulings.py checks it).
-    rulings=MappingProxyType(
-        {
-            "DISPUTE-01": "b",
-            "DISPUTE-02": "c",
-            "DISPUTE-03": "grow",
-            "DISPUTE-04": "valid",
-            "DISPUTE-05": "yes",
-            "DISPUTE-06": "yes",
-            "DISPUTE-07": "refused",
-            "DISPUTE-08": "yes",
-            "DISPUTE-09": "stays",
-            "DISPUTE-10": "no_cap",
-            "DISPUTE-11": "a",
-            "DISPUTE-12": "yes",
-            "DISPUTE-13": "no",
-            "DISPUTE-14": "yes",
-            "DISPUTE-15": "share",
-            "DISPUTE-16": "same_dealer",
-            "DISPUTE-17": "same_dealer",
-            "DISPUTE-18": "b",
-            "DISPUTE-19": "allowed",
-            "DISPUTE-20": "later_turns",
-            "DISPUTE-21": "any",
-            "DISPUTE-22": "yes",
-            "DISPUTE-23": "allowed",
-            "DISPUTE-24": "per_meld",
-            "DISPUTE-25": "natural",
-            "DISPUTE-26": "table_000",
-            "DISPUTE-27": "seven",
-            "DISPUTE-28": "never",
-            "DISPUTE-29": "forbidden",
-            "DISPUTE-30": "position",
-            "DISPUTE-31": "exact",
-            "DISPUTE-32": "two_to_four",
-            "DISPUTE-33": "twelve",
-            "DISPUTE-34": "yes",
-            "DISPUTE-35": "no_change",
-            "DISPUTE-36": "refused",
-            "DISPUTE-37": "any_deal",
-            "DISPUTE-38": "rank",
-            "VARIANT-01": "fifty",
-            "VARIANT-02": "low_or_high",
-            "VARIANT-03": "lifted",
-            "VARIANT-04": "forbidden",
-            "VARIANT-05": "eleven",
-            "VARIANT-06": "any",
-        }
-    ),
+    # The catalogue's argentine option on every point it rules on (catalogued.py).
+    rulings=CATALOGUE_RULINGS["argentine"],
 )
 """Seed 000: Argentine Carioca, 7 deals, 108 cards, only jokers wild."""
 

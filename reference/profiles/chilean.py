@@ -10,7 +10,13 @@ from typing import Any
 
 from reference.cards import Rank
 from reference.profiles.argentine import ARGENTINE, shared_points
-from reference.profiles.points import OPTIONS, Restated, restate, restated, set_by
+from reference.profiles.points import (
+    CATALOGUE_FIXED,
+    CATALOGUE_RULINGS,
+    Restated,
+    restate,
+    restated,
+)
 from reference.profiles.profile import Profile, derive, register
 
 #: Chilean points that restate an Argentine point (or house variant): the Chilean option
@@ -33,30 +39,9 @@ RESTATED: Restated = restated(
     }
 )
 
-#: Points the Chilean profile plays only one way, with what decides them instead.
-FIXED: Mapping[str, str] = MappingProxyType(
-    {
-        **set_by(RESTATED),
-        "DISPUTE-26": "set by DISPUTE-55",
-        "VARIANT-01": "set by DISPUTE-55",
-        "DISPUTE-01": "set by DISPUTE-50",
-        "DISPUTE-24": "set by DISPUTE-50",
-        "VARIANT-03": "set by DISPUTE-50",
-        "DISPUTE-02": "set by DISPUTE-44",
-        "DISPUTE-11": "set by DISPUTE-44",
-        "DISPUTE-28": "set by DISPUTE-44",
-        "DISPUTE-14": "fixed by the hand sizes (CHILE-END-3)",
-        "DISPUTE-27": "fixed: 8 rounds (CHILE-GAME-1)",
-        "DISPUTE-32": "fixed: 2 to 6 players (CHILE-PLAYERS-1)",
-    }
-)
-
-
-def _chilean_point(point: str) -> bool:
-    """True for DISPUTE-39..56 and DISPUTE-74..77, the points seed 001 raises, and
-    DISPUTE-78, the Chilean house pack."""
-    number = int(point.split("-")[1]) if point.startswith("DISPUTE-") else 0
-    return 39 <= number <= 56 or 74 <= number <= 78
+#: Points the Chilean profile plays only one way, with what decides them instead (the
+#: catalogue's ``fixed``; every point :data:`RESTATED` sets is among them).
+FIXED: Mapping[str, str] = CATALOGUE_FIXED["chilean"]
 
 
 def derive_chilean(profile: Profile) -> Profile:
@@ -107,26 +92,9 @@ def _chilean_pack(p: Callable[[str, str], bool]) -> dict[str, Any]:
     return {"jokers": 2, "big_pack_players": 5}
 
 
-#: The option seed 001 is read to take on every point (docs/rules.md, "Chilean profile").
-_CHILEAN_RULINGS: Mapping[str, str] = MappingProxyType(
-    {
-        **{point: option for point, option in ARGENTINE.rulings.items()},
-        # Where 001 differs from 000 on an Argentine point (docs/rules.md gives each reason).
-        "DISPUTE-02": "b",
-        "DISPUTE-07": "closes",
-        "DISPUTE-09": "bury",
-        "DISPUTE-11": "c",
-        "DISPUTE-13": "yes",
-        "DISPUTE-25": "wild",
-        "DISPUTE-26": "table_001",
-        "DISPUTE-27": "eight",
-        "DISPUTE-28": "taker_keeps",
-        "DISPUTE-32": "more_players",
-        "DISPUTE-33": "thirteen",
-        # The Chilean points: the first option of each is the profile's.
-        **{point: options[0] for point, options in OPTIONS.items() if _chilean_point(point)},
-    }
-)
+#: The option seed 001 is read to take on every point (docs/rules.md, "Chilean profile"; the
+#: catalogue's chilean options).
+_CHILEAN_RULINGS: Mapping[str, str] = CATALOGUE_RULINGS["chilean"]
 
 register("chilean", derive_chilean, FIXED)
 

@@ -7,8 +7,14 @@ from collections.abc import Mapping
 from dataclasses import replace
 from types import MappingProxyType
 
-from reference.profiles.argentine import ARGENTINE, derive_argentine
-from reference.profiles.points import OPTIONS, Restated, restate, restated, set_by
+from reference.profiles.argentine import derive_argentine
+from reference.profiles.points import (
+    CATALOGUE_FIXED,
+    CATALOGUE_RULINGS,
+    Restated,
+    restate,
+    restated,
+)
 from reference.profiles.profile import Profile, derive, register
 
 #: Pagat points that restate an Argentine point: the Pagat option sets the Argentine one's.
@@ -25,12 +31,7 @@ RESTATED: Restated = restated(
 )
 
 #: Points the Pagat profile plays only one way, with what decides them instead.
-FIXED: Mapping[str, str] = MappingProxyType(
-    {
-        **set_by(RESTATED),
-        "DISPUTE-32": "fixed: 2 to 5 players (PAGAT-PLAYERS-1)",
-    }
-)
+FIXED: Mapping[str, str] = CATALOGUE_FIXED["pagat"]
 
 
 def derive_pagat(profile: Profile) -> Profile:
@@ -51,13 +52,6 @@ def derive_pagat(profile: Profile) -> Profile:
     )
 
 
-def _pagat_point(point: str) -> bool:
-    """True for the points seed 002 raises or leaves silent (DISPUTE-57..60, the shared
-    silences DISPUTE-47, -53, -54 and DISPUTE-74..76)."""
-    number = int(point.split("-")[1]) if point.startswith("DISPUTE-") else 0
-    return 57 <= number <= 60 or number in (47, 53, 54, 74, 75, 76)
-
-
 register("pagat", derive_pagat, FIXED)
 
 PAGAT = derive(
@@ -66,13 +60,7 @@ PAGAT = derive(
         max_players=5,  # PAGAT-PLAYERS-1; CARDS-1: one 108-card pack for every count (002 L7)
         # Every Argentine point at its Argentine option (002 restates 000), then the Pagat
         # points at their first option (docs/rules.md, "Pagat profile", gives each reason).
-        rulings=MappingProxyType(
-            {
-                **ARGENTINE.rulings,
-                "DISPUTE-32": "more_players",  # PAGAT-PLAYERS-1: a fifth player
-                **{point: options[0] for point, options in OPTIONS.items() if _pagat_point(point)},
-            }
-        ),
+        rulings=CATALOGUE_RULINGS["pagat"],  # DISPUTE-32 more_players: PAGAT-PLAYERS-1
     )
 )
 """Seed 002: Pagat-style Argentine Carioca, 7 hands, 108 cards, 2 to 5 players, no run holding

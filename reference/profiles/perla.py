@@ -9,7 +9,13 @@ from types import MappingProxyType
 
 from reference.cards import Card, Rank, Suit
 from reference.profiles.argentine import ARGENTINE, shared_points
-from reference.profiles.points import OPTIONS, Restated, restate, restated, set_by
+from reference.profiles.points import (
+    CATALOGUE_FIXED,
+    CATALOGUE_RULINGS,
+    Restated,
+    restate,
+    restated,
+)
 from reference.profiles.profile import Profile, derive, register
 
 #: Perla points that restate an Argentine point (or house variant), as the Chilean ones do.
@@ -39,39 +45,9 @@ RESTATED: Restated = restated(
 )
 
 #: Points the Perla profile plays only one way, with what decides them instead.
-FIXED: Mapping[str, str] = MappingProxyType(
-    {
-        **set_by(RESTATED),
-        "DISPUTE-25": "fixed: 2s are natural (CARDS-2)",
-        "DISPUTE-26": "set by DISPUTE-62",
-        "VARIANT-01": "set by DISPUTE-62",
-        "DISPUTE-01": "set by DISPUTE-50",
-        "DISPUTE-24": "set by DISPUTE-50",
-        "VARIANT-03": "set by DISPUTE-50",
-        "VARIANT-06": "set by DISPUTE-50",
-        "DISPUTE-02": "set by DISPUTE-72",
-        "DISPUTE-11": "set by DISPUTE-72",
-        "DISPUTE-21": "set by DISPUTE-72",
-        "DISPUTE-28": "set by DISPUTE-72",
-        "DISPUTE-03": "set by DISPUTE-63",
-        "DISPUTE-04": "set by DISPUTE-63",
-        "DISPUTE-10": "set by DISPUTE-63",
-        "DISPUTE-33": "set by DISPUTE-68",
-        "VARIANT-05": "set by DISPUTE-68",
-        "DISPUTE-14": "fixed by the hand sizes (PERLA-END-3)",
-    }
-)
+FIXED: Mapping[str, str] = CATALOGUE_FIXED["perla"]
 
 
-def _perla_point(point: str) -> bool:
-    """True for the points seed 003 raises: DISPUTE-61..73, and the shared DISPUTE-47, -49,
-    -50 and -74..77 (docs/rules.md, Perla points)."""
-    number = int(point.split("-")[1]) if point.startswith("DISPUTE-") else 0
-    return 61 <= number <= 77 or number in (47, 49, 50)
-
-
-#: Perla's contracts: CONTRACT-1..6, then four trios (PERLA-CONTRACT-7) and three runs
-#: (PERLA-CONTRACT-8).
 _PERLA_CONTRACTS: tuple[tuple[int, int], ...] = (*ARGENTINE.contracts[:6], (4, 0), (0, 3))
 
 
@@ -120,20 +96,7 @@ def derive_perla(profile: Profile) -> Profile:
 
 
 #: The option seed 003 is read to take on every point (docs/rules.md, "Perla profile").
-_PERLA_RULINGS: Mapping[str, str] = MappingProxyType(
-    {
-        **{point: option for point, option in ARGENTINE.rulings.items()},
-        # Where 003 differs from 000 on an Argentine point (docs/rules.md gives each reason).
-        "DISPUTE-20": "same_turn",  # PERLA-LAYOFF-1: lay-offs from the lowering turn on
-        "DISPUTE-26": "table_003",  # PERLA-SCORE-2 (DISPUTE-62 sets the red aces)
-        "DISPUTE-33": "thirteen",  # PERLA-DEAL-3 (DISPUTE-68)
-        # The Perla points: the first option of each is the profile's,
-        **{point: options[0] for point, options in OPTIONS.items() if _perla_point(point)},
-        # except the empty stock: with legs of at most four cards and no new meld after
-        # lowering, a recycled stock can keep a round from ever ending (docs/rules.md).
-        "DISPUTE-75": "round_ends",
-    }
-)
+_PERLA_RULINGS: Mapping[str, str] = CATALOGUE_RULINGS["perla"]
 
 register("perla", derive_perla, FIXED)
 

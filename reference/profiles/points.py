@@ -1,9 +1,10 @@
 """The disputed points and house variants every profile rules on, with their options.
 
-:data:`OPTIONS` is the catalogue the reference reads (kept equal to the harness's catalogue by
-tests/test_points_single_source.py); :func:`check_ruling` checks a point and option named at a
-rules branch against it, and :func:`restated` one profile's table of points that restate
-Argentine ones.
+:data:`OPTIONS`, :data:`CATALOGUE_RULINGS` and :data:`CATALOGUE_FIXED` are the catalogue the
+reference reads: reference/profiles/catalogued.py, generated from the harness's catalogue
+(``carioca-conformance points sync``; the reference may not import the harness).
+:func:`check_ruling` checks a point and option named at a rules branch against it, and
+:func:`restated` one profile's table of points that restate Argentine ones.
 """
 
 from __future__ import annotations
@@ -12,101 +13,21 @@ from collections.abc import Mapping
 from types import MappingProxyType
 
 from reference.errors import UnknownRulingError
+from reference.profiles.catalogued import POINT_OPTIONS, PROFILE_FIXED, PROFILE_RULINGS
 
-#: Every option of every disputed point and house variant, the profile's option first
-#: (keys as in conformance/data/catalogue.json; tests/test_reference_rulings.py keeps them equal).
-OPTIONS: Mapping[str, tuple[str, ...]] = MappingProxyType(
-    {
-        "DISPUTE-01": ("b", "a"),
-        "DISPUTE-02": ("c", "a", "b"),
-        "DISPUTE-03": ("grow", "fixed"),
-        "DISPUTE-04": ("valid", "invalid"),
-        "DISPUTE-05": ("yes", "no"),
-        "DISPUTE-06": ("yes", "no"),
-        "DISPUTE-07": ("refused", "closes"),
-        "DISPUTE-08": ("yes", "no"),
-        "DISPUTE-09": ("stays", "bury", "jokers"),
-        "DISPUTE-10": ("no_cap", "cap"),
-        "DISPUTE-11": ("a", "b", "c"),
-        "DISPUTE-12": ("yes", "no"),
-        "DISPUTE-13": ("no", "yes"),
-        "DISPUTE-14": ("yes", "no"),
-        "DISPUTE-15": ("share", "tiebreak"),
-        "DISPUTE-16": ("same_dealer", "next_dealer"),
-        "DISPUTE-17": ("same_dealer", "next_dealer"),
-        "DISPUTE-18": ("b", "a", "c"),
-        "DISPUTE-19": ("allowed", "forbidden"),
-        "DISPUTE-20": ("later_turns", "same_turn"),
-        "DISPUTE-21": ("any", "own"),
-        "DISPUTE-22": ("yes", "no"),
-        "DISPUTE-23": ("allowed", "forbidden"),
-        "DISPUTE-24": ("per_meld", "per_opening"),
-        "DISPUTE-25": ("natural", "wild"),
-        "DISPUTE-26": ("table_000", "table_001", "table_003"),
-        "DISPUTE-27": ("seven", "eight"),
-        "DISPUTE-28": ("never", "taker_keeps"),
-        "DISPUTE-29": ("forbidden", "steal"),
-        "DISPUTE-30": ("position", "declared"),
-        "DISPUTE-31": ("exact", "at_least", "runs_at_least"),
-        "DISPUTE-32": ("two_to_four", "more_players"),
-        "DISPUTE-33": ("twelve", "thirteen"),
-        "DISPUTE-34": ("yes", "no"),
-        "DISPUTE-35": ("no_change", "penalty"),
-        "DISPUTE-36": ("refused", "stock_instead"),
-        "DISPUTE-37": ("any_deal", "first_deal"),
-        "DISPUTE-38": ("rank", "rank_and_suit"),
-        "VARIANT-01": ("fifty", "thirty"),
-        "VARIANT-02": ("low_or_high", "low_only"),
-        "VARIANT-03": ("lifted", "kept"),
-        "VARIANT-04": ("forbidden", "allowed"),
-        "VARIANT-05": ("eleven", "twelve"),
-        "VARIANT-06": ("any", "one"),
-        # The Chilean points (seed 001); only the chilean profile rules on them.
-        "DISPUTE-39": ("either", "no_discard", "discard"),
-        "DISPUTE-40": ("impossible", "three_card_runs"),
-        "DISPUTE-41": ("exact", "at_least", "runs_at_least"),
-        "DISPUTE-42": ("eleven", "twelve"),
-        "DISPUTE-43": ("one_sixty", "one_fifty_nine"),
-        "DISPUTE-44": ("anyone", "laid_down"),
-        "DISPUTE-45": ("melding", "discard_only"),
-        "DISPUTE-46": ("zero", "minus_ten"),
-        "DISPUTE-47": ("share", "tiebreak"),
-        "DISPUTE-48": ("wild", "natural"),
-        "DISPUTE-49": ("in_place", "always_wild"),
-        "DISPUTE-50": ("unlimited", "one_per_meld"),
-        "DISPUTE-51": ("bury", "stays"),
-        "DISPUTE-52": ("four", "three"),
-        "DISPUTE-53": ("no", "yes"),
-        "DISPUTE-54": ("optional", "compulsory"),
-        "DISPUTE-55": ("standard", "joker_30", "joker_20", "two_20"),
-        "DISPUTE-56": ("fresh_deal", "keep_hands"),
-        # A Chilean house point: the pack whatever the player count (docs/rules.md).
-        "DISPUTE-78": ("by_players", "always_108"),
-        # The Pagat points (seed 002); only the pagat profile rules on them.
-        "DISPUTE-57": ("forbidden", "allowed"),
-        "DISPUTE-58": ("discard", "melding"),
-        "DISPUTE-59": ("laid_down", "anyone"),
-        "DISPUTE-60": ("all_cards", "unmatched_only"),
-        "DISPUTE-74": ("lot", "first_seat"),
-        "DISPUTE-75": ("recycle", "round_ends"),
-        "DISPUTE-76": ("forbidden", "allowed"),
-        "DISPUTE-77": ("allowed", "forbidden"),
-        # The Perla points (seed 003); only the perla profile rules on them (with the shared
-        # DISPUTE-47, -49, -50 and -74..77 above).
-        "DISPUTE-61": ("four_jokers", "two_jokers"),
-        "DISPUTE-62": ("joker_value", "ace_value"),
-        "DISPUTE-63": ("different", "free"),
-        "DISPUTE-64": ("after_passes", "forbidden"),
-        "DISPUTE-65": ("same_turn", "no_discard", "zero"),
-        "DISPUTE-66": ("at_least", "exact"),
-        "DISPUTE-67": ("minus_ten", "no_bonus"),
-        "DISPUTE-68": ("thirteen_last", "eleven"),
-        "DISPUTE-69": ("both", "round_7_only", "round_8_only"),
-        "DISPUTE-70": ("excluded", "thirteen_card_rounds"),
-        "DISPUTE-71": ("melding", "discard_only"),
-        "DISPUTE-72": ("none", "run_end"),
-        "DISPUTE-73": ("two_to_eight", "two_to_four"),
-    }
+#: Every option of every disputed point and house variant, the profile's option first: the
+#: catalogue's (reference/profiles/catalogued.py, generated from conformance/data/catalogue.json).
+OPTIONS: Mapping[str, tuple[str, ...]] = MappingProxyType(POINT_OPTIONS)
+
+#: Each profile's option on every point it rules on, by profile name (the catalogue's).
+CATALOGUE_RULINGS: Mapping[str, Mapping[str, str]] = MappingProxyType(
+    {name: MappingProxyType(rulings) for name, rulings in PROFILE_RULINGS.items()}
+)
+
+#: The points each profile plays only one way, with what decides them (the catalogue's
+#: ``fixed``: ``set by DISPUTE-50``, or ``fixed`` where the profile is that choice).
+CATALOGUE_FIXED: Mapping[str, Mapping[str, str]] = MappingProxyType(
+    {name: MappingProxyType(fixed) for name, fixed in PROFILE_FIXED.items()}
 )
 
 #: Every ``(point, option)`` pair of :data:`OPTIONS`, and every point with no option, so that
