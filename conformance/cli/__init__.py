@@ -3,7 +3,8 @@
 Each command (:mod:`~conformance.cli.run`, :mod:`~conformance.cli.check`,
 :mod:`~conformance.cli.coverage`, :mod:`~conformance.cli.smoke`,
 :mod:`~conformance.cli.audit`, :mod:`~conformance.cli.report`,
-:mod:`~conformance.cli.record`, :mod:`~conformance.cli.fuzz`) declares its options
+:mod:`~conformance.cli.record`, :mod:`~conformance.cli.fuzz`,
+:mod:`~conformance.cli.points`) declares its options
 (``add_parser``), parses them into a call of the library, prints what it returns and picks
 the exit code; nothing a library user would need lives here. What the commands share is
 :mod:`conformance.cli.common` (the usage error, the adapter, the corpus) and
@@ -21,7 +22,18 @@ from conformance import CORPUS_VERSION, __version__
 from conformance.adapter.command import reference_argv as reference_argv  # re-exported
 from conformance.adapter.command import shell_operators as shell_operators  # re-exported
 from conformance.adapter.reaper import become_subreaper
-from conformance.cli import audit, check, coverage, fuzz, record, report, run, run_options, smoke
+from conformance.cli import (
+    audit,
+    check,
+    coverage,
+    fuzz,
+    points,
+    record,
+    report,
+    run,
+    run_options,
+    smoke,
+)
 from conformance.cli.args import EPILOG as EPILOG  # re-exported
 from conformance.cli.common import UsageError as UsageError  # re-exported
 from conformance.cli.common import parse_adapter as parse_adapter  # re-exported
@@ -40,6 +52,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "report": report.cmd_report,
     "record": record.cmd_record,
     "fuzz": fuzz.cmd_fuzz,
+    "points": points.cmd_points,
 }
 
 #: Each command's options, in the same order.
@@ -52,10 +65,11 @@ _DECLARED = (
     report.add_parser,
     record.add_parser,
     fuzz.add_parser,
+    points.add_parser,
 )
 
 #: Commands that never start an adapter, so never need to adopt its orphans.
-_NO_ADAPTERS = frozenset({"check", "coverage", "report"})
+_NO_ADAPTERS = frozenset({"check", "coverage", "report", "points"})
 
 
 def build_parser() -> argparse.ArgumentParser:
