@@ -14,6 +14,7 @@ profile, capability or player count the engine does not play is refused up front
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -140,26 +141,25 @@ def observed_final(
     return final
 
 
-def record(
-    argv: Sequence[str],
-    setup: Mapping[str, Any],
-    actions: Any,
-    *,
-    scenario_id: str = "cc-0000",
-    title: str = "Recorded draft: describe the case",
-    rules: Sequence[str] = (),
-    profile: str = DEFAULT_PROFILE,
-    timeout: float = DEFAULT_TIMEOUT,
-) -> dict[str, Any]:
-    """Run the actions through the engine and return the draft scenario document.
+@dataclass(frozen=True)
+class PlayedDraft:
+    """One play of a draft's setup and steps: each step's answer and the states."""
 
-    :raises RecordError: on an unusable setup or actions list.
-    :raises EngineError: when the engine cannot start or misbehaves.
-    """
-    steps = _steps_from(actions)
-    scenario = draft_scenario(
-        setup, steps, scenario_id=scenario_id, title=title, rules=rules, profile=profile
-    )
+    expects: tuple[Any, ...]
+    states: tuple[Mapping[str, Any], ...]
+    """The state after each step."""
+    initial: Mapping[str, Any]
+    declared: Declarations
+    engine: str
+
+
+def play_draft(
+    argv: Sequence[str],
+    scenario: Scenario,
+    profile: str,
+    timeout: float,
+) -> PlayedDraft:
+    """Play ``scenario``'s setup and steps through the engine at ``argv``."""
     assert scenario.setup is not None
     with EngineSession(argv, timeout=timeout) as session:
         hs = session.handshake
@@ -167,14 +167,18 @@ def record(
         declared = declarations(hs, profile, load_catalogue())
         _refuse_what_it_does_not_play(declared, scenario)
         if scenario.setup.state is not None:
-            state = session.request("load_state", state=dict(scenario.setup.state))["state"]
+            loaded = session.request("load_state", state=dict(scenario.setup.state))
         elif scenario.setup.deal is not None:
-            state = session.request("start_deal", **scenario.setup.deal)["state"]
+            loaded = session.request("start_deal", **scenario.setup.deal)
         else:
             assert scenario.setup.new_game is not None
-            state = session.request("new_game", **scenario.setup.new_game)["state"]
-        out_steps: list[dict[str, Any]] = []
-        for raw, step in zip(steps, scenario.steps, strict=True):
+            loaded = session.request("new_game", **scenario.setup.new_game)
+        if "state" not in loaded:
+            raise RecordError(f"the engine refused the setup: {loaded.get('error', loaded)}")
+        state = initial = loaded["state"]
+        expects: list[Any] = []
+        states: list[Mapping[str, Any]] = []
+        for step in scenario.steps:
             if step.kind == "action":
                 answer = session.request("act", action=dict(step.action or {}))
             else:
@@ -188,23 +192,62 @@ def record(
                 )
                 answer = session.request(step.kind, deck=deck)
             if answer.get("accepted"):
-                expect: Any = "accepted"
+                expects.append("accepted")
             elif answer.get("reason"):
-                expect = {"rejected": answer["reason"]}
+                expects.append({"rejected": answer["reason"]})
             else:
-                expect = "rejected"
-            out_steps.append({**raw, "expect": expect})
+                expects.append("rejected")
             state = answer["state"]
+            states.append(state)
         engine = f"{hs.name} {hs.version}"
-    document: dict[str, Any] = {
-        "id": scenario_id,
-        "title": title,
-        "rules": list(rules),
-        "source": f"recorded from {engine}; check against the rules text",
-        "profiles": [profile],
-        "level": scenario.level,
-        "review": "draft",
-    }
+    return PlayedDraft(tuple(expects), tuple(states), initial, declared, engine)
+
+
+def record(
+    argv: Sequence[str],
+    setup: Mapping[str, Any],
+    actions: Any,
+    *,
+    scenario_id: str = "cc-0000",
+    title: str = "Recorded draft: describe the case",
+    rules: Sequence[str] = (),
+    profile: str = DEFAULT_PROFILE,
+    timeout: float = DEFAULT_TIMEOUT,
+    points: Sequence[str] = (),
+) -> dict[str, Any]:
+    """Run the actions through the engine and return the draft scenario document.
+
+    With ``points``, the engine (the reference, or an adapter taking its ``--ruling``
+    flag) plays the case once under every combination of the points' options, and the draft
+    gives a value per option (``by_option``) only where the answers differ, and asserts
+    only the state keys that matter: those the steps change and those an option changes
+    (:mod:`conformance.authoring.options`).
+
+    :raises RecordError: on an unusable setup or actions list, or an unknown point.
+    :raises EngineError: when the engine cannot start or misbehaves.
+    """
+    steps = _steps_from(actions)
+    scenario = draft_scenario(
+        setup, steps, scenario_id=scenario_id, title=title, rules=rules, profile=profile
+    )
+    if points:
+        from conformance.authoring.options import record_by_option
+
+        return record_by_option(
+            argv,
+            setup,
+            steps,
+            scenario,
+            points=points,
+            header=draft_header(scenario_id, title, rules, profile, scenario.level),
+            timeout=timeout,
+        )
+    played = play_draft(argv, scenario, profile, timeout)
+    declared = played.declared
+    out_steps = [{**raw, "expect": e} for raw, e in zip(steps, played.expects, strict=True)]
+    document = draft_header(scenario_id, title, rules, profile, scenario.level)
+    document["source"] = f"recorded from {played.engine}; check against the rules text"
+    state = played.states[-1] if played.states else played.initial
     final = observed_final(state, declared)
     assumes = _own_options(declared)
     interface = _own_readings(declared) if _has_runs(setup, steps, final) else {}
@@ -217,11 +260,25 @@ def record(
         document["interface"] = interface
     document.update({"setup": dict(setup.get("setup", setup)), "steps": out_steps})
     document["final"] = final
-    _refuse_impossible_final(document, scenario)
+    refuse_impossible_final(document, scenario)
     return document
 
 
-def _refuse_impossible_final(document: Mapping[str, Any], scenario: Scenario) -> None:
+def draft_header(
+    scenario_id: str, title: str, rules: Sequence[str], profile: str, level: str
+) -> dict[str, Any]:
+    return {
+        "id": scenario_id,
+        "title": title,
+        "rules": list(rules),
+        "source": "recorded; check against the rules text",
+        "profiles": [profile],
+        "level": level,
+        "review": "draft",
+    }
+
+
+def refuse_impossible_final(document: Mapping[str, Any], scenario: Scenario) -> None:
     """Refuse a draft whose observed ``final`` no game of its seats and pack can hold (four
     hands for two players, a third copy of a card): ``check`` would refuse the draft, and
     the engine, not the reviewer, is what is wrong.
@@ -338,8 +395,10 @@ def record_to_file(
     rules: Sequence[str] = (),
     profile: str = DEFAULT_PROFILE,
     timeout: float = DEFAULT_TIMEOUT,
+    points: Sequence[str] = (),
 ) -> dict[str, Any]:
-    """Record from files and write the draft YAML atomically; return the document."""
+    """Record from files and write the draft YAML atomically; return the document
+    (``points``: a value per option, :func:`record`)."""
     setup = _read_yaml(setup_path, "setup")
     actions = _read_yaml(actions_path, "actions")
     if not isinstance(setup, Mapping):
@@ -353,6 +412,7 @@ def record_to_file(
         rules=rules,
         profile=profile,
         timeout=timeout,
+        points=points,
     )
     header = (
         f"# Draft recorded from an engine ({profile} profile): check every expectation "

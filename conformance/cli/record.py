@@ -37,6 +37,7 @@ def cmd_record(args: argparse.Namespace) -> int:
             rules=args.rule or [],
             profile=args.profile,
             timeout=args.timeout,
+            points=args.point or (),
         )
     except RecordError as exc:
         raise UsageError(str(exc)) from None
@@ -49,13 +50,60 @@ def cmd_record(args: argparse.Namespace) -> int:
 
 def add_parser(sub: Subparsers) -> None:
     """Declare ``record`` and its options."""
-    rec = sub.add_parser("record", help="write a draft scenario from an engine's answers")
-    rec.add_argument("--setup", required=True, metavar="FILE")
-    rec.add_argument("--actions", required=True, metavar="FILE")
-    rec.add_argument("-o", "--output", required=True, metavar="OUT")
-    rec.add_argument("--adapter", metavar="CMD")
+    rec = sub.add_parser(
+        "record",
+        help="write a draft scenario from an engine's answers",
+        description="Play a setup and a list of actions through an engine (the reference by "
+        "default) and write what it answered as a draft scenario (review: draft) to check "
+        "against the rules text. With --point, play them under every option of the point "
+        "and write a value per option where the answers differ.",
+    )
+    rec.add_argument(
+        "--setup",
+        required=True,
+        metavar="FILE",
+        help="YAML file holding the case's setup block (state, deal or new_game)",
+    )
+    rec.add_argument(
+        "--actions",
+        required=True,
+        metavar="FILE",
+        help="YAML file holding the list of actions (or steps) to play",
+    )
+    rec.add_argument(
+        "-o", "--output", required=True, metavar="OUT", help="where to write the draft YAML"
+    )
+    rec.add_argument(
+        "--adapter",
+        metavar="CMD",
+        help="the engine's adapter command (default: the reference; "
+        "'python -m reference.adapter --ruling POINT=OPTION' records another option)",
+    )
+    rec.add_argument(
+        "--point",
+        action="append",
+        metavar="ID",
+        help="play the case under every option of this disputed point or house variant "
+        "(repeat for several: every combination) and write by_option values where the "
+        "answers differ; the adapter must take the reference's --ruling flag",
+    )
     rec.add_argument("--id", default="cc-0000", help="scenario id to give the draft")
-    rec.add_argument("--title", default="Recorded draft: describe the case")
-    rec.add_argument("--rule", action="append", metavar="ID")
-    rec.add_argument("--profile", default=DEFAULT_PROFILE)
-    rec.add_argument("--timeout", type=seconds, default=DEFAULT_TIMEOUT)
+    rec.add_argument(
+        "--title",
+        default="Recorded draft: describe the case",
+        help="the draft's title (default: a placeholder to replace)",
+    )
+    rec.add_argument(
+        "--rule", action="append", metavar="ID", help="a rule ID the case tests (repeat)"
+    )
+    rec.add_argument(
+        "--profile",
+        default=DEFAULT_PROFILE,
+        help=f"the profile the case is written for (default: {DEFAULT_PROFILE})",
+    )
+    rec.add_argument(
+        "--timeout",
+        type=seconds,
+        default=DEFAULT_TIMEOUT,
+        help=f"seconds to wait for each answer (default: {DEFAULT_TIMEOUT:g})",
+    )
