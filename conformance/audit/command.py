@@ -43,7 +43,6 @@ from conformance.audit.findings import (
     judged,
 )
 from conformance.audit.measure import (
-    RULINGS_FLOOR,
     SINGLE_FLOOR,
     ProfileMeasure,
     measure,
@@ -80,8 +79,11 @@ class AuditRequest:
     workers: int = 0
     graded: bool = False
     rulings: tuple[RulingsFile, ...] = ()
-    #: None: the default for what is measured (0.97 for changes, 0.90 with --rulings).
+    #: None: the default floor of a single-option change (0.97).
     floor: float | None = None
+    #: The least share each ``rulings`` file must keep, with no check failing; None: the
+    #: files are measured only (``audit --graded --rulings`` exits 0 on what it measures).
+    min_share: float | None = None
     json_path: Path | None = None
     both_ways: bool = False
     #: What the corpus is allowed not to meet yet (conformance/audit/allowance.py).
@@ -317,6 +319,6 @@ def _measure(
         others,
         files,
         floor=request.floor if request.floor is not None else SINGLE_FLOOR,
-        rulings_floor=request.floor if request.floor is not None else RULINGS_FLOOR,
+        rulings_floor=request.min_share,
         allowance=request.allowance,
     )

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from conformance.audit.allowance import Allowance
@@ -65,6 +65,9 @@ class Row:
     target: float = 0.0
     #: Failing checks the allowance file lists (not findings while it does).
     known: tuple[FailingCheck, ...] = ()
+    #: Measured only (an author's declarations with no ``--min``): its share and failing
+    #: checks are reported, and fail nothing.
+    measured: bool = False
 
     @property
     def share(self) -> float:
@@ -78,7 +81,9 @@ class Row:
 
     @property
     def ok(self) -> bool:
-        """True when the run keeps its floor and no check fails."""
+        """True when the run keeps its floor and no check fails (measured only: it ran)."""
+        if self.measured:
+            return self.broken is None
         return not self.under_floor and not self.failing
 
 
@@ -166,18 +171,22 @@ def measure(
     declared: Sequence[RunRecord] = (),
     *,
     floor: float = SINGLE_FLOOR,
-    rulings_floor: float = RULINGS_FLOOR,
+    rulings_floor: float | None = RULINGS_FLOOR,
     allowance: Allowance | None = None,
 ) -> ProfileMeasure:
     """The measurement of ``profile`` from its runs: the baseline (the profile's rulings),
-    single-option changes and rulings files; ``allowance`` applies to the first two."""
+    single-option changes and rulings files; ``allowance`` applies to the first two.
+    ``rulings_floor`` None: the rulings files are measured only (their rows fail nothing)."""
     plan = _checks(baseline)
     base = row_of(baseline, plan, floor, "the profile's rulings", BASELINE, allowance)
     rows = [row_of(r, plan, floor, r.spec.label, r.spec.change, allowance) for r in changes]
     rows.sort(key=lambda row: (row.broken is None, row.share, -len(row.failing), row.label))
-    files = [
-        row_of(r, plan, min(rulings_floor, r.spec.floor), r.spec.label, None) for r in declared
-    ]
+    if rulings_floor is None:
+        files = [replace(row_of(r, plan, 0.0, r.spec.label, None), measured=True) for r in declared]
+    else:
+        files = [
+            row_of(r, plan, min(rulings_floor, r.spec.floor), r.spec.label, None) for r in declared
+        ]
     return ProfileMeasure(profile, len(baseline.cases), len(plan), base, tuple(rows), tuple(files))
 
 
@@ -191,7 +200,7 @@ def _pct(share: float) -> str:
 def _row_line(row: Row) -> str:
     if row.broken is not None:
         return f"  {'--':>6} {'--':>6} {'--':>7}  {row.label}: run broke: {row.broken}"
-    mark = "<" if row.under_floor else " "
+    mark = "<" if row.under_floor and not row.measured else " "
     most = ", ".join(f"{case} ({n})" for case, n in row.losing_most)
     return (
         f"{mark} {_pct(row.share)} {row.lost:6d} {len(row.failing):7d}  {row.label:<34} {most}"
@@ -224,6 +233,13 @@ def measure_text(measure: ProfileMeasure, *, failing_limit: int = 40) -> str:
             f"{known} failing check(s)"
         )
     under = [row for row in measure.rows if row.under_floor]
+    measured = [row for row in measure.rows if row.measured]
+    if measured:
+        lines.append(
+            f"{measure.profile}: the declarations are measured, not judged: "
+            f"{sum(len(r.failing) for r in measured)} failing check(s) under them; "
+            "--min SHARE fails a declaration keeping less, or failing a check"
+        )
     if measure.ok:
         worst = min(measure.rows, key=lambda row: row.share)
         floors = "its floor" if not (known or allowed) else "its floor or its share allowed"

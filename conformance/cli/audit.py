@@ -61,10 +61,13 @@ def cmd_audit(args: argparse.Namespace) -> int:
 
     if args.workers < 0:
         raise UsageError("--workers must be 0 (one per CPU) or more")
-    if args.floor is not None and not 0.0 <= args.floor <= 1.0:
-        raise UsageError("--floor must be a share between 0 and 1 (0.97)")
+    for flag, share in (("--floor", args.floor), ("--min", args.min)):
+        if share is not None and not 0.0 <= share <= 1.0:
+            raise UsageError(f"{flag} must be a share between 0 and 1 (0.9)")
     if (args.rulings or args.floor is not None) and not args.graded:
         raise UsageError("--rulings and --floor go with --graded")
+    if args.min is not None and not args.rulings:
+        raise UsageError("--min goes with --rulings")
     lacking = args.engine_readings or args.capabilities is not None or args.unsupported
     if lacking and not args.rulings:
         raise UsageError("--engine-readings, --capabilities and --unsupported go with --rulings")
@@ -103,6 +106,7 @@ def cmd_audit(args: argparse.Namespace) -> int:
             graded=args.graded,
             rulings=rulings,
             floor=args.floor,
+            min_share=args.min,
             json_path=Path(args.json) if args.json else None,
             both_ways=args.both_ways,
             allowance=allowance,
@@ -127,7 +131,8 @@ def add_parser(sub: Subparsers) -> None:
         "Every case must pass, or be unsupported because it names that point; anything "
         "else is listed as case, point=option and the run exits 1. With --graded: the "
         "share of the profile's checks graded under each change (worst first) or under "
-        "each --rulings FILE; exit 1 under the floor or on any failing check "
+        "each --rulings FILE; exit 1 under the floor or on any failing check (for "
+        "--rulings files only with --min SHARE: without it they are measured) "
         "(docs/adding-scenarios.md, 'The audit').",
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -185,8 +190,15 @@ def add_parser(sub: Subparsers) -> None:
         "--floor",
         type=float,
         metavar="SHARE",
-        help="with --graded: the least share each ruling must keep "
-        "(default 0.97; 0.90 with --rulings)",
+        help="with --graded: the least share each single-option change must keep (default 0.97)",
+    )
+    aud.add_argument(
+        "--min",
+        type=float,
+        metavar="SHARE",
+        help="with --rulings: fail (exit 1) when a declaration keeps less than this share "
+        "of the profile's checks (0.9), or a check fails under it; without it the "
+        "declarations are measured and the command exits 0",
     )
     aud.add_argument(
         "--both-ways",

@@ -222,16 +222,21 @@ def test_graded_command_measures_a_rulings_file(
     rulings = tmp_path / "engine.yaml"
     rulings.write_text("rulings: {VARIANT-02: low_only}\n", encoding="utf-8")
     assert read_rulings(rulings, load_catalogue()).rulings == {"VARIANT-02": "low_only"}
-    code = main(
-        ["audit", "--graded", "--rulings", str(rulings), "--workers", "1", str(INTERFACE_CASES)]
-    )
+    args = ["audit", "--graded", "--rulings", str(rulings), "--workers", "1", str(INTERFACE_CASES)]
+    code = main(args)
     text = capsys.readouterr().out
-    # The file's row: 3 of 4 checks (75%), under the 0.90 floor, and the failing check.
-    assert code == 1
+    # The file's row: 3 of 4 checks (75%) and the failing check, measured: exit 0.
+    assert code == 0
     assert "engine.yaml (1 point(s) differ)" in text and "75.0%" in text
     assert "cc-9001 check 2 [MELD-RUN-6] under engine.yaml" in text
+    assert "measured, not judged: 1 failing check(s)" in text
     # Without the single-option changes: only the baseline and the file.
     assert "VARIANT-02=low_only" not in text
+    # A floor asked for: under it (and a check failing), exit 1.
+    assert main([*args, "--min", "0.7"]) == 1
+    assert "FAILED: 0 ruling(s) under the floor, 1 failing check(s)" in capsys.readouterr().out
+    assert main([*args, "--min", "0.8"]) == 1
+    assert "FAILED: 1 ruling(s) under the floor" in capsys.readouterr().out
 
 
 def test_audit_options_that_need_graded_are_refused(tmp_path: Path) -> None:
@@ -240,6 +245,7 @@ def test_audit_options_that_need_graded_are_refused(tmp_path: Path) -> None:
     bad = tmp_path / "bad.yaml"
     bad.write_text("VARIANT-01: forty\n", encoding="utf-8")
     assert main(["audit", "--graded", "--rulings", str(bad), str(INTERFACE_CASES)]) == 2
+    assert main(["audit", "--graded", "--min", "0.9", str(INTERFACE_CASES)]) == 2  # no --rulings
 
 
 def test_profile_all_says_which_profiles_the_selection_has_no_case_of(
