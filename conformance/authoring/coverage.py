@@ -17,6 +17,7 @@ from typing import Any
 
 from conformance.knowledge.catalogue import Catalogue
 from conformance.scenarios import Scenario
+from conformance.scenarios.options import INTERFACE_READINGS, by_option_sites
 
 
 def coverage_table(
@@ -55,7 +56,56 @@ def coverage_table(
             # Citing a text-settled ruling in `rules` also covers that dispute.
             if rule in catalogue.disputes and scenario.id not in disputes[rule]:
                 disputes[rule].append(scenario.id)
-    return {"rules": rules, "disputes": dict(disputes)}
+    return {
+        "rules": rules,
+        "disputes": dict(disputes),
+        "leaning": leaning_table(scenarios, profile),
+    }
+
+
+def leaning_options(scenario: Scenario) -> dict[str, set[str]]:
+    """Every point the case leans on, with the options it exercises there: its ``disputed``
+    point (each option of the block), an ``assumes`` of the case, a step or a check (that
+    option), a ``by_option`` keyed by the point (each option it gives a value for), a point
+    it cites in ``rules`` (the profile's option: an empty set here)."""
+    found: dict[str, set[str]] = defaultdict(set)
+    disputed = scenario.disputed.id if scenario.disputed is not None else None
+    if scenario.disputed is not None:
+        found[scenario.disputed.id].update(scenario.disputed.options)
+    assumed = [scenario.assumes, *(step.assumes for step in scenario.steps)]
+    for plan in scenario.plans.values():
+        for check in plan:
+            assumed.append(check.assumes)
+            for point in check.leans:
+                found.setdefault(point, set())
+            for _, point, branches in by_option_sites(check.expected, (), disputed):
+                if point is not None and point not in INTERFACE_READINGS:
+                    found[point].update(str(k) for k in branches)
+    for assumes in assumed:
+        for point, option in assumes.items():
+            found[point].add(option)
+    for rule in scenario.rules:
+        if rule.startswith(("DISPUTE-", "VARIANT-")):
+            found.setdefault(rule, set())
+    return dict(found)
+
+
+def leaning_table(
+    scenarios: Sequence[Scenario], profile: str | None = None
+) -> dict[str, dict[str, Any]]:
+    """Point -> the cases (of ``profile``) that lean on it and, per option, the cases that
+    exercise it (``{"cases": [...], "options": {option: [...]}}``); a case leaning on the
+    point with no option of its own named exercises the profile's option."""
+    table: dict[str, dict[str, Any]] = {}
+    for scenario in scenarios:
+        if profile is not None and profile not in scenario.profiles:
+            continue
+        for point, options in leaning_options(scenario).items():
+            row = table.setdefault(point, {"cases": [], "options": defaultdict(list)})
+            row["cases"].append(scenario.id)
+            for option in sorted(options):
+                row["options"][option].append(scenario.id)
+    return {p: {"cases": r["cases"], "options": dict(r["options"])} for p, r in table.items()}
 
 
 def outcome_kinds(expect: Any) -> set[str]:
@@ -133,6 +183,7 @@ def coverage_text(coverage: Coverage, catalogue: Catalogue, corpus: str) -> str:
             f"{rid:<16} {row['scenarios']:>5} {row['accepted']:>6} {row['rejected']:>6}{mark}"
         )
     lines.append("")
+    leaning = coverage.table.get("leaning", {})
     for dispute in catalogue.disputes_for(profile).values():
         cases = coverage.table["disputes"].get(dispute.id, [])
         if cases:
@@ -142,6 +193,7 @@ def coverage_text(coverage: Coverage, catalogue: Catalogue, corpus: str) -> str:
         else:
             state = "UNCOVERED" if dispute.observable else "not observable"
         lines.append(f"{dispute.id}: {state}")
+        lines += _leaning_lines(leaning.get(dispute.id), dispute.profiles.get(profile), dispute)
     lines.append("")
     rules = catalogue.rules_for(profile)
     lines.append(
@@ -149,6 +201,22 @@ def coverage_text(coverage: Coverage, catalogue: Catalogue, corpus: str) -> str:
         f"{len(coverage.uncovered_disputes)} observable dispute(s) uncovered"
     )
     return "\n".join(lines) + "\n"
+
+
+def _leaning_lines(row: Mapping[str, Any] | None, own: str | None, dispute: Any) -> list[str]:
+    """Under a point's line: every case that leans on it, and per option the cases that
+    exercise it (a case naming no option exercises the profile's)."""
+    if not row:
+        return []
+    named = {case for cases in row["options"].values() for case in cases}
+    per_option = {o: list(row["options"].get(o, [])) for o in dispute.options}
+    if own is not None:
+        per_option[own] += [c for c in row["cases"] if c not in named]
+    counts = ", ".join(f"{o} {len(cases)}" for o, cases in per_option.items())
+    return [
+        f"    {len(row['cases'])} case(s) lean on it: {', '.join(row['cases'])}",
+        f"    exercising each option: {counts}",
+    ]
 
 
 def every_profile_coverage(
@@ -181,6 +249,8 @@ __all__ = [
     "coverage_table",
     "coverage_text",
     "every_profile_coverage",
+    "leaning_options",
+    "leaning_table",
     "outcome_kinds",
     "profile_coverage",
 ]
