@@ -65,7 +65,7 @@ def add_parser(sub: Subparsers) -> None:
     """Declare ``coverage`` and its options."""
     cov = sub.add_parser("coverage", help="rule and dispute coverage of the corpus")
     corpus_arguments(cov)
-    cov.add_argument("--json", metavar="FILE")
+    cov.add_argument("--json", metavar="FILE", help="also write the coverage as JSON to FILE")
     cov.add_argument(
         "--profile",
         default=DEFAULT_PROFILE,

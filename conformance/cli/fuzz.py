@@ -72,8 +72,20 @@ def add_parser(sub: Subparsers) -> None:
     fz.add_argument(
         "--adapter", metavar="CMD", help="the engine under test (default: the reference)"
     )
-    fz.add_argument("--games", type=integer(0, MAX_COUNT), default=100, metavar="N")
-    fz.add_argument("--seed", type=integer(0, MAX_SEED), default=0, metavar="S")
+    fz.add_argument(
+        "--games",
+        type=integer(0, MAX_COUNT),
+        default=100,
+        metavar="N",
+        help="seeded games to play (default: 100)",
+    )
+    fz.add_argument(
+        "--seed",
+        type=integer(0, MAX_SEED),
+        default=0,
+        metavar="S",
+        help="the campaign's seed: the same seed plays the same games (default: 0)",
+    )
     fz.add_argument(
         "--workers", type=integer(1, MAX_WORKERS), default=1, metavar="N", help="pairs of adapters"
     )
@@ -92,9 +104,16 @@ def add_parser(sub: Subparsers) -> None:
         "--max-steps", type=integer(0, 10**6), default=120, metavar="N", help="steps per game"
     )
     fz.add_argument("--no-shrink", action="store_true", help="keep the examples as found")
-    fz.add_argument("--profile", default="argentine")
+    fz.add_argument(
+        "--profile", default="argentine", help="the profile played (default: argentine)"
+    )
     fz.add_argument("--catalogue", metavar="FILE", help=argparse.SUPPRESS)
-    fz.add_argument("--timeout", type=seconds, default=DEFAULT_TIMEOUT)
+    fz.add_argument(
+        "--timeout",
+        type=seconds,
+        default=DEFAULT_TIMEOUT,
+        help="seconds to wait for each answer (default: %(default)s)",
+    )
     fz.add_argument(
         "--expectations", metavar="FILE", help="known findings: only new ones fail the campaign"
     )

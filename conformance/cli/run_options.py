@@ -42,15 +42,25 @@ def add_parser(sub: Subparsers) -> None:
     corpus_arguments(run)
     run.add_argument("--adapter", metavar="CMD", help="adapter command (default: the reference)")
     run.add_argument("--rule", action="append", metavar="ID", help="rule ID or prefix")
-    run.add_argument("--tag", action="append", metavar="TAG")
-    run.add_argument("--scenario", action="append", metavar="ID")
+    run.add_argument(
+        "--tag", action="append", metavar="TAG", help="only the cases with this tag (repeat)"
+    )
+    run.add_argument(
+        "--scenario", action="append", metavar="ID", help="only the case with this id (repeat)"
+    )
     run.add_argument(
         "--profile",
         default=DEFAULT_PROFILE,
         help="the profile graded; 'all': every profile the engine lists, one after another",
     )
     run.add_argument("--skip-broken", action="store_true", help="run despite broken scenarios")
-    run.add_argument("--workers", type=integer(1, MAX_WORKERS), default=1, metavar="N")
+    run.add_argument(
+        "--workers",
+        type=integer(1, MAX_WORKERS),
+        default=1,
+        metavar="N",
+        help="adapters run side by side, one case each (default: 1)",
+    )
     run.add_argument(
         "--shard",
         metavar="K/N",
@@ -139,9 +149,20 @@ def add_parser(sub: Subparsers) -> None:
         "--case-timeout", type=seconds, default=DEFAULT_CASE_TIMEOUT, help="per-case seconds"
     )
     run.add_argument(
-        "--max-response-bytes", type=integer(1, 2**31), default=DEFAULT_MAX_LINE_BYTES, metavar="N"
+        "--max-response-bytes",
+        type=integer(1, 2**31),
+        default=DEFAULT_MAX_LINE_BYTES,
+        metavar="N",
+        help="longest answer line accepted from the adapter; a longer one is a protocol error "
+        "(default: %(default)s)",
     )
-    run.add_argument("--max-consecutive-errors", type=integer(1, MAX_COUNT), default=5, metavar="N")
+    run.add_argument(
+        "--max-consecutive-errors",
+        type=integer(1, MAX_COUNT),
+        default=5,
+        metavar="N",
+        help="after this many cases in a row end in error, the rest are not run (default: 5)",
+    )
     run.add_argument(
         "--memory-limit",
         type=memory_size,

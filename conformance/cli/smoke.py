@@ -46,8 +46,15 @@ def cmd_smoke(args: argparse.Namespace) -> int:
 def add_parser(sub: Subparsers) -> None:
     """Declare ``smoke`` and its options."""
     smoke = sub.add_parser("smoke", help="check that an adapter speaks the protocol")
-    smoke.add_argument("--adapter", metavar="CMD", required=True)
-    smoke.add_argument("--timeout", type=seconds, default=DEFAULT_TIMEOUT)
+    smoke.add_argument(
+        "--adapter", metavar="CMD", required=True, help="the engine's adapter command"
+    )
+    smoke.add_argument(
+        "--timeout",
+        type=seconds,
+        default=DEFAULT_TIMEOUT,
+        help="seconds to wait for each answer (default: %(default)s)",
+    )
     smoke.add_argument("--hostile", action="store_true", help=HOSTILE_HELP)
     smoke.add_argument(
         "--profile", default=DEFAULT_PROFILE, help="probe this profile (the handshake must list it)"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import shlex
 import sys
@@ -9,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conformance.cli import main
+from conformance.cli import build_parser, main
 
 #: An engine that answers is all these tests need: the reference answers in-process
 #: (tests/adapters.py); the tests of what its process does run it as a process.
@@ -304,3 +305,31 @@ def test_by_cause_without_a_file_to_write_is_a_usage_error(
     assert main(argv) == 2
     assert "--by-cause says how --write-expectations FILE" in capsys.readouterr().err
     assert not never.exists()
+
+
+# --------------------------------------------------------------------------- every flag explained
+
+
+def _parsers(
+    parser: argparse.ArgumentParser, name: str
+) -> list[tuple[str, argparse.ArgumentParser]]:
+    """``parser`` and every subcommand's parser under it, each with its command line."""
+    found = [(name, parser)]
+    for action in parser._actions:  # argparse keeps no public list of a parser's arguments
+        if isinstance(action, argparse._SubParsersAction):
+            for sub, subparser in action.choices.items():
+                found += _parsers(subparser, f"{name} {sub}")
+    return found
+
+
+def test_every_option_of_every_subcommand_has_help_text() -> None:
+    parsers = _parsers(build_parser(), "carioca-conformance")
+    assert len(parsers) > 9  # every command, and report's own subcommands
+    missing = [
+        f"{name} {'/'.join(action.option_strings) or action.dest}"
+        for name, parser in parsers
+        for action in parser._actions
+        if not isinstance(action, argparse._SubParsersAction | argparse._HelpAction)
+        and not (action.help or "").strip()
+    ]
+    assert missing == []
