@@ -199,6 +199,7 @@ def run_audit(request: AuditRequest) -> AuditOutput:
             )
             out.results.append(result)
             parts.append(f"{profile}:\n" + audit_summary(result))
+            parts.append(_values_text(request, profile, result.findings))
             if not result.ok:
                 broken_only = broken_only and not result.findings
     bad: list[object] = [m for m in out.measures if not m.ok] + list(out.declined)
@@ -224,6 +225,37 @@ def run_audit(request: AuditRequest) -> AuditOutput:
         request.json_path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
     out.text = "".join(parts)
     return out
+
+
+#: Flagged cases the audit replays under each option for the values to add (each replay
+#: starts an adapter per option; beyond these, the findings' lines say enough).
+VALUES_FOR_FINDINGS = 20
+
+
+def _values_text(request: AuditRequest, profile: str, findings: Sequence[Finding]) -> str:
+    """For each case flagged under a point it does not name, the values per option its
+    checks should give (the reference plays the case under each option of the point)."""
+    from conformance.authoring.options import values_to_add
+
+    paths = tuple(str(p) for p in request.paths)
+    by_id = {s.id: s for s in profile_cases(paths, request.catalogue_path, profile)[1]}
+    done: set[tuple[str, str]] = set()
+    lines: list[str] = []
+    for finding in findings:
+        if finding.point is None or (finding.case, finding.point) in done:
+            continue
+        if len(done) == VALUES_FOR_FINDINGS:
+            lines.append(f"  ... values for the other flagged cases: audit --point {finding.point}")
+            break
+        done.add((finding.case, finding.point))
+        found = values_to_add(request.argv, by_id[finding.case], finding.point, profile)
+        if found:
+            lines.append(
+                f"{finding.case}: the value per option of {finding.point} to write "
+                "(check each against the rules text):"
+            )
+            lines += [f"    {line}" for line in found]
+    return "".join(f"{line}\n" for line in lines)
 
 
 def _both_ways(request: AuditRequest, records: Sequence[RunRecord]) -> BothWays:

@@ -229,3 +229,66 @@ def record_by_option(
     document["final"] = final
     refuse_impossible_final(document, scenario)
     return document
+
+
+def values_to_add(
+    argv: Sequence[str],
+    scenario: Scenario,
+    point: str,
+    profile: str,
+    *,
+    timeout: float = 10.0,
+) -> list[str]:
+    """For a case that leans on ``point`` without naming it: each of its checks whose answer
+    the point's options change, with the value per option to write there
+    (``step 2 expect: {by_option: {DISPUTE-19: {allowed: accepted, forbidden: rejected}}}``).
+    Played by the engine at ``argv`` (the reference: it takes ``--ruling``) under each option,
+    in the case's own interface reading; a melds-level case, or one an option cannot set up,
+    gives none.
+    """
+    from conformance.authoring.record import RecordError, play_draft
+    from conformance.errors import EngineError
+
+    if scenario.setup is None or not scenario.steps:
+        return []
+    try:
+        options = point_options(load_catalogue(), profile, [point])
+    except ValueError:
+        return []
+    reading = [
+        f for k, v in (scenario.interface or {}).items() for f in ("--interface", f"{k}={v}")
+    ]
+    plays = {}
+    try:
+        for option in options[point]:
+            flags = [*reading, "--ruling", f"{point}={option}"]
+            plays[option] = play_draft([*argv, *flags], scenario, profile, timeout)
+    except (RecordError, EngineError):
+        return []
+
+    def tree(value: Callable[[Any], Any]) -> Any:
+        return option_tree([point], options, lambda c: value(plays[c[point]]))
+
+    lines: list[str] = []
+    seen: set[str] = set()
+    for check in scenario.plan_for(profile):
+        if check.step is None:
+            index, where = len(scenario.steps) - 1, "final"
+        elif check.step >= 1 and check.step <= len(scenario.steps):
+            index, where = check.step - 1, f"step {check.step}"
+        else:
+            continue
+        if check.what in ("accepted", "reason") and check.step is not None:
+            label = f"{where} expect"
+            found = tree(
+                lambda p, i=index: _expect(p.expects[i], plays[options[point][0]].expects[i])
+            )
+        elif check.what in STEP_KEYS or check.what in FINAL_KEYS:
+            label = f"{where} {check.what}"
+            found = tree(lambda p, i=index, k=check.what: observed(p.states[i]).get(k))
+        else:
+            continue
+        if label not in seen and isinstance(found, Mapping) and "by_option" in found:
+            seen.add(label)
+            lines.append(f"{label}: {json.dumps(found, separators=(', ', ': '))}")
+    return lines

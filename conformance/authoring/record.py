@@ -159,47 +159,64 @@ def play_draft(
     profile: str,
     timeout: float,
 ) -> PlayedDraft:
-    """Play ``scenario``'s setup and steps through the engine at ``argv``."""
-    assert scenario.setup is not None
+    """Play ``scenario``'s setup and steps through the engine at ``argv``.
+
+    :raises RecordError: when the engine answers the setup or a step with no state.
+    """
     with EngineSession(argv, timeout=timeout) as session:
         hs = session.handshake
         assert hs is not None
         declared = declarations(hs, profile, load_catalogue())
         _refuse_what_it_does_not_play(declared, scenario)
-        if scenario.setup.state is not None:
-            loaded = session.request("load_state", state=dict(scenario.setup.state))
-        elif scenario.setup.deal is not None:
-            loaded = session.request("start_deal", **scenario.setup.deal)
+        return play_in_session(session, declared, scenario, profile)
+
+
+def play_in_session(
+    session: EngineSession, declared: Declarations, scenario: Scenario, profile: str
+) -> PlayedDraft:
+    """Play ``scenario``'s setup and steps in an open ``session`` (each setup starts afresh,
+    so one session plays many cases).
+
+    :raises RecordError: when the engine answers the setup or a step with no state.
+    """
+    assert scenario.setup is not None
+    if scenario.setup.state is not None:
+        loaded = session.request("load_state", state=dict(scenario.setup.state))
+    elif scenario.setup.deal is not None:
+        loaded = session.request("start_deal", **scenario.setup.deal)
+    else:
+        assert scenario.setup.new_game is not None
+        loaded = session.request("new_game", **scenario.setup.new_game)
+    if "state" not in loaded:
+        raise RecordError(f"the engine refused the setup: {loaded.get('error', loaded)}")
+    state = initial = loaded["state"]
+    expects: list[Any] = []
+    states: list[Mapping[str, Any]] = []
+    for step in scenario.steps:
+        if step.kind == "action":
+            answer = session.request("act", action=dict(step.action or {}))
         else:
-            assert scenario.setup.new_game is not None
-            loaded = session.request("new_game", **scenario.setup.new_game)
-        if "state" not in loaded:
-            raise RecordError(f"the engine refused the setup: {loaded.get('error', loaded)}")
-        state = initial = loaded["state"]
-        expects: list[Any] = []
-        states: list[Mapping[str, Any]] = []
-        for step in scenario.steps:
-            if step.kind == "action":
-                answer = session.request("act", action=dict(step.action or {}))
-            else:
-                assert step.deck is not None
-                deck = step.deck.compose(
-                    state["players"],
-                    step.deck.dealer if step.deck.dealer is not None else state["dealer"],
-                    step.deck.deal_number or state["deal_number"],
-                    # The pack the engine deals under its rulings, as run composes it.
-                    pack(default_profiles()[profile], state["players"], declared.ruling),
-                )
-                answer = session.request(step.kind, deck=deck)
-            if answer.get("accepted"):
-                expects.append("accepted")
-            elif answer.get("reason"):
-                expects.append({"rejected": answer["reason"]})
-            else:
-                expects.append("rejected")
-            state = answer["state"]
-            states.append(state)
-        engine = f"{hs.name} {hs.version}"
+            assert step.deck is not None
+            deck = step.deck.compose(
+                state["players"],
+                step.deck.dealer if step.deck.dealer is not None else state["dealer"],
+                step.deck.deal_number or state["deal_number"],
+                # The pack the engine deals under its rulings, as run composes it.
+                pack(default_profiles()[profile], state["players"], declared.ruling),
+            )
+            answer = session.request(step.kind, deck=deck)
+        if "state" not in answer:
+            raise RecordError(f"step {step.index}: no state in the answer: {answer}")
+        if answer.get("accepted"):
+            expects.append("accepted")
+        elif answer.get("reason"):
+            expects.append({"rejected": answer["reason"]})
+        else:
+            expects.append("rejected")
+        state = answer["state"]
+        states.append(state)
+    hs = session.handshake
+    engine = f"{hs.name} {hs.version}" if hs is not None else "the engine"
     return PlayedDraft(tuple(expects), tuple(states), initial, declared, engine)
 
 

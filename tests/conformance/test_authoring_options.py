@@ -99,3 +99,21 @@ def test_option_tree_nests_only_the_points_that_change_a_value() -> None:
     assert both == {
         "by_option": {"A": {"x": "x", "y": {"by_option": {"B": {"p": "yp", "q": "yq"}}}}}
     }
+
+
+LEANING = Path(__file__).parent / "data" / "leaning" / "throw-back-unnamed.yaml"
+
+
+def test_the_audit_prints_the_values_per_option_of_a_flagged_case(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["audit", "--point", "DISPUTE-19", "--workers", "1", str(LEANING)]) == 1
+    text = capsys.readouterr().out
+    assert "cc-0998 under DISPUTE-19=forbidden: fail: the case does not name DISPUTE-19" in text
+    values = text.split("the value per option of DISPUTE-19 to write")[1].splitlines()[1:]
+    assert [line.strip() for line in values if line.strip()] == [
+        'step 2 expect: {"by_option": {"DISPUTE-19": {"allowed": "accepted", "forbidden": '
+        '"rejected"}}}',
+        'step 2 turn: {"by_option": {"DISPUTE-19": {"allowed": 0, "forbidden": 1}}}',
+        'step 2 discard_size: {"by_option": {"DISPUTE-19": {"allowed": 1, "forbidden": 0}}}',
+    ]
