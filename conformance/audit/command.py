@@ -92,6 +92,9 @@ class AuditRequest:
     write_allowance: Path | None = None
     #: The whole corpus was given (no file or folder picked out): floors can be judged.
     whole_corpus: bool = True
+    #: Also play pairs of options of points touching the same rule section
+    #: (conformance/audit/pairs.py).
+    pairs: bool = False
 
 
 @dataclass
@@ -210,6 +213,8 @@ def run_audit(request: AuditRequest) -> AuditOutput:
         if not out.both_ways.ok:
             bad.append(out.both_ways)
             broken_only = False
+    if request.pairs:
+        parts += [_pairs_text(request, profile) for profile in request.profiles]
     if request.allowance is not None:
         parts.append(_stale_text(request, out))
     if request.write_allowance is not None:
@@ -225,6 +230,17 @@ def run_audit(request: AuditRequest) -> AuditOutput:
         request.json_path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
     out.text = "".join(parts)
     return out
+
+
+def _pairs_text(request: AuditRequest, profile: str) -> str:
+    """``--pairs``: the pairs of options of one profile that read otherwise together."""
+    from conformance.audit.pairs import audit_pairs, pairs_text, pairs_to_play
+
+    paths = tuple(str(p) for p in request.paths)
+    scenarios = profile_cases(paths, request.catalogue_path, profile)[1]
+    pairs = pairs_to_play(request.catalogue, profile, request.points)
+    found = audit_pairs(request.argv, scenarios, request.catalogue, profile, points=request.points)
+    return pairs_text(profile, found, len(pairs))
 
 
 #: Flagged cases the audit replays under each option for the values to add (each replay

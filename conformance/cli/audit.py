@@ -112,6 +112,7 @@ def cmd_audit(args: argparse.Namespace) -> int:
             allowance=allowance,
             write_allowance=Path(args.write_allowance) if args.write_allowance else None,
             whole_corpus=not paths,
+            pairs=args.pairs,
         )
     )
     print(output.text, end="")
@@ -199,6 +200,14 @@ def add_parser(sub: Subparsers) -> None:
         help="with --rulings: fail (exit 1) when a declaration keeps less than this share "
         "of the profile's checks (0.9), or a check fails under it; without it the "
         "declarations are measured and the command exits 0",
+    )
+    aud.add_argument(
+        "--pairs",
+        action="store_true",
+        help="also play each pair of options of two points touching the same rule section "
+        "(with --point: pairs holding one of them) on the cases leaning on either, and list "
+        "the pairs answering otherwise than each option alone (to judge; the exit code "
+        "does not change)",
     )
     aud.add_argument(
         "--both-ways",
