@@ -28,7 +28,7 @@ from conformance.adapter.declarations import declarations
 from conformance.adapter.engine import EngineSession
 from conformance.authoring.coverage import leaning_options
 from conformance.authoring.options import STEP_KEYS, observed
-from conformance.authoring.record import PlayedDraft, RecordError, play_in_session
+from conformance.authoring.play import PlayedDraft, RecordError, play_in_session
 from conformance.errors import EngineError
 from conformance.knowledge.catalogue import Catalogue
 from conformance.scenarios import Scenario

@@ -78,9 +78,9 @@ def leaning_options(scenario: Scenario) -> dict[str, set[str]]:
             assumed.append(check.assumes)
             for point in check.leans:
                 found.setdefault(point, set())
-            for _, point, branches in by_option_sites(check.expected, (), disputed):
-                if point is not None and point not in INTERFACE_READINGS:
-                    found[point].update(str(k) for k in branches)
+            for _, keyed, branches in by_option_sites(check.expected, (), disputed):
+                if keyed is not None and keyed not in INTERFACE_READINGS:
+                    found[keyed].update(str(k) for k in branches)
     for assumes in assumed:
         for point, option in assumes.items():
             found[point].add(option)

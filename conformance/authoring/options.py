@@ -24,6 +24,12 @@ from collections.abc import Callable, Mapping, Sequence
 from itertools import product
 from typing import Any
 
+from conformance.authoring.play import (
+    PlayedDraft,
+    RecordError,
+    play_draft,
+    refuse_impossible_final,
+)
 from conformance.knowledge.catalogue import Catalogue, load_catalogue
 from conformance.scenarios import Scenario
 
@@ -118,6 +124,14 @@ def _expect(answer: Any, profile_answer: Any) -> Any:
     return answer
 
 
+def _expect_of(index: int, profile_play: PlayedDraft) -> Callable[[PlayedDraft], Any]:
+    return lambda play: _expect(play.expects[index], profile_play.expects[index])
+
+
+def _key_of(index: int, key: str) -> Callable[[PlayedDraft], Any]:
+    return lambda play: observed(play.states[index]).get(key)
+
+
 def _every_branch(tree: Any) -> bool:
     """True when every option gives the key a value (an empty pile has no ``discard_top``:
     ``discard_size`` says it instead)."""
@@ -128,7 +142,9 @@ def _every_branch(tree: Any) -> bool:
     return True
 
 
-def point_options(catalogue: Catalogue, profile: str, points: Sequence[str]) -> dict[str, list]:
+def point_options(
+    catalogue: Catalogue, profile: str, points: Sequence[str]
+) -> dict[str, list[str]]:
     """Each named point's options, the profile's first.
 
     :raises ValueError: for a point the catalogue lacks, one the profile does not rule on, or
@@ -162,8 +178,6 @@ def record_by_option(
 
     :raises RecordError: for an unknown point, or a setup an option's engine refuses.
     """
-    from conformance.authoring.record import RecordError, play_draft, refuse_impossible_final
-
     catalogue = load_catalogue()
     profile = scenario.profiles[0]
     try:
@@ -184,17 +198,20 @@ def record_by_option(
         return plays[tuple((p, combo[p]) for p in points)]
 
     base = plays[tuple((p, options[p][0]) for p in points)]
+
+    def expect_at(i: int) -> Callable[[Mapping[str, str]], Any]:
+        return lambda c: _expect(under(c).expects[i], base.expects[i])
+
+    def key_at(i: int, key: str) -> Callable[[Mapping[str, str]], Any]:
+        return lambda c: observed(under(c).states[i]).get(key)
+
     out_steps = []
     for index, raw in enumerate(steps):
         step: dict[str, Any] = {**raw}
-        step["expect"] = option_tree(
-            points, options, lambda c, i=index: _expect(under(c).expects[i], base.expects[i])
-        )
+        step["expect"] = option_tree(points, options, expect_at(index))
         state = {}
         for key in STEP_KEYS:
-            tree = option_tree(
-                points, options, lambda c, i=index, k=key: observed(under(c).states[i]).get(k)
-            )
+            tree = option_tree(points, options, key_at(index, key))
             if isinstance(tree, Mapping) and "by_option" in tree and _every_branch(tree):
                 state[key] = tree
         if state:
@@ -203,7 +220,7 @@ def record_by_option(
     start = observed(base.initial)
     final = {}
     for key in FINAL_KEYS if steps else ():
-        tree = option_tree(points, options, lambda c, k=key: observed(under(c).states[-1]).get(k))
+        tree = option_tree(points, options, key_at(len(steps) - 1, key))
         asserted = out_steps[-1].get("state", {})
         if key in asserted or not _every_branch(tree) or _same([start.get(key), tree]):
             continue  # the last step shows it already, an option has none, or no step changed it
@@ -246,7 +263,6 @@ def values_to_add(
     in the case's own interface reading; a melds-level case, or one an option cannot set up,
     gives none.
     """
-    from conformance.authoring.record import RecordError, play_draft
     from conformance.errors import EngineError
 
     if scenario.setup is None or not scenario.steps:
@@ -266,7 +282,7 @@ def values_to_add(
     except (RecordError, EngineError):
         return []
 
-    def tree(value: Callable[[Any], Any]) -> Any:
+    def tree(value: Callable[[PlayedDraft], Any]) -> Any:
         return option_tree([point], options, lambda c: value(plays[c[point]]))
 
     lines: list[str] = []
@@ -280,12 +296,10 @@ def values_to_add(
             continue
         if check.what in ("accepted", "reason") and check.step is not None:
             label = f"{where} expect"
-            found = tree(
-                lambda p, i=index: _expect(p.expects[i], plays[options[point][0]].expects[i])
-            )
+            found = tree(_expect_of(index, plays[options[point][0]]))
         elif check.what in STEP_KEYS or check.what in FINAL_KEYS:
             label = f"{where} {check.what}"
-            found = tree(lambda p, i=index, k=check.what: observed(p.states[i]).get(k))
+            found = tree(_key_of(index, check.what))
         else:
             continue
         if label not in seen and isinstance(found, Mapping) and "by_option" in found:
