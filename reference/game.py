@@ -204,21 +204,7 @@ def apply(state: GameState, action: Action) -> GameState:
         )
     trace.decided("TURN-10")
     if isinstance(action, Discard):
-        if action.card.is_joker:
-            trace.decided("DISPUTE-08")
-            if profile.plays("DISPUTE-08", "no"):
-                detail = "DISPUTE-08 no: a joker is never discarded"
-                raise _reject(action, Reason.DOES_NOT_FIT, detail, rules=("TURN-5", "DISPUTE-08"))
-        if action.card == state.taken:
-            trace.decided("DISPUTE-19")
-            if profile.plays("DISPUTE-19", "forbidden"):
-                detail = "DISPUTE-19 forbidden: the taken card"
-                raise _reject(action, Reason.DOES_NOT_FIT, detail, rules=("TURN-5", "DISPUTE-19"))
-        if profile.rules_on("DISPUTE-54", "compulsory"):
-            trace.decided("DISPUTE-54")
-            if _could_lay_down(state, player):
-                detail = "DISPUTE-54 compulsory: lay down first"
-                raise _reject(action, Reason.MUST_LAY_DOWN, detail, rules=("TURN-4", "DISPUTE-54"))
+        _check_discard(state, action)
         after = _discard(state, player, action.card)
         if profile.plays("DISPUTE-18", "c") and after.phase is Phase.DRAW:
             after = _recycle(after)  # DISPUTE-18 c: a turn that starts with the stock empty
@@ -370,6 +356,40 @@ def _discard(state: GameState, player: int, card: Card) -> GameState:
     return _deal_over(state, scores, closer=player, hands=hands, discard=discard, turn=after)
 
 
+def _check_discard(state: GameState, action: Discard) -> None:
+    """Refuse a discard of a card the player to move holds, after their draw, where a point
+    forbids it (TURN-5). Every point that refuses a discard decides here, so that
+    :func:`legal_actions` lists exactly the discards :func:`apply` takes.
+
+    :raises IllegalActionError: naming the point's reason and rules.
+    """
+    profile = state.profile
+    if action.card.is_joker:
+        trace.decided("DISPUTE-08")
+        if profile.plays("DISPUTE-08", "no"):
+            detail = "DISPUTE-08 no: a joker is never discarded"
+            raise _reject(action, Reason.DOES_NOT_FIT, detail, rules=("TURN-5", "DISPUTE-08"))
+    if action.card == state.taken:
+        trace.decided("DISPUTE-19")
+        if profile.plays("DISPUTE-19", "forbidden"):
+            detail = "DISPUTE-19 forbidden: the taken card"
+            raise _reject(action, Reason.DOES_NOT_FIT, detail, rules=("TURN-5", "DISPUTE-19"))
+    if profile.rules_on("DISPUTE-54", "compulsory"):
+        trace.decided("DISPUTE-54")
+        if _could_lay_down(state, action.player):
+            detail = "DISPUTE-54 compulsory: lay down first"
+            raise _reject(action, Reason.MUST_LAY_DOWN, detail, rules=("TURN-4", "DISPUTE-54"))
+
+
+def _may_discard(state: GameState, discard: Discard) -> bool:
+    """Whether :func:`_check_discard` lets the player to move throw ``discard``'s card."""
+    try:
+        _check_discard(state, discard)
+    except IllegalActionError:
+        return False
+    return True
+
+
 def is_legal(state: GameState, action: Action) -> bool:
     """True if :func:`apply` would accept ``action``."""
     try:
@@ -439,7 +459,7 @@ def _legal_actions(state: GameState) -> tuple[Action, ...]:
         found.extend(_chilean_swaps(state, player, distinct))
     if not state.opened[player] and state.profile.rules_on("DISPUTE-59", "anyone"):
         found.extend(_unopened_run_swaps(state, player))
-    found.extend(Discard(player, card) for card in distinct)
+    found.extend(d for d in (Discard(player, c) for c in distinct) if _may_discard(state, d))
     return tuple(found)
 
 

@@ -42,6 +42,14 @@ _TABLE_HEADER = "| point | title | argentine | chilean | pagat | perla |"
 _RULES_MD_AFTER_POINTS = "# House variants"
 
 
+#: The part of docs/rules.md that new points go in, after the seeds' points.
+LATER_POINTS_HEADING = "## Points added later"
+LATER_POINTS_TEXT = (
+    "Points raised after the seeds were read, each numbered after the highest point before it "
+    "(docs/adding-scenarios.md)."
+)
+
+
 class PointError(HarnessError):
     """A new point that cannot be added, or a checkout whose files cannot be written."""
 
@@ -303,7 +311,8 @@ def rules_md_entry(entry: Mapping[str, Any]) -> str:
 
 def insert_rules_md_entry(text: str, entry_text: str) -> str:
     """docs/rules.md's ``text`` with a new point's entry after the last point's, before the
-    house variants (catalogue order: a new point is the last dispute).
+    house variants (catalogue order: a new point is the last dispute), under the heading of
+    the points added later (written with the first of them).
 
     :raises PointError: when the page has no house variants part to put it before.
     """
@@ -312,7 +321,10 @@ def insert_rules_md_entry(text: str, entry_text: str) -> str:
         at = lines.index(_RULES_MD_AFTER_POINTS)
     except ValueError:
         raise PointError(f"{RULES_MD} has no '{_RULES_MD_AFTER_POINTS}' line") from None
-    return "\n".join([*lines[:at], *entry_text.splitlines(), "", *lines[at:]]) + "\n"
+    heading = (
+        [] if LATER_POINTS_HEADING in lines else [LATER_POINTS_HEADING, "", LATER_POINTS_TEXT, ""]
+    )
+    return "\n".join([*lines[:at], *heading, *entry_text.splitlines(), "", *lines[at:]]) + "\n"
 
 
 def branch_hints(root: Path, data: Mapping[str, Any], rules: Sequence[str]) -> list[str]:
