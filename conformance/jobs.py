@@ -171,9 +171,10 @@ def run_request(
     from conformance.adapter.engine import kill_live_adapters
     from conformance.adapter.reaper import kill_escaped, subreaper_unavailable
     from conformance.errors import EngineError
+    from conformance.explain import infer
     from conformance.laws.hostile import HOSTILE_IDS, hostile_run, with_cases
     from conformance.laws.properties import check_properties
-    from conformance.reports.causes import NOTHING, infer, with_causes
+    from conformance.reports.causes import NOTHING, with_causes
     from conformance.run.interrupt import Collector, signal_name
     from conformance.run.runner import run_scenarios, unstarted_run
     from conformance.run.verdict import profile_missing

@@ -67,7 +67,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("fuzz",),  # the differential fuzzer
     ("authoring",),  # recording scenarios, coverage of rules and options
     ("audit",),  # the reference audited against itself and the corpus
-    ("reports",),  # causes, explanations, the console, JSON, JUnit and HTML
+    ("reports",),  # causes, the console, JSON, JUnit and HTML
+    ("explain",),  # the option that explains a run's failures, asked of the reference
     ("jobs",),  # the library's entry points: one profile, every profile
     ("cli", "pytest_plugin"),  # the two shells over the library
     ("__main__",),
