@@ -62,6 +62,14 @@ def profiles_to_run(handshake: Handshake) -> tuple[list[str], list[str]]:
     return listed, [name for name in known if name not in handshake.profiles]
 
 
+def handshake_profile(handshake: Handshake) -> str | None:
+    """The one harness profile the engine's handshake lists, or None when it lists several
+    (or none the harness knows): what ``run``, ``smoke`` and the pytest plugin grade when
+    no profile is named, so an engine that plays only Perla is graded on Perla."""
+    listed, _unlisted = profiles_to_run(handshake)
+    return listed[0] if len(listed) == 1 else None
+
+
 def as_shard(
     run: RunResult, shard: str | None, whole: Sequence[Scenario], chosen: Sequence[Scenario]
 ) -> RunResult:
@@ -361,6 +369,7 @@ __all__ = [
     "RunRequest",
     "as_shard",
     "engine_handshake",
+    "handshake_profile",
     "profiles_to_run",
     "run_every_profile",
     "run_profile",

@@ -164,6 +164,8 @@ class Gates:
     min_graded: float | None = None
     #: Every player count of the profile's text must be one the engine plays.
     all_players: bool = False
+    #: How the reasons name the ``min_graded`` gate (the pytest plugin has its own flag).
+    option: str = "--min-graded"
 
 
 def parse_share(text: str, option: str = "--min-graded") -> float:
@@ -274,7 +276,7 @@ def judge(
     elif gates.min_graded is not None and counted.counts.share < gates.min_graded:
         reasons.append(
             f"profile {run.profile}: {counted.counts.graded}/{counted.counts.total} "
-            f"{counted.unit} graded ({counted.counts.share:.1%}), under --min-graded "
+            f"{counted.unit} graded ({counted.counts.share:.1%}), under {gates.option} "
             f"{gates.min_graded * 100:g}%"
         )
     if gates.all_players and counted.missing_players:
