@@ -141,11 +141,19 @@ def _run_every_profile(args: argparse.Namespace) -> int:
 
 def _run_profile(args: argparse.Namespace) -> int:
     """Run the selected scenarios of ``args.profile`` against an adapter and report."""
+    from dataclasses import replace
+
     from conformance.errors import EngineError
     from conformance.run.runner import new_session
 
+    # Every input is checked before the adapter is first started (to ask its profile).
+    named = args.profile
+    request = run_request_of(
+        argparse.Namespace(**{**vars(args), "profile": named or DEFAULT_PROFILE})
+    )
     handshake_default(args, timeout=args.timeout, start_timeout=args.start_timeout)
-    request = run_request_of(args)
+    if args.profile != named:
+        request = replace(request, options=replace(request.options, profile=args.profile))
     # The cache entries the corpus loads from are read before any adapter starts (so the
     # engine cannot change them under its own run); the first adapter then starts up while
     # they are decoded, and the run shakes hands with it.

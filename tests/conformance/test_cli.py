@@ -306,7 +306,7 @@ def test_by_cause_without_a_file_to_write_is_a_usage_error(
     assert not never.exists()
 
 
-# --------------------------------------------------------------------------- the handshake's profile
+# ------------------------------------------------------------------- the handshake's profile
 
 
 def test_run_and_smoke_grade_the_one_profile_the_handshake_lists(
