@@ -39,7 +39,6 @@ class FuzzResult:
     rulings: dict[str, str]
     options: FuzzOptions
     games_played: int = 0
-    games_ended_early: int = 0
     steps: int = 0
     queries: int = 0
     compared: int = 0

@@ -29,7 +29,6 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from conformance import CORPUS_VERSION, __version__
 from conformance.grading.results import (
     STATUSES,
     CaseResult,
@@ -40,6 +39,7 @@ from conformance.grading.results import (
 from conformance.knowledge.catalogue import Catalogue
 from conformance.reports.causes import causes_of
 from conformance.run.verdict import EXIT_OK, Verdict, has_checks, run_declarations
+from conformance.version import CORPUS_VERSION, __version__
 
 if TYPE_CHECKING:
     from conformance.adapter.engine import Handshake
