@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from conformance.version import CORPUS_VERSION, __version__
 from conformance.scenarios import load_corpus
+from conformance.version import CORPUS_VERSION, __version__
 from tests.paths import ROOT
 
 

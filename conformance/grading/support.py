@@ -77,8 +77,35 @@ def merged(books: Iterable[OpBook]) -> tuple[OpSupport, ...]:
 
 
 def inconsistent(ops: Iterable[OpSupport]) -> list[OpSupport]:
-    """The ops answered in some cases and refused as ``unsupported`` in others."""
-    return [entry for entry in ops if entry.inconsistent]
+    """The ops answered in some cases and refused as ``unsupported`` in others. A
+    ``load_state`` is not one: refusing it says the engine cannot hold the state it is
+    handed (docs/protocol.md §1), and the case is then not graded, which it says."""
+    return [entry for entry in ops if entry.inconsistent and entry.op != "load_state"]
+
+
+def refused_at_one_count(ops: Iterable[OpSupport]) -> list[OpSupport]:
+    """The ops refused as ``unsupported`` at a player count where the engine played other
+    ops, and answered at another count: discards refused at 2 players, answered at 3 and
+    4, while the 2-player draws were answered. docs/protocol.md §1 lets ``unsupported`` say
+    "this op", "this player count" or "this action", never "this action at this count":
+    refusing there hides what it would fail, as an op refused case by case does."""
+    entries = list(ops)
+    answered_at: dict[str, set[int | None]] = {}
+    played: set[int | None] = set()
+    for entry in entries:
+        if entry.answered:
+            answered_at.setdefault(entry.op, set()).add(entry.players)
+            if entry.op != "load_state":
+                played.add(entry.players)
+    return [
+        entry
+        for entry in entries
+        if entry.players is not None
+        and entry.refused
+        and not entry.answered
+        and entry.players in played
+        and answered_at.get(entry.op, set()) - {entry.players, None}
+    ]
 
 
 def refused_players(ops: Iterable[OpSupport], declared: Sequence[int]) -> tuple[int, ...]:
@@ -121,15 +148,37 @@ def _at(entry: OpSupport) -> str:
     return "" if entry.players is None else f" at {entry.players} players"
 
 
+#: What an inconsistency warning says ``unsupported`` means, and what to do instead.
+_MEANING = (
+    "unsupported says the engine lacks the op, the player count or the action, in every "
+    "case (docs/protocol.md §1)"
+)
+
+
 def support_warnings(ops: Sequence[OpSupport], declared: Sequence[int]) -> tuple[str, ...]:
-    """One line per op answered inconsistently, and one for the player counts refused."""
+    """One line per op answered inconsistently (case by case, or at one player count
+    only), and one for the player counts refused."""
     lines = [
         f"unsupported is inconsistent: the engine answered {entry.op}{_at(entry)} in "
         f"{_cases(entry.answered_cases, entry.answered_in)} and refused it as unsupported in "
-        f"{_cases(entry.refused_cases, entry.refused_in)}; unsupported says the engine lacks "
-        "the op, the player count or the action, in every case (docs/protocol.md §1)"
+        f"{_cases(entry.refused_cases, entry.refused_in)}; {_MEANING}. If the engine cannot "
+        f"play from the states those {entry.refused_cases} case(s) load, answer unsupported "
+        "to their load_state instead (the case is then not graded, and says so)"
         for entry in inconsistent(ops)
     ]
+    for entry in refused_at_one_count(ops):
+        elsewhere = sorted(
+            e.players
+            for e in ops
+            if e.op == entry.op and e.answered and e.players not in (None, entry.players)
+        )
+        lines.append(
+            f"unsupported is inconsistent: the engine refused {entry.op}{_at(entry)} as "
+            f"unsupported in {_cases(entry.refused_cases, entry.refused_in)}, answered it at "
+            f"{', '.join(map(str, elsewhere))} players, and played other ops at "
+            f"{entry.players} players; {_MEANING}: refuse every request seating "
+            f"{entry.players} players (or leave the count out of players), or answer it"
+        )
     refused = refused_players(ops, declared)
     if refused:
         counts = ", ".join(map(str, refused))

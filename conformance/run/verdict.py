@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 from conformance.adapter.declarations import Declarations, declarations
 from conformance.grading.results import CaseResult, Graded, RunResult, graded
-from conformance.grading.support import inconsistent, refused_players
+from conformance.grading.support import inconsistent, refused_at_one_count, refused_players
 from conformance.knowledge.catalogue import Catalogue
 from conformance.run.exitcodes import EXIT_ADAPTER, EXIT_FAILED, EXIT_OK, EXIT_UNGRADED, EXIT_USAGE
 
@@ -257,6 +257,7 @@ def judge(
         "xpass": counts.get("xpass", 0) if strict else 0,
         # Refusing where it would fail hides a failure (the run's warnings name each op).
         "inconsistent": len(inconsistent(run.ops)),
+        "one_count": len(refused_at_one_count(run.ops)),
     }
     bad = sum(details.values())
     counted = tally(run, catalogue)
@@ -266,6 +267,12 @@ def judge(
             f"profile {run.profile}: {details['inconsistent']} op(s) answered in some cases "
             "and refused as unsupported in others at the same player count (the warnings "
             "name them)"
+        )
+    if details["one_count"]:
+        reasons.append(
+            f"profile {run.profile}: {details['one_count']} op(s) refused as unsupported at "
+            "one player count and answered at another, where other ops were played (the "
+            "warnings name them)"
         )
     if counted.nothing_graded:
         why = counted.not_graded_text() or "none to grade"
