@@ -95,12 +95,15 @@ def with_expectations(
     source: str = "expectations file",
 ) -> RunResult:
     """Apply an engine's expectations: listed failures become ``xfail``, listed passes
-    ``xpass``. With ``known_ids`` (every id of the corpus), an entry naming no case of it
+    ``xpass``, listed ops refused inconsistently are kept as known. With ``known_ids``
+    (every id of the corpus), an entry naming no case of it
     (a retired id, a typo) is named in a warning: it expects nothing."""
     from conformance.run.expectations import apply_expectations
+    from conformance.run.expected_support import keep_unsupported
 
     results = apply_expectations(run.results, expectations)
     run = replace(run, results=tuple(results), counts=count_statuses(results))
+    run = keep_unsupported(run, expectations.expected_unsupported)
     if known_ids:
         # Whole cases, check entries and cause entries alike (the pytest plugin does the same).
         stale = sorted(expectations.ids - set(known_ids))

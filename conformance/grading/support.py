@@ -80,7 +80,11 @@ def inconsistent(ops: Iterable[OpSupport]) -> list[OpSupport]:
     """The ops answered in some cases and refused as ``unsupported`` in others. A
     ``load_state`` is not one: refusing it says the engine cannot hold the state it is
     handed (docs/protocol.md §1), and the case is then not graded, which it says."""
-    return [entry for entry in ops if entry.inconsistent and entry.op != "load_state"]
+    return [
+        entry
+        for entry in ops
+        if entry.inconsistent and entry.op != "load_state" and not entry.expected
+    ]
 
 
 def refused_at_one_count(ops: Iterable[OpSupport]) -> list[OpSupport]:
@@ -103,6 +107,7 @@ def refused_at_one_count(ops: Iterable[OpSupport]) -> list[OpSupport]:
         if entry.players is not None
         and entry.refused
         and not entry.answered
+        and not entry.expected
         and entry.players in played
         and answered_at.get(entry.op, set()) - {entry.players, None}
     ]
@@ -179,6 +184,13 @@ def support_warnings(ops: Sequence[OpSupport], declared: Sequence[int]) -> tuple
             f"{entry.players} players; {_MEANING}: refuse every request seating "
             f"{entry.players} players (or leave the count out of players), or answer it"
         )
+    for entry in ops:
+        if entry.kept_inconsistency:
+            why = entry.expected or "no reason given"
+            lines.append(
+                f"unsupported kept as expected: {entry.op}{_at(entry)} refused in "
+                f"{_cases(entry.refused_cases, entry.refused_in)} ({why})"
+            )
     refused = refused_players(ops, declared)
     if refused:
         counts = ", ".join(map(str, refused))
