@@ -113,6 +113,50 @@ def refused_at_one_count(ops: Iterable[OpSupport]) -> list[OpSupport]:
     ]
 
 
+#: Each capability's ops (an action by its type, ``act:``), its *gateway* (the op every
+#: case of it starts with), and the ops that show it played (``load_state`` shows nothing
+#: played: echoing a state the harness built plays nothing).
+CAPABILITY_OPS: Mapping[str, tuple[str, ...]] = {
+    "melds": ("check_meld", "check_contract", "penalty"),
+    "turns": ("load_state", "act:"),
+    "deals": ("start_deal", "next_deal", "redeal", "new_game"),
+}
+_GATEWAY: Mapping[str, str] = {"melds": "check_meld", "turns": "load_state", "deals": "start_deal"}
+_PLAYED: Mapping[str, tuple[str, ...]] = {**CAPABILITY_OPS, "turns": ("act:",)}
+
+
+def broken_claims(ops: Iterable[OpSupport], capabilities: Iterable[str]) -> list[str]:
+    """The capabilities claimed and never played: none of their ops answered (a
+    ``load_state`` echo aside), and their gateway op refused as ``unsupported`` (every
+    ``load_state``, every ``start_deal``) or two of their ops at least. An engine may lack
+    one op of a capability (docs/protocol.md §1), never all it is asked. The run graded
+    around them, but the claim says the engine plays them: a broken claim (drop the
+    capability from the handshake, or play it)."""
+    entries = list(ops)
+    broken = []
+    for capability in sorted(set(capabilities) & set(CAPABILITY_OPS)):
+        mine = [e for e in entries if e.op.startswith(CAPABILITY_OPS[capability])]
+        if any(e.answered for e in mine if e.op.startswith(_PLAYED[capability])):
+            continue
+        refused = {e.op for e in mine if e.refused}
+        gateway = _GATEWAY[capability]
+        shut = gateway in refused and not any(e.answered for e in mine if e.op == gateway)
+        if shut or len(refused) >= 2:
+            broken.append(capability)
+    return broken
+
+
+def claim_text(capability: str, ops: Iterable[OpSupport]) -> str:
+    """What a broken claim says: the capability, and how many of its requests were refused."""
+    names = CAPABILITY_OPS[capability]
+    refused = sum(e.refused for e in ops if e.op.startswith(names))
+    return (
+        f"the engine claims {capability} but never played it ({refused} request(s) of it "
+        "refused as unsupported, none answered): a capability claimed and never played is "
+        "a broken claim; drop it from capabilities, or play it"
+    )
+
+
 def refused_players(ops: Iterable[OpSupport], declared: Sequence[int]) -> tuple[int, ...]:
     """The player counts of ``declared`` the engine refused. Nothing seating them was
     answered but a ``load_state`` (echoing a state the harness built plays nothing), and

@@ -23,7 +23,13 @@ from dataclasses import dataclass, field
 
 from conformance.adapter.declarations import Declarations, declarations
 from conformance.grading.results import CaseResult, Graded, RunResult, graded
-from conformance.grading.support import inconsistent, refused_at_one_count, refused_players
+from conformance.grading.support import (
+    broken_claims,
+    claim_text,
+    inconsistent,
+    refused_at_one_count,
+    refused_players,
+)
 from conformance.knowledge.catalogue import Catalogue
 from conformance.run.exitcodes import EXIT_ADAPTER, EXIT_FAILED, EXIT_OK, EXIT_UNGRADED, EXIT_USAGE
 
@@ -96,6 +102,33 @@ class Tally:
         text = f"graded {counts.graded}/{counts.total} {self.unit}"
         rest = self.not_graded_text()
         return f"{text} (not graded: {rest})" if rest else text
+
+
+#: The causes of a check not graded that the engine's own handshake or answers chose: a
+#: capability not claimed, an op refused, an option, an interface reading, a field not
+#: modelled, a player count not played.
+DECLARED_CAUSES: frozenset[str] = frozenset(
+    {"capability", "op", "option", "interface", "unmodelled", "players"}
+)
+
+
+def hidden_sections(results: Sequence[CaseResult]) -> list[tuple[str, int, int, str]]:
+    """The rule sections more than half of whose checks the engine's declarations and
+    refusals kept from being graded: (section, checks not graded so, checks in all, the
+    causes), in the order first met. Graded around them, a green would say little of
+    them: the summary says so."""
+    by_section: dict[str, list[CaseResult]] = {}
+    for result in results:
+        by_section.setdefault(result.section, []).append(result)
+    found = []
+    for section, members in by_section.items():
+        counted = graded(members)
+        hidden = {c: n for c, n in counted.not_graded.items() if c in DECLARED_CAUSES}
+        kept = sum(hidden.values())
+        if counted.total and kept * 2 > counted.total:
+            why = ", ".join(f"{n} {CAUSE_LABELS.get(c, c)}" for c, n in hidden.items())
+            found.append((section, kept, counted.total, why))
+    return found
 
 
 def _counts(numbers: Sequence[int]) -> str:
@@ -238,7 +271,8 @@ def judge(
 
     In order: an adapter that never started or a profile the engine does not list (3);
     failures, errors, cases not run, broken laws, an xpass under ``strict``, an op answered
-    in some cases and refused as ``unsupported`` in others (1); nothing graded, or a gate
+    in some cases and refused as ``unsupported`` in others (or at one player count only),
+    a capability claimed whose every request was refused (1); nothing graded, or a gate
     not met (4). Every reason that applies is given, whichever code wins.
     """
     counts = run.counts
@@ -259,8 +293,12 @@ def judge(
         "inconsistent": len(inconsistent(run.ops)),
         "one_count": len(refused_at_one_count(run.ops)),
     }
-    bad = sum(details.values())
     counted = tally(run, catalogue)
+    # A capability claimed and never played: the rest of the run looks green, and the
+    # claim is broken (a failure). A run that graded nothing is not green already (4).
+    claims = broken_claims(run.ops, run.handshake.capabilities if run.handshake else ())
+    details["claims"] = 0 if counted.nothing_graded else len(claims)
+    bad = sum(details.values())
     reasons: list[str] = []
     if details["inconsistent"]:
         reasons.append(
@@ -268,6 +306,8 @@ def judge(
             "and refused as unsupported in others at the same player count (the warnings "
             "name them)"
         )
+    if details["claims"]:
+        reasons.extend(f"profile {run.profile}: {claim_text(c, run.ops)}" for c in claims)
     if details["one_count"]:
         reasons.append(
             f"profile {run.profile}: {details['one_count']} op(s) refused as unsupported at "
@@ -332,6 +372,7 @@ __all__ = [
     "case_tally",
     "graded_drop",
     "has_checks",
+    "hidden_sections",
     "judge",
     "parse_share",
     "profile_missing",

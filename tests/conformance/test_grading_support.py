@@ -186,3 +186,18 @@ def test_an_engine_refusing_discards_at_two_players_only_is_not_green(
     captured = capsys.readouterr()
     assert "the engine refused act:discard at 2 players as unsupported" in captured.out
     assert "op(s) refused as unsupported at one player count" in captured.err
+
+
+def test_an_engine_that_claims_games_and_answers_only_meld_queries_is_not_green(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Green without a game: every game request refused, meld queries answered, turns and
+    deals claimed: a broken claim at run and at run --profile all."""
+    melds, end = str(ROOT / "scenarios" / "melds"), str(ROOT / "scenarios" / "end")
+    adapter = ["--adapter", f"{REFUSING} --games", "-q", "--no-explain"]
+    assert main(["run", melds, end, *adapter]) == 1
+    err = capsys.readouterr().err
+    assert "the engine claims turns but never played it" in err
+    assert "the engine claims deals but never played it" in err
+    assert main(["run", "--profile", "all", "--rule", "MELD-TRIO", "--rule", "END", *adapter]) == 1
+    assert "a capability claimed and never played is a broken claim" in capsys.readouterr().err
