@@ -59,7 +59,7 @@ from conformance.reports.console import cause_lines
 from conformance.run.exitcodes import EXIT_OK
 from conformance.run.expectations import Expectations, ExpectationsError
 from conformance.run.runner import RunOptions, profile_unsupported
-from conformance.run.verdict import Gates, judge, parse_share
+from conformance.run.verdict import Gates, hidden_sections, judge, parse_share
 from conformance.scenarios import Scenario, load_corpus
 from conformance.scenarios.corpus import default_catalogue_path, default_corpus_dir
 
@@ -405,6 +405,8 @@ class _Reporter:
         terminalreporter.write_line(f"carioca: profile {verdict['profile']}: {verdict['line']}")
         for line in verdict["causes"]:
             terminalreporter.write_line(f"carioca: {line}" if line else "")
+        for line in verdict.get("notes", ()):
+            terminalreporter.write_line(f"carioca: {line}")
         for reason in verdict["reasons"]:
             terminalreporter.write_line(f"carioca: error: {reason}", red=True, bold=True)
 
@@ -524,6 +526,11 @@ class _State:
             "line": line,
             "reasons": list(verdict.reasons),
             "causes": cause_lines(run.causes),
+            "notes": [
+                f"note: {section}: {kept} of {total} checks not graded ({why}): what the "
+                "engine declares or refuses hides most of this section"
+                for section, kept, total, why in hidden_sections(run.results)
+            ],
         }
 
     def laws(self, session: pytest.Session) -> dict[str, PropertyResult]:
