@@ -1,8 +1,9 @@
 """carioca-conformance: the harness that runs Carioca engines through the adapter protocol.
 
-The library's entry points are exported here (docs/library.md shows them in use); they
-are imported when first used, so that importing a part of the harness (or asking its
-version) does not import all of it::
+The front door: the library's entry points are exported here (docs/library.md shows them
+in use), imported when first used, so that ``import conformance`` does not import all of
+it. It is the top layer: nothing inside the harness imports it (the version a module needs
+is conformance/version.py)::
 
     from conformance import RunOptions, default_corpus_dir, judge, load_corpus, run_profile
 
@@ -16,15 +17,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
-"""Version of the harness itself."""
-
-CORPUS_VERSION = "1"
-"""Version of the scenario corpus format and content shipped with this harness.
-
-Bumped whenever scenarios are added, removed or their expectations change, so that a
-report says which corpus an engine was graded against.
-"""
+from conformance.version import CORPUS_VERSION, __version__
 
 #: Each public entry point and the module that defines it.
 _ENTRY_POINTS: dict[str, str] = {
@@ -33,6 +26,9 @@ _ENTRY_POINTS: dict[str, str] = {
     "RunRequest": "conformance.jobs",
     "RunOutcome": "conformance.jobs",
     "run_every_profile": "conformance.jobs",
+    "run_each_profile": "conformance.jobs",
+    "EveryProfile": "conformance.jobs",
+    "handshake_profile": "conformance.jobs",
     "engine_handshake": "conformance.jobs",
     "RunOptions": "conformance.run.runner",
     "RunResult": "conformance.grading.results",
@@ -53,9 +49,12 @@ if TYPE_CHECKING:
     from conformance.errors import EngineError, HarnessError
     from conformance.grading.results import CaseResult, RunResult
     from conformance.jobs import (
+        EveryProfile,
         RunOutcome,
         RunRequest,
         engine_handshake,
+        handshake_profile,
+        run_each_profile,
         run_every_profile,
         run_profile,
         run_request,
@@ -82,6 +81,7 @@ __all__ = [
     "CaseResult",
     "Catalogue",
     "EngineError",
+    "EveryProfile",
     "Gates",
     "HarnessError",
     "RunOptions",
@@ -93,9 +93,11 @@ __all__ = [
     "__version__",
     "default_corpus_dir",
     "engine_handshake",
+    "handshake_profile",
     "judge",
     "load_catalogue",
     "load_corpus",
+    "run_each_profile",
     "run_every_profile",
     "run_profile",
     "run_request",

@@ -11,12 +11,12 @@ library user (a notebook, a CI script) runs the corpus the same way without argp
 
 :func:`run_request` selects and runs one profile's cases, then the laws, the hostile
 probes, the causes and the expectations, exactly as ``run --profile NAME`` does;
-:func:`run_profile` and :func:`run_every_profile` are the same run with plain arguments,
-for one profile or for each profile the engine lists (:func:`profiles_to_run` asks the
-engine once: a profile it does not list is left out, not failed). :func:`as_shard` and
-:func:`with_expectations` are steps of the run. How a run is judged (its exit code,
-whether its green was earned) is :mod:`conformance.run.verdict`; how it is printed,
-:mod:`conformance.reports.console`; its files, :mod:`conformance.reports.outputs`.
+:func:`run_each_profile` is that request for each profile the engine lists (the engine
+asked once: a profile it does not list is left out, not failed), as ``run --profile all``;
+:func:`run_profile` and :func:`run_every_profile` are the same runs with plain arguments.
+:func:`as_shard` and :func:`with_expectations` are steps of the run. How a run is judged
+(its exit code, whether its green was earned) is :mod:`conformance.run.verdict`; how it is
+printed, :mod:`conformance.reports.console`; its files, :mod:`conformance.reports.outputs`.
 """
 
 from __future__ import annotations
@@ -62,6 +62,14 @@ def profiles_to_run(handshake: Handshake) -> tuple[list[str], list[str]]:
     return listed, [name for name in known if name not in handshake.profiles]
 
 
+def handshake_profile(handshake: Handshake) -> str | None:
+    """The one harness profile the engine's handshake lists, or None when it lists several
+    (or none the harness knows): what ``run``, ``smoke`` and the pytest plugin grade when
+    no profile is named, so an engine that plays only Perla is graded on Perla."""
+    listed, _unlisted = profiles_to_run(handshake)
+    return listed[0] if len(listed) == 1 else None
+
+
 def as_shard(
     run: RunResult, shard: str | None, whole: Sequence[Scenario], chosen: Sequence[Scenario]
 ) -> RunResult:
@@ -87,12 +95,15 @@ def with_expectations(
     source: str = "expectations file",
 ) -> RunResult:
     """Apply an engine's expectations: listed failures become ``xfail``, listed passes
-    ``xpass``. With ``known_ids`` (every id of the corpus), an entry naming no case of it
+    ``xpass``, listed ops refused inconsistently are kept as known. With ``known_ids``
+    (every id of the corpus), an entry naming no case of it
     (a retired id, a typo) is named in a warning: it expects nothing."""
     from conformance.run.expectations import apply_expectations
+    from conformance.run.expected_support import keep_unsupported
 
     results = apply_expectations(run.results, expectations)
     run = replace(run, results=tuple(results), counts=count_statuses(results))
+    run = keep_unsupported(run, expectations.expected_unsupported)
     if known_ids:
         # Whole cases, check entries and cause entries alike (the pytest plugin does the same).
         stale = sorted(expectations.ids - set(known_ids))
@@ -171,9 +182,10 @@ def run_request(
     from conformance.adapter.engine import kill_live_adapters
     from conformance.adapter.reaper import kill_escaped, subreaper_unavailable
     from conformance.errors import EngineError
+    from conformance.explain import infer
     from conformance.laws.hostile import HOSTILE_IDS, hostile_run, with_cases
     from conformance.laws.properties import check_properties
-    from conformance.reports.causes import NOTHING, infer, with_causes
+    from conformance.reports.causes import NOTHING, with_causes
     from conformance.run.interrupt import Collector, signal_name
     from conformance.run.runner import run_scenarios, unstarted_run
     from conformance.run.verdict import profile_missing
@@ -314,6 +326,70 @@ def run_profile(
     return outcome.run
 
 
+@dataclass(frozen=True)
+class EveryProfile:
+    """What :func:`run_each_profile` came to: the engine's handshake, each profile's outcome
+    (in the harness's order), the profiles the engine does not list (left out, not failed)
+    and those with no selected case."""
+
+    handshake: Handshake
+    outcomes: dict[str, RunOutcome]
+    unlisted: tuple[str, ...] = ()
+    empty: tuple[str, ...] = ()
+
+    @property
+    def interrupted(self) -> KeyboardInterrupt | None:
+        """The signal that stopped the last profile run, if one did."""
+        return next((o.interrupted for o in self.outcomes.values() if o.interrupted), None)
+
+
+def run_each_profile(
+    request: RunRequest,
+    scenarios: Sequence[Scenario],
+    *,
+    catalogue: Catalogue | None = None,
+    handshake: Handshake | None = None,
+    runner: Callable[[RunRequest], RunOutcome] | None = None,
+    each: Callable[[str, RunOutcome], bool] | None = None,
+) -> EveryProfile:
+    """``run --profile all``: ``request`` for each profile the engine's handshake lists, in
+    the harness's order (``request.options.profile`` is replaced by each in turn).
+
+    ``handshake``: the engine's, when already asked (else the adapter is started once to
+    ask it). ``runner`` runs one profile's request (default :func:`run_request`; the
+    command line passes one that shows progress and handles signals); ``each`` is called
+    with each profile's outcome and stops the loop by returning False. A profile with no
+    selected case is left out (``empty``); a run interrupted by a signal stops the loop.
+
+    :raises EngineError: when the adapter cannot start for the handshake.
+    :raises NoSelection: when no profile has a selected case.
+    """
+    if handshake is None:
+        handshake = engine_handshake(request.argv, request.options)
+    names, unlisted = profiles_to_run(handshake)
+    if runner is None:
+
+        def runner(one: RunRequest) -> RunOutcome:
+            return run_request(one, scenarios, catalogue=catalogue)
+
+    outcomes: dict[str, RunOutcome] = {}
+    empty: list[str] = []
+    for name in names:
+        one = replace(request, options=replace(request.options, profile=name))
+        try:
+            outcome = runner(one)
+        except NoSelection:
+            empty.append(name)
+            continue
+        outcomes[name] = outcome
+        go_on = each(name, outcome) if each is not None else True
+        if outcome.interrupted is not None or not go_on:
+            break
+    if not outcomes:
+        raise NoSelection("no scenario of any profile matches the selection")
+    return EveryProfile(handshake, outcomes, tuple(unlisted), tuple(empty))
+
+
 def run_every_profile(
     argv: Sequence[str],
     scenarios: Sequence[Scenario],
@@ -325,42 +401,39 @@ def run_every_profile(
     ids: Sequence[str] = (),
     laws: tuple[int, int] | None = None,
 ) -> dict[str, RunResult]:
-    """``run --profile all``: :func:`run_profile` for each profile the engine lists, in the
-    harness's order; a profile with no selected case is left out.
+    """:func:`run_each_profile` with plain arguments, as :func:`run_profile` is for one
+    profile (no explanation asked); a run interrupted by a signal raises it once the
+    adapters are reaped.
 
     :raises EngineError: when the adapter cannot start for the first handshake.
     :raises NoSelection: when no profile has a selected case.
     """
     from conformance.run.runner import RunOptions
 
-    base = options or RunOptions()
-    names, _unlisted = profiles_to_run(engine_handshake(argv, base))
-    runs: dict[str, RunResult] = {}
-    for name in names:
-        try:
-            runs[name] = run_profile(
-                argv,
-                scenarios,
-                replace(base, profile=name),
-                catalogue=catalogue,
-                rules=rules,
-                tags=tags,
-                ids=ids,
-                laws=laws,
-            )
-        except NoSelection:
-            continue
-    if not runs:
-        raise NoSelection("no scenario of any profile matches the selection")
-    return runs
+    request = RunRequest(
+        tuple(argv),
+        options or RunOptions(),
+        rules=tuple(rules),
+        tags=tuple(tags),
+        ids=tuple(ids),
+        laws=laws,
+        explain=False,
+    )
+    every = run_each_profile(request, scenarios, catalogue=catalogue)
+    if every.interrupted is not None:
+        raise every.interrupted
+    return {name: outcome.run for name, outcome in every.outcomes.items()}
 
 
 __all__ = [
+    "EveryProfile",
     "RunOutcome",
     "RunRequest",
     "as_shard",
     "engine_handshake",
+    "handshake_profile",
     "profiles_to_run",
+    "run_each_profile",
     "run_every_profile",
     "run_profile",
     "run_request",

@@ -1,25 +1,29 @@
-"""pytest plugin (entry point ``carioca``): the corpus graded as pytest items, as ``run``
-grades it.
+"""pytest plugin (entry point ``carioca``): the corpus graded as pytest items, judged as
+``run`` judges it.
 
 ``pytest --carioca-adapter "CMD ARGS"`` (or ``carioca_adapter = CMD ARGS`` in the ini file:
-every ``--carioca-*`` option has an ini key ``carioca_*``) grades the corpus against one
-adapter process per pytest process, so it also works under pytest-xdist. Without an adapter
-the plugin does nothing. docs/pytest-plugin.md is the author's page.
+every ``--carioca-*`` option has an ini key ``carioca_*``) grades the corpus against an
+adapter. Without an adapter the plugin does nothing. docs/pytest-plugin.md is the author's
+page.
 
-What it shares with ``run`` (so that a green means the same at both doors):
+It is a door to ``run``, not a second judge: the items selected are one
+:class:`~conformance.jobs.RunRequest`, run once per pytest process by
+:func:`~conformance.jobs.run_request` (the consecutive-error stop, the expectations, the
+laws, the causes) and judged by :func:`~conformance.run.verdict.judge` (nothing graded, the
+``--carioca-min-graded`` gate, an op answered in some cases and refused as ``unsupported``
+in others, broken laws), so a green means the same at both doors. What is the plugin's own:
 
 - the profile is ``--carioca-profile``, else the one profile the engine's handshake lists;
   an engine listing several with none chosen, or not listing the one chosen, is one
   collection error (as is an adapter that cannot start: one error, one start);
 - each scenario is one item, its node id naming its file
-  (``scenarios/melds/runs.yaml::cc-0302``); a case is passed, failed, skipped when nothing
-  of it could be graded, and xfailed or xpassed under ``--carioca-expectations FILE`` (the
-  file ``run --expectations`` reads, check-level entries too; ``--carioca-strict`` fails an
-  xpass);
-- a session that graded no check of any case fails, as ``run`` exits 4 (every case skipped
-  is no pass), and so does one under ``--carioca-min-graded``;
-- ``--carioca-properties`` adds the laws (one item each) and ``--carioca-fuzz GAMES`` one
-  fuzz campaign item.
+  (``scenarios/melds/run-shape.yaml::cc-0050``), reporting its case of the run: passed,
+  failed, skipped when nothing of it could be graded, xfailed or xpassed under
+  ``--carioca-expectations FILE`` (``--carioca-strict`` fails an xpass);
+- ``--carioca-properties`` adds the laws (one item each: a law the engine's capabilities
+  leave out is skipped as *not checked*) and ``--carioca-fuzz GAMES`` one fuzz campaign;
+- the run's verdict travels on the first item's report, so under pytest-xdist the process
+  that reports fails the session as ``run`` would (each worker runs the selection once).
 """
 
 from __future__ import annotations
@@ -28,7 +32,7 @@ import math
 import shlex
 import warnings
 from collections.abc import Callable, Generator, Iterator, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -38,20 +42,24 @@ from conformance.adapter.command import AdapterCommandError, adapter_argv
 from conformance.adapter.engine import Handshake
 from conformance.adapter.limits import DEFAULT_CASE_TIMEOUT, DEFAULT_START_TIMEOUT, DEFAULT_TIMEOUT
 from conformance.errors import EngineError, HarnessError
-from conformance.grading.results import CaseResult, graded
+from conformance.grading.results import PropertyResult
 from conformance.io.textsafe import terminal_text
+from conformance.jobs import (
+    RunOutcome,
+    RunRequest,
+    engine_handshake,
+    handshake_profile,
+    run_request,
+)
 from conformance.knowledge.catalogue import Catalogue, CatalogueError, load_catalogue
 from conformance.knowledge.profiles import ProfileError, default_profiles
-from conformance.run.expectations import Expectations, ExpectationsError, apply_expectations
-from conformance.run.runner import (
-    CaseRunner,
-    RunOptions,
-    new_session,
-    not_run_result,
-    profile_unsupported,
-    section_of,
-)
-from conformance.run.verdict import CAUSE_LABELS, parse_share
+from conformance.laws.properties import RULES as LAW_RULES
+from conformance.laws.properties import check_properties
+from conformance.reports.console import cause_lines
+from conformance.run.exitcodes import EXIT_OK
+from conformance.run.expectations import Expectations, ExpectationsError
+from conformance.run.runner import RunOptions, profile_unsupported
+from conformance.run.verdict import Gates, hidden_sections, judge, parse_share
 from conformance.scenarios import Scenario, load_corpus
 from conformance.scenarios.corpus import default_catalogue_path, default_corpus_dir
 
@@ -127,6 +135,12 @@ OPTIONS: tuple[_Option, ...] = (
         "fail the session unless this share of the checks was graded (0.9 or 90%%)",
         "SHARE",
     ),
+    _Option(
+        "no_explain",
+        "bool",
+        False,
+        "do not ask the reference which option explains the failures (as run --no-explain)",
+    ),
     _Option("properties", "bool", False, "also check the laws over seeded deals (one item each)"),
     _Option("seed", "int", 0, "seed of the laws' deals and of the fuzz campaign", "S"),
     _Option("deals", "int", 7, "deals played by --carioca-properties", "N"),
@@ -153,6 +167,7 @@ class Settings:
     strict: bool
     options: RunOptions
     min_graded: float | None
+    explain: bool
     properties: bool
     seed: int
     deals: int
@@ -274,6 +289,7 @@ def _settings(config: pytest.Config) -> Settings | None:
         strict=values["strict"],
         options=options,
         min_graded=values["min_graded"],
+        explain=not values["no_explain"],
         properties=values["properties"],
         seed=values["seed"],
         deals=values["deals"],
@@ -351,102 +367,64 @@ def pytest_runtest_makereport(
     return report
 
 
-def pytest_unconfigure(config: pytest.Config) -> None:
-    """Close this process's adapter session."""
-    state = config.stash.get(_STATE, None)
-    if state is not None:
-        state.close()
-
-
-_GRADED = "carioca_graded"
-
-
-@dataclass
-class _Tally:
-    """What the session's cases graded, summed from their reports."""
-
-    cases: int = 0
-    graded: int = 0
-    total: int = 0
-    not_graded: dict[str, int] = field(default_factory=dict)
-    profiles: set[str] = field(default_factory=set)
-
-    def add(self, props: dict[str, Any]) -> None:
-        """Count one case's report."""
-        self.cases += 1
-        self.graded += int(props[_GRADED])
-        self.total += int(props.get("carioca_checks", 0))
-        self.profiles.add(str(props.get("carioca_profile", "")))
-        for cause, count in dict(props.get("carioca_not_graded") or {}).items():
-            self.not_graded[cause] = self.not_graded.get(cause, 0) + int(count)
-
-    def not_graded_text(self) -> str:
-        """The checks not graded by cause, largest first (as ``run`` says it)."""
-        ordered = sorted(self.not_graded.items(), key=lambda item: (-item[1], item[0]))
-        return ", ".join(f"{n} {CAUSE_LABELS.get(cause, cause)}" for cause, n in ordered)
+#: The user property, on the first item a process grades, that carries the session's
+#: verdict from a worker to the process that reports (pytest-xdist sends user properties).
+_VERDICT = "carioca_verdict"
 
 
 class _Reporter:
-    """Counts what the cases graded (in the process that reports: under xdist, the
-    controller, from the workers' reports) and fails a session whose green was not earned."""
+    """Reads the session's verdict (in the process that reports: under xdist, the
+    controller, from a worker's report) and fails a session whose run is not green."""
 
     def __init__(self, state: _State) -> None:
         self.state = state
-        self.tally = _Tally()
-        self.problem = ""
+        self.verdict: dict[str, Any] | None = None
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        """Count one case's checks, from its report."""
-        if report.when == "call":
-            props = dict(report.user_properties)
-            if _GRADED in props:
-                self.tally.add(props)
+        """Keep the verdict the first graded item carries (every process judges the same
+        run, so the first is as good as any)."""
+        if report.when == "call" and self.verdict is None:
+            for name, value in report.user_properties:
+                if name == _VERDICT and isinstance(value, dict):
+                    self.verdict = value
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
-        """A session that graded nothing, or less than ``--carioca-min-graded``, fails."""
-        tally = self.tally
-        if hasattr(session.config, "workerinput") or not tally.cases:
+        """A session whose run is not green (nothing graded, a gate not met, an op answered
+        in some cases and refused in others, …) fails, as ``run`` exits non-zero."""
+        verdict = self.verdict
+        if hasattr(session.config, "workerinput") or verdict is None:
             return  # a worker, or no case ran (deselected, or collection failed: said)
-        why = tally.not_graded_text()
-        share = tally.graded / tally.total if tally.total else 0.0
-        minimum = self.state.settings.min_graded
-        if tally.graded == 0:
-            self.problem = (
-                f"nothing was graded: 0 of {tally.total} checks of {tally.cases} case(s)"
-                f"{f' ({why})' if why else ''}; a run that grades nothing is no pass"
-            )
-        elif minimum is not None and share < minimum:
-            self.problem = (
-                f"{tally.graded}/{tally.total} checks graded ({share:.1%}), under "
-                f"--carioca-min-graded {minimum * 100:g}%"
-            )
-        if self.problem and session.exitstatus == pytest.ExitCode.OK:
+        if verdict["code"] != EXIT_OK and session.exitstatus == pytest.ExitCode.OK:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
-        """One line: what the cases graded; and why the session failed, if it graded too
-        little."""
-        tally = self.tally
-        if not tally.cases:
+        """What the run graded, its causes, and why it is not green (``run``'s words)."""
+        verdict = self.verdict
+        if verdict is None:
             return
-        profiles = ", ".join(sorted(tally.profiles))
-        line = f"carioca: profile {profiles}: graded {tally.graded}/{tally.total} checks"
-        why = tally.not_graded_text()
-        terminalreporter.write_line(f"{line} (not graded: {why})" if why else line)
-        if self.problem:
-            terminalreporter.write_line(f"carioca: error: {self.problem}", red=True, bold=True)
+        terminalreporter.write_line(f"carioca: profile {verdict['profile']}: {verdict['line']}")
+        for line in verdict["causes"]:
+            terminalreporter.write_line(f"carioca: {line}" if line else "")
+        for line in verdict.get("notes", ()):
+            terminalreporter.write_line(f"carioca: {line}")
+        for reason in verdict["reasons"]:
+            terminalreporter.write_line(f"carioca: error: {reason}", red=True, bold=True)
 
 
 class _State:
-    """This process's adapter session and runner, made at collection and kept for the run."""
+    """This process's settings, corpus and handshake, made at collection, and the one run
+    of the selected cases (:func:`conformance.jobs.run_request`), made when the first item
+    needs it and read by every item."""
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self.catalogue: Catalogue | None = None
-        self.runner: CaseRunner | None = None
         self.profile = settings.profile or ""
-        self.consecutive_errors = 0
-        self._laws: dict[str, Any] | None = None
+        self.scenarios: list[Scenario] = []
+        self.corpus_label: str | None = None
+        self.outcome: RunOutcome | None = None
+        self.verdict_sent = False
+        self._laws: dict[str, PropertyResult] | None = None
 
     @property
     def options(self) -> RunOptions:
@@ -466,19 +444,13 @@ class _State:
         :raises CariocaSetupError: when the adapter cannot start, or the profile is not
             chosen and the engine lists several, or the engine does not list it.
         """
-        session = new_session(self.settings.argv, self.settings.options)
         try:
-            handshake = session.start()
+            handshake = engine_handshake(self.settings.argv, self.settings.options)
         except EngineError as exc:
             tail = f"\nadapter stderr (tail):\n{exc.stderr_tail}" if exc.stderr_tail else ""
             command = shlex.join(self.settings.argv)
             raise CariocaSetupError(f"adapter {command!r} could not start: {exc}{tail}") from None
-        try:
-            self.profile = self._profile(handshake)
-        except CariocaSetupError:
-            session.close()
-            raise
-        self.runner = CaseRunner(session, self.options, self.load_catalogue())
+        self.profile = self._profile(handshake)
 
     def _profile(self, handshake: Handshake) -> str:
         """The profile to grade: the chosen one, which the engine must list, else the only
@@ -499,45 +471,85 @@ class _State:
                 f"the engine's handshake lists profiles {said}: none the harness knows "
                 f"({', '.join(default_profiles())}), so nothing can be graded"
             )
-        if len(listed) == 1:
-            return known[0]
+        only = handshake_profile(handshake)
+        if only is not None and len(listed) == 1:
+            return only
         raise CariocaSetupError(
             f"the engine's handshake lists profiles {said}: choose the one to grade with "
             "--carioca-profile NAME (ini carioca_profile), one pytest run per profile"
         )
 
-    def run_case(self, scenario: Scenario, section: str) -> CaseResult:
-        """Grade one case on this process's adapter (restarted after errors, as in ``run``);
-        after too many errors in a row the rest are not run."""
-        limit = self.settings.options.max_consecutive_errors
-        if self.runner is None or self.consecutive_errors >= limit:
-            why = f"not run: {limit} consecutive errors"
-            return not_run_result(scenario, self.catalogue, why, self.profile)
-        result = self.runner.run(scenario, section)
-        self.consecutive_errors = self.consecutive_errors + 1 if result.status == "error" else 0
-        expectations = self.settings.expectations
-        if expectations is not None:
-            result = apply_expectations([result], expectations)[0]
-        return result
-
-    def laws(self) -> dict[str, Any]:
-        """The laws' results by name, checked once per process on a fresh adapter."""
-        if self._laws is None:
-            from conformance.laws.properties import check_properties
-
-            found = check_properties(
-                self.settings.argv,
+    def run(self, session: pytest.Session) -> RunOutcome | None:
+        """The run of every case item of the session (after deselection), as ``run``
+        grades it: one :class:`~conformance.jobs.RunRequest` (with the laws when law items
+        are selected), made once per process; None when no case item is selected."""
+        if self.outcome is None:
+            items = session.items
+            ids = tuple(item.scenario.id for item in items if isinstance(item, ScenarioItem))
+            if not ids:
+                return None
+            settings = self.settings
+            laws = any(isinstance(item, LawItem) for item in items) and settings.properties
+            request = RunRequest(
+                settings.argv,
                 self.options,
-                seed=self.settings.seed,
-                deals=self.settings.deals,
+                ids=ids,
+                laws=(settings.seed, settings.deals) if laws else None,
+                explain=settings.explain,
+                expectations=settings.expectations,
+                expectations_source=f"expectations file {settings.expectations_path}",
+                corpus_label=self.corpus_label,
             )
+            outcome = run_request(request, self.scenarios, catalogue=self.load_catalogue())
+            if outcome.interrupted is not None:
+                raise outcome.interrupted
+            self.outcome = outcome
+            for note in outcome.run.warnings:
+                # Named as the run's, not as a line of the plugin.
+                warnings.warn_explicit(CariocaWarning(note), CariocaWarning, "carioca run", 0)
+        return self.outcome
+
+    def verdict(self) -> dict[str, Any] | None:
+        """The run's verdict as plain data (for the report that carries it), once per
+        process: the first item graded carries it, the rest do not."""
+        outcome = self.outcome
+        if outcome is None or self.verdict_sent:
+            return None
+        self.verdict_sent = True
+        run, settings = outcome.run, self.settings
+        gates = Gates(min_graded=settings.min_graded, option="--carioca-min-graded")
+        verdict = judge(run, self.catalogue, strict=settings.strict, gates=gates)
+        line = verdict.tally.line() if verdict.tally is not None else ""
+        return {
+            "profile": run.profile,
+            "code": verdict.code,
+            "line": line,
+            "reasons": list(verdict.reasons),
+            "causes": cause_lines(run.causes),
+            "notes": [
+                f"note: {section}: {kept} of {total} checks not graded ({why}): what the "
+                "engine declares or refuses hides most of this section"
+                for section, kept, total, why in hidden_sections(run.results)
+            ],
+        }
+
+    def laws(self, session: pytest.Session) -> dict[str, PropertyResult]:
+        """The laws' results by name: those of the run, or (no case item selected) checked
+        alone by the same function on a fresh adapter."""
+        if self._laws is None:
+            outcome = self.run(session)
+            found: Sequence[PropertyResult]
+            if outcome is not None and outcome.run.properties:
+                found = outcome.run.properties
+            else:
+                found = check_properties(
+                    self.settings.argv,
+                    self.options,
+                    seed=self.settings.seed,
+                    deals=self.settings.deals,
+                )
             self._laws = {law.name: law for law in found}
         return self._laws
-
-    def close(self) -> None:
-        """End this process's adapter session."""
-        if self.runner is not None:
-            self.runner.session.close()
 
 
 _STATE = pytest.StashKey[_State]()
@@ -564,30 +576,29 @@ class _CariocaItem(pytest.Item):
             return f"{self.name}\n{excinfo.value}"
         return super().repr_failure(excinfo)
 
+    def _carry_verdict(self) -> None:
+        """Attach the session's verdict to this item's report, if no item did yet."""
+        verdict = self.config.stash[_STATE].verdict()
+        if verdict is not None:
+            self.user_properties.append((_VERDICT, verdict))
+
 
 class ScenarioItem(_CariocaItem):
     """One scenario graded as a test."""
 
-    def __init__(self, *, scenario: Scenario, section: str, **kwargs: Any) -> None:
+    def __init__(self, *, scenario: Scenario, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.scenario = scenario
-        self.section = section
         for tag in scenario.tags:
             self.add_marker(pytest.mark.carioca_tag(tag))
 
     def runtest(self) -> None:
-        """Grade the scenario on this process's adapter session."""
+        """Report the scenario's result in the session's run (made by the first item)."""
         state = self.config.stash[_STATE]
-        result = state.run_case(self.scenario, self.section)
-        counted, total, not_graded = case_counts(result)
-        self.user_properties.extend(
-            [
-                (_GRADED, counted),
-                ("carioca_checks", total),
-                ("carioca_not_graded", not_graded),
-                ("carioca_profile", state.profile),
-            ]
-        )
+        outcome = state.run(self.session)
+        assert outcome is not None  # this item is one of the run's cases
+        self._carry_verdict()
+        result = next(r for r in outcome.run.results if r.id == self.scenario.id)
         status = result.status
         if status == "unsupported":
             pytest.skip(f"unsupported: {result.note}")
@@ -619,33 +630,22 @@ class ScenarioItem(_CariocaItem):
         return Path(self.scenario.path), self.scenario.line - 1, self.scenario.id
 
 
-def case_counts(result: CaseResult) -> tuple[int, int, dict[str, int]]:
-    """A case's checks graded, in all, and not graded by cause, as the session counts them.
-
-    A case none of whose own checks could be graded (``unsupported``) grades nothing, even
-    when the harness checked the state it handed the engine: an engine that echoes
-    ``load_state`` and refuses the rest must not look graded. Those checks count under the
-    cause that left the case ungraded.
-    """
-    tally = graded([result])
-    not_graded = dict(tally.not_graded)
-    if result.status != "unsupported" or not tally.graded:
-        return tally.graded, tally.total, not_graded
-    cause = next(iter(not_graded), "op")
-    not_graded[cause] = not_graded.get(cause, 0) + tally.graded
-    return 0, tally.total, not_graded
-
-
 class LawItem(_CariocaItem):
     """One law checked over seeded deals (``--carioca-properties``)."""
 
     def runtest(self) -> None:
-        """Check the laws (once per process) and report this one."""
-        laws = self.config.stash[_STATE].laws()
+        """Report this law as the run checked it: a law the engine's capabilities leave
+        out is skipped (*not checked*, as ``run --properties`` shows it), a broken one or
+        one that could check nothing of what the engine claims fails."""
+        state = self.config.stash[_STATE]
+        laws = state.laws(self.session)
+        self._carry_verdict()
         # No result of its own: the adapter could not start for the laws (``engine``).
         law = laws.get(self.name) or laws.get("engine")
         if law is None:
             raise CariocaCaseFailed("the law was not checked")
+        if not law.applies:
+            pytest.skip(f"{law.verdict}: {law.detail}")
         if not law.passed:
             raise CariocaCaseFailed(
                 f"{law.verdict}: {law.detail}\nrules: {', '.join(law.rules)}; seed {law.seed}"
@@ -693,11 +693,8 @@ class ScenarioFile(pytest.Collector):
 
     def collect(self) -> Iterator[pytest.Item]:
         """One item per case, in file order."""
-        catalogue = self.config.stash[_STATE].catalogue
         for scenario in self.scenarios:
-            yield ScenarioItem.from_parent(
-                self, name=scenario.id, scenario=scenario, section=section_of(scenario, catalogue)
-            )
+            yield ScenarioItem.from_parent(self, name=scenario.id, scenario=scenario)
 
 
 class LawsCollector(pytest.Collector):
@@ -705,9 +702,7 @@ class LawsCollector(pytest.Collector):
 
     def collect(self) -> Iterator[pytest.Item]:
         """One item per law."""
-        from conformance.laws.properties import RULES
-
-        for name in RULES:
+        for name in LAW_RULES:
             yield LawItem.from_parent(self, name=name)
 
 
@@ -746,13 +741,8 @@ class CorpusCollector(pytest.Collector):
                 f"the scenario corpus has {len(loaded.errors)} problem(s):\n{shown}"
                 + (f"\n… and {more} more" if more > 0 else "")
             )
-        expectations = state.settings.expectations
-        if expectations is not None:
-            stale = sorted(expectations.ids - {s.id for s in loaded.scenarios})
-            if stale:
-                said = f"names {len(stale)} id(s) that are not in the corpus: {', '.join(stale)}"
-                where = str(state.settings.expectations_path)
-                warnings.warn_explicit(CariocaWarning(said), CariocaWarning, where, 1)
+        state.scenarios = list(loaded.scenarios)
+        state.corpus_label = None if given is None else str(given)
         # The adapter starts once the corpus is read: nothing it does can change what is read.
         state.start()
         by_file: dict[str, list[Scenario]] = {}

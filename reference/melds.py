@@ -406,11 +406,6 @@ def _ace_reason(cards: tuple[Card, ...], profile: Profile) -> Reason | None:
     return None
 
 
-def is_valid_meld(meld: Meld, *, initial: bool, profile: Profile = ARGENTINE) -> bool:
-    """True if :func:`check_meld` finds nothing wrong."""
-    return check_meld(meld, initial=initial, profile=profile) is None
-
-
 # --- growing a meld -------------------------------------------------------------------------
 
 

@@ -56,7 +56,7 @@ def test_the_layering_check_sees_imports() -> None:
 #: its own package and any layer below its own, never one above. Names on one line share
 #: a layer and may not import each other.
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("errors",),  # the one error root; with the package's version (conformance/__init__.py)
+    ("errors", "version"),  # the one error root; the harness's and the corpus's versions
     ("io",),  # reading and writing files safely; where the shipped files are
     ("knowledge",),  # cards, the rule catalogue, the profiles and their options
     ("scenarios",),  # the corpus: loading, checking, the load cache
@@ -67,11 +67,16 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("fuzz",),  # the differential fuzzer
     ("authoring",),  # recording scenarios, coverage of rules and options
     ("audit",),  # the reference audited against itself and the corpus
-    ("reports",),  # causes, explanations, the console, JSON, JUnit and HTML
+    ("reports",),  # causes, the console, JSON, JUnit and HTML
+    ("explain",),  # the option that explains a run's failures, asked of the reference
     ("jobs",),  # the library's entry points: one profile, every profile
     ("cli", "pytest_plugin"),  # the two shells over the library
     ("__main__",),
 )
+
+#: The package root, ``conformance/__init__.py``: the front door (the library's entry
+#: points), above every layer, so nothing inside the harness may import it.
+ROOT_LAYER = len(LAYERS)
 
 #: Imports that point up, each with the reason it is still there. Only ``TYPE_CHECKING``
 #: imports may be listed: they cost nothing at run time, but they are still an arrow.
@@ -82,10 +87,10 @@ KNOWN_CIRCLES: dict[frozenset[str], str] = {}
 
 
 def _layer_of(module: str) -> int:
-    """The index in LAYERS of a ``conformance`` module (the package root is the bottom)."""
+    """The index in LAYERS of a ``conformance`` module (the package root is the top)."""
     parts = module.split(".")
     if len(parts) == 1:
-        return 0
+        return ROOT_LAYER
     for index, names in enumerate(LAYERS):
         if parts[1] in names:
             return index
@@ -154,20 +159,38 @@ def test_every_harness_package_has_a_layer() -> None:
         _layer_of(_module_name(path))
 
 
-def test_harness_imports_point_down_the_layers() -> None:
-    arrows = harness_imports()
-    # The package root is the bottom for what it defines (the version) and the front door
-    # for the entry points it exports: those it names for type checkers only, and imports
-    # on first use (conformance/__init__.py), so importing any part never imports all.
-    assert {where for importer, _, _, where in arrows if importer == "conformance"} <= {"typing"}
-    upward = {
+def upward(
+    arrows: list[tuple[str, str, tuple[str, ...], str]],
+) -> dict[tuple[str, str], str]:
+    """The arrows that point up the layers: (importer, imported) to where the import is."""
+    return {
         (importer, target): where
         for importer, target, _, where in arrows
-        if importer != "conformance" and _layer_of(target) > _layer_of(importer)
+        if _layer_of(target) > _layer_of(importer)
     }
-    assert {k: v for k, v in upward.items() if k not in KNOWN_UPWARD} == {}
+
+
+def test_harness_imports_point_down_the_layers() -> None:
+    arrows = harness_imports()
+    # The front door imports its version, and names the entry points for type checkers
+    # only, importing them on first use (conformance/__init__.py): importing any part never
+    # imports all.
+    root = {(target, where) for importer, target, _, where in arrows if importer == "conformance"}
+    assert {(t, w) for t, w in root if w != "typing"} == {("conformance.version", "top")}
+    found = upward(arrows)
+    assert {k: v for k, v in found.items() if k not in KNOWN_UPWARD} == {}
     # The exceptions are type-only, and still needed: a fixed one leaves the list.
-    assert {k: upward.get(k) for k in KNOWN_UPWARD} == dict.fromkeys(KNOWN_UPWARD, "typing")
+    assert {k: found.get(k) for k in KNOWN_UPWARD} == dict.fromkeys(KNOWN_UPWARD, "typing")
+
+
+def test_an_import_of_the_package_root_from_below_is_upward() -> None:
+    # ``from conformance import run_request`` inside grading/ reaches the front door, and
+    # through it jobs: an upward arrow, however the name is then resolved.
+    arrow = ("conformance.grading.ledger", "conformance", ("run_request",), "top")
+    assert upward([arrow]) == {("conformance.grading.ledger", "conformance"): "top"}
+    # A submodule named through the root (``from conformance import scenarios``) is not.
+    inner = ("conformance.run.selection", "conformance.scenarios", (), "top")
+    assert upward([inner]) == {}
 
 
 def test_no_private_name_crosses_a_package() -> None:

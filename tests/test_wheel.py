@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from conformance import CORPUS_VERSION, __version__
 from conformance.scenarios import load_corpus
+from conformance.version import CORPUS_VERSION, __version__
 from tests.paths import ROOT
 
 
@@ -44,6 +44,8 @@ def test_the_built_wheel_carries_everything_and_an_installed_copy_finds_it(
     data = [p.relative_to(ROOT) for p in (ROOT / "conformance" / "data").glob("*.json")]
     reference = [p.relative_to(ROOT) for p in (ROOT / "reference").glob("*.py")]
     assert "conformance/data/catalogue.json" in names
+    # PEP 561: an engine author's type checker reads the harness's annotations.
+    assert "conformance/py.typed" in names
     for path in (*schemas, *data, *reference):
         assert path.as_posix() in names, f"the wheel lacks {path}"
     entry_points = next(n for n in names if n.endswith(".dist-info/entry_points.txt"))

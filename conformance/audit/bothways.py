@@ -172,10 +172,6 @@ def _at_or_after(place: tuple[int | None, str], step: int) -> bool:
     return at is None or at >= step
 
 
-def _is_check(where: str) -> bool:
-    return where != CASE and not (where.startswith("step ") and where[5:].isdigit())
-
-
 def _step_of(where: str) -> int | None:
     return int(where[5:]) if where.startswith("step ") and where[5:].isdigit() else None
 

@@ -18,9 +18,6 @@ import argparse
 import sys
 from collections.abc import Callable, Sequence
 
-from conformance import CORPUS_VERSION, __version__
-from conformance.adapter.command import reference_argv as reference_argv  # re-exported
-from conformance.adapter.command import shell_operators as shell_operators  # re-exported
 from conformance.adapter.reaper import become_subreaper
 from conformance.cli import (
     audit,
@@ -34,13 +31,12 @@ from conformance.cli import (
     run_options,
     smoke,
 )
-from conformance.cli.args import EPILOG as EPILOG  # re-exported
-from conformance.cli.common import UsageError as UsageError  # re-exported
-from conformance.cli.common import parse_adapter as parse_adapter  # re-exported
+from conformance.cli.args import EPILOG
+from conformance.cli.common import UsageError
 from conformance.io.textsafe import TerminalStream
 from conformance.run.exitcodes import EXIT_USAGE
 from conformance.run.selection import SelectionError
-from conformance.run.selection import rule_matches as rule_matches  # re-exported
+from conformance.version import CORPUS_VERSION, __version__
 
 #: Each command's function, in the order ``--help`` lists them.
 COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {

@@ -19,8 +19,9 @@ if TYPE_CHECKING:
 
 EPILOG = """exit codes:
   0  nothing unexpected, and something was graded
-  1  failures, errors, cases not run, broken laws, xpass under --strict, or an
-     op answered in some cases and refused as unsupported in others
+  1  failures, errors, cases not run, broken laws, xpass under --strict, an
+     op answered in some cases and refused as unsupported in others (or at one
+     player count only), or a capability claimed and never played
      (coverage: something uncovered)
   2  usage error, or a broken corpus, catalogue or expectations file
   3  the adapter could not start, its handshake failed, or it lacks the --profile

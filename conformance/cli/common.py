@@ -66,6 +66,32 @@ def corpus_label(args: argparse.Namespace) -> str:
     return selection.corpus_label(paths, corpus)
 
 
+def handshake_default(args: argparse.Namespace, *, timeout: float, start_timeout: float) -> None:
+    """Fill in ``args.profile`` when none was given: the one profile the engine's handshake
+    lists (an engine that plays only Perla is graded on Perla), else the default profile.
+
+    The adapter is started once to ask; one that cannot start leaves the default, and the
+    command then reports why it cannot start. The reference (no ``--adapter``) lists every
+    profile: it is not asked.
+    """
+    from conformance.errors import EngineError
+    from conformance.jobs import engine_handshake, handshake_profile
+    from conformance.knowledge.profiles import DEFAULT_PROFILE
+    from conformance.run.runner import RunOptions
+
+    if args.profile is not None:
+        return
+    args.profile = DEFAULT_PROFILE
+    if args.adapter is None:
+        return
+    options = RunOptions(timeout=timeout, start_timeout=start_timeout)
+    try:
+        handshake = engine_handshake(parse_adapter(args.adapter), options)
+    except EngineError:
+        return
+    args.profile = handshake_profile(handshake) or DEFAULT_PROFILE
+
+
 def profile_name(args: argparse.Namespace) -> str:
     """The ``--profile`` of a command, refused (exit 2) when the harness has no data for it."""
     from conformance.knowledge.profiles import ProfileError, default_profiles

@@ -21,6 +21,7 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
     """Differential fuzzing against the reference (docs/fuzzing.md); ``--merge`` joins shards."""
     from conformance import fuzz
     from conformance.fuzz import command
+    from conformance.run.selection import parse_shard
 
     out, json_path = Path(args.out), Path(args.json) if args.json else None
     known = _fuzz_known(args)
@@ -30,7 +31,7 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
         else:
             options = fuzz.FuzzOptions(
                 games=args.games, seed=args.seed, workers=args.workers, max_steps=args.max_steps,
-                shard=fuzz.parse_shard(args.shard), only_games=tuple(args.game or ()),
+                shard=parse_shard(args.shard), only_games=tuple(args.game or ()),
                 profile=args.profile, timeout=args.timeout, shrink=not args.no_shrink,
                 reasons=args.reasons,
             )  # fmt: skip

@@ -18,11 +18,13 @@ from conformance.cli.common import (
     catalogue_of,
     corpus_label,
     given,
+    handshake_default,
     load,
     parse_adapter,
     profile_name,
 )
 from conformance.knowledge.catalogue import Catalogue
+from conformance.knowledge.profiles import DEFAULT_PROFILE
 from conformance.reports.outputs import (
     OutputPathError,
     RunFiles,
@@ -38,12 +40,14 @@ from conformance.run.exitcodes import (
     EXIT_UNGRADED,
     EXIT_USAGE,
 )
-from conformance.run.selection import NoSelection
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from conformance.adapter.engine import EngineSession
     from conformance.jobs import RunOutcome, RunRequest
     from conformance.run.verdict import Verdict
+    from conformance.scenarios import Scenario
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -80,12 +84,12 @@ def _verbosity(args: argparse.Namespace) -> str:
 
 
 def _run_every_profile(args: argparse.Namespace) -> int:
-    """``run --profile all``: each profile's slice in turn, as ``--profile NAME`` would run
-    it, for every profile the engine's handshake lists; the worst exit code wins."""
+    """``run --profile all``: the library's :func:`conformance.jobs.run_each_profile`, each
+    profile run, judged and printed as ``--profile NAME`` would be; the worst exit code
+    wins."""
     from conformance.errors import EngineError
-    from conformance.jobs import engine_handshake, profiles_to_run
+    from conformance.jobs import engine_handshake, run_each_profile
     from conformance.reports.console import QUIET, all_header, profiles_line
-    from conformance.run.runner import RunOptions
     from conformance.run.verdict import worst
 
     others = [("--expectations", args.expectations), ("--shard", args.shard)]
@@ -95,43 +99,61 @@ def _run_every_profile(args: argparse.Namespace) -> int:
             f"--profile all writes no report and reads no expectations: drop "
             f"{', '.join(given)}, or run one --profile at a time"
         )
-    argv = parse_adapter(args.adapter)
-    options = RunOptions(
-        timeout=args.timeout,
-        start_timeout=args.start_timeout,
-        max_response_bytes=args.max_response_bytes,
-    )
+    # The profile is each listed one in turn (run_each_profile); the default stands in.
+    request = run_request_of(argparse.Namespace(**{**vars(args), "profile": DEFAULT_PROFILE}))
     # One handshake first: a profile the engine does not list is left out, not failed.
     try:
-        handshake = engine_handshake(argv, options)
+        handshake = engine_handshake(request.argv, request.options)
     except EngineError as exc:
         print(f"error: the adapter could not start: {exc}", file=sys.stderr)
         return EXIT_ADAPTER
-    names, unlisted = profiles_to_run(handshake)
+    catalogue = catalogue_of(args)
+    scenarios = _corpus(args, catalogue)
+    if scenarios is None:
+        return EXIT_USAGE
     emit(all_header(handshake, corpus_label(args), quiet=_verbosity(args) == QUIET))
     codes: dict[str, int] = {}
-    for name in names:
-        try:
-            codes[name] = _run_profile(
-                argparse.Namespace(**{**vars(args), "profile": name}), part_of_all=True
-            )
-        except NoSelection:
-            emit(f"profile {name}: no case matches the selection\n")
-            continue
-        if codes[name] not in (EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_ADAPTER, EXIT_UNGRADED):
-            return codes[name]  # interrupted: stop at once, as a single run does
-    if not codes:
-        raise NoSelection("no scenario of any profile matches the selection")
-    emit(profiles_line(codes, unlisted))
+    stopped: list[int] = []
+
+    def runner(one: RunRequest) -> RunOutcome:
+        outcome, codes[one.options.profile] = _run_judged(
+            args, one, scenarios, catalogue, None, part_of_all=True
+        )
+        return outcome
+
+    def each(name: str, _outcome: RunOutcome) -> bool:
+        # A signal (even one that waited for the reports) stops at once, as a single run.
+        if codes[name] in (EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_ADAPTER, EXIT_UNGRADED):
+            return True
+        stopped.append(codes[name])
+        return False
+
+    every = run_each_profile(
+        request, scenarios, catalogue=catalogue, handshake=handshake, runner=runner, each=each
+    )
+    if stopped:
+        return stopped[0]
+    for name in every.empty:
+        emit(f"profile {name}: no case matches the selection\n")
+    emit(profiles_line(codes, every.unlisted))
     return worst(list(codes.values()))
 
 
-def _run_profile(args: argparse.Namespace, *, part_of_all: bool = False) -> int:
+def _run_profile(args: argparse.Namespace) -> int:
     """Run the selected scenarios of ``args.profile`` against an adapter and report."""
+    from dataclasses import replace
+
     from conformance.errors import EngineError
     from conformance.run.runner import new_session
 
-    request = run_request_of(args)
+    # Every input is checked before the adapter is first started (to ask its profile).
+    named = args.profile
+    request = run_request_of(
+        argparse.Namespace(**{**vars(args), "profile": named or DEFAULT_PROFILE})
+    )
+    handshake_default(args, timeout=args.timeout, start_timeout=args.start_timeout)
+    if args.profile != named:
+        request = replace(request, options=replace(request.options, profile=args.profile))
     # The cache entries the corpus loads from are read before any adapter starts (so the
     # engine cannot change them under its own run); the first adapter then starts up while
     # they are decoded, and the run shakes hands with it.
@@ -144,7 +166,11 @@ def _run_profile(args: argparse.Namespace, *, part_of_all: bool = False) -> int:
     except EngineError:
         early = None  # the run starts it again and reports why it cannot
     try:
-        return _run_loaded(args, request, early, part_of_all)
+        catalogue = catalogue_of(args)
+        scenarios = _corpus(args, catalogue)
+        if scenarios is None:
+            return EXIT_USAGE
+        return _run_judged(args, request, scenarios, catalogue, early, part_of_all=False)[1]
     finally:
         if early is not None:
             early.close()  # a no-op once the run has closed it
@@ -199,22 +225,9 @@ def run_request_of(args: argparse.Namespace) -> RunRequest:
     )
 
 
-def _run_loaded(
-    args: argparse.Namespace,
-    request: RunRequest,
-    early: EngineSession | None,
-    part_of_all: bool,
-) -> int:
-    """The rest of :func:`_run_profile`: load the corpus, then the library's run (the first
-    adapter ``early`` already spawned), judged and reported. A signal stops the run, and
-    what was graded is still reported; once the run is being finished a signal waits until
-    the reports are written."""
-    from conformance.jobs import run_request
-    from conformance.reports.report import Progress
-    from conformance.run.interrupt import Collector, exit_code, interruptible, signal_name
-    from conformance.run.verdict import Gates, judge
-
-    catalogue = catalogue_of(args)
+def _corpus(args: argparse.Namespace, catalogue: Catalogue) -> list[Scenario] | None:
+    """The corpus's scenarios; None (exit 2, said) when it is broken and ``--skip-broken``
+    was not given."""
     loaded = load(args, catalogue)
     if loaded.errors:
         for error in loaded.errors:
@@ -224,14 +237,35 @@ def _run_loaded(
                 f"the corpus has {len(loaded.errors)} problem(s); fix them or pass --skip-broken",
                 file=sys.stderr,
             )
-            return EXIT_USAGE
+            return None
         print(f"skipping broken scenarios ({len(loaded.errors)} problem(s))", file=sys.stderr)
+    return list(loaded.scenarios)
+
+
+def _run_judged(
+    args: argparse.Namespace,
+    request: RunRequest,
+    scenarios: Sequence[Scenario],
+    catalogue: Catalogue,
+    early: EngineSession | None,
+    *,
+    part_of_all: bool,
+) -> tuple[RunOutcome, int]:
+    """The library's run of ``request`` (the first adapter ``early`` already spawned),
+    judged and reported, and its exit code. A signal stops the run, and what was graded is
+    still reported; once the run is being finished a signal waits until the reports are
+    written."""
+    from conformance.jobs import run_request
+    from conformance.reports.report import Progress
+    from conformance.run.interrupt import Collector, exit_code, interruptible, signal_name
+    from conformance.run.verdict import Gates, judge
+
     progress = Progress()
     collector = Collector(progress)
     with interruptible(on_signal=collector.freeze) as signals:
         outcome = run_request(
             request,
-            loaded.scenarios,
+            scenarios,
             catalogue=catalogue,
             progress=collector,
             spawned=early,
@@ -239,7 +273,7 @@ def _run_loaded(
             settled=signals.defer,
         )
         if outcome.adapter_error is not None:
-            return _adapter_did_not_start(args, request, outcome, catalogue)
+            return outcome, _adapter_did_not_start(args, request, outcome, catalogue)
         gates = Gates(min_graded=args.min_graded, all_players=args.all_players)
         verdict = judge(outcome.run, catalogue, strict=args.strict, gates=gates)
         written = _report_run(
@@ -251,12 +285,12 @@ def _run_loaded(
         print(f"interrupted ({name})", file=sys.stderr)
         code = exit_code(interrupted) if interrupted is not None else signals.exit_code()
         assert code is not None
-        return code
+        return outcome, code
     if not written:
-        return EXIT_USAGE
+        return outcome, EXIT_USAGE
     for reason in verdict.reasons:
         print(f"error: {reason} (exit {verdict.code})", file=sys.stderr)
-    return verdict.code
+    return outcome, verdict.code
 
 
 def _files(args: argparse.Namespace) -> RunFiles:

@@ -50,8 +50,9 @@ def add_parser(sub: Subparsers) -> None:
     )
     run.add_argument(
         "--profile",
-        default=DEFAULT_PROFILE,
-        help="the profile graded; 'all': every profile the engine lists, one after another",
+        default=None,
+        help="the profile graded (default: the one profile the engine's handshake lists, "
+        f"else {DEFAULT_PROFILE}); 'all': every profile the engine lists, one after another",
     )
     run.add_argument("--skip-broken", action="store_true", help="run despite broken scenarios")
     run.add_argument(

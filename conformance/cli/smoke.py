@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from conformance.adapter.limits import DEFAULT_TIMEOUT
 from conformance.cli.args import HOSTILE_HELP, seconds
-from conformance.cli.common import parse_adapter, profile_name
+from conformance.cli.common import handshake_default, parse_adapter, profile_name
 from conformance.knowledge.profiles import DEFAULT_PROFILE
 from conformance.run.exitcodes import EXIT_ADAPTER, EXIT_FAILED, EXIT_OK
 
@@ -20,6 +20,7 @@ def cmd_smoke(args: argparse.Namespace) -> int:
     """Tell a broken adapter from an engine that merely disagrees with the rules."""
     from conformance.laws.smoke import smoke
 
+    handshake_default(args, timeout=args.timeout, start_timeout=args.timeout)
     profile = profile_name(args)
     result = smoke(
         parse_adapter(args.adapter), timeout=args.timeout, profile=profile, hostile=args.hostile
@@ -57,5 +58,8 @@ def add_parser(sub: Subparsers) -> None:
     )
     smoke.add_argument("--hostile", action="store_true", help=HOSTILE_HELP)
     smoke.add_argument(
-        "--profile", default=DEFAULT_PROFILE, help="probe this profile (the handshake must list it)"
+        "--profile",
+        default=None,
+        help="probe this profile, which the handshake must list (default: the one profile "
+        f"it lists, else {DEFAULT_PROFILE})",
     )

@@ -61,7 +61,6 @@ from .model import (
     Occurrence,
     Trace,
     game_indices,
-    parse_shard,
 )
 from .report import (
     REPORT_VERSION,
@@ -95,7 +94,6 @@ __all__ = [
     "lay_off_fair_reasons",
     "merge_reports",
     "new_game_check",
-    "parse_shard",
     "read_report",
     "reference_rulings",
     "report_dict",

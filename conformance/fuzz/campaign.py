@@ -39,7 +39,6 @@ class FuzzResult:
     rulings: dict[str, str]
     options: FuzzOptions
     games_played: int = 0
-    games_ended_early: int = 0
     steps: int = 0
     queries: int = 0
     compared: int = 0
@@ -48,6 +47,9 @@ class FuzzResult:
     findings: list[Finding] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     unsupported_ops: list[str] = field(default_factory=list)
+    #: Ops answered in some games and refused as ``unsupported`` in others, at one player
+    #: count (``act:discard at 2 players``): the campaign is then no pass.
+    inconsistent_ops: list[str] = field(default_factory=list)
     events: dict[str, int] = field(default_factory=dict)
     interrupted: str | None = None
     """The signal that stopped the campaign early (``SIGINT``, ``SIGTERM``), else None."""
@@ -159,6 +161,9 @@ def fuzz(
             interrupted=interrupted,
             warnings=sorted(set(w for s in every for w in s.warnings)),
             unsupported_ops=sorted(set(o for s in every for o in s.unsupported_ops)),
+            inconsistent_ops=sorted(
+                {o for s in every for o in s.answered_at} & {o for s in every for o in s.refused_at}
+            ),
             events=dict(
                 sorted(
                     (

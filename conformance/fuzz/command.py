@@ -86,7 +86,40 @@ def verdict(report: Mapping[str, Any]) -> tuple[int, str | None]:
             f"the reference{said}; a campaign that compares nothing is not a pass "
             f"(exit {EXIT_UNGRADED})"
         )
+    mixed = report.get("inconsistent_ops") or []
+    if mixed:
+        return EXIT_FAILED, (
+            f"error: unsupported is inconsistent: the engine answered {', '.join(mixed)} in "
+            "some games and refused it as unsupported in others; unsupported says the engine "
+            "lacks the op, the player count or the action, in every game (docs/protocol.md "
+            f"§1) (exit {EXIT_FAILED})"
+        )
+    broken = _broken_claim(report)
+    if broken is not None:
+        return EXIT_FAILED, broken
     return EXIT_OK, None
+
+
+#: The requests of a game: an engine that refuses them all plays no game.
+_GAME_OPS = frozenset({"load_state", "start_deal", "new_game", "act", "next_deal", "redeal"})
+
+
+def _broken_claim(report: Mapping[str, Any]) -> str | None:
+    """Why the campaign is no pass though it compared answers: the engine claims turns or
+    deals, was dealt games, and played no step of them, answering unsupported to the
+    game's requests (meld queries alone compared). None when it played."""
+    totals = report["totals"]
+    engine = report.get("engine") or {}
+    claimed = sorted({"turns", "deals"} & set(engine.get("capabilities") or ()))
+    refused = sorted(_GAME_OPS & set(report.get("unsupported_ops") or ()))
+    if not claimed or not refused or not totals.get("games") or totals.get("steps"):
+        return None
+    return (
+        f"error: the engine claims {', '.join(claimed)} but played no step of "
+        f"{totals['games']} game(s) (it answered unsupported to {', '.join(refused)}): a "
+        "capability claimed and never played is a broken claim; drop it from capabilities, "
+        f"or play it (exit {EXIT_FAILED})"
+    )
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,6 @@
 """Which option explains a fuzz finding: the reference plays it, and the engine agrees.
 
-The ``run`` counterpart (conformance/reports/explain.py) replays failing cases; here a finding's
+The ``run`` counterpart (conformance/explain.py) replays failing cases; here a finding's
 example game is replayed with the reference playing, one at a time, each other option of
 the disputed points and house variants that decide the finding's rules (and each interface
 reading the engine does not declare). When the engine and the reference so playing agree

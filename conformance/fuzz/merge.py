@@ -125,6 +125,7 @@ def merge_reports(reports: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     totals: dict[str, Any] = {}
     by_key: dict[str, dict[str, Any]] = {}
     unsupported: set[str] = set()
+    inconsistent: set[str] = set()
     events: Counter[str] = Counter()
     for rep in reports:
         for k, v in rep["totals"].items():
@@ -135,6 +136,7 @@ def merge_reports(reports: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         events.update(rep.get("events", {}))
         warnings |= set(rep.get("warnings", []))
         unsupported |= set(rep.get("unsupported_ops", []))
+        inconsistent |= set(rep.get("inconsistent_ops", []))
         for f in rep["findings"]:
             have = by_key.get(f["key"])
             if have is None:
@@ -171,6 +173,7 @@ def merge_reports(reports: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         "interrupted": next((r["interrupted"] for r in reports if r.get("interrupted")), None),
         "adapter_error": None,
         "unsupported_ops": sorted(unsupported),
+        "inconsistent_ops": sorted(inconsistent),
         "warnings": sorted(warnings),
     }
 

@@ -5,7 +5,6 @@ finding. Plain data shared by every other part of :mod:`conformance.fuzz`."""
 from __future__ import annotations
 
 import math
-import re
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -90,25 +89,6 @@ def finite(value: Any, default: float = 0.0) -> float:
     except OverflowError:  # an integer of hundreds of digits
         return default
     return number if math.isfinite(number) else default
-
-
-def parse_shard(text: str) -> tuple[int, int]:
-    """``"I/N"`` with 1 <= I <= N, as ``(I, N)``.
-
-    :raises FuzzError: when the text is not of that form.
-    """
-    from conformance.run.selection import MAX_SHARDS
-
-    found = re.fullmatch(r"\s*([0-9]{1,12})\s*/\s*([0-9]{1,12})\s*", text)
-    if found is None:
-        raise FuzzError(f"--shard {text[:40]!r}: expected I/N, e.g. 2/4")
-    i, n = int(found.group(1)), int(found.group(2))
-    if n > MAX_SHARDS:
-        # The report records I and N; its readers take bounded numbers (jsonsafe).
-        raise FuzzError(f"--shard {text!r}: N must be at most {MAX_SHARDS}")
-    if not 1 <= i <= n:
-        raise FuzzError(f"--shard {text!r}: I must be between 1 and N")
-    return i, n
 
 
 def game_indices(options: FuzzOptions) -> list[int]:

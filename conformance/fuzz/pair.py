@@ -115,6 +115,11 @@ class Pair:
             min(decl.profile_players)
         ]
         self.unsupported_ops: set[str] = set()
+        #: Each op (``act:<type>``) the engine answered, and refused as ``unsupported``, at
+        #: a player count (``act:discard at 2 players``): one on both sides is refused
+        #: where it would be played, which hides what it would fail.
+        self.answered_at: set[str] = set()
+        self.refused_at: set[str] = set()
         if self.can_load:
             self._probe_load_state()
         self.ref_state: dict[str, Any] = {}
@@ -164,15 +169,21 @@ class Pair:
             ref = self.reference.request(op, **fields)
         except EngineReportedError as exc:
             raise EndGame(f"the reference answered {exc.kind} to {op}: {exc.message}") from None
+        label = op if op != "act" else f"act:{fields['action']['type']}"
+        seated = fields.get("players") or len(self.ref_state.get("hands") or ()) or None
+        at = label if seated is None else f"{label} at {seated} players"
         try:
             eng = self.engine.request(op, **fields)
         except EngineReportedError as exc:
             if exc.kind == "unsupported":
-                self.unsupported_ops.add(op if op != "act" else f"act:{fields['action']['type']}")
+                self.unsupported_ops.add(label)
+                self.refused_at.add(at)
                 raise EndGame(f"engine: {op} unsupported") from None
             self.compared += 1  # an error answer is graded: it is a divergence
+            self.answered_at.add(at)
             raise EngineFault(op, exc, ref) from None
         self.compared += 1
+        self.answered_at.add(at)
         return ref, eng
 
     # -- setup and steps ---------------------------------------------------------------

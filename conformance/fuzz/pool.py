@@ -53,6 +53,8 @@ class PairStats:
     ended_early: Counter[str] = field(default_factory=Counter)
     warnings: list[str] = field(default_factory=list)
     unsupported_ops: set[str] = field(default_factory=set)
+    answered_at: set[str] = field(default_factory=set)
+    refused_at: set[str] = field(default_factory=set)
 
     @classmethod
     def of(cls, pair: Pair) -> PairStats:
@@ -65,6 +67,8 @@ class PairStats:
             Counter(pair.ended_early),
             list(pair.warnings),
             set(pair.unsupported_ops),
+            set(pair.answered_at),
+            set(pair.refused_at),
         )
 
 

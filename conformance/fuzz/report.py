@@ -80,6 +80,7 @@ def report_dict(result: FuzzResult) -> dict[str, Any]:
         "interrupted": result.interrupted,
         "adapter_error": None,
         "unsupported_ops": result.unsupported_ops,
+        "inconsistent_ops": result.inconsistent_ops,
         "warnings": result.warnings,
     }
 

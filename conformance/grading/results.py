@@ -173,10 +173,19 @@ class OpSupport:
     answered_cases: int = 0
     refused_cases: int = 0
 
+    #: The reason an expectations file keeps this op's inconsistency as known
+    #: (``expected_unsupported``, conformance/run/expected_support.py); empty: not kept.
+    expected: str = ""
+
     @property
     def inconsistent(self) -> bool:
         """True when the op was answered in some cases and refused in others."""
         return self.answered > 0 and self.refused > 0
+
+    @property
+    def kept_inconsistency(self) -> bool:
+        """True when the op was refused inconsistently and the expectations keep it."""
+        return bool(self.expected) and self.refused > 0
 
 
 #: How many cases an OpSupport names on each side.

@@ -77,8 +77,84 @@ def merged(books: Iterable[OpBook]) -> tuple[OpSupport, ...]:
 
 
 def inconsistent(ops: Iterable[OpSupport]) -> list[OpSupport]:
-    """The ops answered in some cases and refused as ``unsupported`` in others."""
-    return [entry for entry in ops if entry.inconsistent]
+    """The ops answered in some cases and refused as ``unsupported`` in others. A
+    ``load_state`` is not one: refusing it says the engine cannot hold the state it is
+    handed (docs/protocol.md §1), and the case is then not graded, which it says."""
+    return [
+        entry
+        for entry in ops
+        if entry.inconsistent and entry.op != "load_state" and not entry.expected
+    ]
+
+
+def refused_at_one_count(ops: Iterable[OpSupport]) -> list[OpSupport]:
+    """The ops refused as ``unsupported`` at a player count where the engine played other
+    ops, and answered at another count: discards refused at 2 players, answered at 3 and
+    4, while the 2-player draws were answered. docs/protocol.md §1 lets ``unsupported`` say
+    "this op", "this player count" or "this action", never "this action at this count":
+    refusing there hides what it would fail, as an op refused case by case does."""
+    entries = list(ops)
+    answered_at: dict[str, set[int | None]] = {}
+    played: set[int | None] = set()
+    for entry in entries:
+        if entry.answered:
+            answered_at.setdefault(entry.op, set()).add(entry.players)
+            if entry.op != "load_state":
+                played.add(entry.players)
+    return [
+        entry
+        for entry in entries
+        if entry.players is not None
+        and entry.refused
+        and not entry.answered
+        and not entry.expected
+        and entry.players in played
+        and answered_at.get(entry.op, set()) - {entry.players, None}
+    ]
+
+
+#: Each capability's ops (an action by its type, ``act:``), its *gateway* (the op every
+#: case of it starts with), and the ops that show it played (``load_state`` shows nothing
+#: played: echoing a state the harness built plays nothing).
+CAPABILITY_OPS: Mapping[str, tuple[str, ...]] = {
+    "melds": ("check_meld", "check_contract", "penalty"),
+    "turns": ("load_state", "act:"),
+    "deals": ("start_deal", "next_deal", "redeal", "new_game"),
+}
+_GATEWAY: Mapping[str, str] = {"melds": "check_meld", "turns": "load_state", "deals": "start_deal"}
+_PLAYED: Mapping[str, tuple[str, ...]] = {**CAPABILITY_OPS, "turns": ("act:",)}
+
+
+def broken_claims(ops: Iterable[OpSupport], capabilities: Iterable[str]) -> list[str]:
+    """The capabilities claimed and never played: none of their ops answered (a
+    ``load_state`` echo aside), and their gateway op refused as ``unsupported`` (every
+    ``load_state``, every ``start_deal``) or two of their ops at least. An engine may lack
+    one op of a capability (docs/protocol.md §1), never all it is asked. The run graded
+    around them, but the claim says the engine plays them: a broken claim (drop the
+    capability from the handshake, or play it)."""
+    entries = list(ops)
+    broken = []
+    for capability in sorted(set(capabilities) & set(CAPABILITY_OPS)):
+        mine = [e for e in entries if e.op.startswith(CAPABILITY_OPS[capability])]
+        if any(e.answered for e in mine if e.op.startswith(_PLAYED[capability])):
+            continue
+        refused = {e.op for e in mine if e.refused}
+        gateway = _GATEWAY[capability]
+        shut = gateway in refused and not any(e.answered for e in mine if e.op == gateway)
+        if shut or len(refused) >= 2:
+            broken.append(capability)
+    return broken
+
+
+def claim_text(capability: str, ops: Iterable[OpSupport]) -> str:
+    """What a broken claim says: the capability, and how many of its requests were refused."""
+    names = CAPABILITY_OPS[capability]
+    refused = sum(e.refused for e in ops if e.op.startswith(names))
+    return (
+        f"the engine claims {capability} but never played it ({refused} request(s) of it "
+        "refused as unsupported, none answered): a capability claimed and never played is "
+        "a broken claim; drop it from capabilities, or play it"
+    )
 
 
 def refused_players(ops: Iterable[OpSupport], declared: Sequence[int]) -> tuple[int, ...]:
@@ -121,15 +197,44 @@ def _at(entry: OpSupport) -> str:
     return "" if entry.players is None else f" at {entry.players} players"
 
 
+#: What an inconsistency warning says ``unsupported`` means, and what to do instead.
+_MEANING = (
+    "unsupported says the engine lacks the op, the player count or the action, in every "
+    "case (docs/protocol.md §1)"
+)
+
+
 def support_warnings(ops: Sequence[OpSupport], declared: Sequence[int]) -> tuple[str, ...]:
-    """One line per op answered inconsistently, and one for the player counts refused."""
+    """One line per op answered inconsistently (case by case, or at one player count
+    only), and one for the player counts refused."""
     lines = [
         f"unsupported is inconsistent: the engine answered {entry.op}{_at(entry)} in "
         f"{_cases(entry.answered_cases, entry.answered_in)} and refused it as unsupported in "
-        f"{_cases(entry.refused_cases, entry.refused_in)}; unsupported says the engine lacks "
-        "the op, the player count or the action, in every case (docs/protocol.md §1)"
+        f"{_cases(entry.refused_cases, entry.refused_in)}; {_MEANING}. If the engine cannot "
+        f"play from the states those {entry.refused_cases} case(s) load, answer unsupported "
+        "to their load_state instead (the case is then not graded, and says so)"
         for entry in inconsistent(ops)
     ]
+    for entry in refused_at_one_count(ops):
+        elsewhere = sorted(
+            e.players
+            for e in ops
+            if e.op == entry.op and e.answered and e.players not in (None, entry.players)
+        )
+        lines.append(
+            f"unsupported is inconsistent: the engine refused {entry.op}{_at(entry)} as "
+            f"unsupported in {_cases(entry.refused_cases, entry.refused_in)}, answered it at "
+            f"{', '.join(map(str, elsewhere))} players, and played other ops at "
+            f"{entry.players} players; {_MEANING}: refuse every request seating "
+            f"{entry.players} players (or leave the count out of players), or answer it"
+        )
+    for entry in ops:
+        if entry.kept_inconsistency:
+            why = entry.expected or "no reason given"
+            lines.append(
+                f"unsupported kept as expected: {entry.op}{_at(entry)} refused in "
+                f"{_cases(entry.refused_cases, entry.refused_in)} ({why})"
+            )
     refused = refused_players(ops, declared)
     if refused:
         counts = ", ".join(map(str, refused))

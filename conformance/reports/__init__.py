@@ -1,9 +1,10 @@
-"""Saying what a run found: causes, explanations, the console, JSON, JUnit, HTML, Markdown.
+"""Saying what a run found: causes, the console, JSON, JUnit, HTML, Markdown.
 
-From the bottom up: :mod:`~conformance.reports.symptoms` (what a failing check shows, and
-what explains it), :mod:`~conformance.reports.explain` (the option that would explain the
-failing checks, asked of the reference) and :mod:`~conformance.reports.causes` (failing
-checks grouped by root cause), :mod:`~conformance.reports.console` (the terminal summary),
+Nothing here starts an engine: the option that would explain the failing checks is asked
+of the reference by :mod:`conformance.explain`, a layer above. From the bottom up:
+:mod:`~conformance.reports.symptoms` (what a failing check shows, and what explains it)
+and :mod:`~conformance.reports.causes` (failing checks grouped by root cause),
+:mod:`~conformance.reports.console` (the terminal summary),
 :mod:`~conformance.reports.report` (JSON and JUnit files),
 :mod:`~conformance.reports.report_tools` (reading, merging and comparing reports),
 :mod:`~conformance.reports.html_report` and :mod:`~conformance.reports.markdown_report`

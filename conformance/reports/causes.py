@@ -4,7 +4,7 @@ A joker counted 30 instead of 50 fails a penalty here, a deal's scores there and
 total after it, each with its own numbers: thirty lines of symptoms for one cause. Failing
 checks are grouped so that one cause is one line:
 
-1. checks an option explains (:mod:`conformance.reports.explain`: the reference playing that option,
+1. checks an option explains (:mod:`conformance.explain`: the reference playing that option,
    graded as the engine declared, fails them the same way) are one cause per explanation;
 2. the other failing checks of one step of a case (or of its ``final`` block) follow the
    first of them, the *lead*: what one action did wrong shows in several fields at once;
@@ -49,7 +49,6 @@ from conformance.reports.symptoms import (
 
 if TYPE_CHECKING:
     from conformance.knowledge.catalogue import Catalogue
-    from conformance.run.runner import RunOptions
     from conformance.scenarios import Scenario
 
 # A cause's value types live beside the results they group (grading.results), what a check
@@ -63,7 +62,6 @@ __all__ = [
     "cause_from_record",
     "causes_of",
     "group_causes",
-    "infer",
     "merged_causes",
     "report_causes",
     "with_causes",
@@ -252,29 +250,12 @@ def _explanation(choices: tuple[Choice, ...], catalogue: Catalogue | None) -> Ex
     return Explanation(choices) if catalogue is None else explanation(choices, catalogue)
 
 
-def infer(
-    run: RunResult,
-    scenarios: Sequence[Scenario],
-    catalogue: Catalogue | None,
-    *,
-    reference: Sequence[str] | None = None,
-    options: RunOptions | None = None,
-) -> Inference:
-    """The options that explain the failing checks of ``run``, asked of the reference
-    (conformance.reports.explain); nothing asked, and nothing started, when no check failed."""
-    if catalogue is None or not any(c.status == "fail" for r in run.results for c in r.checks):
-        return NOTHING
-    # Imported here: it starts adapters, and a run with no failing check never needs it.
-    from conformance.reports.explain import infer_rulings
-
-    return infer_rulings(run, scenarios, catalogue, reference=reference, options=options)
-
-
 def with_causes(
     run: RunResult, scenarios: Sequence[Scenario], inference: Inference = NOTHING
 ) -> RunResult:
     """``run`` with its failing checks grouped into causes (``inference``: what explains
-    them, from :func:`infer`). A run with no failing check costs nothing here."""
+    them, from :func:`conformance.explain.infer`). A run with no failing check costs
+    nothing here."""
     if not any(c.status == "fail" for r in run.results for c in r.checks):
         return run
     files = {s.id: _shown_path(s.path) for s in scenarios}

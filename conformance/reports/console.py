@@ -29,7 +29,6 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from conformance import CORPUS_VERSION, __version__
 from conformance.grading.results import (
     STATUSES,
     CaseResult,
@@ -39,7 +38,14 @@ from conformance.grading.results import (
 )
 from conformance.knowledge.catalogue import Catalogue
 from conformance.reports.causes import causes_of
-from conformance.run.verdict import EXIT_OK, Verdict, has_checks, run_declarations
+from conformance.run.verdict import (
+    EXIT_OK,
+    Verdict,
+    has_checks,
+    hidden_sections,
+    run_declarations,
+)
+from conformance.version import CORPUS_VERSION, __version__
 
 if TYPE_CHECKING:
     from conformance.adapter.engine import Handshake
@@ -156,7 +162,21 @@ def _body(
     lines.extend(_laws(run, verbosity))
     lines.extend(_by_rule(run.results))
     lines.extend(cause_lines(causes, verbose=verbosity == VERBOSE, results=run.results))
+    lines.extend(_hidden(run, catalogue))
     return lines
+
+
+def _hidden(run: RunResult, catalogue: Catalogue | None) -> list[str]:
+    """One line per rule section the engine's declarations kept mostly ungraded
+    (conformance.run.verdict.hidden_sections): its green says little of that section."""
+    lines = []
+    for section, kept, total, why in hidden_sections(run.results):
+        title = catalogue.section_title(section) if catalogue else section
+        lines.append(
+            f"note: {section} — {title}: {kept} of {total} checks not graded ({why}): "
+            "what the engine declares or refuses hides most of this section"
+        )
+    return ["", *lines] if lines else []
 
 
 def _sections(

@@ -39,7 +39,6 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from conformance import __version__
 from conformance.grading.results import CaseResult, divergences, failing_rules, graded
 from conformance.io.files import atomic_write_text
 from conformance.reports.causes import report_causes
@@ -50,6 +49,7 @@ from conformance.reports.report import (
     checks_line,
 )
 from conformance.reports.report_tools import FAILING, LoadedReport, count_cases
+from conformance.version import __version__
 
 if TYPE_CHECKING:
     from conformance.knowledge.catalogue import Catalogue

@@ -22,7 +22,6 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
-from conformance import CORPUS_VERSION, __version__
 from conformance.adapter.protocol import PROTOCOL_VERSION
 from conformance.grading.results import (
     NOT_GRADED_CAUSES,
@@ -41,17 +40,16 @@ from conformance.io.resources import package_file
 from conformance.io.textsafe import escape
 from conformance.knowledge.catalogue import Catalogue
 from conformance.reports.causes import causes_of
+from conformance.version import CORPUS_VERSION, __version__
 
 if TYPE_CHECKING:
     from conformance.adapter.engine import Handshake
     from conformance.run.runner import RunResult
 
-#: The layout written: 2 since cases carry their checks. Readers accept every format of
-#: READABLE_FORMATS (a format-1 report simply has no checks).
+#: The layout written: 2 since cases carry their checks (a format-1 report, which readers
+#: still take, simply has no checks).
 REPORT_FORMAT = 2
-READABLE_FORMATS = (1, 2)
 SCHEMA_PATH = package_file("schemas", "report.schema.json")
-DISPUTED_SECTION = "DISPUTED"
 
 
 def reference_option(catalogue: Catalogue | None, dispute: str, profile: str) -> str | None:
@@ -296,12 +294,6 @@ def not_graded_text(tally: Graded, missing: Sequence[int] = ()) -> str:
     if missing:
         parts.append(f"the engine does not play {players_text(missing)} of the profile")
     return "; ".join(parts)
-
-
-def _checks_head(tally: Graded) -> str:
-    return (
-        f"checks: {tally.graded}/{tally.total} graded, {tally.passed} passed, {tally.failed} failed"
-    )
 
 
 def checks_line(tally: Graded, missing: Sequence[int] = ()) -> str:

@@ -5,7 +5,7 @@ direction of a numeric difference, the card value one rank is counted at
 (:func:`card_table`), the engine's refusal and its words. An :class:`Explanation` is the
 option(s) the reference plays to fail a check the same way; an :class:`Inference` maps the
 failing checks to theirs. :mod:`conformance.reports.causes` groups checks by these;
-:mod:`conformance.reports.explain` asks the reference for the explanations.
+:mod:`conformance.explain` asks the reference for the explanations.
 """
 
 from __future__ import annotations

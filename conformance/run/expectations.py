@@ -29,8 +29,8 @@ listed checks are its only failures is ``xfail``; any other failing check keeps 
 An expected failure never covers an error: a crash, a hang or a protocol breach is the
 adapter's fault, not a ruling, and stays ``error`` (failing the run) unless its entry says
 so explicitly with ``status: error`` (whole-case entries only). Likewise ``status:
-not_run``. ``--write-expectations`` lists failures only (the failing checks of each failing
-case, or the case when it has no checks); an errored case is never written.
+not_run``. ``--write-expectations`` lists failures only; an errored case is never written.
+``expected_unsupported`` keeps ops refused inconsistently (run/expected_support.py).
 """
 
 from __future__ import annotations
@@ -57,6 +57,7 @@ from conformance.io.yamlsafe import (
     load_yaml_limited,
     read_limited_text,
 )
+from conformance.run.expected_support import unsupported_entries
 
 if TYPE_CHECKING:
     from conformance.grading.results import Cause
@@ -110,6 +111,8 @@ class Expectations:
     """Known fuzz findings (``fuzz --expectations``): (rule, op, kind, summary) -> reason."""
     causes: tuple[ExpectedCause, ...] = ()
     """The ``expected_causes`` entries; their checks are in ``expected_checks`` too."""
+    #: Ops refused inconsistently, kept as known: op -> reason.
+    expected_unsupported: Mapping[str, str] = field(default_factory=dict)
 
     def status_of(self, scenario_id: str) -> str:
         """The status the entry for ``scenario_id`` expects."""
@@ -134,8 +137,7 @@ def load_expectations(path: Path | str) -> Expectations:
     (conformance/io/jsonsafe.py: no huge integer, no NaN).
 
     :raises ExpectationsError: when it is unreadable, too large, not UTF-8, too
-        deeply nested, does not match the schema, or names a case or check twice; the
-        message names the file.
+        deeply nested, does not match the schema, or names a case or check twice.
     """
     target = Path(path)
     try:
@@ -164,8 +166,7 @@ def load_expectations(path: Path | str) -> Expectations:
         raise ExpectationsError(
             f"expectations file {target}: nested too deeply to read (a hostile or broken file?)"
         ) from None
-    if data is None:
-        data = {"expected_failures": {}}
+    data = {"expected_failures": {}} if data is None else data
     failures = data.get("expected_failures") if isinstance(data, dict) else None
     total = _refuse_unsafe_entries(failures, text, target)
     causes = data.get("expected_causes") if isinstance(data, dict) else None
@@ -207,9 +208,8 @@ def load_expectations(path: Path | str) -> Expectations:
         where = f"{target}: expected_causes entry {index}"
         for named in cause.checks:
             _list_check(checks, whole, named, cause.note, where, ": a check belongs to one entry")
-    return Expectations(
-        whole, statuses, checks, finding_entries(data, target), tuple(expected_causes)
-    )
+    findings, kept = finding_entries(data, target), unsupported_entries(data, target)
+    return Expectations(whole, statuses, checks, findings, tuple(expected_causes), kept)
 
 
 def _list_check(

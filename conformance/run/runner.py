@@ -99,7 +99,7 @@ class RunOptions:
     #: these points as if the engine shared the assumption (grading.expect.held).
     grade_assumed: frozenset[str] = frozenset()
     #: Grade as if the engine had declared this handshake instead of its own (the cause
-    #: inference, conformance.reports.explain: the reference plays an option it does not declare).
+    #: inference, conformance.explain: the reference plays an option it does not declare).
     graded_as: Handshake | None = None
 
 

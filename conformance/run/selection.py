@@ -140,12 +140,15 @@ def select(
 #: (``report merge``, the report schema) take at most 9 digits, so a run never writes a
 #: shard its own readers refuse.
 MAX_SHARDS: Final = 999_999_999
-#: ``K/N`` in ASCII digits (``str.isdigit`` also takes ``²``, which ``int`` refuses).
-_SHARD: Final = re.compile(r"([0-9]{1,12})/([0-9]{1,12})")
+#: ``K/N`` in ASCII digits (``str.isdigit`` also takes ``²``, which ``int`` refuses); spaces
+#: around the numbers are taken (a CI matrix may write `` 1 / 2 ``), and the report records
+#: the shard without them.
+_SHARD: Final = re.compile(r" *([0-9]{1,12}) */ *([0-9]{1,12}) *")
 
 
 def parse_shard(shard: str) -> tuple[int, int]:
-    """``K/N`` as the pair (K, N), 1 <= K <= N.
+    """``K/N`` as the pair (K, N), 1 <= K <= N: the one reading of ``run --shard`` and
+    ``fuzz --shard``. Spaces around K and N are taken, leading zeros too (``01/4`` is 1/4).
 
     :raises SelectionError: naming the shard when it is not of that form.
     """

@@ -23,7 +23,13 @@ from dataclasses import dataclass, field
 
 from conformance.adapter.declarations import Declarations, declarations
 from conformance.grading.results import CaseResult, Graded, RunResult, graded
-from conformance.grading.support import inconsistent, refused_players
+from conformance.grading.support import (
+    broken_claims,
+    claim_text,
+    inconsistent,
+    refused_at_one_count,
+    refused_players,
+)
 from conformance.knowledge.catalogue import Catalogue
 from conformance.run.exitcodes import EXIT_ADAPTER, EXIT_FAILED, EXIT_OK, EXIT_UNGRADED, EXIT_USAGE
 
@@ -98,6 +104,33 @@ class Tally:
         return f"{text} (not graded: {rest})" if rest else text
 
 
+#: The causes of a check not graded that the engine's own handshake or answers chose: a
+#: capability not claimed, an op refused, an option, an interface reading, a field not
+#: modelled, a player count not played.
+DECLARED_CAUSES: frozenset[str] = frozenset(
+    {"capability", "op", "option", "interface", "unmodelled", "players"}
+)
+
+
+def hidden_sections(results: Sequence[CaseResult]) -> list[tuple[str, int, int, str]]:
+    """The rule sections more than half of whose checks the engine's declarations and
+    refusals kept from being graded: (section, checks not graded so, checks in all, the
+    causes), in the order first met. Graded around them, a green would say little of
+    them: the summary says so."""
+    by_section: dict[str, list[CaseResult]] = {}
+    for result in results:
+        by_section.setdefault(result.section, []).append(result)
+    found = []
+    for section, members in by_section.items():
+        counted = graded(members)
+        hidden = {c: n for c, n in counted.not_graded.items() if c in DECLARED_CAUSES}
+        kept = sum(hidden.values())
+        if counted.total and kept * 2 > counted.total:
+            why = ", ".join(f"{n} {CAUSE_LABELS.get(c, c)}" for c, n in hidden.items())
+            found.append((section, kept, counted.total, why))
+    return found
+
+
 def _counts(numbers: Sequence[int]) -> str:
     """``2-4`` for a contiguous range, else ``2, 4, 6``."""
     ordered = sorted(numbers)
@@ -164,6 +197,8 @@ class Gates:
     min_graded: float | None = None
     #: Every player count of the profile's text must be one the engine plays.
     all_players: bool = False
+    #: How the reasons name the ``min_graded`` gate (the pytest plugin has its own flag).
+    option: str = "--min-graded"
 
 
 def parse_share(text: str, option: str = "--min-graded") -> float:
@@ -236,7 +271,8 @@ def judge(
 
     In order: an adapter that never started or a profile the engine does not list (3);
     failures, errors, cases not run, broken laws, an xpass under ``strict``, an op answered
-    in some cases and refused as ``unsupported`` in others (1); nothing graded, or a gate
+    in some cases and refused as ``unsupported`` in others (or at one player count only),
+    a capability claimed whose every request was refused (1); nothing graded, or a gate
     not met (4). Every reason that applies is given, whichever code wins.
     """
     counts = run.counts
@@ -255,15 +291,28 @@ def judge(
         "xpass": counts.get("xpass", 0) if strict else 0,
         # Refusing where it would fail hides a failure (the run's warnings name each op).
         "inconsistent": len(inconsistent(run.ops)),
+        "one_count": len(refused_at_one_count(run.ops)),
     }
-    bad = sum(details.values())
     counted = tally(run, catalogue)
+    # A capability claimed and never played: the rest of the run looks green, and the
+    # claim is broken (a failure). A run that graded nothing is not green already (4).
+    claims = broken_claims(run.ops, run.handshake.capabilities if run.handshake else ())
+    details["claims"] = 0 if counted.nothing_graded else len(claims)
+    bad = sum(details.values())
     reasons: list[str] = []
     if details["inconsistent"]:
         reasons.append(
             f"profile {run.profile}: {details['inconsistent']} op(s) answered in some cases "
             "and refused as unsupported in others at the same player count (the warnings "
             "name them)"
+        )
+    if details["claims"]:
+        reasons.extend(f"profile {run.profile}: {claim_text(c, run.ops)}" for c in claims)
+    if details["one_count"]:
+        reasons.append(
+            f"profile {run.profile}: {details['one_count']} op(s) refused as unsupported at "
+            "one player count and answered at another, where other ops were played (the "
+            "warnings name them)"
         )
     if counted.nothing_graded:
         why = counted.not_graded_text() or "none to grade"
@@ -274,7 +323,7 @@ def judge(
     elif gates.min_graded is not None and counted.counts.share < gates.min_graded:
         reasons.append(
             f"profile {run.profile}: {counted.counts.graded}/{counted.counts.total} "
-            f"{counted.unit} graded ({counted.counts.share:.1%}), under --min-graded "
+            f"{counted.unit} graded ({counted.counts.share:.1%}), under {gates.option} "
             f"{gates.min_graded * 100:g}%"
         )
     if gates.all_players and counted.missing_players:
@@ -323,6 +372,7 @@ __all__ = [
     "case_tally",
     "graded_drop",
     "has_checks",
+    "hidden_sections",
     "judge",
     "parse_share",
     "profile_missing",

@@ -220,13 +220,6 @@ def resolve_option(value: Any, option: str) -> Any:
         raise KeyError(option) from None
 
 
-def _by_option_sites(value: Any, path: tuple[Any, ...]) -> Iterator[tuple[tuple[Any, ...], Any]]:
-    """The disputed-point form's sites (kept for callers of the single-option form)."""
-    for site, point, branches in by_option_sites(value, path, ""):
-        if point == "":
-            yield site, branches
-
-
 def _reason_sites(value: Any, path: tuple[Any, ...]) -> Iterator[tuple[tuple[Any, ...], str]]:
     """Yield every reason name used in an expectation (``rejected:`` or ``reason:``)."""
     if isinstance(value, Mapping):

@@ -106,16 +106,12 @@ class Profile:
     """Most jokers in one table meld after opening (``None``: no limit)."""
     ace_low: bool = True
     ace_high: bool = True
-    runs_wrap: bool = False
     max_run_length: int = 14
     max_trio_size: int | None = None
     """Most cards in a table trio (``None``: only the cards that exist limit it)."""
     trio_suits_differ: bool = False
     """A trio's natural cards are all of different suits, laid down and later; each wild card
     stands for a missing suit (PERLA-TRIO-1, DISPUTE-63 different)."""
-    stock_exhaustion: str = "recycle_keep_top"
-    """Empty stock on a stock draw: keep the top discard, shuffle the rest into a new stock;
-    if nothing can be recycled, cancel the deal and replay it (same deal, same dealer)."""
     discard_to_close: bool = True
     """A deal closes only with a discard; no meld action may empty the hand."""
     illegal_action_penalty: int = 0

@@ -333,3 +333,24 @@ def test_every_option_of_every_subcommand_has_help_text() -> None:
         and not (action.help or "").strip()
     ]
     assert missing == []
+
+
+# ------------------------------------------------------------------- the handshake's profile
+
+
+def test_run_and_smoke_grade_the_one_profile_the_handshake_lists(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # An engine that plays only Perla, run with no --profile: graded on Perla, not refused
+    # for lacking the default (exit 3).
+    adapter = f"{shlex.quote(sys.executable)} -m reference.adapter --profiles perla"
+    assert main(["run", "--adapter", adapter, "--rule", "PERLA-SCORE", "-q", "--no-explain"]) == 0
+    out = capsys.readouterr().out
+    assert "profile perla" in out.splitlines()[0]
+    assert main(["smoke", "--adapter", adapter]) == 0
+    assert capsys.readouterr().out.startswith("profile perla\n")
+    # Several listed: the default profile, as before; a named one is the one graded.
+    several = f"{shlex.quote(sys.executable)} -m reference.adapter --profiles chilean,perla"
+    assert main(["smoke", "--adapter", several]) == 3
+    assert capsys.readouterr().out.startswith("profile argentine\n")
+    assert main(["smoke", "--adapter", adapter, "--profile", "argentine"]) == 3

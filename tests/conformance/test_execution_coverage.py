@@ -8,7 +8,6 @@ end-to-end test against the reference's own ``--trace-rules`` runs once the refe
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -308,21 +307,9 @@ def test_the_command_says_so_when_the_reference_cannot_trace(
     assert "malformed rule trace" in capsys.readouterr().err
 
 
-def _reference_traces() -> bool:
-    done = subprocess.run(
-        [sys.executable, "-m", "reference.adapter", "--help"],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        cwd=ROOT,
-    )
-    return ec.TRACE_OPTION in done.stdout
-
-
 # Slow: the whole corpus under every profile, which `tox -e corpus` also runs
 # (`coverage --executed --profile all`); CI runs both.
 @pytest.mark.slow
-@pytest.mark.skipif(not _reference_traces(), reason="the reference has no --trace-rules yet")
 @pytest.mark.parametrize("profile", ["argentine", "chilean", "pagat", "perla"])
 def test_every_rule_of_a_profile_is_exercised_by_two_cases_on_the_reference(profile: str) -> None:
     catalogue = load_catalogue()

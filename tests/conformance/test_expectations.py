@@ -319,7 +319,7 @@ def joker_run(*extra: CheckResult) -> list[CaseResult]:
 def joker_causes(results: list[CaseResult]) -> tuple[Cause, ...]:
     from conformance.knowledge.catalogue import load_catalogue
     from conformance.reports.causes import Inference, group_causes
-    from conformance.reports.explain import explanation
+    from conformance.reports.symptoms import explanation
 
     thirty = explanation([("VARIANT-01", "thirty")], load_catalogue())
     members = [

@@ -1,4 +1,4 @@
-"""Which option explains a failure (conformance/reports/explain.py), proved on fake engines.
+"""Which option explains a failure (conformance/explain.py), proved on fake engines.
 
 Each test runs the whole Argentine profile against an engine and lets the run ask the
 reference (a subprocess, through the protocol) which option would explain its failing

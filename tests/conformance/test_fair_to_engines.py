@@ -19,9 +19,11 @@ from pathlib import Path
 import jsonschema
 import pytest
 
+from conformance.adapter.command import shell_operators
 from conformance.adapter.engine import Handshake
 from conformance.adapter.protocol import validate_response
-from conformance.cli import main, parse_adapter, shell_operators
+from conformance.cli import main
+from conformance.cli.common import parse_adapter
 from conformance.errors import ProtocolError
 from conformance.grading.compare import (
     MAX_ENGINE_MESSAGE,

@@ -88,3 +88,29 @@ def test_an_engine_that_only_echoes_load_state_is_not_a_pass(tmp_path: Path) -> 
     assert "graded nothing" in done.stderr and "Traceback" not in done.stderr
     totals = json.loads((tmp_path / "fuzz-report.json").read_text())["totals"]
     assert totals["compared"] == totals["steps"] == totals["queries"] == 0
+
+
+REFUSING = f"{sys.executable} {FAKES / 'refusing_proxy.py'}"
+
+
+def test_an_engine_that_claims_games_and_plays_none_is_not_a_pass(tmp_path: Path) -> None:
+    """Green without a game: meld queries answered (so compared), every game request
+    refused though the handshake claims turns and deals: a broken claim, exit 1."""
+    done = cli("--adapter", f"{REFUSING} --games", "--games", "2", "--out", str(tmp_path))
+    assert done.returncode == command.EXIT_FAILED, done.stderr
+    (line,) = [x for x in done.stderr.splitlines() if "broken claim" in x]
+    assert "claims deals, turns but played no step of 2 game(s)" in line
+
+
+def test_an_op_refused_in_some_games_and_answered_in_others_is_not_a_pass(
+    tmp_path: Path,
+) -> None:
+    # Every discard that would close a deal refused, the others answered: its scoring is
+    # never compared.
+    args = ["--games", "4", "--out", str(tmp_path)]
+    done = cli("--adapter", f"{REFUSING} --ending-deal", *args)
+    assert done.returncode == command.EXIT_FAILED, done.stderr
+    assert "unsupported is inconsistent: the engine answered act:discard at " in done.stderr
+    report = json.loads((tmp_path / "fuzz-report.json").read_text())
+    jsonschema.validate(report, SCHEMA)
+    assert any(op.startswith("act:discard at ") for op in report["inconsistent_ops"])

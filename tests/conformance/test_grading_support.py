@@ -18,6 +18,7 @@ from conformance.grading.support import (
     inconsistent,
     merged,
     op_label,
+    refused_at_one_count,
     refused_players,
     support_warnings,
 )
@@ -144,3 +145,59 @@ def test_all_players_fails_an_engine_that_declares_five_and_refuses_them(
 
 def errors_of(err: str) -> list[str]:
     return [line for line in err.splitlines() if line.startswith("error: ")]
+
+
+def test_an_action_refused_at_one_count_where_others_are_played_is_inconsistent() -> None:
+    ops = [
+        entry("act:draw_stock", 2, answered=4),
+        entry("act:discard", 2, refused=3),
+        entry("act:discard", 3, answered=5),
+        entry("act:discard", 4, answered=5),
+    ]
+    assert refused_at_one_count(ops) == [ops[1]]
+    [line] = support_warnings(ops, (2, 3, 4))
+    assert "refused act:discard at 2 players as unsupported" in line
+    assert "answered it at 3, 4 players, and played other ops at 2 players" in line
+    # A whole count refused is a count not played (allowed, named); an action refused at
+    # every count is one the engine lacks (allowed).
+    whole = [entry("load_state", 2, refused=2), entry("act:discard", 3, answered=1)]
+    assert refused_at_one_count(whole) == []
+    lacking = [entry("act:swap_joker", 2, refused=1), entry("act:swap_joker", 3, refused=1)]
+    assert refused_at_one_count([*lacking, entry("act:discard", 2, answered=1)]) == []
+
+
+def test_a_load_state_refused_in_some_cases_declines_a_state_and_is_no_inconsistency() -> None:
+    ops = [entry("load_state", 2, answered=4, refused=2), entry("act:discard", 2, answered=4)]
+    assert inconsistent(ops) == []
+    assert support_warnings(ops, (2, 3, 4)) == ()
+
+
+def test_the_inconsistency_warning_says_to_refuse_the_state_instead() -> None:
+    [line] = support_warnings([OpSupport("act:discard", 2, 3, 2, ("cc-1",), ("cc-2",), 3, 2)], ())
+    assert "answer unsupported to their load_state instead" in line
+
+
+def test_an_engine_refusing_discards_at_two_players_only_is_not_green(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    corpus = str(ROOT / "scenarios" / "end")
+    args = ["run", corpus, "--adapter", f"{REFUSING} --op-at act:discard:2", "-q", "--no-explain"]
+    assert main(args) == 1
+    captured = capsys.readouterr()
+    assert "the engine refused act:discard at 2 players as unsupported" in captured.out
+    assert "op(s) refused as unsupported at one player count" in captured.err
+
+
+def test_an_engine_that_claims_games_and_answers_only_meld_queries_is_not_green(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Green without a game: every game request refused, meld queries answered, turns and
+    deals claimed: a broken claim at run and at run --profile all."""
+    melds, end = str(ROOT / "scenarios" / "melds"), str(ROOT / "scenarios" / "end")
+    adapter = ["--adapter", f"{REFUSING} --games", "-q", "--no-explain"]
+    assert main(["run", melds, end, *adapter]) == 1
+    err = capsys.readouterr().err
+    assert "the engine claims turns but never played it" in err
+    assert "the engine claims deals but never played it" in err
+    assert main(["run", "--profile", "all", "--rule", "MELD-TRIO", "--rule", "END", *adapter]) == 1
+    assert "a capability claimed and never played is a broken claim" in capsys.readouterr().err

@@ -250,3 +250,47 @@ def test_all_players_reads_what_was_answered_not_only_what_was_declared() -> Non
     played = (*refused[:2], replace(refused[2], answered=1, answered_cases=1))
     counted = tally(replace(run, ops=played), CATALOGUE)
     assert counted.missing_players == ()
+
+
+def test_a_capability_claimed_and_never_played_is_a_broken_claim() -> None:
+    from conformance.grading.results import OpSupport
+
+    played = run_of(case("cc-1", "pass", check("pass")))
+    # Every load_state and action refused, meld queries answered: turns never played.
+    ops = (
+        OpSupport("check_meld", None, answered=3),
+        OpSupport("load_state", 2, refused=4),
+        OpSupport("start_deal", 2, refused=2),
+    )
+    verdict = judge(replace(played, ops=ops), CATALOGUE)
+    assert verdict.code == EXIT_FAILED
+    assert [r.split(": ", 1)[1][:32] for r in verdict.reasons] == [
+        "the engine claims deals but neve",
+        "the engine claims turns but neve",
+    ]
+    # One op of a capability lacking is allowed (penalty alone), as is a load_state echo
+    # beside actions answered.
+    fine = (
+        OpSupport("penalty", None, refused=3),
+        OpSupport("check_meld", None, answered=1),
+        OpSupport("load_state", 2, answered=2),
+        OpSupport("act:discard", 2, answered=2),
+        OpSupport("act:swap_joker", 2, refused=1),
+    )
+    assert judge(replace(played, ops=fine), CATALOGUE).code == EXIT_OK
+
+
+def test_a_section_the_declarations_mostly_hide_is_named() -> None:
+    from conformance.run.verdict import hidden_sections
+
+    hidden = [check("not_graded", cause="op", key=f"step {n} accepted") for n in range(3)]
+    results = [
+        case("cc-1", "unsupported", *hidden, check("pass")),
+        CaseResult("cc-2", "c", ("MELD-1",), "MELD", "pass", checks=(check("pass"),)),
+    ]
+    assert hidden_sections(results) == [("TURN", 3, 4, "3 op unsupported")]
+    # Half or less is not "most".
+    assert (
+        hidden_sections([case("cc-3", "pass", check("not_graded", cause="op"), check("pass"))])
+        == []
+    )

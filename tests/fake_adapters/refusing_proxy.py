@@ -10,13 +10,18 @@ engines use it to hide what they would fail, and must not be green:
 - ``--ending-deal``: every action that ends a deal (the reference's answer closes it) is
   refused, while the same action type is answered elsewhere;
 - ``--players N``: every request of a game seating N players is refused, though the
-  handshake (the reference's) declares every count of the profile.
+  handshake (the reference's) declares every count of the profile;
+- ``--games``: every request of a game is refused (meld queries alone are answered),
+  though the handshake (the reference's) claims turns and deals;
+- ``--op-at OP:N`` (repeatable): that op (an action type as ``act:discard``) is refused in
+  games seating N players only, answered at every other count.
 
 Standard library only: the proxy knows nothing of the harness.
 
     refusing_proxy.py --every 2
     refusing_proxy.py --op penalty --ending-deal
     refusing_proxy.py --players 5
+    refusing_proxy.py --op-at act:discard:2
 """
 
 from __future__ import annotations
@@ -54,6 +59,8 @@ def main() -> int:
     parser.add_argument("--op", action="append", default=[])
     parser.add_argument("--ending-deal", action="store_true")
     parser.add_argument("--players", type=int, default=0)
+    parser.add_argument("--op-at", action="append", default=[])
+    parser.add_argument("--games", action="store_true")
     args = parser.parse_args()
     relay = ReferenceRelay()
     asked = 0
@@ -73,6 +80,10 @@ def main() -> int:
                     answer = refusal(request, f"request {asked} is not served")
                 elif label(request) in args.op:
                     answer = refusal(request, f"no {label(request)}")
+                elif args.games and op in GAME_OPS:
+                    answer = refusal(request, "no games")
+                elif f"{label(request)}:{seated}" in args.op_at:
+                    answer = refusal(request, f"no {label(request)} at {seated} players")
                 elif args.players and seated == args.players and op in GAME_OPS:
                     answer = refusal(request, f"no {seated}-player games")
             if not answer:

@@ -211,6 +211,21 @@ def infer_rulings(
     return Inference(explained, tried)
 
 
+def infer(
+    run: RunResult,
+    scenarios: Sequence[Scenario],
+    catalogue: Catalogue | None,
+    *,
+    reference: Sequence[str] | None = None,
+    options: RunOptions | None = None,
+) -> Inference:
+    """The options that explain the failing checks of ``run`` (:func:`infer_rulings`);
+    nothing asked, and nothing started, when no check failed or there is no catalogue."""
+    if catalogue is None or not any(c.status == "fail" for r in run.results for c in r.checks):
+        return NOTHING
+    return infer_rulings(run, scenarios, catalogue, reference=reference, options=options)
+
+
 def _candidates(
     read: set[str],
     declared: Declarations,
