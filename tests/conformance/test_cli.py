@@ -100,7 +100,7 @@ def test_coverage_reports_uncovered(capsys: pytest.CaptureFixture[str]) -> None:
     assert (
         "turn_opened (true): NONE" in out and "discard (more than the top card): 1 (cc-0005)" in out
     )
-    assert "0 observable dispute(s) uncovered; 1/9 state fields loaded and acted on" in out
+    assert "0 observable dispute(s) uncovered; 2/9 state fields loaded and acted on" in out
     assert run("coverage", str(DATA / "good" / "melds.yaml")) == 1
     assert "UNCOVERED" in capsys.readouterr().out
 

@@ -113,11 +113,15 @@ def test_coverage_counts_each_rule_and_point_and_says_what_is_uncovered(
 def test_coverage_counts_a_field_only_where_a_case_loads_it_set_and_then_acts() -> None:
     from conformance.run.selection import load_scenarios
 
-    corpus = load_scenarios(catalogue=CATALOGUE).scenarios
+    root = Path(__file__).resolve().parents[2]
+    catalogue = load_catalogue()  # the real one: the corpus cites every rule
+    loaded_corpus = load_scenarios([root / "scenarios"], catalogue=catalogue)
+    assert loaded_corpus.errors == ()
+    corpus = loaded_corpus.scenarios
     for profile in ("argentine", "chilean", "pagat", "perla"):
-        found = profile_coverage(corpus, CATALOGUE, profile)
+        found = profile_coverage(corpus, catalogue, profile)
         assert found.unloaded_fields == (), profile
-    loaded = profile_coverage(corpus, CATALOGUE, "argentine").loaded["turn_opened"]
+    loaded = profile_coverage(corpus, catalogue, "argentine").loaded["turn_opened"]
     # cc-2900 loads turn_opened true and lays off; cc-0630 has it only in an expected state.
     assert "cc-2900" in loaded and "cc-0630" not in loaded
 
