@@ -556,3 +556,16 @@ def test_a_state_refused_with_another_error_kind_fails_even_where_refusing_is_fr
         "if it refuses, the error is of kind invalid_state"
         in found["load_state-card-missing"].detail
     )
+
+
+def test_the_smoke_command_calls_an_engine_that_takes_impossible_requests_lax(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code = main(
+        ["smoke", "--hostile", "--profile", "pagat", "--adapter", " ".join(lenient("load"))]
+    )
+    out = capsys.readouterr().out
+    # It talks: exit 1 (a failure), never 3 (an adapter that cannot start or shake hands).
+    assert code == 1
+    assert "verdict: lax_adapter" in out and "broken_adapter" not in out
+    assert "FAIL hostile load_state-turn-past-players:" in out
