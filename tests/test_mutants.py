@@ -19,6 +19,7 @@ from conformance.knowledge.catalogue import load_catalogue
 from tests.mutants import harness
 from tests.mutants.later import BY_PROFILE
 from tests.mutants.mutants import MUTANTS
+from tests.mutants.round5 import HOSTILE
 from tests.paths import ROOT
 
 # The Argentine mutants run against the Argentine corpus; the Chilean, Pagat and
@@ -98,8 +99,10 @@ def test_the_unmutated_reference_passes_every_case(corpus: harness.Corpus) -> No
 @pytest.mark.slow  # the mutant sweep: CI runs it in `tox -e slow`
 @pytest.mark.parametrize("name", ARGENTINE_MUTANTS)
 def test_the_corpus_kills_the_mutant(name: str, corpus: harness.Corpus) -> None:
-    result = harness.run(harness.mutant_argv(name), corpus)
-    assert result.counts["total"] == len(corpus.scenarios)
+    result = harness.run(harness.mutant_argv(name), corpus, hostile=name in HOSTILE)
+    probes = sum(r.id.startswith("hostile/") for r in result.results)
+    assert result.counts["total"] == len(corpus.scenarios) + probes
+    assert (probes > 0) is (name in HOSTILE)
     mutant = MUTANTS[name]
     killers = harness.killers(result)
     # Two killers that differ in setup: with one, a single edited scenario would let the
@@ -197,7 +200,9 @@ def test_the_unmutated_reference_passes_every_case_of_a_profile(profile: str) ->
     [(profile, name) for profile, of in sorted(BY_PROFILE.items()) for name in sorted(of.names)],
 )
 def test_a_profiles_slice_kills_its_mutant(profile: str, name: str) -> None:
-    result = harness.run(harness.mutant_argv(name), _slice(profile), profile=profile)
+    result = harness.run(
+        harness.mutant_argv(name), _slice(profile), profile=profile, hostile=name in HOSTILE
+    )
     mutant = MUTANTS[name]
     killers = harness.killers(result)
     assert harness.distinct_setups(killers, _slice(profile)) >= 2, (
@@ -218,6 +223,8 @@ def test_killers_in_one_setup_count_once(corpus: harness.Corpus) -> None:
     # Melds questions differ by what they ask.
     assert harness.distinct_setups(["cc-2106", "cc-2107"], corpus) == 2
     assert harness.distinct_setups(["missing-id"], corpus) == 0
+    # Each hostile probe is a request of its own.
+    assert harness.distinct_setups(["hostile/a", "hostile/b", "hostile/a"], corpus) == 2
     # Two new five-player Pagat games differ by their seed (5 and 21).
     assert harness.distinct_setups(["cc-1802", "cc-1806"], _slice("pagat")) == 2
 
@@ -274,3 +281,24 @@ def test_every_round4_mutant_is_registered_in_its_profile() -> None:
         assert rules
     for profile, name, _rules, _description in round4_behaviours.OWN:
         assert name in BY_PROFILE[profile].names and name not in ARGENTINE_MUTANTS
+
+
+def test_every_round5_mutant_is_registered_in_its_profile() -> None:
+    # tests/mutants/round5.py: each profile's own faults and the ports; the mutants graded
+    # with the hostile probes are the ones whose fault is an impossible request taken.
+    from tests.mutants import round5
+
+    for profile, ported in round5.PORTED.items():
+        for base, rules, _description in ported:
+            assert base in ARGENTINE_MUTANTS, (profile, base)
+            assert f"{profile}_{base}" in BY_PROFILE[profile].names
+            assert rules
+    for profile, own in round5.OWN.items():
+        for name, _rules, _description, _patch, hostile in own:
+            assert name in BY_PROFILE[profile].names and name not in ARGENTINE_MUTANTS
+            assert (name in round5.HOSTILE) is hostile
+    for profile in ("chilean", "pagat", "perla"):
+        assert f"{profile}_turn_opened_dropped_on_load" in BY_PROFILE[profile].names
+    assert {"deck_not_pack_dealt", "players_outside_unsupported", "impossible_state_loaded"} <= (
+        round5.HOSTILE
+    )

@@ -1,5 +1,6 @@
 """What the corpus covers: for one profile, the cases behind each rule and each disputed
-point, and what is left uncovered.
+point, the cases that load each state field that changes what is legal set and then act on
+it, and what is left uncovered.
 
 ``carioca-conformance coverage`` prints :func:`coverage_text` of :func:`profile_coverage`
 and exits 1 when something is uncovered; a library user (a CI script, a notebook, a later
@@ -11,8 +12,8 @@ engine runs here.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from conformance.knowledge.catalogue import Catalogue
@@ -129,6 +130,44 @@ def outcome_kinds(expect: Any) -> set[str]:
     return set()
 
 
+def _seat_after_dealer(state: Mapping[str, Any]) -> int:
+    return (int(state.get("dealer", 0)) + 1) % int(state.get("players", 2))
+
+
+#: The fields of the protocol state (docs/protocol.md §5) that change what is legal next,
+#: each with what a setup must give it to be *set* (differ from what a fresh deal or the
+#: setup's default gives it): a case that loads the field set and then acts fails an engine
+#: that drops the field on load. Fields only a close fills (``deal_scores``, ``closer``,
+#: ``winners``) change nothing that is legal; the hands and stock are loaded by every case.
+LOADED_FIELDS: Mapping[str, tuple[str, Callable[[Mapping[str, Any]], bool]]] = {
+    "phase": ("not draw", lambda s: s.get("phase", "draw") != "draw"),
+    "turn": ("not the dealer's right", lambda s: s.get("turn") != _seat_after_dealer(s)),
+    "dealer": ("not player 0", lambda s: s.get("dealer", 0) != 0),
+    "deal_number": ("past deal 1", lambda s: s.get("deal_number", 1) != 1),
+    "opened": ("someone opened", lambda s: any(s.get("opened") or ())),
+    "turn_opened": ("true", lambda s: s.get("turn_opened") is True),
+    "table": ("melds on it", lambda s: bool(s.get("table"))),
+    "totals": ("not all zero", lambda s: any(s.get("totals") or ())),
+    "discard": ("more than the top card", lambda s: len(s.get("discard") or ()) > 1),
+}
+
+
+def loaded_fields(scenarios: Sequence[Scenario], profile: str) -> dict[str, tuple[str, ...]]:
+    """State field (:data:`LOADED_FIELDS`) → the cases of ``profile`` whose setup state
+    loads it set and that then act (a step after the load), in corpus order."""
+    found: dict[str, list[str]] = {name: [] for name in LOADED_FIELDS}
+    for scenario in scenarios:
+        setup = scenario.setup
+        if profile not in scenario.profiles or setup is None or setup.state is None:
+            continue
+        if not scenario.steps:
+            continue
+        for name, (_, is_set) in LOADED_FIELDS.items():
+            if is_set(setup.state):
+                found[name].append(scenario.id)
+    return {name: tuple(ids) for name, ids in found.items()}
+
+
 @dataclass(frozen=True)
 class Coverage:
     """One profile's coverage: the table, and what it leaves uncovered."""
@@ -142,15 +181,25 @@ class Coverage:
     uncovered_disputes: tuple[str, ...]
     #: Points another point decides in this profile (docs/rules.md "set by"): point → option.
     fixed: Mapping[str, str]
+    #: :func:`loaded_fields` of the profile: state field → the cases that load it set and act.
+    loaded: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+
+    @property
+    def unloaded_fields(self) -> tuple[str, ...]:
+        """The state fields that change what is legal and that no case loads set and acts on."""
+        return tuple(name for name, ids in self.loaded.items() if not ids)
 
     @property
     def complete(self) -> bool:
-        """True when every rule and every observable point of the profile is covered."""
-        return not self.uncovered_rules and not self.uncovered_disputes
+        """True when every rule and every observable point of the profile is covered, and
+        every state field that changes what is legal is loaded set by a case that acts."""
+        return not self.uncovered_rules and not self.uncovered_disputes and not self.unloaded_fields
 
     def as_json(self) -> dict[str, Any]:
-        """What ``coverage --json`` writes: the table, the profile and the fixed points."""
-        return {**self.table, "profile": self.profile, "fixed": dict(self.fixed)}
+        """What ``coverage --json`` writes: the table, the profile, the fixed points and the
+        cases behind each loaded state field."""
+        loaded = {name: list(ids) for name, ids in self.loaded.items()}
+        return {**self.table, "profile": self.profile, "fixed": dict(self.fixed), "loaded": loaded}
 
 
 def profile_coverage(scenarios: Sequence[Scenario], catalogue: Catalogue, profile: str) -> Coverage:
@@ -168,7 +217,8 @@ def profile_coverage(scenarios: Sequence[Scenario], catalogue: Catalogue, profil
         for d in points.values()
         if d.observable and d.id not in table["disputes"] and d.id not in fixed
     )
-    return Coverage(profile, table, uncovered_rules, uncovered_disputes, fixed)
+    loaded = loaded_fields(scenarios, profile)
+    return Coverage(profile, table, uncovered_rules, uncovered_disputes, fixed, loaded)
 
 
 def coverage_text(coverage: Coverage, catalogue: Catalogue, corpus: str) -> str:
@@ -195,11 +245,12 @@ def coverage_text(coverage: Coverage, catalogue: Catalogue, corpus: str) -> str:
         lines.append(f"{dispute.id}: {state}")
         lines += _leaning_lines(leaning.get(dispute.id), dispute.profiles.get(profile), dispute)
     lines.append("")
-    rules = catalogue.rules_for(profile)
-    lines.append(
-        f"{len(rules) - len(coverage.uncovered_rules)}/{len(rules)} rules covered; "
-        f"{len(coverage.uncovered_disputes)} observable dispute(s) uncovered"
-    )
+    lines.append("state loaded set, then acted on (field: what set means: cases)")
+    for name, ids in coverage.loaded.items():
+        shown = _listed(ids) if ids else "NONE"
+        lines.append(f"{name} ({LOADED_FIELDS[name][0]}): {shown}")
+    lines.append("")
+    lines.append(_totals(coverage, catalogue))
     return "\n".join(lines) + "\n"
 
 
@@ -219,6 +270,21 @@ def _leaning_lines(row: Mapping[str, Any] | None, own: str | None, dispute: Any)
     ]
 
 
+def _listed(ids: Sequence[str], limit: int = 6) -> str:
+    shown = ", ".join(ids[:limit])
+    return f"{len(ids)} ({shown}{', ...' if len(ids) > limit else ''})"
+
+
+def _totals(coverage: Coverage, catalogue: Catalogue) -> str:
+    rules = len(catalogue.rules_for(coverage.profile))
+    return (
+        f"{rules - len(coverage.uncovered_rules)}/{rules} rules covered; "
+        f"{len(coverage.uncovered_disputes)} observable dispute(s) uncovered; "
+        f"{len(coverage.loaded) - len(coverage.unloaded_fields)}/{len(coverage.loaded)} "
+        "state fields loaded and acted on"
+    )
+
+
 def every_profile_coverage(
     scenarios: Sequence[Scenario], catalogue: Catalogue
 ) -> dict[str, Coverage]:
@@ -233,17 +299,18 @@ def brief_text(coverages: Mapping[str, Coverage], catalogue: Catalogue, corpus: 
     left uncovered (the whole tables are each profile's ``coverage --profile NAME``)."""
     lines = [f"corpus {corpus}"]
     for name, coverage in coverages.items():
-        rules = len(catalogue.rules_for(name))
-        lines.append(
-            f"{name}: {rules - len(coverage.uncovered_rules)}/{rules} rules covered; "
-            f"{len(coverage.uncovered_disputes)} observable dispute(s) uncovered"
-        )
+        lines.append(f"{name}: {_totals(coverage, catalogue)}")
         lines.extend(f"  UNCOVERED {rid}" for rid in coverage.uncovered_rules)
         lines.extend(f"  UNCOVERED {pid}" for pid in coverage.uncovered_disputes)
+        lines.extend(
+            f"  NOT LOADED {field_name}: no case loads it set and acts"
+            for field_name in coverage.unloaded_fields
+        )
     return "\n".join(lines) + "\n"
 
 
 __all__ = [
+    "LOADED_FIELDS",
     "Coverage",
     "brief_text",
     "coverage_table",
@@ -251,6 +318,7 @@ __all__ = [
     "every_profile_coverage",
     "leaning_options",
     "leaning_table",
+    "loaded_fields",
     "outcome_kinds",
     "profile_coverage",
 ]

@@ -33,8 +33,9 @@ EPILOG = """exit codes:
 
 #: ``--hostile``, alike in smoke and run (conformance/laws/hostile.py).
 HOSTILE_HELP = (
-    "also send malformed and borderline requests (a missing field, a wrong type, an unknown "
-    "op or card code...) and check each gets the answer the protocol requires"
+    "also send malformed, borderline and impossible requests (a missing field, a wrong type, "
+    "an unknown op or card code, a deck that is not the pack, a state that cannot be...) and "
+    "check each gets the answer the protocol requires"
 )
 
 

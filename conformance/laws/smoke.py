@@ -35,7 +35,7 @@ from conformance.knowledge.optionfacts import with_packs
 from conformance.knowledge.profiles import DEFAULT_PROFILE, ProfileData, default_profiles
 from conformance.laws.hostile import hostile_checks, probe_engine
 
-Verdict = Literal["broken_adapter", "engine_ok", "profile_unsupported"]
+Verdict = Literal["broken_adapter", "engine_ok", "lax_adapter", "profile_unsupported"]
 
 
 @dataclass(frozen=True)
@@ -60,12 +60,18 @@ class SmokeResult:
     @property
     def verdict(self) -> Verdict:
         """``engine_ok`` when every check passed; ``profile_unsupported`` when the only
-        failure is that the handshake lacks the profile asked for; else ``broken_adapter``."""
+        failure is that the handshake lacks the profile asked for; ``lax_adapter`` when the
+        only failures are hostile probes the engine answered otherwise than the protocol
+        requires (it talks, but accepts malformed or impossible requests); else
+        ``broken_adapter`` (it cannot talk: no start, no handshake, malformed answers)."""
         failed = [check.name for check in self.checks if not check.ok]
         if not failed:
             return "engine_ok"
         if all(name.startswith("profile ") for name in failed):
             return "profile_unsupported"
+        probes = [name for name in failed if name.startswith("hostile ")]
+        if probes and all(name == "hostile" or name in probes for name in failed):
+            return "lax_adapter"
         return "broken_adapter"
 
 

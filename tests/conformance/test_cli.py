@@ -93,9 +93,15 @@ def test_usage_errors_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_coverage_reports_uncovered(capsys: pytest.CaptureFixture[str]) -> None:
     # TURN-5 is covered only through cc-0005; SCORE-2 by cc-0001; DISPUTE-32 is not observable.
-    assert run("coverage", GOOD) == 0
+    # Every rule and point is covered, but no case loads turn_opened (or a table) set and
+    # acts: that is uncovered too.
+    assert run("coverage", GOOD) == 1
     out = capsys.readouterr().out
     assert "DISPUTE-19: cc-0005" in out and "DISPUTE-32: not observable" in out
+    assert (
+        "turn_opened (true): NONE" in out and "discard (more than the top card): 1 (cc-0005)" in out
+    )
+    assert "0 observable dispute(s) uncovered; 2/9 state fields loaded and acted on" in out
     assert run("coverage", str(DATA / "good" / "melds.yaml")) == 1
     assert "UNCOVERED" in capsys.readouterr().out
 

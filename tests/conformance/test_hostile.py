@@ -24,6 +24,7 @@ from conformance.laws.hostile import (
     HOSTILE_IDS,
     HOSTILE_PROBES,
     Ignored,
+    MayRefuse,
     ProbeOutcome,
     Refused,
     Rejected,
@@ -66,7 +67,7 @@ def failed(outcomes: dict[str, ProbeOutcome]) -> set[str]:
 
 def test_every_kind_the_protocol_names_is_probed() -> None:
     kinds = {type(probe.expect) for probe in HOSTILE_PROBES}
-    assert kinds == {Refused, Rejected, Ignored}
+    assert kinds == {Refused, Rejected, Ignored, MayRefuse}
     keys = [probe.key for probe in HOSTILE_PROBES]
     assert len(keys) == len(set(keys))
     for wanted in (
@@ -79,6 +80,15 @@ def test_every_kind_the_protocol_names_is_probed() -> None:
         "pass-before-drawing",
         "act-unknown-card",
         "penalty-extra-fields",
+        # The impossible requests: decks, player counts and states.
+        "start_deal-deck-third-copy",
+        "next_deal-deck-missing-card",
+        "redeal-deck-extra-joker",
+        "start_deal-players-above",
+        "new_game-players-below",
+        "load_state-phase-unknown",
+        "load_state-turn-opened-in-draw",
+        "load_state-card-missing",
     ):
         assert wanted in keys
     # One capability per op family, each probe citing a section of docs/protocol.md.
@@ -87,7 +97,8 @@ def test_every_kind_the_protocol_names_is_probed() -> None:
         assert probe.capability in ("", "melds", "turns", "deals")
         number = probe.section.removeprefix("§")
         assert f"\n## {number}. " in protocol, probe.section
-    assert tuple(f"hostile/{key}" for key in keys) == HOSTILE_IDS
+    graded_keys = [p.key for p in HOSTILE_PROBES if not isinstance(p.expect, MayRefuse)]
+    assert tuple(f"hostile/{key}" for key in graded_keys) == HOSTILE_IDS
 
 
 # -- the reference passes ------------------------------------------------------------------
@@ -95,7 +106,12 @@ def test_every_kind_the_protocol_names_is_probed() -> None:
 
 def test_the_reference_answers_every_perla_probe_as_the_protocol_requires() -> None:
     found = outcomes_of(REFERENCE, "perla")
-    assert {key: o.status for key, o in found.items() if o.status != "pass"} == {}
+    # The states whose cards do not add up the reference refuses, as it may: information.
+    assert {key: o.status for key, o in found.items() if o.status != "pass"} == {
+        "load_state-card-missing": "info",
+        "load_state-third-copy": "info",
+    }
+    assert found["load_state-card-missing"].detail.startswith("refused it")
     # Perla has steals and a cut: nothing is left out.
     assert len(found) == len(HOSTILE_PROBES)
 
@@ -109,11 +125,19 @@ def test_in_argentine_the_reference_passes_and_the_perla_only_probes_are_not_gra
         # Argentine plays no steals (DISPUTE-29 forbidden): a pass is not an action there.
         "pass-before-drawing": ("not_graded", "option"),
         "pass-after-drawing": ("not_graded", "option"),
+        "load_state-card-missing": ("info", None),
+        "load_state-third-copy": ("info", None),
     }
-    # Smoke counts neither cut probe (no argentine engine could be graded on one) and
-    # lists the passes as not graded.
-    name, ok, detail = hostile_checks(list(found.values()))[-1]
-    total = len(HOSTILE_PROBES) - 2
+    # Smoke counts neither cut probe (no argentine engine could be graded on one) nor the
+    # information, and lists the passes as not graded.
+    checks = hostile_checks(list(found.values()))
+    name, ok, detail = checks[-1]
+    informed = [check for check in checks if check[0].endswith("(information)")]
+    assert [(n, o) for n, o, _ in informed] == [
+        ("hostile load_state-card-missing (information)", True),
+        ("hostile load_state-third-copy (information)", True),
+    ]
+    total = len(HOSTILE_PROBES) - 4
     assert (name, ok) == ("hostile", True)
     assert detail.startswith(f"{total - 2} of {total} probes answered as the protocol requires")
     assert (
@@ -127,7 +151,8 @@ def test_smoke_hostile_passes_the_reference() -> None:
     assert result.verdict == "engine_ok"
     summary = [check for check in result.checks if check.name == "hostile"]
     assert len(summary) == 1 and summary[0].ok
-    assert summary[0].detail.startswith(f"{len(HOSTILE_PROBES)} of {len(HOSTILE_PROBES)}")
+    graded_count = len(HOSTILE_IDS)
+    assert summary[0].detail.startswith(f"{graded_count} of {graded_count}")
 
 
 # -- an engine that accepts them fails, named ----------------------------------------------
@@ -135,7 +160,8 @@ def test_smoke_hostile_passes_the_reference() -> None:
 
 def test_smoke_hostile_names_a_lay_off_without_end_and_a_non_boolean_cut() -> None:
     result = smoke(lenient("end", "cut"), profile="perla", hostile=True)
-    assert result.verdict == "broken_adapter"
+    # It talks: lax, not broken.
+    assert result.verdict == "lax_adapter"
     assert set(result.failed) == {
         "hostile lay_off-without-end",
         "hostile start_deal-cut-boolean",
@@ -172,6 +198,34 @@ def test_smoke_hostile_names_a_lay_off_without_end_and_a_non_boolean_cut() -> No
                 "penalty-extra-fields",
                 "act-extra-fields",
                 "start_deal-extra-fields",
+            },
+        ),
+        (
+            "deck",
+            {
+                f"{op}-deck-{kind}"
+                for op in ("start_deal", "next_deal", "redeal")
+                for kind in ("third-copy", "missing-card", "extra-joker")
+            },
+        ),
+        (
+            "players",
+            {
+                f"{op}-players-{side}"
+                for op in ("start_deal", "new_game")
+                for side in ("below", "above")
+            },
+        ),
+        (
+            "load",
+            {
+                "load_state-phase-unknown",
+                "load_state-turn-past-players",
+                "load_state-dealer-past-players",
+                "load_state-turn-opened-in-draw",
+                "load_state-turn-opened-not-opened",
+                "load_state-opened-short",
+                "load_state-opened-long",
             },
         ),
     ],
@@ -363,7 +417,7 @@ def test_probes_not_graded_are_no_pass_in_smoke_or_in_a_run() -> None:
     assert (counted.graded, counted.passed, counted.not_graded) == (
         0,
         0,
-        {"capability": len(HOSTILE_PROBES)},
+        {"capability": len(HOSTILE_IDS)},
     )
 
 
@@ -425,3 +479,93 @@ def test_run_hostile_passes_the_reference_and_its_failures_can_be_expected(
     assert code == 0
     statuses = {c["id"]: c["status"] for c in report["cases"]}
     assert statuses["hostile/lay_off-without-end"] == "xfail"
+
+
+# -- impossible requests ----------------------------------------------------------------------
+
+
+def test_smoke_hostile_names_each_impossible_request_a_lax_engine_accepts() -> None:
+    result = smoke(lenient("deck", "players", "load"), profile="pagat", hostile=True)
+    assert result.verdict == "lax_adapter"
+    details = {check.name: check.detail for check in result.checks if not check.ok}
+    # A third copy dealt, named with its deck shortened and the section that forbids it.
+    third = details["hostile start_deal-deck-third-copy"]
+    assert (
+        '"deck":"[108 cards]"' in third
+        and "protocol §1 requires an error of kind bad_request" in third
+    )
+    # The newcomer's `players: 6` in pagat, answered unsupported.
+    above = details["hostile start_deal-players-above"]
+    assert '"players":6' in above and "answered error unsupported" in above
+    bogus = details["hostile load_state-phase-unknown"]
+    assert (
+        '"phase":"bogus"' in bogus
+        and "protocol §5 requires an error of kind invalid_state" in bogus
+    )
+
+
+def test_unsupported_to_a_count_outside_the_profile_from_an_engine_lacking_the_op() -> None:
+    def no_deals(op: str, fields: dict[str, Any]) -> dict[str, Any]:
+        raise EngineReportedError("unsupported", f"no {op}")
+
+    handshake = Handshake(
+        1, "scripted", "1", "python", ("pagat",), frozenset({"turns", "deals"}), {}
+    )
+    declared = declarations(handshake, "pagat", load_catalogue())
+    facts = with_packs(default_profiles()["pagat"], declared.ruling)
+    found = {o.probe.key: o for o in probe_engine(Scripted(no_deals), declared, facts, 2)}  # type: ignore[arg-type]
+    # The well-formed twin is refused too: the engine lacks new_game, not the count.
+    assert (found["new_game-players-above"].status, found["new_game-players-above"].cause) == (
+        "not_graded",
+        "op",
+    )
+
+
+@pytest.mark.parametrize("refuses", [True, False])
+def test_a_state_that_does_not_add_up_is_information_whether_loaded_or_refused(
+    refuses: bool,
+) -> None:
+    argv = REFERENCE if refuses else lenient("load")
+    found = outcomes_of(argv, "argentine")
+    outcome = found["load_state-card-missing"]
+    assert outcome.status == "info"
+    if refuses:
+        assert outcome.detail.startswith("refused it")
+    # Never a run's case, and never a failed smoke check.
+    assert "hostile/load_state-card-missing" not in HOSTILE_IDS
+    assert all(
+        case.id != "hostile/load_state-card-missing" for case in case_results(list(found.values()))
+    )
+
+
+def test_a_state_refused_with_another_error_kind_fails_even_where_refusing_is_free() -> None:
+    def wrong_kind(op: str, fields: dict[str, Any]) -> dict[str, Any]:
+        state = fields.get("state", {})
+        cards = [*state.get("stock", []), *state.get("discard", [])]
+        cards += [card for hand in state.get("hands", []) for card in hand]
+        if op == "load_state" and len(cards) != 108:
+            raise EngineReportedError("bad_request", f"{len(cards)} cards")
+        return {"state": state}
+
+    handshake = Handshake(1, "scripted", "1", "python", ("perla",), frozenset({"turns"}), {})
+    declared = declarations(handshake, "perla", load_catalogue())
+    facts = with_packs(default_profiles()["perla"], declared.ruling)
+    found = {o.probe.key: o for o in probe_engine(Scripted(wrong_kind), declared, facts, 2)}  # type: ignore[arg-type]
+    assert found["load_state-card-missing"].status == "fail"
+    assert (
+        "if it refuses, the error is of kind invalid_state"
+        in found["load_state-card-missing"].detail
+    )
+
+
+def test_the_smoke_command_calls_an_engine_that_takes_impossible_requests_lax(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code = main(
+        ["smoke", "--hostile", "--profile", "pagat", "--adapter", " ".join(lenient("load"))]
+    )
+    out = capsys.readouterr().out
+    # It talks: exit 1 (a failure), never 3 (an adapter that cannot start or shake hands).
+    assert code == 1
+    assert "verdict: lax_adapter" in out and "broken_adapter" not in out
+    assert "FAIL hostile load_state-turn-past-players:" in out

@@ -95,7 +95,10 @@ def test_coverage_counts_each_rule_and_point_and_says_what_is_uncovered(
     good: tuple[Scenario, ...],
 ) -> None:
     whole = profile_coverage(good, CATALOGUE, "argentine")
-    assert whole.complete
+    assert whole.uncovered_rules == () and whole.uncovered_disputes == ()
+    # Only cc-0005 loads a state and acts, and only its discard pile is set (two cards).
+    assert whole.loaded["discard"] == ("cc-0005",)
+    assert "turn_opened" in whole.unloaded_fields and not whole.complete
     # TURN-5 is cited by the DISPUTE-19 case only; DISPUTE-32 is not observable.
     assert whole.table["rules"]["TURN-5"]["scenarios"] == 1
     assert whole.table["disputes"] == {"DISPUTE-19": ["cc-0005"]}
@@ -104,6 +107,23 @@ def test_coverage_counts_each_rule_and_point_and_says_what_is_uncovered(
     assert part.uncovered_rules == ("TURN-2", "TURN-5", "TURN-10")
     assert part.uncovered_disputes == ("DISPUTE-19",)
     assert not part.complete and part.as_json()["profile"] == "argentine"
+    assert part.as_json()["loaded"]["turn_opened"] == []
+
+
+def test_coverage_counts_a_field_only_where_a_case_loads_it_set_and_then_acts() -> None:
+    from conformance.run.selection import load_scenarios
+
+    root = Path(__file__).resolve().parents[2]
+    catalogue = load_catalogue()  # the real one: the corpus cites every rule
+    loaded_corpus = load_scenarios([root / "scenarios"], catalogue=catalogue)
+    assert loaded_corpus.errors == ()
+    corpus = loaded_corpus.scenarios
+    for profile in ("argentine", "chilean", "pagat", "perla"):
+        found = profile_coverage(corpus, catalogue, profile)
+        assert found.unloaded_fields == (), profile
+    loaded = profile_coverage(corpus, catalogue, "argentine").loaded["turn_opened"]
+    # cc-2900 loads turn_opened true and lays off; cc-0630 has it only in an expected state.
+    assert "cc-2900" in loaded and "cc-0630" not in loaded
 
 
 def test_run_profile_selects_shards_and_applies_expectations(good: tuple[Scenario, ...]) -> None:

@@ -10,7 +10,12 @@ Each ``--bugs`` name is one real engine's mistake with malformed or borderline r
 - ``card``: an unknown card code in ``penalty`` is dropped;
 - ``missing``: ``new_game`` without ``seed`` plays seed 1;
 - ``pass``: a ``pass`` by the player to move is refused with ``not_your_turn``;
-- ``extra``: a request with a field this proxy does not know is a ``bad_request``.
+- ``extra``: a request with a field this proxy does not know is a ``bad_request``;
+- ``deck``: a deal op's deck that is not the pack is dealt anyway (the last deck the
+  reference took is dealt in its place);
+- ``players``: a player count the profile has no place for is answered ``unsupported``;
+- ``load``: an impossible state is loaded anyway (an unknown phase read as ``draw``, a turn
+  or dealer taken modulo the players, ``turn_opened`` dropped, ``opened`` cut or padded).
 
 Everything else is the reference's answer. Standard library only: the proxy knows nothing of
 the harness.
@@ -27,7 +32,9 @@ from typing import Any
 
 from relay import ReferenceRelay
 
-BUGS = ("end", "cut", "deal", "op", "card", "missing", "pass", "extra")
+BUGS = ("end", "cut", "deal", "op", "card", "missing", "pass", "extra", "deck", "players", "load")
+DEAL_OPS = ("start_deal", "next_deal", "redeal")
+PHASES = ("draw", "play", "deal_over", "cancelled", "game_over")
 OPS = [
     "hello",
     "bye",
@@ -91,10 +98,53 @@ def _bend(request: dict[str, Any], bugs: set[str]) -> dict[str, Any] | str:
         request = {**request, "cards": [c for c in valid if c[:-1] in RANKS and c[-1] in "SHDC"]}
     if "missing" in bugs and op == "new_game" and "seed" not in request:
         request = {**request, "seed": 1}
+    state = request.get("state")
+    if "load" in bugs and op == "load_state" and isinstance(state, dict):
+        request = {**request, "state": _mended(state)}
     return request
 
 
+def _mended(state: dict[str, Any]) -> dict[str, Any]:
+    """The state with what makes it impossible smoothed over, as a careless loader does."""
+    players = state.get("players")
+    if not isinstance(players, int) or players < 1:
+        return state
+    state = dict(state)
+    if state.get("phase") not in PHASES:
+        state["phase"] = "draw"
+    for seat in ("turn", "dealer"):
+        if isinstance(state.get(seat), int):
+            state[seat] %= players
+    state["turn_opened"] = False
+    opened = state.get("opened")
+    if isinstance(opened, list):
+        state["opened"] = (opened + [False] * players)[:players]
+    return state
+
+
 RANKS = {"A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"}
+
+
+def _after(
+    relay: ReferenceRelay,
+    request: dict[str, Any],
+    sent: dict[str, Any],
+    answer: str,
+    bugs: set[str],
+    decks: list[Any],
+) -> str:
+    """The answer as the buggy engine gives it: a refused deck dealt anyway, a count outside
+    the profile refused as unsupported."""
+    error = json.loads(answer).get("error")
+    message = error.get("message", "") if isinstance(error, dict) else ""
+    if error is None and request.get("op") in DEAL_OPS and "deck" in sent:
+        decks[:] = [sent["deck"]]
+    if "players" in bugs and error and error.get("kind") == "bad_request" and "players" in message:
+        return json.dumps({"id": request.get("id"), "error": {**error, "kind": "unsupported"}})
+    wrong_pack = "copies" in message or "cards, not" in message  # not a malformed deck
+    if "deck" in bugs and error and request.get("op") in DEAL_OPS and wrong_pack and decks:
+        return relay.ask(json.dumps({**sent, "deck": decks[0]})).rstrip("\n")
+    return answer
 
 
 def main() -> int:
@@ -107,6 +157,7 @@ def main() -> int:
     if unknown:
         parser.error(f"unknown bugs {sorted(unknown)}")
     relay = ReferenceRelay()
+    decks: list[Any] = []  # the last deck the reference dealt
     try:
         for line in sys.stdin:
             if not line.strip():
@@ -117,6 +168,7 @@ def main() -> int:
                 answer = bent
             else:
                 answer = relay.ask(json.dumps(bent)).rstrip("\n")
+                answer = _after(relay, request, bent, answer, bugs, decks)
                 action = request.get("action")
                 if "pass" in bugs and isinstance(action, dict) and action.get("type") == "pass":
                     answered = json.loads(answer)

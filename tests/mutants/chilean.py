@@ -412,7 +412,8 @@ for _base, _rules, _description in PORTED:
 
 # This round's faults: tests/mutants/round4_faults.py and round4_behaviours.py,
 # their own mutants and the Argentine ones ported.
-from . import round4_behaviours, round4_faults  # noqa: E402
+from . import round4_behaviours, round4_faults, round5  # noqa: E402
 
 round4_faults.register(MUTANTS_OF)
 round4_behaviours.register(MUTANTS_OF)
+round5.register(MUTANTS_OF)  # round 5: tests/mutants/round5.py

@@ -69,11 +69,20 @@ def make_root_importable() -> None:
     os.environ["PYTHONPATH"] = child_env()["PYTHONPATH"]
 
 
-def run(argv: Sequence[str], corpus: Corpus, workers: int = 1, profile: str = PROFILE) -> RunResult:
+def run(
+    argv: Sequence[str],
+    corpus: Corpus,
+    workers: int = 1,
+    profile: str = PROFILE,
+    *,
+    hostile: bool = False,
+) -> RunResult:
     """Run the whole corpus against the adapter ``argv`` under ``profile``, every case to the end.
 
     Consecutive errors never stop the run: a mutant may make ``load_state`` refuse many
-    setups in a row, and the cases after them must still be graded.
+    setups in a row, and the cases after them must still be graded. With ``hostile`` the
+    hostile probes are graded too, as ``run --hostile`` does (cases ``hostile/<probe>``): a
+    mutant that only mishandles impossible requests is killed there.
     """
     make_root_importable()
     options = RunOptions(
@@ -83,7 +92,12 @@ def run(argv: Sequence[str], corpus: Corpus, workers: int = 1, profile: str = PR
         case_timeout=60.0,
         max_consecutive_errors=10**6,
     )
-    return run_scenarios(argv, corpus.scenarios, options, catalogue=corpus.catalogue)
+    result = run_scenarios(argv, corpus.scenarios, options, catalogue=corpus.catalogue)
+    if not hostile:
+        return result
+    from conformance.laws.hostile import hostile_run, with_cases
+
+    return with_cases(result, hostile_run(argv, options))
 
 
 def with_status(results: Sequence[CaseResult], status: str) -> list[str]:
@@ -131,6 +145,11 @@ def setup_key(scenario: Scenario) -> tuple[Any, ...]:
 
 
 def distinct_setups(ids: Iterable[str], corpus: Corpus) -> int:
-    """How many different setups (:func:`setup_key`) the cases ``ids`` of ``corpus`` have."""
+    """How many different setups (:func:`setup_key`) the cases ``ids`` of ``corpus`` have.
+
+    A hostile probe's case (``hostile/<probe>``) is its own setup, as a melds question is:
+    each sends another request."""
     by_id = {s.id: s for s in corpus.scenarios}
-    return len({setup_key(by_id[i]) for i in ids if i in by_id})
+    keys: set[tuple[Any, ...]] = {setup_key(by_id[i]) for i in ids if i in by_id}
+    keys |= {("hostile", i) for i in ids if i.startswith("hostile/")}
+    return len(keys)

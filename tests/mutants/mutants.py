@@ -1012,4 +1012,4 @@ __all__ = ["MUTANTS", "Mutant", "apply_mutant", "mutant", "names"]
 # corpus (tests.mutants.chilean.CHILEAN), the Pagat ones against the Pagat slice
 # (tests.mutants.pagat.PAGAT), and the Perla ones against the Perla slice
 # (tests.mutants.perla.PERLA).
-from . import chilean, pagat, perla, round3, round4_behaviours, round4_faults, strength  # noqa: E402, F401
+from . import chilean, pagat, perla, round3, round4_behaviours, round4_faults, round5, strength  # noqa: E402, F401

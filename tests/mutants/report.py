@@ -24,6 +24,7 @@ from pathlib import Path
 from . import harness
 from .later import BY_PROFILE
 from .mutants import MUTANTS, Mutant
+from .round5 import HOSTILE
 
 
 @dataclass(frozen=True)
@@ -45,7 +46,9 @@ def run_mutant(
 ) -> MutantOutcome:
     """Run the corpus against mutant ``name`` under ``profile``."""
     started = time.monotonic()
-    result = harness.run(harness.mutant_argv(name), corpus, workers=workers, profile=profile)
+    result = harness.run(
+        harness.mutant_argv(name), corpus, workers=workers, profile=profile, hostile=name in HOSTILE
+    )
     killers = tuple(harness.killers(result))
     return MutantOutcome(
         MUTANTS[name],
@@ -81,12 +84,15 @@ def render(
         "a mutant, register it with `@mutant(name, rules, description)` in",
         "`tests/mutants/mutants.py` (or `tests/mutants/strength.py`, whose mutants each have a",
         "direct probe in `tests/mutants/probes.py` showing they differ from the reference, or",
-        "`tests/mutants/round3.py`, `round4_faults.py` or `round4_behaviours.py`), or for a",
-        "later profile in its module (`chilean.py`, `pagat.py`, `perla.py`, or the `OWN` and",
-        "`PORTED` of `round4_faults.py` and `round4_behaviours.py`), where `PORTED` makes an",
-        "Argentine function mutant's fault in",
+        "`tests/mutants/round3.py`, `round4_faults.py`, `round4_behaviours.py` or `round5.py`),",
+        "or for a later profile in its module (`chilean.py`, `pagat.py`, `perla.py`, or the",
+        "`OWN` and `PORTED` of `round4_faults.py`, `round4_behaviours.py` and `round5.py`),",
+        "where `PORTED` makes an Argentine function mutant's fault in",
         "that profile only; then rerun the report. A surviving or weakly covered mutant calls",
-        "for a new scenario, never a weaker mutant.",
+        "for a new scenario, never a weaker mutant. A mutant whose only fault is in answering",
+        "impossible requests (`HOSTILE` in `round5.py`) also runs the hostile probes",
+        "(`run --hostile`, conformance/laws/hostile/): its `hostile/<probe>` cases count as",
+        "killers, each probe its own setup.",
         "",
         f"- Corpus: {len(corpus.scenarios)} scenarios (profile `{harness.PROFILE}`).",
         f"- Unmutated reference: {counts}.",

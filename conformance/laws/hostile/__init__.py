@@ -2,8 +2,11 @@
 
 ``smoke --hostile`` and ``run --hostile`` send these probes: a required field left out, a
 field of the wrong type (a boolean or a float ``cut``), a deal number past every profile's
-last, an unknown op, action type or card code, a ``pass`` by the player to move, and extra
-fields an engine must ignore. Each probe names the protocol section that decides it.
+last, an unknown op, action type or card code, a ``pass`` by the player to move, extra
+fields an engine must ignore, and impossible requests (a deck that is not the pack, a
+player count the profile has no place for, a state that cannot be). Each probe names the
+protocol section that decides it; where the protocol leaves the answer to the engine, what
+it did is reported as information, never graded.
 
 :data:`HOSTILE_PROBES` is the one list both commands read. A probe is sent only where it
 applies to the engine's declarations (capability, profile, interface, rulings, player
@@ -12,8 +15,10 @@ counts); one that does not apply, or whose setting the engine cannot take (an
 
 How the parts fit, from the bottom up:
 
-- :mod:`~conformance.laws.hostile.probes`: the probes, the settings they are sent in and
-  the answers required;
+- :mod:`~conformance.laws.hostile.model`: the answers required, the settings probes are
+  sent in, the states and requests they are built from;
+- :mod:`~conformance.laws.hostile.impossible`: the impossible requests;
+- :mod:`~conformance.laws.hostile.probes`: the malformed requests, and the list of all;
 - :mod:`~conformance.laws.hostile.sending`: :func:`probe_engine`, each probe sent and its
   answer graded;
 - :mod:`~conformance.laws.hostile.cases`: the outcomes as a run's cases and as smoke's
@@ -35,6 +40,7 @@ from conformance.laws.hostile.probes import (
     Expectation,
     HostileProbe,
     Ignored,
+    MayRefuse,
     ProbeOutcome,
     Refused,
     Rejected,
@@ -52,6 +58,7 @@ __all__ = [
     "Expectation",
     "HostileProbe",
     "Ignored",
+    "MayRefuse",
     "ProbeOutcome",
     "Refused",
     "Rejected",

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from conformance.errors import EngineError
 from conformance.grading.results import CaseResult, CheckResult
-from conformance.laws.hostile.probes import HOSTILE_PROBES, NOT_IN_PROFILE, ProbeOutcome
+from conformance.laws.hostile.probes import HOSTILE_PROBES, NOT_IN_PROFILE, MayRefuse, ProbeOutcome
 from conformance.laws.hostile.sending import probe_engine
 
 if TYPE_CHECKING:
@@ -21,17 +21,23 @@ if TYPE_CHECKING:
 #: The section of a run the probes' cases are listed under.
 SECTION = "hostile"
 
-#: The id of each probe's case in a run (an expectations file may name them).
-HOSTILE_IDS = tuple(f"{SECTION}/{probe.key}" for probe in HOSTILE_PROBES)
+#: The id of each probe's case in a run (an expectations file may name them): every probe
+#: but those whose answer the protocol leaves to the engine, which grade nothing.
+HOSTILE_IDS = tuple(
+    f"{SECTION}/{probe.key}" for probe in HOSTILE_PROBES if not isinstance(probe.expect, MayRefuse)
+)
 
 
 def case_results(outcomes: Sequence[ProbeOutcome]) -> tuple[CaseResult, ...]:
     """One case per probe, one check each, graded like any case: a failed probe names the
     request, the answer and its protocol section; one not sent is not graded, with its
-    cause (results.NOT_GRADED_CAUSES), but for one the profile has no place for."""
+    cause (results.NOT_GRADED_CAUSES), but for one the profile has no place for. A probe
+    whose answer the protocol leaves free (``info``) is no case."""
     results = []
     for outcome in outcomes:
-        if outcome.cause == NOT_IN_PROFILE:
+        # A probe the profile has no place for, or whose answer the protocol leaves free
+        # (reported by smoke as information), grades nothing.
+        if outcome.cause == NOT_IN_PROFILE or isinstance(outcome.probe.expect, MayRefuse):
             continue
         probe = outcome.probe
         rules = (f"protocol {probe.section}",)
@@ -119,11 +125,18 @@ def hostile_checks(outcomes: Sequence[ProbeOutcome]) -> list[tuple[str, bool, st
     """Smoke's checks (name, ok, detail): one per failed probe, naming the request, the
     answer and the protocol section, then one that counts them. Passing needs at least one
     probe graded and none failed; probes not graded are listed with why (but for those the
-    profile has no place for, which are not counted)."""
+    profile has no place for, which are not counted). A probe whose answer the protocol
+    leaves free gets a passing line saying what the engine did, and is not counted."""
     checks = [
         (f"hostile {o.probe.key}", False, o.failure()) for o in outcomes if o.status == "fail"
     ]
-    counted = [o for o in outcomes if o.cause != NOT_IN_PROFILE]
+    # What the engine did where the protocol leaves it free: shown, never failed.
+    informed = [
+        (f"hostile {o.probe.key} (information)", True, f"{o.probe.title}: {o.detail}")
+        for o in outcomes
+        if o.status == "info"
+    ]
+    counted = [o for o in outcomes if o.cause != NOT_IN_PROFILE and o.status != "info"]
     passed = sum(o.status == "pass" for o in counted)
     skipped = [o for o in counted if o.status == "not_graded"]
     detail = f"{passed} of {len(counted)} probes answered as the protocol requires"
@@ -143,4 +156,4 @@ def hostile_checks(outcomes: Sequence[ProbeOutcome]) -> list[tuple[str, bool, st
     ok = passed > 0 and not checks
     if not passed:
         detail += "; none graded, so nothing was shown"
-    return [*checks, ("hostile", ok, detail)]
+    return [*checks, *informed, ("hostile", ok, detail)]

@@ -2,224 +2,55 @@
 the answer docs/protocol.md requires for it.
 
 :data:`HOSTILE_PROBES` is the one list ``smoke --hostile`` and ``run --hostile`` read
-(:mod:`~conformance.laws.hostile.sending` sends them).
+(:mod:`~conformance.laws.hostile.sending` sends them): the malformed requests of this module,
+then the impossible ones of :mod:`~conformance.laws.hostile.impossible`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
-from conformance.adapter.declarations import Declarations
-from conformance.knowledge.optionfacts import hand_size
-from conformance.knowledge.profiles import ProfileData
-
-#: One request: its op and its fields (the session adds the id).
-Request = tuple[str, dict[str, Any]]
-
-
-@dataclass(frozen=True)
-class Refused:
-    """The answer must be an error of this kind (docs/protocol.md §1)."""
-
-    kind: str = "bad_request"
-
-    def __str__(self) -> str:
-        return f"an error of kind {self.kind}"
-
-
-@dataclass(frozen=True)
-class Rejected:
-    """The answer must be an ``act`` result with ``accepted: false`` and, from an engine that
-    claims ``reasons``, this reason (docs/reasons.md)."""
-
-    reason: str
-
-    def __str__(self) -> str:
-        return f"accepted false with reason {self.reason}"
-
-
-@dataclass(frozen=True)
-class Ignored:
-    """The answer must be the one the same request gets without the extra fields."""
-
-    def __str__(self) -> str:
-        return "the answer the request gets without its extra fields"
-
-
-Expectation = Refused | Rejected | Ignored
-
-
-@dataclass(frozen=True)
-class Setting:
-    """What a probe is built from: the profile's facts (packs under the engine's rulings),
-    the player count it seats and the engine's declarations."""
-
-    profile: ProfileData
-    players: int
-    declared: Declarations
-
-
-@dataclass(frozen=True)
-class Script:
-    """The requests of one probe: ``setup`` (each must be answered normally), the hostile
-    ``request``, and its well-formed ``twin``, sent after the setup again. For a refusal the
-    twin shows the refusal is the malformation's (a twin refused too grades nothing); for
-    ignored fields the two answers must be equal."""
-
-    setup: tuple[Request, ...]
-    request: Request
-    twin: Request | None = None
-
-
-@dataclass(frozen=True)
-class HostileProbe:
-    """One malformed or borderline request and the answer the protocol requires."""
-
-    #: Stable name (``lay_off-without-end``): the case id in a run is ``hostile/<key>``.
-    key: str
-    #: What is sent, in words.
-    title: str
-    #: The protocol section that requires the answer (``§6``).
-    section: str
-    #: The capability whose ops it sends ("" for a request every engine must answer).
-    capability: str
-    expect: Expectation
-    build: Callable[[Setting], Script]
-    #: Why the probe is not sent to this engine: its cause (results.NOT_GRADED_CAUSES, or
-    #: NOT_IN_PROFILE) and the reason in words; None: it is sent.
-    skip_reason: Callable[[Setting], tuple[str, str] | None] = lambda setting: None
-    #: Whether an ``unsupported`` answer leaves it not graded (the engine may lack what it
-    #: sends); an op the protocol does not have is never the engine's to lack.
-    may_be_unsupported: bool = True
-
-
-Status = Literal["pass", "fail", "not_graded"]
-
-
-@dataclass(frozen=True)
-class ProbeOutcome:
-    """What one probe came to: ``pass``, ``fail`` or ``not_graded`` (``cause`` says why)."""
-
-    probe: HostileProbe
-    status: Status
-    #: The hostile request as sent (without its id), "" when not sent.
-    request: str = ""
-    #: The engine's answer, shortly.
-    answer: str = ""
-    #: Why it failed or was not graded.
-    detail: str = ""
-    cause: str | None = None
-    duration: float = 0.0
-
-    def failure(self) -> str:
-        """One line naming the request, the answer and the section (for a failed probe)."""
-        return (
-            f"{self.probe.title}: sent {self.request}, answered {self.answer}; "
-            f"protocol {self.probe.section} requires {self.probe.expect}"
-            + (f" ({self.detail})" if self.detail else "")
-        )
-
-
-# -- the settings probes are sent in ------------------------------------------------------
-
-
-def _deck(setting: Setting) -> list[str]:
-    return list(setting.profile.pack(setting.players).canonical_order())
-
-
-def _draw_state(setting: Setting) -> dict[str, Any]:
-    """Deal 1 dealt from the canonical deck, player 1 to draw (as smoke's probe state)."""
-    deck, players = _deck(setting), setting.players
-    size = hand_size(setting.profile, 1, setting.declared.ruling)
-    hands: list[list[str]] = [[] for _ in range(players)]
-    for index in range(size * players):
-        hands[(1 + index) % players].append(deck[index])
-    return _state(setting, 1, "draw", hands, [False] * players, [], deck[size * players :])
-
-
-#: Deal 2's contract (a trio and a run in every profile) laid by player 1.
-_TABLE: tuple[dict[str, Any], ...] = (
-    {"owner": 1, "kind": "trio", "cards": ["9C", "9D", "9H"]},
-    {"owner": 1, "kind": "run", "cards": ["4S", "5S", "6S", "7S"]},
+from conformance.laws.hostile.impossible import IMPOSSIBLE_PROBES
+from conformance.laws.hostile.model import (
+    NOT_IN_PROFILE,
+    Expectation,
+    HostileProbe,
+    Ignored,
+    MayRefuse,
+    ProbeOutcome,
+    Refused,
+    Rejected,
+    Request,
+    Script,
+    Setting,
+    Status,
+    deck_of,
+    draw_state,
+    new_game_fields,
+    perfect_cut,
+    start_fields,
+    table_state,
 )
-#: Player 1's hand after drawing: the 8S fits the run's high end.
-_HELD = ["8S", "KD", "QC", "3H", "10C"]
 
-
-def _table_state(setting: Setting) -> dict[str, Any]:
-    """Deal 2, player 1 opened on an earlier turn (a trio and the run 4S-7S on the table),
-    has drawn and holds the 8S: a lay-off on the run is legal once its end is named."""
-    deck, players = _deck(setting), setting.players
-    for card in [*_TABLE[0]["cards"], *_TABLE[1]["cards"], *_HELD]:
-        deck.remove(card)
-    size = hand_size(setting.profile, 2, setting.declared.ruling)
-    hands: list[list[str]] = []
-    for player in range(players):
-        if player == 1:
-            hands.append(list(_HELD))
-        else:
-            hands.append(deck[:size])
-            del deck[:size]
-    opened = [player == 1 for player in range(players)]
-    return _state(setting, 2, "play", hands, opened, [dict(m) for m in _TABLE], deck)
-
-
-def _state(
-    setting: Setting,
-    deal_number: int,
-    phase: str,
-    hands: list[list[str]],
-    opened: list[bool],
-    table: list[dict[str, Any]],
-    rest: list[str],
-) -> dict[str, Any]:
-    players = setting.players
-    return {
-        "profile": setting.profile.name,
-        "players": players,
-        "deal_number": deal_number,
-        "dealer": 0,
-        "turn": 1,
-        "phase": phase,
-        "hands": hands,
-        "opened": opened,
-        "turn_opened": False,
-        "table": table,
-        "stock": rest[1:],
-        "discard": rest[:1],
-        "totals": [0] * players,
-        "deal_scores": None,
-        "closer": None,
-        "winners": None,
-    }
-
-
-def _start_fields(setting: Setting, **changes: Any) -> dict[str, Any]:
-    """A well-formed deal-1 ``start_deal``, with ``changes`` (a value None: left out)."""
-    fields: dict[str, Any] = {
-        "profile": setting.profile.name,
-        "players": setting.players,
-        "deal_number": 1,
-        "dealer": 0,
-        "totals": [0] * setting.players,
-        "deck": _deck(setting),
-    }
-    fields.update(changes)
-    return {name: value for name, value in fields.items() if value is not None}
-
-
-def _perfect_cut(setting: Setting) -> int:
-    """Players times deal 1's hand size, plus one: the cut that scores (PERLA-CUT-2)."""
-    return setting.players * hand_size(setting.profile, 1, setting.declared.ruling) + 1
+__all__ = [
+    "HOSTILE_PROBES",
+    "NOT_IN_PROFILE",
+    "Expectation",
+    "HostileProbe",
+    "Ignored",
+    "MayRefuse",
+    "ProbeOutcome",
+    "Refused",
+    "Rejected",
+    "Request",
+    "Script",
+    "Setting",
+    "Status",
+]
 
 
 # -- when a probe is sent -------------------------------------------------------------------
-
-#: The cause of a probe that has no meaning in the profile (a ``cut`` outside ``perla``): no
-#: engine of that profile could be graded on it, so a run lists no case for it.
-NOT_IN_PROFILE = "not_in_profile"
 
 
 def _requested_ends(setting: Setting) -> tuple[str, str] | None:
@@ -306,7 +137,7 @@ def _act(
 
 def _after_draw(setting: Setting) -> Script:
     setup = (
-        ("load_state", {"state": _draw_state(setting)}),
+        ("load_state", {"state": draw_state(setting)}),
         ("act", {"action": {"type": "draw_stock", "player": 1}}),
     )
     return Script(setup, ("act", {"action": {"type": "pass", "player": 1}}))
@@ -314,34 +145,24 @@ def _after_draw(setting: Setting) -> Script:
 
 def _start(**changes: Any) -> Callable[[Setting], Script]:
     return lambda s: Script(
-        (), ("start_deal", _start_fields(s, **changes)), ("start_deal", _start_fields(s))
+        (), ("start_deal", start_fields(s, **changes)), ("start_deal", start_fields(s))
     )
 
 
 def _bad_cut(value: Callable[[Setting], Any]) -> Callable[[Setting], Script]:
     def build(setting: Setting) -> Script:
-        good = _start_fields(setting, cut=_perfect_cut(setting))
+        good = start_fields(setting, cut=perfect_cut(setting))
         return Script((), ("start_deal", {**good, "cut": value(setting)}), ("start_deal", good))
 
     return build
-
-
-def _new_game(setting: Setting, **changes: Any) -> dict[str, Any]:
-    fields: dict[str, Any] = {
-        "profile": setting.profile.name,
-        "players": setting.players,
-        "seed": 1,
-    }
-    fields.update(changes)
-    return {name: value for name, value in fields.items() if value is not None}
 
 
 _BAD = Refused("bad_request")
 _LAY_OFF = {"type": "lay_off", "player": 1, "card": "8S", "meld": 1}
 _EXTRA = {"x_note": "an extra field: ignore it", "x": {"seed": 42}}
 
-#: Every hostile probe, in the order sent (the one source smoke and run read).
-HOSTILE_PROBES: tuple[HostileProbe, ...] = (
+#: The malformed requests, in the order sent.
+_MALFORMED: tuple[HostileProbe, ...] = (
     HostileProbe(
         "unknown-op",
         "an op the protocol does not have",
@@ -447,7 +268,7 @@ HOSTILE_PROBES: tuple[HostileProbe, ...] = (
         "§7",
         "turns",
         _BAD,
-        lambda s: Script((("load_state", {"state": _draw_state(s)}),), ("act", {})),
+        lambda s: Script((("load_state", {"state": draw_state(s)}),), ("act", {})),
     ),
     HostileProbe(
         "lay_off-without-end",
@@ -455,7 +276,7 @@ HOSTILE_PROBES: tuple[HostileProbe, ...] = (
         "§6",
         "turns",
         _BAD,
-        _act(_table_state, _LAY_OFF, {**_LAY_OFF, "end": "high"}),
+        _act(table_state, _LAY_OFF, {**_LAY_OFF, "end": "high"}),
         _requested_ends,
     ),
     HostileProbe(
@@ -465,7 +286,7 @@ HOSTILE_PROBES: tuple[HostileProbe, ...] = (
         "turns",
         _BAD,
         _act(
-            _table_state,
+            table_state,
             {"type": "discard", "player": 1, "card": "1S"},
             {"type": "discard", "player": 1, "card": "KD"},
         ),
@@ -477,7 +298,7 @@ HOSTILE_PROBES: tuple[HostileProbe, ...] = (
         "turns",
         _BAD,
         _act(
-            _table_state,
+            table_state,
             {"type": "sort_hand", "player": 1},
             {"type": "discard", "player": 1, "card": "KD"},
         ),
@@ -489,7 +310,7 @@ HOSTILE_PROBES: tuple[HostileProbe, ...] = (
         "turns",
         _BAD,
         _act(
-            _table_state,
+            table_state,
             {"type": "discard", "player": "1", "card": "KD"},
             {"type": "discard", "player": 1, "card": "KD"},
         ),
@@ -501,7 +322,7 @@ HOSTILE_PROBES: tuple[HostileProbe, ...] = (
         "turns",
         Ignored(),
         _act(
-            _table_state,
+            table_state,
             {"type": "discard", "player": 1, "card": "KD"},
             {"type": "discard", "player": 1, "card": "KD"},
             **_EXTRA,
@@ -513,7 +334,7 @@ HOSTILE_PROBES: tuple[HostileProbe, ...] = (
         "§6",
         "turns",
         Rejected("draw_first"),
-        _act(_draw_state, {"type": "pass", "player": 1}, None),
+        _act(draw_state, {"type": "pass", "player": 1}, None),
         _steals,
     ),
     HostileProbe(
@@ -544,9 +365,9 @@ HOSTILE_PROBES: tuple[HostileProbe, ...] = (
         "deals",
         _BAD,
         lambda s: Script(
-            (("start_deal", _start_fields(s)),),
+            (("start_deal", start_fields(s)),),
             ("redeal", {}),
-            ("redeal", {"deck": _deck(s)}),
+            ("redeal", {"deck": deck_of(s)}),
         ),
     ),
     HostileProbe(
@@ -557,8 +378,8 @@ HOSTILE_PROBES: tuple[HostileProbe, ...] = (
         _BAD,
         lambda s: Script(
             (),
-            ("start_deal", _start_fields(s, deck=["ZZ", *_deck(s)[1:]])),
-            ("start_deal", _start_fields(s)),
+            ("start_deal", start_fields(s, deck=["ZZ", *deck_of(s)[1:]])),
+            ("start_deal", start_fields(s)),
         ),
     ),
     HostileProbe(
@@ -576,7 +397,7 @@ HOSTILE_PROBES: tuple[HostileProbe, ...] = (
         "§10",
         "deals",
         _BAD,
-        _bad_cut(lambda s: float(_perfect_cut(s))),
+        _bad_cut(lambda s: float(perfect_cut(s))),
         _cuts,
     ),
     HostileProbe(
@@ -593,7 +414,9 @@ HOSTILE_PROBES: tuple[HostileProbe, ...] = (
         "§7",
         "deals",
         _BAD,
-        lambda s: Script((), ("new_game", _new_game(s, seed=None)), ("new_game", _new_game(s))),
+        lambda s: Script(
+            (), ("new_game", new_game_fields(s, seed=None)), ("new_game", new_game_fields(s))
+        ),
     ),
     HostileProbe(
         "new_game-seed-string",
@@ -601,6 +424,11 @@ HOSTILE_PROBES: tuple[HostileProbe, ...] = (
         "§7",
         "deals",
         _BAD,
-        lambda s: Script((), ("new_game", _new_game(s, seed="1")), ("new_game", _new_game(s))),
+        lambda s: Script(
+            (), ("new_game", new_game_fields(s, seed="1")), ("new_game", new_game_fields(s))
+        ),
     ),
 )
+
+#: Every hostile probe, in the order sent (the one source smoke and run read).
+HOSTILE_PROBES: tuple[HostileProbe, ...] = (*_MALFORMED, *IMPOSSIBLE_PROBES)

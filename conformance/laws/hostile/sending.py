@@ -23,6 +23,7 @@ from conformance.laws.hostile.probes import (
     Expectation,
     HostileProbe,
     Ignored,
+    MayRefuse,
     ProbeOutcome,
     Refused,
     Rejected,
@@ -79,6 +80,11 @@ def _probe(session: EngineSession, probe: HostileProbe, setting: Setting) -> Pro
         answer = _send(session, script.request)
         if isinstance(answer, str):  # a crash or a protocol breach: failed
             return _outcome(probe, "fail", shown, answer, started)
+        if _unsupported(answer) and script.twin is not None:
+            # `unsupported` may be the bug itself (a count the profile has no place for),
+            # but only from an engine that answers the well-formed twin.
+            _setup(session, script.setup)
+            _twin_check(probe.expect, answer, _send(session, script.twin))
         verdict = _grade(probe.expect, answer, setting, probe.may_be_unsupported)
         if verdict is not None:
             return _outcome(probe, "fail", shown, _answer_text(answer), started, verdict)
@@ -90,6 +96,10 @@ def _probe(session: EngineSession, probe: HostileProbe, setting: Setting) -> Pro
             except _Differs as exc:
                 detail = f"without them it answered {exc}"
                 return _outcome(probe, "fail", shown, _answer_text(answer), started, detail)
+        if isinstance(probe.expect, MayRefuse):
+            done = "refused it" if isinstance(answer, EngineReportedError) else "accepted it"
+            detail = f"{done}; protocol {probe.section} leaves that to the engine"
+            return _outcome(probe, "info", shown, _answer_text(answer), started, detail)
         return _outcome(probe, "pass", shown, _answer_text(answer), started)
     except _NotGraded as exc:
         why = f"{probe.title}: {exc.detail}"
@@ -168,7 +178,15 @@ def _grade(
             return None
         case Ignored():
             return "" if isinstance(answer, EngineReportedError) else None
+        case MayRefuse(kind):
+            if isinstance(answer, EngineReportedError) and answer.kind != kind:
+                return f"if it refuses, the error is of kind {kind}"
+            return None
     return None
+
+
+def _unsupported(answer: Answer) -> bool:
+    return isinstance(answer, EngineReportedError) and answer.kind == "unsupported"
 
 
 def _twin_check(expect: Expectation, answer: Answer, twin: Answer) -> None:
