@@ -48,7 +48,7 @@ PROFILES = ("argentine", "chilean", "pagat", "perla")
 # DISPUTE-78, the Chilean house game's pack.
 CHILEAN_POINTS = [*range(39, 57), *range(74, 78), 78]
 # The Pagat points (seed 002's own), and the shared silences the pagat profile also rules on.
-PAGAT_POINTS = [*range(57, 61)]
+PAGAT_POINTS = [*range(57, 61), 79]
 PAGAT_SHARED_POINTS = [47, 53, 54, 74, 75, 76]
 # The Perla points (seed 003), after the Pagat ones in the catalogue; perla also rules on the
 # shared points below.

@@ -52,10 +52,10 @@ def derive_pagat(profile: Profile) -> Profile:
 
 
 def _pagat_point(point: str) -> bool:
-    """True for the points seed 002 raises or leaves silent (DISPUTE-57..60, the shared
-    silences DISPUTE-47, -53, -54 and DISPUTE-74..76)."""
+    """True for the points seed 002 raises or leaves silent (DISPUTE-57..60 and -79, the
+    shared silences DISPUTE-47, -53, -54 and DISPUTE-74..76)."""
     number = int(point.split("-")[1]) if point.startswith("DISPUTE-") else 0
-    return 57 <= number <= 60 or number in (47, 53, 54, 74, 75, 76)
+    return 57 <= number <= 60 or number in (47, 53, 54, 74, 75, 76, 79)
 
 
 register("pagat", derive_pagat, FIXED)

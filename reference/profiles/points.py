@@ -87,6 +87,7 @@ OPTIONS: Mapping[str, tuple[str, ...]] = MappingProxyType(
         "DISPUTE-58": ("discard", "melding"),
         "DISPUTE-59": ("laid_down", "anyone"),
         "DISPUTE-60": ("all_cards", "unmatched_only"),
+        "DISPUTE-79": ("later_turns", "same_turn"),
         "DISPUTE-74": ("lot", "first_seat"),
         "DISPUTE-75": ("recycle", "round_ends"),
         "DISPUTE-76": ("forbidden", "allowed"),

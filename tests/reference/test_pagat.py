@@ -43,7 +43,7 @@ def test_pagat_is_the_argentine_game_with_five_players_and_13_card_runs() -> Non
 
 
 def test_pagat_rules_on_every_argentine_point_and_its_own() -> None:
-    own = {f"DISPUTE-{n}" for n in (47, 53, 54, 57, 58, 59, 60, 74, 75, 76)}
+    own = {f"DISPUTE-{n}" for n in (47, 53, 54, 57, 58, 59, 60, 74, 75, 76, 79)}
     assert set(PAGAT.rulings) == set(ARGENTINE.rulings) | own
     for point in own:
         assert PAGAT.ruling(point) == OPTIONS[point][0], point
@@ -192,7 +192,9 @@ def test_the_adapter_serves_pagat_with_its_rulings() -> None:
     assert answer["valid"] is False
 
 
-@pytest.mark.parametrize("point", ["DISPUTE-57", "DISPUTE-58", "DISPUTE-59", "DISPUTE-60"])
+@pytest.mark.parametrize(
+    "point", ["DISPUTE-57", "DISPUTE-58", "DISPUTE-59", "DISPUTE-60", "DISPUTE-79"]
+)
 def test_every_option_of_a_pagat_point_runs_from_the_command_line(point: str) -> None:
     for option in OPTIONS[point]:
         done = subprocess.run(
