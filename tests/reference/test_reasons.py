@@ -219,6 +219,12 @@ EXAMPLES: dict[str, Example] = {
     "lay_off_that_does_not_extend": _act(
         LayOff(1, cards("9C")[0], 0, None), opened=True, hand="9C QC 3H"
     ),
+    "card_a_perla_trio_cannot_take": _act(
+        LayOff(1, cards("9C")[0], 0, None),
+        opened=True,
+        hand="9C QC 3H",
+        table=((0, trio("9C 9H 9D")), (0, RUN_WITH_JOKER)),
+    ),
     "fourteenth_card_checked": _table(run("AS 2S 3S 4S 5S 6S 7S 8S 9S 10S JS QS KS AS")),
     "fourteenth_card_laid_off": _act(
         LayOff(1, cards("AS")[0], 1, End.HIGH),
