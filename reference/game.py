@@ -63,6 +63,7 @@ from reference.melding import (  # noqa: F401  (re-exported: each name stays imp
     _open,
     _pagat_anyone_swaps,
     _swap_to_hand,
+    timing_point,
 )
 from reference.melds import (
     Run,
@@ -430,7 +431,22 @@ def _legal_actions(state: GameState) -> tuple[Action, ...]:
             opening = Open(player, melds)
             if is_legal(state, opening):
                 found.append(opening)
-    elif _may_lay_off(state, len(hand)):
+    else:
+        _opened_meld_actions(state, player, distinct, found)
+    if state.profile.wild_swap == "to_hand":
+        found.extend(_chilean_swaps(state, player, distinct))
+    if not state.opened[player] and state.profile.rules_on("DISPUTE-59", "anyone"):
+        found.extend(_unopened_run_swaps(state, player))
+    found.extend(d for d in (Discard(player, c) for c in distinct) if _may_discard(state, d))
+    return tuple(found)
+
+
+def _opened_meld_actions(
+    state: GameState, player: int, distinct: tuple[Card, ...], found: list[Action]
+) -> None:
+    """The lay-offs and run joker replacements of the opened player to move, into ``found``."""
+    hand = state.hands[player]
+    if _may_lay_off(state, len(hand), "DISPUTE-20"):
         for card in distinct:
             for i, tm in enumerate(state.table):
                 ends: tuple[End | None, ...] = (
@@ -439,6 +455,7 @@ def _legal_actions(state: GameState) -> tuple[Action, ...]:
                 for end in ends:
                     if check_lay_off(tm.meld, card, end, state.profile) is None:
                         found.append(LayOff(player, card, i, end))
+    if _may_lay_off(state, len(hand), timing_point(state.profile, True)):
         for i, tm in enumerate(state.table):
             run = tm.meld
             if not isinstance(run, Run) or state.profile.wild_swap != "run_end":
@@ -455,20 +472,15 @@ def _legal_actions(state: GameState) -> tuple[Action, ...]:
                         # The moved joker must leave a run the profile allows (PAGAT-RUN-4).
                         if is_legal(state, swap):
                             found.append(swap)
-    if state.profile.wild_swap == "to_hand":
-        found.extend(_chilean_swaps(state, player, distinct))
-    if not state.opened[player] and state.profile.rules_on("DISPUTE-59", "anyone"):
-        found.extend(_unopened_run_swaps(state, player))
-    found.extend(d for d in (Discard(player, c) for c in distinct) if _may_discard(state, d))
-    return tuple(found)
 
 
-def _may_lay_off(state: GameState, held: int) -> bool:
-    """Whether :func:`legal_actions` lists lay-offs for the opened player to move, who holds
-    ``held`` cards: not on the opening turn (TURN-6) unless DISPUTE-20 same_turn (perla's
-    PERLA-LAYOFF-1), and not the last card unless melding may empty the hand (DISPUTE-13)."""
+def _may_lay_off(state: GameState, held: int, point: str) -> bool:
+    """Whether :func:`legal_actions` lists lay-offs (or replacements) for the opened player to
+    move, who holds ``held`` cards: not on the opening turn (TURN-6) unless ``point`` (DISPUTE-20,
+    or DISPUTE-79 for a Pagat replacement) is ``same_turn`` (perla's PERLA-LAYOFF-1), and not
+    the last card unless melding may empty the hand (DISPUTE-13)."""
     profile = state.profile
-    if state.turn_opened and not profile.plays("DISPUTE-20", "same_turn"):
+    if state.turn_opened and not profile.plays(point, "same_turn"):
         return False
     return held > 1 or profile.plays("DISPUTE-13", "yes")
 

@@ -260,10 +260,11 @@ def _meld_action(state: GameState, action: LayOff | SwapJoker) -> GameState:
         trace.decided(*pagat)
     profile = state.profile
     if state.turn_opened:
-        trace.decided("DISPUTE-20")
-        if not profile.plays("DISPUTE-20", "same_turn"):
-            # TURN-6; DISPUTE-20 same_turn allows it
-            rules = ("TURN-6", "DISPUTE-20", *_example(state))
+        point = timing_point(profile, isinstance(action, SwapJoker))
+        trace.decided(point)
+        if not profile.plays(point, "same_turn"):
+            # TURN-6; DISPUTE-20 same_turn (DISPUTE-79 for a Pagat replacement) allows it
+            rules = ("TURN-6", point, *_example(state))
             raise _reject(action, Reason.OPENING_TURN, rules=rules)
         trace.decided("TURN-6", "PERLA-LAYOFF-1")
     if not 0 <= action.meld < len(state.table):
@@ -353,6 +354,13 @@ def _meld_action(state: GameState, action: LayOff | SwapJoker) -> GameState:
         added=(*state.added, action.meld),
     )
     return _close(after, player) if closes else after
+
+
+def timing_point(profile: Profile, replacement: bool) -> str:
+    """The point that says whether a lay-off (or, with ``replacement``, a joker replacement)
+    may follow the opening on the same turn: DISPUTE-20, except a Pagat replacement, whose
+    turn seed 002 leaves open (DISPUTE-79)."""
+    return "DISPUTE-79" if replacement and profile.rules_on("DISPUTE-79") else "DISPUTE-20"
 
 
 def _example(state: GameState) -> tuple[str, ...]:

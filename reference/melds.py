@@ -430,7 +430,8 @@ def check_lay_off(
 
     Order of docs/reasons.md: for a run, ``beyond_ace`` when the named end is already an
     ace (nothing goes below a low ace or above a high ace, MELD-RUN-5), then
-    ``does_not_fit`` (LAYOFF-4).
+    ``does_not_fit`` (LAYOFF-4), then ``run_size`` for a card that fits but would make the run
+    longer than the profile's longest (13 cards in pagat, PAGAT-RUN-4).
     """
     if isinstance(meld, Trio):
         if not profile.is_wild(card) and card.rank != trio_rank(meld, profile):
@@ -449,12 +450,14 @@ def check_lay_off(
         low, high = placed, placed + len(meld.cards) - 1
         if (end == "low" and low == LOW_ACE) or (end == "high" and high == HIGH_ACE):
             return _no(Reason.BEYOND_ACE)
-        if len(meld.cards) >= profile.max_run_length:
-            return _no(Reason.DOES_NOT_FIT, "MELD-RUN-4", *_long_run_points(profile))
         target = low - 1 if end == "low" else high + 1
         suit = run_suit(meld, profile)
         if not profile.is_wild(card) and (card.suit != suit or card.rank != rank_at(target)):
             return _no(Reason.DOES_NOT_FIT, "MELD-RUN-6")
+        if len(meld.cards) >= profile.max_run_length:
+            # A card that fits but makes the run longer than the profile allows (13 cards in
+            # pagat, PAGAT-RUN-4): the size reason, as check_meld and a replacement give it.
+            return _no(Reason.RUN_SIZE, "MELD-RUN-4", *_long_run_points(profile))
     grown = extend(meld, card, end)
     reason = check_meld(grown, initial=False, profile=profile)
     if reason is Reason.TOO_MANY_JOKERS:

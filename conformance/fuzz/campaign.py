@@ -16,6 +16,7 @@ from conformance.knowledge.profiles import find_profile
 
 from .drafts import draft_of, draft_problems
 from .explain import explain_findings
+from .judge import REASON_ORDER
 from .model import (
     FIRST_DRAFT_ID,
     LAST_DRAFT_ID,
@@ -45,6 +46,9 @@ class FuzzResult:
     """Requests both adapters answered (so graded); 0: the campaign graded nothing."""
     divergences: int = 0
     findings: list[Finding] = field(default_factory=list)
+    information: list[Finding] = field(default_factory=list)
+    """Reason differences where both reasons are true of the state (``reason order``):
+    reported, never a finding (docs/reasons.md leaves the choice to the engine)."""
     warnings: list[str] = field(default_factory=list)
     unsupported_ops: list[str] = field(default_factory=list)
     #: Ops answered in some games and refused as ``unsupported`` in others, at one player
@@ -136,7 +140,9 @@ def fuzz(
                 p.close()
         if interrupted is None and stop.is_set() and len(per_game) < len(games):
             interrupted = "stopped"  # the caller's stop event, or an adapter that died
-        findings = group([o for g in sorted(per_game) for o in per_game[g]])
+        findings, information = split_information(
+            group([o for g in sorted(per_game) for o in per_game[g]])
+        )
         pair = pairs[0]
         try:
             _shrink_and_draft(pair, findings, options, catalogue, interrupted)
@@ -158,6 +164,7 @@ def fuzz(
             compared=sum(s.compared for s in every),
             divergences=sum(len(v) for v in per_game.values()),
             findings=findings,
+            information=information,
             interrupted=interrupted,
             warnings=sorted(set(w for s in every for w in s.warnings)),
             unsupported_ops=sorted(set(o for s in every for o in s.unsupported_ops)),
@@ -239,6 +246,14 @@ def group(occurrences: Iterable[Occurrence]) -> list[Finding]:
         if occ.trace.size() < finding.example.trace.size():
             finding.example = occ
     return sorted(by_key.values(), key=lambda f: (f.divergence.rule, f.divergence.key))
+
+
+def split_information(grouped: Sequence[Finding]) -> tuple[list[Finding], list[Finding]]:
+    """The findings, and the differences that are information only: a ``reason order``,
+    where the engine's reason is true of the state beside the reference's (docs/reasons.md
+    leaves the choice to the engine), is never a finding."""
+    findings = [f for f in grouped if f.divergence.kind != REASON_ORDER]
+    return findings, [f for f in grouped if f.divergence.kind == REASON_ORDER]
 
 
 def number_drafts(findings: Sequence[Finding]) -> None:

@@ -124,6 +124,7 @@ def merge_reports(reports: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     warnings: set[str] = set(_shard_warnings(shards))
     totals: dict[str, Any] = {}
     by_key: dict[str, dict[str, Any]] = {}
+    by_info_key: dict[str, dict[str, Any]] = {}
     unsupported: set[str] = set()
     inconsistent: set[str] = set()
     events: Counter[str] = Counter()
@@ -137,20 +138,15 @@ def merge_reports(reports: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         warnings |= set(rep.get("warnings", []))
         unsupported |= set(rep.get("unsupported_ops", []))
         inconsistent |= set(rep.get("inconsistent_ops", []))
-        for f in rep["findings"]:
-            have = by_key.get(f["key"])
-            if have is None:
-                by_key[f["key"]] = _own(f)
-                continue
-            have["count"] += f["count"]
-            have["games"] = sorted(set(have["games"]) | set(f["games"]))[:100]
-            if _size(f) < _size(have):
-                keep = {"count": have["count"], "games": have["games"]}
-                by_key[f["key"]] = {**_own(f), **keep}
+        _merge_into(by_key, rep["findings"])
+        _merge_into(by_info_key, rep.get("information") or [])
     totals["seconds"] = round(finite(totals.get("seconds", 0)), 3)
     _refuse_unreadable_sums(totals, events, by_key.values())
     findings = sorted(by_key.values(), key=lambda f: (f["rule"], f["key"]))
+    information = sorted(by_info_key.values(), key=lambda f: (f["rule"], f["key"]))
     totals["findings"] = len(findings)
+    if information or "information" in totals:
+        totals["information"] = len(information)
     for i, f in enumerate(findings):
         if f.get("scenario") and FIRST_DRAFT_ID + i <= LAST_DRAFT_ID:
             f["scenario"]["id"] = f"cc-{FIRST_DRAFT_ID + i:04d}"
@@ -170,12 +166,28 @@ def merge_reports(reports: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         "totals": totals,
         "events": dict(sorted(events.items())),
         "findings": findings,
+        "information": information,
         "interrupted": next((r["interrupted"] for r in reports if r.get("interrupted")), None),
         "adapter_error": None,
         "unsupported_ops": sorted(unsupported),
         "inconsistent_ops": sorted(inconsistent),
         "warnings": sorted(warnings),
     }
+
+
+def _merge_into(by_key: dict[str, dict[str, Any]], found: Sequence[Mapping[str, Any]]) -> None:
+    """Add one shard's findings (or information) to ``by_key``: counts add up, games join,
+    and the smallest example is kept."""
+    for f in found:
+        have = by_key.get(f["key"])
+        if have is None:
+            by_key[f["key"]] = _own(f)
+            continue
+        have["count"] += f["count"]
+        have["games"] = sorted(set(have["games"]) | set(f["games"]))[:100]
+        if _size(f) < _size(have):
+            keep = {"count": have["count"], "games": have["games"]}
+            by_key[f["key"]] = {**_own(f), **keep}
 
 
 #: Largest count a merged report may hold: its readers (this module, conformance/io/jsonsafe.py)

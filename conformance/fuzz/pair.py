@@ -10,6 +10,7 @@ from __future__ import annotations
 import random
 from collections import Counter
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from conformance.adapter.declarations import Declarations, declarations
@@ -36,6 +37,7 @@ from .judge import (
     answer_outcome,
     canonical_state,
     classify_state,
+    deciding_rules,
     expected_state,
     field_of,
     length_decides,
@@ -443,7 +445,15 @@ class Pair:
             summary = f"reference valid={ref.get('valid')}, engine valid={eng.get('valid')}"
             if not ref.get("valid") and ref.get("reason"):
                 summary += f" (reference: {ref['reason']})"
-            return Divergence(rule, op, "check", summary, [summary], disputed=disputed), ref
+            found = Divergence(rule, op, "check", summary, [summary], disputed=disputed)
+            second = self.second_fault(op, fields, ref)
+            if second is not None:
+                # The meld breaks two rules: the finding is filed under both.
+                rules = deciding_rules(self.catalogue, self.facts, rule, disputed)
+                other = self.facts.rule_id(self.catalogue.reasons[second].rule)
+                found = replace(found, rule=rules[0], rules=(*rules, other))
+                found = replace(found, rules=tuple(dict.fromkeys(found.rules)))
+            return found, ref
         if (
             self.reasons
             and ref.get("valid") is False
@@ -451,8 +461,49 @@ class Pair:
         ):
             rule, disputed = self._answer_rule(op, fields, {}, ref, ref.get("reason"))
             summary = f"reference reason {ref.get('reason')}, engine reason {eng.get('reason')}"
+            second = self.second_fault(op, fields, ref)
+            if second is not None and second == eng.get("reason"):
+                # Both reasons true of the meld (docs/reasons.md): the engine's choice.
+                rules = deciding_rules(self.catalogue, self.facts, rule, disputed)
+                other = self.facts.rule_id(self.catalogue.reasons[second].rule)
+                both = tuple(dict.fromkeys((*rules, other)))
+                order = Divergence(
+                    both[0], op, REASON_ORDER, summary, [summary], rules=both, also_fair=(second,)
+                )
+                return order, ref
             return Divergence(rule, op, "reason", summary, [summary], disputed=disputed), ref
         return None, ref
+
+    def second_fault(
+        self, op: str, fields: Mapping[str, Any], ref: Mapping[str, Any]
+    ) -> str | None:
+        """The other fault of a ``check_meld`` run the reference refuses as too long: the
+        reason the reference gives with a card taken off either end (a 14-card Pagat run
+        with a gap: ``run_gap`` beside ``run_size``, docs/reasons.md); None when the
+        shortened run is valid at both ends, or the refusal is another."""
+        meld = fields.get("meld")
+        if (
+            op != "check_meld"
+            or ref.get("reason") != "run_size"
+            or not isinstance(meld, Mapping)
+            or meld.get("kind") != "run"
+        ):
+            return None
+        cards = list(meld.get("cards") or [])
+        if len(cards) <= self.facts.run_size:
+            return None  # too short, not too long: no card to take off
+        for shorter in (cards[1:], cards[:-1]):
+            try:
+                answer = self.reference.request(
+                    "check_meld", **{**fields, "meld": {**meld, "cards": shorter}}
+                )
+            except EngineReportedError:
+                continue
+            reason = answer.get("reason")
+            known = reason in self.catalogue.reasons
+            if answer.get("valid") is False and known and reason != "run_size":
+                return str(reason)
+        return None
 
 
 def count_events(

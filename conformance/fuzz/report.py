@@ -73,10 +73,12 @@ def report_dict(result: FuzzResult) -> dict[str, Any]:
             "compared": result.compared,
             "divergences": result.divergences,
             "findings": len(result.findings),
+            "information": len(result.information),
             "seconds": round(finite(result.seconds), 3),
         },
         "events": result.events,
         "findings": [finding_dict(f) for f in result.findings],
+        "information": [finding_dict(f) for f in result.information],
         "interrupted": result.interrupted,
         "adapter_error": None,
         "unsupported_ops": result.unsupported_ops,
@@ -108,10 +110,21 @@ def unstarted_report(
             "only_games": list(options.only_games),
         },
         "totals": dict.fromkeys(
-            ("games", "steps", "queries", "compared", "divergences", "findings", "seconds"), 0
+            (
+                "games",
+                "steps",
+                "queries",
+                "compared",
+                "divergences",
+                "findings",
+                "information",
+                "seconds",
+            ),
+            0,
         ),
         "events": {},
         "findings": [],
+        "information": [],
         "interrupted": None,
         "adapter_error": safe_text(why),
         "unsupported_ops": [],
@@ -186,6 +199,17 @@ def summary(report: Mapping[str, Any], catalogue: Catalogue | None = None) -> st
     ]
     if report.get("events"):
         lines.insert(1, "accepted: " + ", ".join(f"{k} {v}" for k, v in report["events"].items()))
+    information = report.get("information") or []
+    if information:
+        lines.append(
+            f"{len(information)} reason difference(s) where both reasons are true of the state: "
+            "information, not findings (docs/reasons.md)"
+        )
+        for f in information:
+            lines.append(
+                f"  {'/'.join(f['rules'])} {f['op']}: {f['summary']} — {f['count']}x; "
+                f"game {f['example']['game']}"
+            )
     by_rule: dict[str, list[Mapping[str, Any]]] = {}
     for f in report["findings"]:
         by_rule.setdefault(f["rule"], []).append(f)

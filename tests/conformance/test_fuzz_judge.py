@@ -3,12 +3,14 @@ and the rules a divergence is filed under."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
 
 from conformance import fuzz
 from conformance.fuzz.judge import (
+    FAIR_FAMILIES,
     action_rule,
     canonical_state,
     classify_state,
@@ -24,6 +26,7 @@ from conformance.grading.compare import compare_state
 from conformance.knowledge.cards import RANKS
 from conformance.knowledge.profiles import find_profile
 from tests.conformance.fuzzkit import CATALOGUE
+from tests.paths import ROOT
 
 
 def test_fair_reason_families() -> None:
@@ -244,3 +247,18 @@ def test_a_fault_is_mended_so_that_the_reference_names_the_next_one() -> None:
     assert repaired(held, "card_not_in_hand", {**out_of_turn, "card": "5D"}) is None
     assert repaired(state, "does_not_fit", out_of_turn) is None  # a meld's fault stays
     assert repaired(state, "not_your_turn", {**out_of_turn, "player": 7}) is None
+
+
+def test_every_fair_family_is_a_refusal_docs_reasons_md_gives_several_reasons() -> None:
+    # The judge lets a reason of one family stand for another only where docs/reasons.md
+    # lists the two as equally true ("Refusals with several reasons equally true").
+    text = (ROOT / "docs" / "reasons.md").read_text(encoding="utf-8")
+    several = text.split("### Refusals with several reasons equally true", 1)[1]
+    cells = {
+        frozenset(re.findall(r"`([a-z_]+)`", cell))
+        for line in several.split("\n## ", 1)[0].splitlines()
+        if line.startswith("| `")
+        for cell in line.split(" | ")[2:]
+    }
+    for family in FAIR_FAMILIES:
+        assert family in cells, f"{sorted(family)} is fair in the fuzzer, not in docs/reasons.md"

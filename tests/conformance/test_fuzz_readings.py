@@ -5,19 +5,24 @@ names once its first is mended makes a reason difference a matter of order."""
 from __future__ import annotations
 
 import random
+import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
+import jsonschema
 import pytest
 
 from conformance.adapter.engine import EngineSession
 from conformance.errors import EngineReportedError
-from conformance.fuzz.model import FuzzOptions, SetupRefused
+from conformance.fuzz.campaign import FuzzResult, split_information
+from conformance.fuzz.command import verdict
+from conformance.fuzz.model import Divergence, Finding, FuzzOptions, Occurrence, SetupRefused, Trace
 from conformance.fuzz.pair import Pair
 from conformance.fuzz.readings import run_arrangements, take_engine_state
+from conformance.fuzz.report import report_dict, summary
 from conformance.fuzz.states import built_state
-from tests.conformance.fuzzkit import CATALOGUE, HOUSE, REFERENCE, ROOT, run_fuzz
+from tests.conformance.fuzzkit import CATALOGUE, HOUSE, REFERENCE, ROOT, SCHEMA, run_fuzz
 
 #: An engine that answers is all these tests need: the reference answers in-process
 #: (tests/adapters.py); the tests of what its process does run it as a process.
@@ -180,3 +185,64 @@ def test_a_reason_difference_with_both_reasons_true_is_filed_as_their_order() ->
         assert pair.reason_order(before, mine, "draw_first", "card_not_in_hand") is None
         # The reference is left holding the state it held.
         assert pair.reference.request("act", action=action)["state"] == pair.ref_state
+
+
+QUIET = [sys.executable, str(ROOT / "tests" / "fake_adapters" / "quiet_rulings.py")]
+#: A 14-card spade run from the 2 to the high ace with the 5 twice: too long for pagat
+#: (PAGAT-RUN-4) and not one sequence (MELD-RUN-6).
+LONG_WITH_A_GAP = {
+    "kind": "run",
+    "cards": ["2S", "3S", "4S", "5S", "5S", "6S", "7S", "8S", "9S", "10S", "JS", "QS", "KS", "AS"],
+}
+
+
+def test_a_pagat_run_too_long_and_with_a_gap_gives_both_reasons_as_information() -> None:
+    # The engine plays 000's 14-card runs without saying so: it names the gap, the reference
+    # the length; both are true of the meld (docs/reasons.md), so it is no finding.
+    with pair_of([*QUIET, "--ruling", "DISPUTE-57=allowed"], "pagat") as pair:
+        query = {
+            "query": "check_meld",
+            "meld": LONG_WITH_A_GAP,
+            "initial": False,
+            "profile": "pagat",
+        }
+        found, ref = pair.query(query)
+    assert ref["reason"] == "run_size"
+    assert found is not None and found.kind == "reason order"
+    assert found.rules[0] == "PAGAT-RUN-4" and "MELD-RUN-6" in found.rules
+    assert found.also_fair == ("run_gap",)
+
+
+def test_the_second_fault_of_a_run_too_long_is_found_by_taking_a_card_off() -> None:
+    # What files a finding on such a meld under both rules, and makes a reason difference
+    # on it information: the fault left once the run is short enough.
+    with pair_of([*REFERENCE], "pagat") as pair:
+        query = {"meld": LONG_WITH_A_GAP, "initial": False, "profile": "pagat"}
+        ref = pair.reference.request("check_meld", **query)
+        assert pair.second_fault("check_meld", query, ref) == "run_gap"
+        # Ace to ace with no gap is too long and nothing else: one fault.
+        whole = ["AS", *LONG_WITH_A_GAP["cards"][:3], *LONG_WITH_A_GAP["cards"][4:]]
+        query = {"meld": {"kind": "run", "cards": whole}, "initial": False, "profile": "pagat"}
+        ref = pair.reference.request("check_meld", **query)
+        assert ref["reason"] == "run_size"
+        assert pair.second_fault("check_meld", query, ref) is None
+
+
+def test_reason_order_is_information_and_never_a_finding() -> None:
+    def found(kind: str) -> Finding:
+        div = Divergence("TURN-1", "discard", kind, f"a {kind}", [], rules=("TURN-1", "TURN-10"))
+        occ = Occurrence(0, div, Trace({"op": "query", "query": "penalty", "cards": []}), {})
+        return Finding(div, 1, [0], occ)
+
+    findings, information = split_information([found("reason order"), found("reason")])
+    assert [f.divergence.kind for f in findings] == ["reason"]
+    assert [f.divergence.kind for f in information] == ["reason order"]
+    with pair_of([*REFERENCE], "argentine") as pair:
+        engine = pair.handshake.as_dict()
+    options = FuzzOptions()
+    result = FuzzResult(engine, [], [], {}, options, information=information, compared=1)
+    report = report_dict(result)
+    jsonschema.validate(report, SCHEMA)
+    assert report["totals"]["information"] == 1 and report["findings"] == []
+    assert verdict(report)[0] == 0, "information must not fail the campaign"
+    assert "information, not findings" in summary(report)

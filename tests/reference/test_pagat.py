@@ -1,5 +1,5 @@
 """The Pagat profile (seed 002) in the reference: its numbers, its rulings and the branches
-its points take (docs/rules.md, "Pagat profile" and DISPUTE-57 to DISPUTE-60)."""
+its points take (docs/rules.md, "Pagat profile", DISPUTE-57 to DISPUTE-60 and DISPUTE-79)."""
 
 from __future__ import annotations
 
@@ -8,12 +8,14 @@ import subprocess
 import sys
 
 import pytest
-from ref_helpers import cards, make_state, run
+from ref_helpers import cards, make_state, run, trio
 
 from reference import (
     ARGENTINE,
+    GameState,
     IllegalActionError,
     LayOff,
+    Meld,
     Reason,
     SwapJoker,
     apply,
@@ -43,7 +45,7 @@ def test_pagat_is_the_argentine_game_with_five_players_and_13_card_runs() -> Non
 
 
 def test_pagat_rules_on_every_argentine_point_and_its_own() -> None:
-    own = {f"DISPUTE-{n}" for n in (47, 53, 54, 57, 58, 59, 60, 74, 75, 76)}
+    own = {f"DISPUTE-{n}" for n in (47, 53, 54, 57, 58, 59, 60, 74, 75, 76, 79)}
     assert set(PAGAT.rulings) == set(ARGENTINE.rulings) | own
     for point in own:
         assert PAGAT.ruling(point) == OPTIONS[point][0], point
@@ -134,6 +136,43 @@ def test_dispute_59_anyone_lets_a_player_who_has_not_opened_replace_a_joker() ->
     assert swap in legal_actions(anyone) and swap not in legal_actions(state)
 
 
+def test_dispute_79_says_when_a_replacement_may_follow_the_initial_meld() -> None:
+    # Player 1 has just met the contract; the escalera's joker stands for the 5S held.
+    table: list[tuple[int, Meld]] = [(0, trio("KS KH KD")), (1, run("4S JK 6S 7S"))]
+
+    def state(profile: Profile) -> GameState:
+        return make_state(
+            ["3C 4C 9H", "5S KC 2H 3H"],
+            phase="play",
+            opened=[True, True],
+            turn_opened=True,
+            table=table,
+            profile=profile,
+        )
+
+    swap = SwapJoker(1, 1, cards("5S")[0], "high")
+    lay_off = LayOff(1, cards("KC")[0], 0)
+    with pytest.raises(IllegalActionError) as refused:
+        apply(state(PAGAT), swap)
+    assert refused.value.reason is Reason.OPENING_TURN
+    assert swap not in legal_actions(state(PAGAT))
+    # DISPUTE-79 same_turn: the replacement, not the lay-off, may follow the initial meld.
+    same = state(pagat(DISPUTE_79="same_turn"))
+    assert apply(same, swap).table[1].meld == run("4S 5S 6S 7S JK")
+    assert swap in legal_actions(same) and lay_off not in legal_actions(same)
+    with pytest.raises(IllegalActionError):
+        apply(same, lay_off)
+    # DISPUTE-20 same_turn says when lay-offs may happen, not replacements, in pagat.
+    lay_offs_early = state(pagat(DISPUTE_20="same_turn"))
+    assert apply(lay_offs_early, lay_off).table[0].meld == trio("KS KH KD KC")
+    with pytest.raises(IllegalActionError):
+        apply(lay_offs_early, swap)
+    assert swap not in legal_actions(lay_offs_early)
+    # In argentine DISPUTE-20 still says both (000 §05).
+    argentine = state(ARGENTINE.with_rulings({"DISPUTE-20": "same_turn"}))
+    assert apply(argentine, swap).table[1].meld == run("4S 5S 6S 7S JK")
+
+
 def test_dispute_58_melding_lets_the_last_card_go_out() -> None:
     table = [(1, run("5S 6S 7S 8S"))]
     hands = ["2C 3C 4C 5C 9D 9H JD QH KS KD 7H", "9S"]
@@ -192,7 +231,9 @@ def test_the_adapter_serves_pagat_with_its_rulings() -> None:
     assert answer["valid"] is False
 
 
-@pytest.mark.parametrize("point", ["DISPUTE-57", "DISPUTE-58", "DISPUTE-59", "DISPUTE-60"])
+@pytest.mark.parametrize(
+    "point", ["DISPUTE-57", "DISPUTE-58", "DISPUTE-59", "DISPUTE-60", "DISPUTE-79"]
+)
 def test_every_option_of_a_pagat_point_runs_from_the_command_line(point: str) -> None:
     for option in OPTIONS[point]:
         done = subprocess.run(

@@ -42,6 +42,7 @@ VARIANTS: dict[str, Profile] = {
     "DISPUTE-58=melding": PAGAT.with_rulings({"DISPUTE-58": "melding"}),
     "DISPUTE-59=anyone": PAGAT.with_rulings({"DISPUTE-59": "anyone"}),
     "DISPUTE-60=unmatched_only": PAGAT.with_rulings({"DISPUTE-60": "unmatched_only"}),
+    "DISPUTE-79=same_turn": PAGAT.with_rulings({"DISPUTE-79": "same_turn"}),
 }
 
 
