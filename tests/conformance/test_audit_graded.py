@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from conformance.audit.declared import RulingsFileError, parse_rulings, read_rulings
-from conformance.audit.measure import measure, measure_text
+from conformance.audit.measure import RULINGS_FLOOR, measure, measure_text
 from conformance.audit.runs import (
     BASELINE,
     CaseRecord,
@@ -283,6 +283,27 @@ def test_a_saved_hello_with_what_the_engine_lacks_and_every_engine_reading() -> 
     assert engine.name == "hello.json (engine readings, no dealer or winners)"
     with pytest.raises(RulingsFileError, match="unknown shuffle"):
         parse_rulings({"capabilities": ["shuffle"]}, "bad.yaml", catalogue)
+
+
+@pytest.mark.slow
+def test_an_engine_arranging_its_runs_and_picking_its_ends_keeps_each_profile_graded(
+    tmp_path: Path,
+) -> None:
+    """An engine that plays every point as its profile but declares run_order and run_ends
+    ``engine`` keeps at least the rulings floor of every profile's checks graded, and the
+    reference playing those readings fails none: the checks that depend on a reading give a
+    value per reading (docs/scenario-format.md, "Interface readings")."""
+    rulings = tmp_path / "engine-readings.yaml"
+    rulings.write_text("run_order: engine\nrun_ends: engine\n", encoding="utf-8")
+    out = tmp_path / "audit.json"
+    args = ["audit", "--graded", "--profile", "all", "--workers", "2", "--rulings", str(rulings)]
+    assert main([*args, "--json", str(out)]) == 0
+    profiles = json.loads(out.read_text())["profiles"]
+    assert set(profiles) == {"argentine", "chilean", "pagat", "perla"}
+    for name, data in profiles.items():
+        (row,) = data["rulings_files"]
+        assert row["failing"] == [], (name, row["failing"])
+        assert row["share"] >= RULINGS_FLOOR, (name, row["share"], row["losing_most"])
 
 
 PROXY = ROOT / "tests" / "fake_adapters" / "real_engine_proxy.py"
