@@ -24,6 +24,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 
+from conformance.adapter.declarations import INTERFACE_DEFAULTS
 from conformance.adapter.engine import EngineSession
 from conformance.adapter.protocol import prepare_validators
 from conformance.grading.expect import Resolutions
@@ -52,10 +53,12 @@ class WarmUp:
         self.profile = profile
         self.resolutions = resolutions
         self.requests = requests
-        #: The option the profile plays on each point it rules on (the guess warmed for).
-        self._options: Mapping[str, str] = (
-            catalogue.profile_options(profile) if catalogue is not None else {}
-        )
+        #: The option the profile plays on each point it rules on, and the protocol's default
+        #: interface readings (the guess warmed for: checks written per reading read them).
+        self._options: Mapping[str, str] = {
+            **INTERFACE_DEFAULTS,
+            **(catalogue.profile_options(profile) if catalogue is not None else {}),
+        }
         self._digest: str | None = None
 
     def pieces(self) -> list[Callable[[], None]]:

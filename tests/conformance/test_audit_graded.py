@@ -7,9 +7,10 @@ import json
 from pathlib import Path
 
 import pytest
+import yaml
 
 from conformance.audit.declared import RulingsFileError, parse_rulings, read_rulings
-from conformance.audit.measure import measure, measure_text
+from conformance.audit.measure import RULINGS_FLOOR, measure, measure_text
 from conformance.audit.runs import (
     BASELINE,
     CaseRecord,
@@ -289,6 +290,41 @@ def test_a_saved_hello_with_what_the_engine_lacks_and_every_engine_reading() -> 
     assert engine.name == "hello.json (engine readings, no dealer or winners)"
     with pytest.raises(RulingsFileError, match="unknown shuffle"):
         parse_rulings({"capabilities": ["shuffle"]}, "bad.yaml", catalogue)
+
+
+@pytest.mark.slow
+def test_an_engine_arranging_its_runs_and_picking_its_ends_keeps_each_profile_graded(
+    tmp_path: Path,
+) -> None:
+    """An engine that declares run_order and run_ends ``engine``, playing every point as its
+    profile or as the profile's house engine of docs/declarations, keeps at least the rulings
+    floor of every profile's checks graded, and the reference playing those readings fails
+    none: the checks that depend on a reading give a value per reading
+    (docs/scenario-format.md, "Interface readings")."""
+    readings = {"run_order": "engine", "run_ends": "engine"}
+    plain = tmp_path / "engine-readings.yaml"
+    plain.write_text(yaml.safe_dump(readings), encoding="utf-8")
+    houses = {
+        profile: yaml.safe_load(
+            (ROOT / "docs" / "declarations" / f"{profile}-house.yaml").read_text()
+        )
+        for profile in ("argentine", "chilean", "pagat", "perla")
+    }
+    house = tmp_path / "house-engine-readings.yaml"
+    house.write_text(yaml.safe_dump({**readings, "profile_rulings": houses}), encoding="utf-8")
+    out = tmp_path / "audit.json"
+    args = ["audit", "--graded", "--profile", "all", "--workers", "2"]
+    assert main([*args, "--rulings", str(plain), "--rulings", str(house), "--json", str(out)]) == 0
+    profiles = json.loads(out.read_text())["profiles"]
+    assert set(profiles) == set(houses)
+    for name, data in profiles.items():
+        assert [row["label"].split(" ")[0] for row in data["rulings_files"]] == [
+            plain.name,
+            house.name,
+        ]
+        for row in data["rulings_files"]:
+            assert row["failing"] == [], (name, row["label"], row["failing"])
+            assert row["share"] >= RULINGS_FLOOR, (name, row["label"], row["share"])
 
 
 PROXY = ROOT / "tests" / "fake_adapters" / "real_engine_proxy.py"

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from conformance.adapter.declarations import declarations
+from conformance.adapter.declarations import INTERFACE_DEFAULTS, declarations
 from conformance.adapter.engine import EngineSession, Handshake
 from conformance.adapter.protocol import CheckedRequest
 from conformance.grading.expect import Resolutions
@@ -175,3 +175,25 @@ def test_a_setup_from_the_book_is_the_one_made_for_the_engine(profile: str) -> N
     assert written
     if profile == "argentine":  # twelve cards a deal and wild 2s deal it otherwise
         assert otherwise
+
+
+def test_the_warm_up_serves_checks_written_per_reading_to_an_engine_of_the_default_readings() -> (
+    None
+):
+    """A case whose checks give a value per interface reading is warmed for the protocol's
+    default readings, so an engine declaring none is served the warmed answer."""
+    scenarios = [s for s in CORPUS if "argentine" in s.profiles]
+    resolutions = Resolutions()
+    warm = WarmUp(scenarios, "argentine", CATALOGUE, resolutions, RequestBook("argentine"))
+    for piece in warm.pieces():
+        piece()
+    engine = declarations(hello({}), "argentine", CATALOGUE)
+    served = 0
+    for scenario in scenarios:
+        disputed = scenario.disputed.id if scenario.disputed else None
+        answer = resolutions.get(scenario.plan_for("argentine"), engine, disputed)
+        if not {point for point, _ in answer.read} & set(INTERFACE_DEFAULTS):
+            continue
+        assert set(answer.passes) == {c.key for c in answer.kept}, scenario.id  # made ahead
+        served += 1
+    assert served
