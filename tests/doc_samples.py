@@ -17,7 +17,7 @@ from pathlib import Path
 from conformance import __version__
 from conformance.scenarios import Scenario, load_corpus
 from tests.paths import ROOT
-from tests.regendoc import Count, Sample, SampleError, excerpt, run
+from tests.regendoc import ELIDED, Count, Sample, SampleError, excerpt, run
 
 QUICKSTART = ROOT / "docs" / "quickstart"
 #: The quickstart's deliberate fault (step 5): a joker left in hand scored 30, not 50.
@@ -238,6 +238,12 @@ def _protocol_session(scratch: Path) -> str:
     return "\n".join(f"> {s}\n< {a}" for s, a in zip(sent, answers, strict=True))
 
 
+def _audit_graded(scratch: Path) -> str:
+    command = shown("docs/adding-scenarios.md", "carioca-conformance audit --graded --profile perla")
+    lines = run(command, scratch, code=None).splitlines()
+    return "\n".join([*lines[:5], ELIDED])
+
+
 SAMPLES: tuple[Sample, ...] = (
     Sample("quickstart-hello", QS, _hello),
     Sample("quickstart-smoke", QS, _smoke),
@@ -252,6 +258,7 @@ SAMPLES: tuple[Sample, ...] = (
     Sample("plugin-collect", PLUGIN, _pytest_collect),
     Sample("readme-causes", "README.md", _readme_causes),
     Sample("protocol-session", "docs/protocol.md", _protocol_session),
+    Sample("audit-graded", "docs/adding-scenarios.md", _audit_graded, slow=True),
 )
 
 
@@ -282,7 +289,7 @@ COUNTS: tuple[Count, ...] = (
     Count("README.md", r"`graded (\d+)/(\d+) checks` for the quickstart", quickstart_graded),
     Count(QS, r"The other (\d+) cases need", lambda: [_not_melds()]),
     Count(QS, r"but the (\d+) written for engines that arrange", lambda: [_melds_for_engine_runs()]),
-    Count(QS, r"graded on (\d+)% of the Argentine checks", lambda: [_share()]),
+    Count(QS, r"graded on (\d+)%\s+of the Argentine checks", lambda: [_share()]),
     Count(PLUGIN, r"like\s+`(scenarios/[a-z0-9/-]+\.yaml)::(cc-\d+)`: `pytest -k (cc-\d+)`", _node_id),
     Count(PLUGIN, r"carioca_conformance-(\d+\.\d+\.\d+)", lambda: [__version__]),
     Count(PLUGIN, r"carioca-conformance (\d+\.\d+\.\d+) \(corpus", lambda: [__version__]),
