@@ -23,8 +23,9 @@ every block and count after a change of output or corpus (as the lead does after
 then read ``git diff`` before committing: a sample is the page's promise, and prose next to
 it may need the same change. Without ``--write`` it only reports what differs (exit 1).
 
-What varies from run to run is never compared: durations (``in 0.1 s``, ``in 2.41s``) and
-the scratch and checkout folders, which are written as ``…``.
+What varies from run to run is never compared: durations (``in 0.1 s``, ``in 2.41s``, and
+the ``=`` padding of pytest's summary around them), and the scratch and checkout folders,
+which are written as ``…``.
 """
 
 from __future__ import annotations
@@ -79,6 +80,8 @@ class Count:
     page: str
     pattern: str
     values: Callable[[], Sequence[int | str]]
+    #: Whether computing it takes a run (left to ``pytest -m slow`` with the long samples).
+    slow: bool = False
 
     def expected(self) -> list[str]:
         """The numbers the page should state, as text."""
@@ -196,8 +199,9 @@ def scrub(text: str, *folders: Path) -> str:
 
 
 def comparable(text: str) -> str:
-    """``text`` with what varies between runs (durations) made equal."""
-    return DURATION.sub("T", text)
+    """``text`` with what varies between runs made equal: durations, and the width of the
+    ``=`` rules pytest pads its summary line with (it changes with the duration's)."""
+    return re.sub(r"={2,}", "==", DURATION.sub("T", text))
 
 
 # --- reading and writing marked blocks ---------------------------------------------------------
