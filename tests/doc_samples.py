@@ -238,6 +238,13 @@ def _protocol_session(scratch: Path) -> str:
     return "\n".join(f"> {s}\n< {a}" for s, a in zip(sent, answers, strict=True))
 
 
+def _hostile(scratch: Path) -> str:
+    # The reference behind a proxy that lays a run lay-off without `end` (tests/fake_adapters).
+    proxy = ROOT / "tests" / "fake_adapters" / "lenient_proxy.py"
+    out = run(f'carioca-conformance smoke --hostile --adapter "python3 {proxy} --bugs end"', scratch, code=None)
+    return excerpt(out, r"^FAIL hostile lay_off-without-end:")
+
+
 def _audit_graded(scratch: Path) -> str:
     command = shown("docs/adding-scenarios.md", "carioca-conformance audit --graded --profile perla")
     lines = run(command, scratch, code=None).splitlines()
@@ -258,6 +265,7 @@ SAMPLES: tuple[Sample, ...] = (
     Sample("plugin-collect", PLUGIN, _pytest_collect),
     Sample("readme-causes", "README.md", _readme_causes),
     Sample("protocol-session", "docs/protocol.md", _protocol_session),
+    Sample("adapter-hostile", "docs/writing-an-adapter.md", _hostile),
     Sample("audit-graded", "docs/adding-scenarios.md", _audit_graded, slow=True),
 )
 
