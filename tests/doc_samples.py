@@ -49,7 +49,7 @@ def quickstart_folder(scratch: Path, *, joker: int = 50) -> Path:
     return scratch
 
 
-# --- docs/quickstart.md --------------------------------------------------------------------------
+# --- docs/quickstart.md -----------------------------------------------------------------------
 
 QS = "docs/quickstart.md"
 QS_RUN = 'carioca-conformance run --adapter "python3 adapter.py" --profile argentine'
@@ -119,7 +119,7 @@ def _ci(scratch: Path) -> str:
 MIN_GRADED = "0.07"
 
 
-# --- docs/pytest-plugin.md -------------------------------------------------------------------------
+# --- docs/pytest-plugin.md ---------------------------------------------------------------------
 
 PLUGIN = "docs/pytest-plugin.md"
 
@@ -170,7 +170,9 @@ def argentine() -> list[Scenario]:
 
 def first_file() -> str:
     """The first scenario file of the corpus, as pytest names it (relative to the rootdir)."""
-    return "scenarios/" + Path(corpus()[0].path).resolve().relative_to(ROOT / "scenarios").as_posix()
+    return (
+        "scenarios/" + Path(corpus()[0].path).resolve().relative_to(ROOT / "scenarios").as_posix()
+    )
 
 
 def _node_id() -> tuple[str, str, str]:
@@ -182,7 +184,7 @@ def _node_id() -> tuple[str, str, str]:
     return (name, cases[0], cases[0])
 
 
-# --- README.md -------------------------------------------------------------------------------------
+# --- README.md --------------------------------------------------------------------------------
 
 
 def _readme_causes(scratch: Path) -> str:
@@ -222,7 +224,7 @@ def files_count() -> int:
     return len({s.path for s in corpus()})
 
 
-# --- docs/protocol.md ------------------------------------------------------------------------------
+# --- docs/protocol.md -------------------------------------------------------------------------
 
 
 def _protocol_session(scratch: Path) -> str:
@@ -231,7 +233,9 @@ def _protocol_session(scratch: Path) -> str:
     page = (ROOT / "docs" / "protocol.md").read_text(encoding="utf-8")
     (block,) = [b for b in blocks(page) if b.name == "protocol-session"]
     sent = [line[2:] for line in block.text.splitlines() if line.startswith("> ")]
-    got = run("python3 -m reference.adapter --profiles argentine", scratch, stdin="\n".join(sent) + "\n")
+    got = run(
+        "python3 -m reference.adapter --profiles argentine", scratch, stdin="\n".join(sent) + "\n"
+    )
     answers = got.splitlines()
     if len(answers) != len(sent):
         raise SampleError(f"{len(sent)} requests, {len(answers)} answers:\n{got}")
@@ -241,12 +245,18 @@ def _protocol_session(scratch: Path) -> str:
 def _hostile(scratch: Path) -> str:
     # The reference behind a proxy that lays a run lay-off without `end` (tests/fake_adapters).
     proxy = ROOT / "tests" / "fake_adapters" / "lenient_proxy.py"
-    out = run(f'carioca-conformance smoke --hostile --adapter "python3 {proxy} --bugs end"', scratch, code=None)
+    out = run(
+        f'carioca-conformance smoke --hostile --adapter "python3 {proxy} --bugs end"',
+        scratch,
+        code=None,
+    )
     return excerpt(out, r"^FAIL hostile lay_off-without-end:")
 
 
 def _audit_graded(scratch: Path) -> str:
-    command = shown("docs/adding-scenarios.md", "carioca-conformance audit --graded --profile perla")
+    command = shown(
+        "docs/adding-scenarios.md", "carioca-conformance audit --graded --profile perla"
+    )
     lines = run(command, scratch, code=None).splitlines()
     return "\n".join([*lines[:5], ELIDED])
 
@@ -281,8 +291,7 @@ def _not_melds() -> int:
 
 def _melds_for_engine_runs() -> int:
     return sum(
-        s.level == "melds" and (s.interface or {}).get("run_order") == "engine"
-        for s in argentine()
+        s.level == "melds" and (s.interface or {}).get("run_order") == "engine" for s in argentine()
     )
 
 
@@ -290,18 +299,29 @@ COUNTS: tuple[Count, ...] = (
     Count("README.md", r"the corpus \((\d+) YAML cases\)", lambda: [len(corpus())]),
     Count(
         "README.md",
-        r"the corpus: (\d+) YAML cases, .*\(argentine (\d+), chilean (\d+), pagat (\d+), perla (\d+)\)",
+        r"the corpus: (\d+) YAML cases, .*"
+        r"\(argentine (\d+), chilean (\d+), pagat (\d+), perla (\d+)\)",
         lambda: [len(corpus()), *per_profile()],
     ),
     Count("README.md", r"(\d+) single-rule mutants", lambda: [mutant_count()]),
-    Count("README.md", r"`graded (\d+)/(\d+) checks` for the quickstart", quickstart_graded, slow=True),
+    Count(
+        "README.md", r"`graded (\d+)/(\d+) checks` for the quickstart", quickstart_graded, slow=True
+    ),
     Count(QS, r"The other (\d+) cases need", lambda: [_not_melds()]),
-    Count(QS, r"but the (\d+) written for engines that arrange", lambda: [_melds_for_engine_runs()]),
+    Count(
+        QS, r"but the (\d+) written for engines that arrange", lambda: [_melds_for_engine_runs()]
+    ),
     Count(QS, r"graded on (\d+)%\s+of the Argentine checks", lambda: [_share()], slow=True),
-    Count(PLUGIN, r"like\s+`(scenarios/[a-z0-9/-]+\.yaml)::(cc-\d+)`: `pytest -k (cc-\d+)`", _node_id),
+    Count(
+        PLUGIN, r"like\s+`(scenarios/[a-z0-9/-]+\.yaml)::(cc-\d+)`: `pytest -k (cc-\d+)`", _node_id
+    ),
     Count(PLUGIN, r"carioca_conformance-(\d+\.\d+\.\d+)", lambda: [__version__]),
     Count(PLUGIN, r"carioca-conformance (\d+\.\d+\.\d+) \(corpus", lambda: [__version__]),
-    Count("docs/adding-scenarios.md", r"`(\d+) scenarios in (\d+) files: OK", lambda: [len(corpus()), files_count()]),
+    Count(
+        "docs/adding-scenarios.md",
+        r"`(\d+) scenarios in (\d+) files: OK",
+        lambda: [len(corpus()), files_count()],
+    ),
 )
 
 

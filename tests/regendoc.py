@@ -52,7 +52,10 @@ DURATION = re.compile(r"(?<=\bin )\d+(?:\.\d+)?(?= ?s\b)")
 #: The line that stands for output lines a page leaves out.
 ELIDED = "…"
 #: Each page whose samples and counts are checked.
-PAGES = ("README.md", *sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "docs").rglob("*.md")))
+PAGES = (
+    "README.md",
+    *sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "docs").rglob("*.md")),
+)
 
 
 class SampleError(Exception):
@@ -99,7 +102,7 @@ class Block:
     text: str
 
 
-# --- running a page's command as a reader would ---------------------------------------------
+# --- running a page's command as a reader would -----------------------------------------------
 
 
 def environment(extra: dict[str, str] | None = None) -> dict[str, str]:
@@ -204,7 +207,7 @@ def comparable(text: str) -> str:
     return re.sub(r"={2,}", "==", DURATION.sub("T", text))
 
 
-# --- reading and writing marked blocks ---------------------------------------------------------
+# --- reading and writing marked blocks --------------------------------------------------------
 
 
 def blocks(page_text: str) -> list[Block]:
@@ -228,7 +231,9 @@ def blocks(page_text: str) -> list[Block]:
         )
         if stop is None:
             raise SampleError(f"the block of {marker['name']!r} is not closed")
-        body = [line[len(indent) :] if line.startswith(indent) else line for line in lines[i + 2 : stop]]
+        body = [
+            line[len(indent) :] if line.startswith(indent) else line for line in lines[i + 2 : stop]
+        ]
         found.append(Block(marker["name"], i + 2, stop, indent, "\n".join(body)))
     return found
 
@@ -269,7 +274,7 @@ def rewrite_count(page_text: str, count: Count) -> str:
     return re.sub(count.pattern, fix, page_text)
 
 
-# --- the command line ----------------------------------------------------------------------------
+# --- the command line -------------------------------------------------------------------------
 
 
 def produce(sample: Sample) -> str:
@@ -313,7 +318,9 @@ def check_samples(
     return problems
 
 
-def check_counts(counts: Iterable[Count], *, write: bool, echo: Callable[[str], None] = print) -> list[str]:
+def check_counts(
+    counts: Iterable[Count], *, write: bool, echo: Callable[[str], None] = print
+) -> list[str]:
     """Compare each count with its page; with ``write``, rewrite the numbers that differ."""
     problems = []
     for count in counts:
@@ -331,9 +338,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     """``python -m tests.regendoc [--write] [SAMPLE...]``: check (or rewrite) the docs."""
     from tests.doc_samples import COUNTS, SAMPLES
 
-    parser = argparse.ArgumentParser(prog="python -m tests.regendoc", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m tests.regendoc", description=__doc__.split("\n\n")[0]
+    )
     parser.add_argument("--write", action="store_true", help="rewrite what differs")
-    parser.add_argument("names", nargs="*", help="only these samples (default: every sample and count)")
+    parser.add_argument(
+        "names", nargs="*", help="only these samples (default: every sample and count)"
+    )
     args = parser.parse_args(argv)
     unknown = set(args.names) - {s.name for s in SAMPLES}
     if unknown:

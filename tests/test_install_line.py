@@ -18,7 +18,9 @@ from tests.paths import ROOT
 README_LINE = re.compile(
     r'`python -m pip install "carioca-conformance @ git\+<this repository\'s URL>@([\w./-]+)"`'
 )
-PLUGIN_REF = re.compile(r"git\+https://git\.example\.org/carioca/carioca-conformance\.git@([\w./-]+)")
+PLUGIN_REF = re.compile(
+    r"git\+https://git\.example\.org/carioca/carioca-conformance\.git@([\w./-]+)"
+)
 
 
 def _ref() -> str:
@@ -29,7 +31,9 @@ def _ref() -> str:
 
 
 def _git(*argv: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(["git", *argv], cwd=cwd, capture_output=True, text=True, check=False, timeout=120)
+    return subprocess.run(
+        ["git", *argv], cwd=cwd, capture_output=True, text=True, check=False, timeout=120
+    )
 
 
 def _checkout() -> None:
@@ -46,7 +50,10 @@ def test_every_install_line_names_the_same_ref() -> None:
 def test_the_ref_of_the_install_line_exists_in_this_repository() -> None:
     _checkout()
     ref = _ref()
-    known = [_git("rev-parse", "--verify", "--quiet", f"{name}^{{commit}}") for name in (ref, f"origin/{ref}")]
+    known = [
+        _git("rev-parse", "--verify", "--quiet", f"{name}^{{commit}}")
+        for name in (ref, f"origin/{ref}")
+    ]
     assert any(k.returncode == 0 for k in known), f"no branch, tag or commit {ref!r} here"
 
 
@@ -68,7 +75,9 @@ def test_pip_installs_the_harness_by_the_readme_line_from_a_clone(tmp_path: Path
     site = tmp_path / "site"
     pip = [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(site), line]
     env = _plain_env()
-    installed = subprocess.run(pip, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600, check=False)
+    installed = subprocess.run(
+        pip, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600, check=False
+    )
     assert installed.returncode == 0, installed.stderr[-3000:]
     away = tmp_path / "engine-repo"
     away.mkdir()

@@ -57,7 +57,9 @@ def test_every_marked_block_has_a_sample_and_every_sample_a_block() -> None:
 
 
 # Numbers of the corpus a page may state only through a Count: cases, scenarios, files.
-CORPUS_NUMBER = re.compile(r"(?<![-\w.,])\d[\d,]* (?:YAML )?(?:cases|scenarios)\b|(?<![-\w.])\d+ files\b")
+CORPUS_NUMBER = re.compile(
+    r"(?<![-\w.,])\d[\d,]* (?:YAML )?(?:cases|scenarios)\b|(?<![-\w.])\d+ files\b"
+)
 # Dated records (a measurement "on 3 December 2026", a past bug's figures) keep the numbers
 # of their day; a generated report (docs/mutants.md) states those of its generation.
 RECORDS = ("docs/performance.md", "docs/mutants.md", "docs/robustness.md")
@@ -74,7 +76,10 @@ def test_no_page_states_a_corpus_number_that_no_count_checks() -> None:
             continue
         text = (ROOT / page).read_text(encoding="utf-8")
         covered = [
-            m.span() for count in COUNTS if count.page == page for m in re.finditer(count.pattern, text)
+            m.span()
+            for count in COUNTS
+            if count.page == page
+            for m in re.finditer(count.pattern, text)
         ]
         starts = [0, *(i + 1 for i, c in enumerate(text) if c == "\n")]
         covered += [(starts[b.start], starts[b.stop]) for b in blocks(text)]
@@ -85,7 +90,10 @@ def test_no_page_states_a_corpus_number_that_no_count_checks() -> None:
                 continue
             if not any(a <= number.start() < b for a, b in covered):
                 unchecked.append(f"{page}:{line}: {number[0]!r}")
-    assert not unchecked, "state these through a Count of tests/doc_samples.py, or not at all:\n" + "\n".join(unchecked)
+    assert not unchecked, (
+        "state these through a Count of tests/doc_samples.py, or not at all:\n"
+        + "\n".join(unchecked)
+    )
 
 
 # --- the machinery itself -------------------------------------------------------------------------
@@ -97,7 +105,9 @@ def test_an_excerpt_keeps_the_chosen_lines_and_marks_each_gap_once() -> None:
 
 
 def test_durations_do_not_count_but_everything_else_does() -> None:
-    assert comparable("331 cases in 0.1 s; 2 passed in 6.10s") == comparable("331 cases in 12.7 s; 2 passed in 0.3s")
+    assert comparable("331 cases in 0.1 s; 2 passed in 6.10s") == comparable(
+        "331 cases in 12.7 s; 2 passed in 0.3s"
+    )
     assert comparable("331 cases in 0.1 s") != comparable("332 cases in 0.1 s")
     assert comparable("=== 2 passed in 6.10s ===") == comparable("== 2 passed in 16.10s ==")
 
@@ -115,7 +125,8 @@ def test_a_count_that_drifted_is_named_and_rewritten() -> None:
     count = Count("p.md", r"the corpus \((\d+) YAML cases, (\d+) files\)", lambda: [686, 110])
     page = "the corpus (654 YAML cases, 110 files) and more"
     assert count_mismatches(page, count) == [
-        "p.md: 'the corpus (654 YAML cases, 110 files)' states ['654', '110'], the corpus says ['686', '110']"
+        "p.md: 'the corpus (654 YAML cases, 110 files)' states ['654', '110'],"
+        " the corpus says ['686', '110']"
     ]
     assert rewrite_count(page, count) == "the corpus (686 YAML cases, 110 files) and more"
     assert count_mismatches("no such sentence", count) == [
