@@ -90,9 +90,10 @@ def test_a_crash_in_one_probe_is_contained() -> None:
 
 def test_a_hanging_probe_is_bounded() -> None:
     started = time.monotonic()
-    # The limit covers the start too: 3 s lets a loaded machine start the fake adapter.
-    result = smoke([*FAKE, "--hang-on", "start_deal"], timeout=3.0)
-    assert time.monotonic() - started < 60  # bounded, however loaded the machine
+    # The limit covers the start and every other probe too: 10 s lets a machine loaded
+    # tenfold answer them all (3 s did not, at a load of 25 on 2 cores); the hang costs it once.
+    result = smoke([*FAKE, "--hang-on", "start_deal"], timeout=10.0)
+    assert time.monotonic() - started < 120  # bounded, however loaded the machine
     assert result.failed == ("capability deals",)
     details = {check.name: check.detail for check in result.checks}
     assert "EngineTimeout" in details["capability deals"]
