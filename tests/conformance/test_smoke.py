@@ -132,7 +132,7 @@ def test_probe_state_accounts_for_all_108_cards() -> None:
     importlib.util.find_spec("reference.adapter") is None, reason="reference adapter not present"
 )
 def test_the_reference_adapter_passes_smoke() -> None:
-    result = smoke([sys.executable, "-m", "reference.adapter"], timeout=5.0)
+    result = smoke([sys.executable, "-m", "reference.adapter"], timeout=PATIENT)
     assert result.verdict == "engine_ok", result.checks
     # It takes requests as they come: smoke sends two at once, as run does.
     assert by_name(result)["in flight"] is True
@@ -147,7 +147,7 @@ def test_an_engine_playing_another_pack_is_probed_with_its_pack(profile: str, ru
     # for a perla game with two jokers), as run deals them: a probe of the profile's own pack
     # would be refused by an honest engine and called a broken adapter.
     argv = [sys.executable, "-m", "reference.adapter", "--ruling", ruling]
-    result = smoke(argv, timeout=5.0, profile=profile)
+    result = smoke(argv, timeout=PATIENT, profile=profile)
     assert result.verdict == "engine_ok", result.checks
     assert by_name(result)["capability deals"] is True
 
@@ -179,7 +179,7 @@ def test_the_adapter_example_in_the_docs_passes_smoke(tmp_path: Path) -> None:
     assert 30 <= len(code.splitlines()) <= 60  # the doc promises a short example
     (tmp_path / "my_adapter.py").write_text(code, encoding="utf-8")
     (tmp_path / "mycarioca.py").write_text(STUB_ENGINE, encoding="utf-8")
-    result = smoke([sys.executable, str(tmp_path / "my_adapter.py")], timeout=5.0)
+    result = smoke([sys.executable, str(tmp_path / "my_adapter.py")], timeout=PATIENT)
     assert result.verdict == "engine_ok", result.checks
     assert result.handshake is not None and result.handshake.capabilities == {"melds"}
     assert "penalty points=33" in result.checks[-1].detail
