@@ -360,4 +360,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # Run as the module tests/doc_samples.py imports, so that its errors are this one's.
+    from tests import regendoc
+
+    sys.exit(regendoc.main())
