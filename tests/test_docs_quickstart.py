@@ -9,6 +9,7 @@ import os
 import re
 import shlex
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -91,3 +92,39 @@ def test_the_quickstart_adapter_answers_the_hostile_probes(
     assert code == 0, out
     assert "verdict: engine_ok" in out
     assert re.search(r"hostile: [1-9]\d* of", out), out  # melds probes graded, not skipped
+
+
+def _page_commands() -> list[str]:
+    """Every `carioca-conformance` command of the page's shell blocks, in order (continuation
+    lines joined, comments dropped)."""
+    page = (ROOT / "docs" / "quickstart.md").read_text(encoding="utf-8")
+    commands = []
+    for block in re.findall(r"^ *```sh\n(.*?)^ *```", page, re.MULTILINE | re.DOTALL):
+        for line in re.sub(r"\\\n\s*", "", block).splitlines():
+            line = line.split("  #")[0].strip()
+            if line.startswith("carioca-conformance "):
+                commands.append(line)
+    return commands
+
+
+@pytest.mark.parametrize("language", sorted(ADAPTERS))
+def test_every_command_of_the_page_works_with_either_adapter(language: str, tmp_path: Path) -> None:
+    # A reader copies the adapter next to nothing else and runs the page's commands in turn,
+    # the JavaScript reader with "node adapter.js" (step 3 says so): each exits 0, step 7's
+    # CI command included, once step 7's first command has written expected.yaml.
+    _needs(language)
+    from tests.regendoc import argv_of, environment
+
+    name = Path(ADAPTERS[language][-1]).name
+    shutil.copy(QUICKSTART / name, tmp_path / name)
+    commands = _page_commands()
+    assert len(commands) >= 6 and any("--min-graded" in c for c in commands), commands
+    for command in commands:
+        if language == "javascript":
+            command = command.replace('"python3 adapter.py"', '"node adapter.js"')
+        done = subprocess.run(
+            argv_of(command), cwd=tmp_path, env=environment(), capture_output=True, text=True,
+            timeout=600, check=False,
+        )  # fmt: skip
+        assert done.returncode == 0, (command, done.stdout[-3000:], done.stderr[-3000:])
+    assert {"expected.yaml", "report.json", "junit.xml"} <= {p.name for p in tmp_path.iterdir()}

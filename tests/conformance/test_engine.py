@@ -69,7 +69,7 @@ def pid_alive(pid: int) -> bool:
     return stat[stat.rfind(b")") + 2 :].split()[0] != b"Z"
 
 
-def wait_gone(tag: str, within: float = 2.0) -> list[int]:
+def wait_gone(tag: str, within: float = 30.0) -> list[int]:
     """Poll until no tagged process lives (or ``within`` s pass); return survivors."""
     deadline = time.monotonic() + within
     survivors = live_tagged(tag)
@@ -89,11 +89,14 @@ def tag() -> str:
 
 @pytest.fixture
 def make_session(tag: str) -> Iterator[Factory]:
-    """Build sessions over the fake adapter with small timeouts; close them all afterwards."""
+    """Build sessions over the fake adapter; close them all afterwards.
+
+    The limits are generous, so that a loaded CI machine never turns a prompt answer into a
+    timeout; a test of a hang or a slow answer sets its own."""
     sessions: list[EngineSession] = []
 
     def factory(
-        *flags: str, timeout: float = 1.0, start_timeout: float = 2.0, **kwargs: object
+        *flags: str, timeout: float = 30.0, start_timeout: float = 60.0, **kwargs: object
     ) -> EngineSession:
         argv = [sys.executable, str(FAKE), "--tag", tag, *flags]
         session = EngineSession(argv, timeout=timeout, start_timeout=start_timeout, **kwargs)  # type: ignore[arg-type]
@@ -157,11 +160,11 @@ def test_ids_restart_at_one_in_a_new_process(make_session: Factory) -> None:
 
 
 def test_slow_answer_within_the_timeout_is_fine(make_session: Factory) -> None:
-    session = make_session("--slow", "0.4", timeout=1.5)
+    session = make_session("--slow", "0.4", timeout=30.0)
     session.start()
     started = time.monotonic()
     assert penalty(session)["points"] == EXAMPLE_POINTS
-    assert 0.4 <= time.monotonic() - started < 1.5
+    assert time.monotonic() - started >= 0.4  # it did wait for the slow answer
 
 
 def test_engine_reported_error_keeps_the_session(make_session: Factory) -> None:
@@ -198,11 +201,11 @@ def test_request_before_start_is_a_harness_error(make_session: Factory) -> None:
 
 
 def test_missing_binary() -> None:
-    session = EngineSession(["/nonexistent/carioca-adapter-xyz"], timeout=1.0)
+    session = EngineSession(["/nonexistent/carioca-adapter-xyz"], timeout=60.0, start_timeout=60.0)
     started = time.monotonic()
     with pytest.raises(EngineStartError, match="cannot start adapter"):
         session.start()
-    assert time.monotonic() - started < 1.0
+    assert time.monotonic() - started < 30  # at once: no wait for the start limit
     assert not session.alive
 
 
@@ -252,12 +255,12 @@ def test_hello_answered_with_an_error(make_session: Factory) -> None:
 
 
 def test_handshake_that_never_comes(make_session: Factory, tag: str) -> None:
-    session = make_session("--hang-on", "hello")
+    session = make_session("--hang-on", "hello", start_timeout=2.0)
     started = time.monotonic()
     with pytest.raises(HandshakeError):
         session.start()
-    # start_timeout is 2 s in the factory; teardown adds about a second at most.
-    assert time.monotonic() - started < 4.0
+    # Never before the limit; the upper bound only catches a wait far beyond it.
+    assert 2.0 <= time.monotonic() - started < 30
     assert wait_gone(tag) == []
 
 
@@ -287,7 +290,7 @@ def test_crash_mid_case(make_session: Factory, tag: str) -> None:
     started = time.monotonic()
     with pytest.raises(EngineCrashed) as caught:
         penalty(session)
-    assert time.monotonic() - started < 1.0
+    assert time.monotonic() - started < 20  # at once: no wait for the 30 s request limit
     assert caught.value.exit_code == 7
     assert "exits with 7 on penalty" in caught.value.stderr_tail
     assert not session.alive
@@ -345,13 +348,13 @@ def test_wrong_id(make_session: Factory, tag: str) -> None:
 
 
 def test_huge_line_is_cut_off_without_holding_it(make_session: Factory, tag: str) -> None:
-    session = make_session("--huge-line-on", "penalty", "--huge-mb", "64", timeout=5.0)
+    session = make_session("--huge-line-on", "penalty", "--huge-mb", "64", timeout=60.0)
     session.start()
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB on Linux
     started = time.monotonic()
     with pytest.raises(ProtocolError, match="longer than the limit"):
         penalty(session)
-    assert time.monotonic() - started < 3.0
+    assert time.monotonic() - started < 30  # cut off as it comes: no wait for the limit
     grown_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before
     # Holding the 64 MB line (or its decoded copy) would grow the peak far past this.
     assert grown_kib < 32 * 1024
@@ -465,8 +468,9 @@ def test_sigterm_ignored_and_no_exit_after_bye(make_session: Factory, tag: str) 
     assert pid is not None
     started = time.monotonic()
     session.close()
-    # bye timeout (1 s) + exit grace + TERM grace, then SIGKILL; well under 4 s.
-    assert time.monotonic() - started < 4.0
+    # bye timeout (1 s) + exit grace + TERM grace, then SIGKILL: bounded, even when a loaded
+    # machine takes seconds to schedule the harness again.
+    assert time.monotonic() - started < 30
     assert not pid_alive(pid)
     assert wait_gone(tag) == []
 
@@ -610,7 +614,7 @@ def test_an_unsolicited_line_is_caught_whether_or_not_the_next_request_went_ahea
 def test_a_hang_on_the_request_sent_ahead_times_out_when_it_is_read(
     make_session: Factory, tag: str
 ) -> None:
-    session = make_session("--hang-on", "check_meld")
+    session = make_session("--hang-on", "check_meld", timeout=1.0)
     session.start()
     assert session.exchange(PENALTY, then=CHECK_MELD)["points"] == EXAMPLE_POINTS
     with pytest.raises(EngineTimeout):
@@ -620,7 +624,7 @@ def test_a_hang_on_the_request_sent_ahead_times_out_when_it_is_read(
 
 
 def test_close_with_a_request_in_flight_leaves_nothing(make_session: Factory, tag: str) -> None:
-    session = make_session("--hang-on", "check_meld")
+    session = make_session("--hang-on", "check_meld", timeout=1.0)
     session.start()
     session.exchange(PENALTY, then=CHECK_MELD)
     session.close()
@@ -653,7 +657,7 @@ def test_a_request_sent_ahead_keeps_its_own_time_limit(make_session: Factory, ta
 
     # The adapter sleeps 0.3 s before every answer: the session's 2 s limit lets the first
     # through, the 0.1 s the request sent ahead carries cannot.
-    session = make_session("--slow", "0.3", timeout=2.0)
+    session = make_session("--slow", "0.3", timeout=30.0)
     session.start()
     assert session.exchange(PENALTY, then=Ahead(CHECK_MELD, timeout=0.1))["id"] == 2
     with pytest.raises(EngineTimeout, match="check_meld"):
@@ -729,7 +733,7 @@ def test_discard_drops_every_answer_sent_ahead(make_session: Factory) -> None:
 def test_a_hang_on_the_second_request_in_flight_times_out_when_it_is_read(
     make_session: Factory, tag: str
 ) -> None:
-    session = make_session("--hang-on", "check_meld", "--max-in-flight", "2")
+    session = make_session("--hang-on", "check_meld", "--max-in-flight", "2", timeout=1.0)
     session.start()
     session.exchange(PENALTY, then=[PENALTY, CHECK_MELD])
     assert session.exchange(None)["points"] == EXAMPLE_POINTS

@@ -65,8 +65,10 @@ def hostile_run(
             *SELECTION,
             "--adapter",
             adapter,
+            # Long enough that a loaded machine never times out an honest answer (one
+            # errored case is the assertion), short enough for the hanging proxy.
             "--timeout",
-            "1",
+            "5",
             "--json",
             str(report),
             "--junit",
@@ -137,9 +139,9 @@ def test_one_misbehaviour_costs_one_errored_case(
     assert message in errored["error"], errored["error"]
     assert f"hostile proxy: {how}" in errored["stderr_tail"]
     assert junit.get("errors") == "1" and junit.get("tests") == str(total)
-    assert elapsed < 30
+    assert elapsed < 120  # bounded: a hang costs one time limit, not the run
     survivors = processes_tagged(tag)
-    deadline = time.monotonic() + 3
+    deadline = time.monotonic() + 30  # polled: gone at once when all is well
     while survivors and time.monotonic() < deadline:
         time.sleep(0.05)
         survivors = processes_tagged(tag)

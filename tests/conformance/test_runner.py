@@ -22,7 +22,9 @@ pytestmark = pytest.mark.usefixtures("reference_in_process")
 DATA = Path(__file__).parent / "data"
 FAKE = [sys.executable, str(DATA / "fake_engine.py")]
 CATALOGUE = load_catalogue(DATA / "catalogue.json")
-FAST = RunOptions(timeout=5.0, case_timeout=10.0)
+# Generous limits: a loaded CI machine must never turn a prompt answer into a timeout (a
+# test of a hang sets its own).
+FAST = RunOptions(timeout=30.0, case_timeout=60.0)
 
 
 def good() -> list[Scenario]:

@@ -20,6 +20,9 @@ FAKE = [
     sys.executable,
     str(Path(__file__).resolve().parents[1] / "fake_adapters" / "fake_adapter.py"),
 ]
+#: The time limit for fake adapters that answer at once: generous, so a loaded CI machine
+#: never turns a prompt answer into a timeout (a test of a hang sets its own limit).
+PATIENT = 30.0
 
 
 def by_name(result: SmokeResult) -> dict[str, bool]:
@@ -27,7 +30,7 @@ def by_name(result: SmokeResult) -> dict[str, bool]:
 
 
 def test_a_correct_adapter_is_ok() -> None:
-    result = smoke(FAKE, timeout=2.0)
+    result = smoke(FAKE, timeout=PATIENT)
     assert result.verdict == "engine_ok"
     assert by_name(result) == {
         "started": True,
@@ -44,7 +47,7 @@ def test_a_correct_adapter_is_ok() -> None:
 
 
 def test_only_claimed_capabilities_are_probed() -> None:
-    result = smoke([*FAKE, "--capabilities", "melds"], timeout=2.0)
+    result = smoke([*FAKE, "--capabilities", "melds"], timeout=PATIENT)
     assert result.verdict == "engine_ok"
     assert [check.name for check in result.checks] == [
         "started",
@@ -55,14 +58,14 @@ def test_only_claimed_capabilities_are_probed() -> None:
 
 
 def test_missing_binary_is_a_broken_adapter() -> None:
-    result = smoke(["/nonexistent/carioca-adapter-xyz"], timeout=2.0)
+    result = smoke(["/nonexistent/carioca-adapter-xyz"], timeout=PATIENT)
     assert result.verdict == "broken_adapter"
     assert by_name(result) == {"started": False}
     assert "EngineStartError" in result.checks[0].detail
 
 
 def test_version_mismatch_is_a_broken_adapter() -> None:
-    result = smoke([*FAKE, "--protocol", "2"], timeout=2.0)
+    result = smoke([*FAKE, "--protocol", "2"], timeout=PATIENT)
     assert result.verdict == "broken_adapter"
     assert by_name(result) == {"started": True, "handshake": False}
     assert "version mismatch" in result.checks[1].detail
@@ -70,7 +73,7 @@ def test_version_mismatch_is_a_broken_adapter() -> None:
 
 
 def test_a_malformed_answer_fails_its_capability_and_the_rest_still_run() -> None:
-    result = smoke([*FAKE, "--wrong-shape-on", "penalty"], timeout=2.0)
+    result = smoke([*FAKE, "--wrong-shape-on", "penalty"], timeout=PATIENT)
     assert result.verdict == "broken_adapter"
     assert result.failed == ("capability melds",)
     # The session was restarted after the protocol error, so later probes ran.
@@ -79,7 +82,7 @@ def test_a_malformed_answer_fails_its_capability_and_the_rest_still_run() -> Non
 
 
 def test_a_crash_in_one_probe_is_contained() -> None:
-    result = smoke([*FAKE, "--exit-on", "load_state"], timeout=2.0)
+    result = smoke([*FAKE, "--exit-on", "load_state"], timeout=PATIENT)
     assert result.failed == ("capability turns",)
     assert "EngineCrashed" in dict((c.name, c.detail) for c in result.checks)["capability turns"]
     assert by_name(result)["capability deals"] is True
@@ -87,26 +90,28 @@ def test_a_crash_in_one_probe_is_contained() -> None:
 
 def test_a_hanging_probe_is_bounded() -> None:
     started = time.monotonic()
-    result = smoke([*FAKE, "--hang-on", "start_deal"], timeout=0.5)
-    assert time.monotonic() - started < 3.0
+    # The limit covers the start and every other probe too: 10 s lets a machine loaded
+    # tenfold answer them all (3 s did not, at a load of 25 on 2 cores); the hang costs it once.
+    result = smoke([*FAKE, "--hang-on", "start_deal"], timeout=10.0)
+    assert time.monotonic() - started < 120  # bounded, however loaded the machine
     assert result.failed == ("capability deals",)
     details = {check.name: check.detail for check in result.checks}
     assert "EngineTimeout" in details["capability deals"]
 
 
 def test_an_error_answer_to_a_claimed_op_is_broken() -> None:
-    result = smoke([*FAKE, "--error-on", "act"], timeout=2.0)
+    result = smoke([*FAKE, "--error-on", "act"], timeout=PATIENT)
     assert result.failed == ("capability turns",)
 
 
 def test_claiming_reasons_without_giving_one() -> None:
-    result = smoke([*FAKE, "--capabilities", "melds,reasons", "--invalid-melds"], timeout=2.0)
+    result = smoke([*FAKE, "--capabilities", "melds,reasons", "--invalid-melds"], timeout=PATIENT)
     assert result.failed == ("capability reasons",)
     assert "without a reason" in result.checks[-1].detail
 
 
 def test_deals_without_turns_is_flagged() -> None:
-    result = smoke([*FAKE, "--capabilities", "melds,deals"], timeout=2.0)
+    result = smoke([*FAKE, "--capabilities", "melds,deals"], timeout=PATIENT)
     assert result.verdict == "broken_adapter"
     assert by_name(result)["capabilities"] is False
 
@@ -127,7 +132,7 @@ def test_probe_state_accounts_for_all_108_cards() -> None:
     importlib.util.find_spec("reference.adapter") is None, reason="reference adapter not present"
 )
 def test_the_reference_adapter_passes_smoke() -> None:
-    result = smoke([sys.executable, "-m", "reference.adapter"], timeout=5.0)
+    result = smoke([sys.executable, "-m", "reference.adapter"], timeout=PATIENT)
     assert result.verdict == "engine_ok", result.checks
     # It takes requests as they come: smoke sends two at once, as run does.
     assert by_name(result)["in flight"] is True
@@ -142,7 +147,7 @@ def test_an_engine_playing_another_pack_is_probed_with_its_pack(profile: str, ru
     # for a perla game with two jokers), as run deals them: a probe of the profile's own pack
     # would be refused by an honest engine and called a broken adapter.
     argv = [sys.executable, "-m", "reference.adapter", "--ruling", ruling]
-    result = smoke(argv, timeout=5.0, profile=profile)
+    result = smoke(argv, timeout=PATIENT, profile=profile)
     assert result.verdict == "engine_ok", result.checks
     assert by_name(result)["capability deals"] is True
 
@@ -174,7 +179,7 @@ def test_the_adapter_example_in_the_docs_passes_smoke(tmp_path: Path) -> None:
     assert 30 <= len(code.splitlines()) <= 60  # the doc promises a short example
     (tmp_path / "my_adapter.py").write_text(code, encoding="utf-8")
     (tmp_path / "mycarioca.py").write_text(STUB_ENGINE, encoding="utf-8")
-    result = smoke([sys.executable, str(tmp_path / "my_adapter.py")], timeout=5.0)
+    result = smoke([sys.executable, str(tmp_path / "my_adapter.py")], timeout=PATIENT)
     assert result.verdict == "engine_ok", result.checks
     assert result.handshake is not None and result.handshake.capabilities == {"melds"}
     assert "penalty points=33" in result.checks[-1].detail
@@ -183,7 +188,7 @@ def test_the_adapter_example_in_the_docs_passes_smoke(tmp_path: Path) -> None:
 def test_rulings_outside_the_catalogue_are_flagged() -> None:
     # The most common handshake slip: an engine's own word for an option.
     rulings = '{"DISPUTE-19": "allowed", "DISPUTE-01": "own_opening"}'
-    result = smoke([*FAKE, "--rulings", rulings], timeout=2.0)
+    result = smoke([*FAKE, "--rulings", rulings], timeout=PATIENT)
     assert result.verdict == "broken_adapter"
     (check,) = [c for c in result.checks if c.name == "rulings"]
     assert not check.ok and "DISPUTE-01: 'own_opening' is not one of its options" in check.detail
@@ -283,14 +288,14 @@ def test_an_unsupported_set_up_op_is_shown_against_the_op_that_got_it() -> None:
 
 
 def test_an_engine_taking_two_requests_at_a_time_is_sent_two_at_once() -> None:
-    result = smoke([*FAKE, "--max-in-flight", "2"], timeout=2.0)
+    result = smoke([*FAKE, "--max-in-flight", "2"], timeout=PATIENT)
     assert result.verdict == "engine_ok"
     (check,) = [c for c in result.checks if c.name == "in flight"]
     assert check.ok and "2 penalty requests written together" in check.detail
     handshake = next(c for c in result.checks if c.name == "handshake")
     assert "max_in_flight 2" in handshake.detail
     # Without the declaration the engine is sent one at a time, and nothing is probed.
-    assert "in flight" not in by_name(smoke(FAKE, timeout=2.0))
+    assert "in flight" not in by_name(smoke(FAKE, timeout=PATIENT))
 
 
 def test_an_engine_that_loses_a_request_sent_in_flight_is_a_broken_adapter(
