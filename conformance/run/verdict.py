@@ -107,9 +107,10 @@ class Tally:
 #: The causes of a check not graded that the engine's own handshake or answers chose: a
 #: capability not claimed, an op refused, an option, an interface reading, a field not
 #: modelled, a player count not played.
-DECLARED_CAUSES: frozenset[str] = frozenset(
-    {"capability", "op", "option", "interface", "unmodelled", "players"}
-)
+#: What the engine's declarations and refusals keep ungraded, for the notes on hidden
+#: sections. A capability not claimed is left out: the summary line already counts it, and
+#: an engine that claims only melds would otherwise read a note on every other section.
+DECLARED_CAUSES: frozenset[str] = frozenset({"op", "option", "interface", "unmodelled", "players"})
 
 
 def hidden_sections(results: Sequence[CaseResult]) -> list[tuple[str, int, int, str]]:
