@@ -79,6 +79,18 @@ def wait_gone(tag: str, within: float = 30.0) -> list[int]:
     return survivors
 
 
+def wait_started(tag: str, within: float = 30.0) -> list[int]:
+    """Poll until a tagged process lives (or ``within`` s pass); return them. A spawned child
+    carries its tag only once it has exec'd, which a loaded machine may not have done yet
+    when spawn() returns."""
+    deadline = time.monotonic() + within
+    found = live_tagged(tag)
+    while not found and time.monotonic() < deadline:
+        time.sleep(0.05)
+        found = live_tagged(tag)
+    return found
+
+
 Factory = Callable[..., EngineSession]
 
 
@@ -497,7 +509,7 @@ def test_a_spawned_adapter_shakes_hands_at_start_and_leaves_nothing_when_closed_
     tag = uuid.uuid4().hex
     session = EngineSession([sys.executable, str(FAKE), "--tag", tag], timeout=10)
     session.spawn()
-    assert session.handshake is None and len(live_tagged(tag)) == 1
+    assert session.handshake is None and len(wait_started(tag)) == 1
     session.spawn()  # again: still the one process
     assert len(live_tagged(tag)) == 1
     assert session.start().name and session.alive
@@ -508,6 +520,7 @@ def test_a_spawned_adapter_shakes_hands_at_start_and_leaves_nothing_when_closed_
     # Spawned and never started: close kills it.
     other = EngineSession([sys.executable, str(FAKE), "--tag", tag], timeout=10)
     other.spawn()
+    assert len(wait_started(tag)) == 1
     other.close()
     assert live_tagged(tag) == []
 
