@@ -45,7 +45,9 @@ def _report_page(args: argparse.Namespace) -> int:
     if args.output:
         raise UsageError("report: -o is for 'report merge'; write pages with --html/--markdown")
     try:
-        check_output_paths([("--html", args.html), ("--markdown", args.markdown)])
+        check_output_paths(
+            [("--html", args.html), ("--markdown", args.markdown)], _report_inputs(args)
+        )
     except OutputPathError as exc:
         raise UsageError(str(exc)) from None
     reports = [load_report(path) for path in args.reports]
@@ -68,6 +70,17 @@ def _report_page(args: argparse.Namespace) -> int:
         if not any(path in failure for failure in failures):
             print(f"wrote {option[2:]} {path} ({len(reports)} report(s))")
     return EXIT_USAGE if failures else EXIT_OK
+
+
+def _report_inputs(
+    args: argparse.Namespace, paths: list[str] | None = None
+) -> list[tuple[str, str | None]]:
+    """The reports a ``report`` command reads, which none of its outputs may name."""
+    reports = args.reports if paths is None else paths
+    return [
+        *(("report", path) for path in reports),
+        *(("--fuzz", path) for path in args.fuzz or ()),
+    ]
 
 
 def _report_diff(args: argparse.Namespace) -> int:
@@ -131,7 +144,7 @@ def _report_merge(args: argparse.Namespace) -> int:
     if not paths and not args.fuzz:
         raise UsageError("report merge: give the reports to merge")
     try:
-        check_output_paths([("-o", args.output)])
+        check_output_paths([("-o", args.output)], _report_inputs(args, paths))
     except OutputPathError as exc:
         raise UsageError(str(exc)) from None
     if args.fuzz:
