@@ -641,9 +641,7 @@ def expectations_by_cause(
     carried = carried_ids(results, previous)
     for old in previous.causes if previous is not None else ():
         kept = [
-            member
-            for member in old.checks
-            if status.get(member) == "xfail" or member[0] in carried
+            member for member in old.checks if status.get(member) == "xfail" or member[0] in carried
         ]
         if kept:
             covered.update(kept)
