@@ -125,7 +125,7 @@ def _share(text: str | None, option: str) -> float | None:
 
 def _report_merge(args: argparse.Namespace) -> int:
     from conformance.fuzz.report import report_pieces as report_pieces_of_fuzz
-    from conformance.io.jsonsafe import within_read_limit
+    from conformance.io.jsonsafe import TooLargeToRead, compact_pieces, within_read_limit
     from conformance.reports.report import atomic_write_text, report_pieces
     from conformance.reports.report_tools import (
         load_fuzz_report,
@@ -155,9 +155,14 @@ def _report_merge(args: argparse.Namespace) -> int:
         what = ", ".join(entry["line"] for entry in merged["badges"])
 
     def write() -> None:
-        # Never a file its readers refuse: checked numbers, and no larger than they read.
+        # Never a file its readers refuse: checked numbers, and no larger than they read;
+        # the readable layout, else (a merge near the limit) the compact one.
         text = report_pieces_of_fuzz(merged) if args.fuzz else report_pieces(merged)
-        atomic_write_text(args.output, within_read_limit(text, "the merged report"))
+        try:
+            atomic_write_text(args.output, within_read_limit(text, "the merged report"))
+        except TooLargeToRead:
+            compact = within_read_limit(compact_pieces(merged), "the merged report")
+            atomic_write_text(args.output, compact)
 
     failures = write_all([("-o", args.output, write)])
     for failure in failures:

@@ -119,7 +119,7 @@ def _finish(
     file asked for); the outcome. ``bounded`` (a merge): refuse to write a report larger
     than its readers read (the shards it came from are still there)."""
     from conformance.io.files import atomic_write_text
-    from conformance.io.jsonsafe import within_read_limit
+    from conformance.io.jsonsafe import TooLargeToRead, compact_pieces, within_read_limit
 
     text = ""
     if known is not None and known.expectations is not None and not report.get("adapter_error"):
@@ -127,7 +127,12 @@ def _finish(
     path = write_outputs(report, out, bounded=bounded)
     if json_path is not None:
         pieces = report_pieces(report)
-        atomic_write_text(json_path, within_read_limit(pieces, "the report") if bounded else pieces)
+        try:
+            atomic_write_text(
+                json_path, within_read_limit(pieces, "the report") if bounded else pieces
+            )
+        except TooLargeToRead:  # as write_outputs: the compact layout near the limit
+            atomic_write_text(json_path, within_read_limit(compact_pieces(report), "the report"))
     problem_note = None
     if known is not None and known.write_to is not None and not report.get("adapter_error"):
         if report.get("interrupted"):

@@ -11,7 +11,13 @@ from typing import Any, Final
 
 import yaml
 
-from conformance.io.jsonsafe import dumps, pieces, within_read_limit
+from conformance.io.jsonsafe import (
+    TooLargeToRead,
+    compact_pieces,
+    dumps,
+    pieces,
+    within_read_limit,
+)
 from conformance.io.textsafe import safe_text
 from conformance.knowledge.catalogue import Catalogue
 
@@ -236,9 +242,13 @@ def write_outputs(report: dict[str, Any], out: Path, *, bounded: bool = False) -
         finding["scenario_file"] = str(path)
     target = out / "fuzz-report.json"
     written = report_pieces(report)
-    atomic_write_text(
-        target, within_read_limit(written, "the merged report") if bounded else written
-    )
+    if not bounded:
+        atomic_write_text(target, written)
+        return target
+    try:
+        atomic_write_text(target, within_read_limit(written, "the merged report"))
+    except TooLargeToRead:  # near the limit: the compact layout, not a refusal
+        atomic_write_text(target, within_read_limit(compact_pieces(report), "the merged report"))
     return target
 
 

@@ -26,6 +26,7 @@ is the one check behind them all.
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 from collections.abc import Iterable, Iterator
@@ -33,6 +34,7 @@ from pathlib import Path
 from typing import Any, BinaryIO, Final
 
 from conformance.errors import HarnessError
+from conformance.io.textsafe import escape, json_text_is_safe
 
 #: Largest JSON report read, in bytes. A run report keeps at most 64 KiB of engine text
 #: per case (conformance/io/textsafe.py), so a corpus of 2,000 cases stays below it.
@@ -189,9 +191,16 @@ def read_json_file(
     max_bytes: int | None = None,
     max_depth: int = MAX_JSON_DEPTH,
     share_strings: bool = False,
+    escape_text: bool = False,
 ) -> Any:
     """Read and decode the JSON file ``path`` (described as ``what`` in messages), at most
     ``max_bytes`` long (default :data:`MAX_JSON_BYTES`, read when called).
+
+    ``escape_text``: every string (keys too) comes back with its control and invisible
+    characters escaped (:func:`conformance.io.textsafe.escape`), as engine text is where
+    it enters: a report read back may have been edited by anyone, and every output of its
+    readers (terminal, page, digest, merged report) then sees only visible text. A file
+    whose text holds none of them (the harness's own reports) is not walked.
 
     :raises JSONFileError: naming the file: unreadable, too large, not UTF-8, not JSON
         (with line and column), too deep, a huge integer, a non-finite number.
@@ -210,14 +219,50 @@ def read_json_file(
     except UnicodeDecodeError as exc:
         raise JSONFileError(f"{path}: {what} is not UTF-8 text: {exc.reason}") from None
     del data  # the text is what is decoded: the bytes need not wait for the result
+    walk = escape_text and not json_text_is_safe(text, len(text) + 1)
     try:
-        return loads(text, max_depth=max_depth, share_strings=share_strings)
+        value = loads(text, max_depth=max_depth, share_strings=share_strings)
+        return escape_strings(value) if walk else value
     except json.JSONDecodeError as exc:
         raise JSONFileError(
             f"{path}: {what} is not JSON: line {exc.lineno} column {exc.colno}: {exc.msg}"
         ) from None
     except JSONFileError as exc:
         raise JSONFileError(f"{path}: {what}: {exc}") from None
+
+
+def escape_strings(value: Any) -> Any:
+    """``value`` with every string in it (keys too) escaped by
+    :func:`conformance.io.textsafe.escape`, changed in place where it can be (a large
+    report is not copied); returns the value (a new one only for a string, or a mapping
+    whose keys changed)."""
+    if isinstance(value, str):
+        return escape(value)
+    root = _rekeyed(value)
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        slots = node.items() if isinstance(node, dict) else enumerate(node)
+        for slot, item in list(slots):
+            kind = type(item)
+            if kind is str:
+                safe = escape(item)
+                if safe is not item:
+                    node[slot] = safe
+            elif kind is dict or kind is list:
+                own = _rekeyed(item)
+                if own is not item:
+                    node[slot] = own
+                stack.append(own)
+    return root
+
+
+def _rekeyed(node: Any) -> Any:
+    """``node``, or for a mapping with a key :func:`escape` changes, a copy with escaped
+    keys."""
+    if type(node) is dict and any(escape(key) is not key for key in node):
+        return {escape(key): item for key, item in node.items()}
+    return node
 
 
 def _read_at_most(handle: BinaryIO, limit: int) -> bytearray:
@@ -347,6 +392,19 @@ def pieces(value: Any, *, indent: int = 1) -> Iterator[str]:
     return encoder.iterencode(value)
 
 
+def compact_pieces(value: Any) -> Iterator[str]:
+    """:func:`pieces` without a byte to spare (no indentation, no space after ``,`` or
+    ``:``), then a newline: the layout a merge falls back to when its readable one would
+    be larger than its readers read (one report merged is then never refused for the
+    layout alone). Checked whole before the first piece.
+
+    :raises UnreadableNumber: as :func:`dumps`, before anything is yielded.
+    """
+    check_readable(value)
+    encoder = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+    return itertools.chain(encoder.iterencode(value), ["\n"])
+
+
 class TooLargeToRead(HarnessError, ValueError):
     """A document that would be written larger than its readers read."""
 
@@ -383,8 +441,10 @@ __all__ = [
     "TooLargeToRead",
     "UnreadableNumber",
     "check_readable",
+    "compact_pieces",
     "depth_exceeds",
     "dumps",
+    "escape_strings",
     "finite",
     "loads",
     "loads_bounded_numbers",
