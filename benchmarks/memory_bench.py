@@ -169,10 +169,18 @@ def write_padded(base: dict[str, Any], path: Path, size: int, shape: str, fuzz: 
     with path.open("w", encoding="utf-8") as out:
         out.write(head + opening)
         count, written = 0, 0
-        while written < budget:
-            piece = "".join(make(i) for i in range(count, count + 10_000))
+        while True:
+            items = [make(i) for i in range(count, count + 10_000)]
             if count == 0:
-                piece = piece[1:]  # no comma before the first item
+                items[0] = items[0][1:]  # no comma before the first item
+            piece = "".join(items)
+            if written + len(piece) > budget:  # the last piece item by item, within budget
+                for item in items:
+                    if written + len(item) > budget:
+                        break
+                    out.write(item)
+                    written += len(item)
+                break
             out.write(piece)
             written += len(piece)
             count += 10_000
