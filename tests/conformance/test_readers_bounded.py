@@ -720,3 +720,20 @@ def test_the_densest_padding_a_reader_takes_costs_a_bounded_multiple(tmp_path: P
         finally:
             tracemalloc.stop()
         assert peak < 14 * size, (name, peak / size)
+
+
+def test_one_readable_report_always_merges(
+    small_report: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A report as the harness writes it, just within the limit: its merge (the same
+    cases, one warning more) was larger than the readers read and refused; it is now
+    written in the compact layout."""
+    from conformance.io import jsonsafe
+    from conformance.reports.report_tools import load_report
+
+    monkeypatch.setattr(jsonsafe, "MAX_JSON_BYTES", small_report.stat().st_size)
+    merged = tmp_path / "merged.json"
+    assert main(["report", "merge", str(small_report), "-o", str(merged)]) == 0
+    assert merged.stat().st_size <= small_report.stat().st_size
+    cases = json.loads(small_report.read_text(encoding="utf-8"))["cases"]
+    assert len(load_report(str(merged)).results) == len(cases)
