@@ -41,7 +41,7 @@ from conformance.errors import EngineError, HarnessError
 from conformance.grading.results import CaseResult, graded
 from conformance.io.textsafe import terminal_text
 from conformance.knowledge.catalogue import Catalogue, CatalogueError, load_catalogue
-from conformance.knowledge.profiles import ProfileError, default_profiles
+from conformance.knowledge.profiles import DEFAULT_PROFILE, ProfileError, default_profiles
 from conformance.run.expectations import Expectations, ExpectationsError, apply_expectations
 from conformance.run.runner import (
     CaseRunner,
@@ -259,7 +259,8 @@ def _settings(config: pytest.Config) -> Settings | None:
         except ExpectationsError as exc:
             raise pytest.UsageError(str(exc)) from None
     options = RunOptions(
-        profile=profile or "",
+        # Until the handshake chooses (_State.options): RunOptions takes only a real profile.
+        profile=profile or DEFAULT_PROFILE,
         timeout=values["timeout"],
         case_timeout=values["case_timeout"],
         start_timeout=values["start_timeout"],
