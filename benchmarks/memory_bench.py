@@ -5,7 +5,7 @@
 bytes each. Each command runs as its own process, on reports made just under that
 limit (or ``--mb``), and its peak resident memory (``ru_maxrss`` of the child) is shown
 beside the size of its largest input and of all its inputs, as a ratio: the promise is
-at most about 10 times the file for a report the harness wrote, and at most about 13
+at most about 10 times the file for a report the harness wrote, and at most about 11
 for one padded, in any shape the readers take, under keys no schema names (and a padding
 denser than they take is refused at once).
 

@@ -230,7 +230,7 @@ def loads(
 #: ``[`` per 110 bytes, one ``{`` per 130, one key per 20; numbers are rarer still). Each
 #: decoded costs tens of bytes (an empty list 80, a one-key object 200, a short distinct
 #: key 150, a number 40), so a file padded with them under keys no schema names (``"pad":
-#: [[], [], …]``) took 48 times its size; within these it takes at most about 13
+#: [[], [], …]``) took 48 times its size; within these it takes at most about 11
 #: (docs/robustness.md). Strings are not counted: equal short ones are shared.
 DENSITY: Final = (("[", 32, "arrays"), ("{", 48, "objects"), (":", 14, "keys"))
 #: Fewest bytes per number (counted as they are decoded).
