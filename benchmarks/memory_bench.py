@@ -5,13 +5,17 @@
 bytes each. Each command runs as its own process, on reports made just under that
 limit (or ``--mb``), and its peak resident memory (``ru_maxrss`` of the child) is shown
 beside the size of its largest input and of all its inputs, as a ratio: the promise is
-at most about 10 times the file.
+at most about 10 times the file for a report the harness wrote, and at most about 11
+for one padded, in any shape the readers take, under keys no schema names (and a padding
+denser than they take is refused at once).
 
 The reports are real ones grown to size: a run report of the bundled corpus against the
 reference (``--run-report``, else one is run), its cases copied under new ids; a fuzz
 report of ``tests/fake_adapters/buggy_engine.py`` (``--fuzz-report``, else a 6-game
 campaign is run), its findings copied under new keys. They are written compact (no
-indentation), which puts the most values in the fewest bytes. Run from the repository
+indentation), which puts the most values in the fewest bytes. The padded reports are
+the same two reports with ``PADDING`` under a free key (the engine's handshake, whose
+extras the schemas allow), grown to the same size. Run from the repository
 root::
 
     PYTHONPATH=. python benchmarks/memory_bench.py
@@ -140,6 +144,49 @@ def grow_fuzz_report(base: dict[str, Any], path: Path, size: int, index: int, of
     return _write_grown(path, document, "findings", copies(), size)
 
 
+#: Padding just within the readers' limits on density (conformance/io/jsonsafe.py:
+#: DENSITY, BYTES_PER_NUMBER), in its costliest shapes, and one shape past them: each an
+#: item maker, the comma before it included.
+PADDING: dict[str, Any] = {
+    "distinct keys": lambda i: "," + f'"{i:08x}":0.5'.ljust(15),
+    "distinct strings": lambda i: "," + f'"{i:x}"'.ljust(7),
+    "arrays of numbers": lambda i: "," + "[0.5,1.5,2.5,3.5]".ljust(33),
+    "objects of numbers": lambda i: "," + '{"a":0.5,"b":1.5,"c":2.5}'.ljust(49),
+    "empty lists (refused)": lambda i: ",[]",
+}
+
+
+def write_padded(base: dict[str, Any], path: Path, size: int, shape: str, fuzz: bool) -> None:
+    """``base`` with about ``size`` bytes of ``shape`` under a key no schema names: the
+    engine's handshake (``header.engine`` of a run report, ``engine`` of a fuzz report)."""
+    marker = "\u0000PAD\u0000"
+    document = copy.deepcopy(base)
+    (document["engine"] if fuzz else document["header"]["engine"])["pad"] = marker
+    head, tail = _compact(document).split(json.dumps(marker), 1)
+    opening, closing = ("{", "}") if shape == "distinct keys" else ("[", "]")
+    budget = size - len(head.encode()) - len(tail.encode()) - 2
+    make = PADDING[shape]
+    with path.open("w", encoding="utf-8") as out:
+        out.write(head + opening)
+        count, written = 0, 0
+        while True:
+            items = [make(i) for i in range(count, count + 10_000)]
+            if count == 0:
+                items[0] = items[0][1:]  # no comma before the first item
+            piece = "".join(items)
+            if written + len(piece) > budget:  # the last piece item by item, within budget
+                for item in items:
+                    if written + len(item) > budget:
+                        break
+                    out.write(item)
+                    written += len(item)
+                break
+            out.write(piece)
+            written += len(piece)
+            count += 10_000
+        out.write(closing + tail)
+
+
 def base_reports(args: argparse.Namespace, work: Path) -> tuple[dict[str, Any], dict[str, Any]]:
     """The run report and the fuzz report to grow (made when not given)."""
     run_path = Path(args.run_report) if args.run_report else work / "base-run.json"
@@ -223,18 +270,42 @@ def main() -> None:
                 [fuzz_1, fuzz_2],
             ),
         ]
+        for number, shape in enumerate(PADDING):
+            padded = work / f"padded-run-{number}.json"
+            shard = work / f"padded-fuzz-{number}.json"
+            if not made(padded):
+                write_padded(run_base, padded, size, shape, fuzz=False)
+            if not made(shard):
+                write_padded(fuzz_base, shard, size, shape, fuzz=True)
+            rows += [
+                (
+                    f"report --html, {shape}",
+                    ["report", str(padded), "--html", str(work / "p.html")],
+                    [padded],
+                ),
+                (
+                    f"report merge, {shape}",
+                    ["report", "merge", str(padded), "--output", str(work / "pm.json")],
+                    [padded],
+                ),
+                (
+                    f"fuzz --merge, {shape}",
+                    ["fuzz", "--merge", str(shard), "--out", str(work / "padded-out")],
+                    [shard],
+                ),
+            ]
         print(
             f"limit per file: {MAX_JSON_BYTES / 2**20:.0f} MiB; inputs made: {size / 2**20:.1f} MiB"
         )
         columns = ("exit", 5), ("peak MiB", 10), ("largest MiB", 13), ("x largest", 11)
-        print(f"{'command':<26}" + "".join(f"{n:>{w}}" for n, w in columns) + f"{'x all':>8}")
+        print(f"{'command':<44}" + "".join(f"{n:>{w}}" for n, w in columns) + f"{'x all':>8}")
         for name, argv, inputs in rows:
             if args.only and not any(word in name for word in args.only):
                 continue
             code, peak = peak_rss(argv)
             sizes = [p.stat().st_size for p in inputs]
             print(
-                f"{name:<26}{code:>5}{peak / 2**20:>10.0f}{max(sizes) / 2**20:>13.1f}"
+                f"{name:<44}{code:>5}{peak / 2**20:>10.0f}{max(sizes) / 2**20:>13.1f}"
                 f"{peak / max(sizes):>11.1f}{peak / sum(sizes):>8.1f}"
             )
     finally:

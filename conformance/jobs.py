@@ -140,6 +140,24 @@ class RunRequest:
     expectations_source: str = "expectations file"
     corpus_label: str | None = None
 
+    def __post_init__(self) -> None:
+        # Checked at construction, each bad field named (conformance/run/optioncheck.py):
+        # an argv given as one string would otherwise run one character per argument.
+        from conformance.run.expectations import Expectations
+        from conformance.run.optioncheck import InvalidOption, check_laws, strings_field
+        from conformance.run.runner import RunOptions
+
+        for name in ("argv", "rules", "tags", "ids"):
+            object.__setattr__(self, name, strings_field(name, getattr(self, name)))
+        if not isinstance(self.options, RunOptions):
+            kind = type(self.options).__name__
+            raise InvalidOption(f"options: must be a RunOptions, not {kind}")
+        if self.shard is not None and not isinstance(self.shard, str):
+            raise InvalidOption(f"shard={self.shard!r}: must be None or 'K/N'")
+        check_laws(self.laws)
+        if self.expectations is not None and not isinstance(self.expectations, Expectations):
+            raise InvalidOption("expectations: must be None or what load_expectations returns")
+
 
 @dataclass(frozen=True)
 class RunOutcome:

@@ -52,7 +52,7 @@ from conformance.jobs import (
     run_request,
 )
 from conformance.knowledge.catalogue import Catalogue, CatalogueError, load_catalogue
-from conformance.knowledge.profiles import ProfileError, default_profiles
+from conformance.knowledge.profiles import DEFAULT_PROFILE, ProfileError, default_profiles
 from conformance.laws.properties import RULES as LAW_RULES
 from conformance.laws.properties import check_properties
 from conformance.reports.console import cause_lines
@@ -274,7 +274,8 @@ def _settings(config: pytest.Config) -> Settings | None:
         except ExpectationsError as exc:
             raise pytest.UsageError(str(exc)) from None
     options = RunOptions(
-        profile=profile or "",
+        # Until the handshake chooses (_State.options): RunOptions takes only a real profile.
+        profile=profile or DEFAULT_PROFILE,
         timeout=values["timeout"],
         case_timeout=values["case_timeout"],
         start_timeout=values["start_timeout"],

@@ -135,6 +135,7 @@ class Handshake:
             for name, given in answer.get("profile_rulings", {}).items()
         }
         impl = answer["implementation"]
+        _check_profile_players(answer.get("profile_players", {}))
         return cls(
             protocol=answer["protocol"],
             name=impl["name"],
@@ -156,6 +157,38 @@ class Handshake:
                 }
             ),
         )
+
+
+def _check_profile_players(given: Mapping[str, Sequence[int]]) -> None:
+    """Refuse ``profile_players`` naming a count its profile's rules do not seat: it would
+    reach the reference, which refuses it for that profile (docs/protocol.md §2). The
+    message names the profiles that do seat it. Profiles the harness does not know are
+    left alone (a later harness may).
+
+    :raises HandshakeError: naming the profile, the count and the profiles seating it.
+    """
+    from conformance.knowledge.profiles import default_profiles
+
+    known = default_profiles()
+    for name, counts in given.items():
+        if name not in known:
+            continue
+        allowed = tuple(known[name].players)
+        for count in sorted(set(counts)):
+            if count in allowed:
+                continue
+            seating = [other for other in known if count in known[other].players]
+            named = ", ".join(seating[:-1]) + " and " + seating[-1] if seating[1:] else ""
+            hint = (
+                f"{named or seating[0]} seat{'' if seating[1:] else 's'} {count}"
+                if seating
+                else f"no profile seats {count}"
+            )
+            raise HandshakeError(
+                f"malformed hello answer: profile_players gives {name} {count} players, "
+                f"which its rules do not seat ({name} plays {allowed[0]} to {allowed[-1]}; "
+                f"{hint}): list only the counts of {name} the engine plays"
+            )
 
 
 def _normalised_rulings(given: Mapping[str, str], where: str) -> Mapping[str, str]:

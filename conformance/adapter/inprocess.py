@@ -139,7 +139,15 @@ class InProcessAdapter:
         self.exit_code: int | None = None
         self._engine: LineEngine | None = None
         try:
-            self._engine = start(argv, env, cwd, self._log)
+            engine = start(argv, env, cwd, self._log)
+            if not callable(engine):
+                self._log.write(
+                    f"the in-process engine's starter returned {type(engine).__name__}, "
+                    "not a callable taking a request line\n"
+                )
+                self.exit_code = CRASH_EXIT_CODE
+            else:
+                self._engine = engine
         except SystemExit as exc:  # a usage error, as a command line exits with
             self.exit_code = exc.code if isinstance(exc.code, int) else CRASH_EXIT_CODE
         except Exception:
@@ -183,7 +191,16 @@ class InProcessAdapter:
                 self._log.write(traceback.format_exc())
                 self.exit_code = CRASH_EXIT_CODE
                 continue
-            self._take(out)
+            if not isinstance(out, bytes | bytearray):
+                # The engine's fault, as a process writing garbage and dying would be: a
+                # crash with its reason in the log, never a TypeError out of the harness.
+                self._log.write(
+                    f"the in-process engine returned {type(out).__name__} for a request, "
+                    "not bytes (the lines it writes to stdout)\n"
+                )
+                self.exit_code = CRASH_EXIT_CODE
+                continue
+            self._take(bytes(out))
 
     def _take(self, out: bytes) -> None:
         *lines, rest = (self.stdout.partial + out).split(b"\n")

@@ -24,6 +24,7 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
     from conformance.run.selection import parse_shard
 
     out, json_path = Path(args.out), Path(args.json) if args.json else None
+    _check_fuzz_paths(args, out)
     known = _fuzz_known(args)
     try:
         if args.merge:
@@ -45,6 +46,23 @@ def cmd_fuzz(args: argparse.Namespace) -> int:
     if outcome.problem:
         print(outcome.problem, file=sys.stderr)
     return outcome.exit_code
+
+
+def _check_fuzz_paths(args: argparse.Namespace, out: Path) -> None:
+    """Refuse, before any game, an output that names an input (``--json`` or ``--out``'s
+    report over a report ``--merge`` reads, or over ``--expectations``) or cannot be
+    written; ``--write-expectations`` may rewrite ``--expectations`` in place."""
+    from conformance.reports.outputs import OutputPathError, check_output_paths
+
+    outputs = [("--json", args.json), ("--write-expectations", args.write_expectations)]
+    if out.is_dir():
+        outputs.append(("--out", str(out / "fuzz-report.json")))
+    inputs = [("--expectations", args.expectations)]
+    inputs += [("--merge", path) for path in args.merge or ()]
+    try:
+        check_output_paths(outputs, inputs, rewrites=[("--write-expectations", "--expectations")])
+    except OutputPathError as exc:
+        raise UsageError(f"fuzz: {exc}") from None
 
 
 def _fuzz_known(args: argparse.Namespace) -> Known:

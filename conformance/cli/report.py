@@ -45,7 +45,9 @@ def _report_page(args: argparse.Namespace) -> int:
     if args.output:
         raise UsageError("report: -o is for 'report merge'; write pages with --html/--markdown")
     try:
-        check_output_paths([("--html", args.html), ("--markdown", args.markdown)])
+        check_output_paths(
+            [("--html", args.html), ("--markdown", args.markdown)], _report_inputs(args)
+        )
     except OutputPathError as exc:
         raise UsageError(str(exc)) from None
     reports = [load_report(path) for path in args.reports]
@@ -68,6 +70,17 @@ def _report_page(args: argparse.Namespace) -> int:
         if not any(path in failure for failure in failures):
             print(f"wrote {option[2:]} {path} ({len(reports)} report(s))")
     return EXIT_USAGE if failures else EXIT_OK
+
+
+def _report_inputs(
+    args: argparse.Namespace, paths: list[str] | None = None
+) -> list[tuple[str, str | None]]:
+    """The reports a ``report`` command reads, which none of its outputs may name."""
+    reports = args.reports if paths is None else paths
+    return [
+        *(("report", path) for path in reports),
+        *(("--fuzz", path) for path in args.fuzz or ()),
+    ]
 
 
 def _report_diff(args: argparse.Namespace) -> int:
@@ -112,7 +125,7 @@ def _share(text: str | None, option: str) -> float | None:
 
 def _report_merge(args: argparse.Namespace) -> int:
     from conformance.fuzz.report import report_pieces as report_pieces_of_fuzz
-    from conformance.io.jsonsafe import within_read_limit
+    from conformance.io.jsonsafe import TooLargeToRead, compact_pieces, within_read_limit
     from conformance.reports.report import atomic_write_text, report_pieces
     from conformance.reports.report_tools import (
         load_fuzz_report,
@@ -131,7 +144,7 @@ def _report_merge(args: argparse.Namespace) -> int:
     if not paths and not args.fuzz:
         raise UsageError("report merge: give the reports to merge")
     try:
-        check_output_paths([("-o", args.output)])
+        check_output_paths([("-o", args.output)], _report_inputs(args, paths))
     except OutputPathError as exc:
         raise UsageError(str(exc)) from None
     if args.fuzz:
@@ -142,9 +155,14 @@ def _report_merge(args: argparse.Namespace) -> int:
         what = ", ".join(entry["line"] for entry in merged["badges"])
 
     def write() -> None:
-        # Never a file its readers refuse: checked numbers, and no larger than they read.
+        # Never a file its readers refuse: checked numbers, and no larger than they read;
+        # the readable layout, else (a merge near the limit) the compact one.
         text = report_pieces_of_fuzz(merged) if args.fuzz else report_pieces(merged)
-        atomic_write_text(args.output, within_read_limit(text, "the merged report"))
+        try:
+            atomic_write_text(args.output, within_read_limit(text, "the merged report"))
+        except TooLargeToRead:
+            compact = within_read_limit(compact_pieces(merged), "the merged report")
+            atomic_write_text(args.output, compact)
 
     failures = write_all([("-o", args.output, write)])
     for failure in failures:

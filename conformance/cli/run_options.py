@@ -92,6 +92,12 @@ def add_parser(sub: Subparsers) -> None:
     )
     run.add_argument("--strict", action="store_true", help="an xpass fails the run")
     run.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="load the corpus afresh, reading and writing no load cache (the default under "
+        "CI; docs/robustness.md says why)",
+    )
+    run.add_argument(
         "--no-explain",
         action="store_true",
         help="do not ask the reference which disputed option or house variant explains the "

@@ -39,7 +39,14 @@ from .campaign import FuzzResult, ProgressFn, fuzz
 from .expected import apply_expectations, unexpected_findings, write_expectations
 from .merge import merge_reports, read_report
 from .model import FuzzError, FuzzOptions
-from .report import report_dict, report_pieces, summary, unstarted_report, write_outputs
+from .report import (
+    check_drafts_folder,
+    report_dict,
+    report_pieces,
+    summary,
+    unstarted_report,
+    write_outputs,
+)
 
 #: 128 + the signal number, the shell's convention (conformance/run/interrupt.py).
 SIGNAL_CODES: Final[Mapping[str, int]] = {"SIGINT": 130, "SIGTERM": 143, "SIGHUP": 129}
@@ -145,7 +152,7 @@ def _finish(
     file asked for); the outcome. ``bounded`` (a merge): refuse to write a report larger
     than its readers read (the shards it came from are still there)."""
     from conformance.io.files import atomic_write_text
-    from conformance.io.jsonsafe import within_read_limit
+    from conformance.io.jsonsafe import TooLargeToRead, compact_pieces, within_read_limit
 
     text = ""
     if known is not None and known.expectations is not None and not report.get("adapter_error"):
@@ -153,11 +160,27 @@ def _finish(
     path = write_outputs(report, out, bounded=bounded)
     if json_path is not None:
         pieces = report_pieces(report)
-        atomic_write_text(json_path, within_read_limit(pieces, "the report") if bounded else pieces)
+        try:
+            atomic_write_text(
+                json_path, within_read_limit(pieces, "the report") if bounded else pieces
+            )
+        except TooLargeToRead:  # as write_outputs: the compact layout near the limit
+            atomic_write_text(json_path, within_read_limit(compact_pieces(report), "the report"))
+    problem_note = None
     if known is not None and known.write_to is not None and not report.get("adapter_error"):
-        count = write_expectations(known.write_to, report, known.expectations)
-        text = f"wrote {count} finding(s) to {known.write_to}\n"
+        if report.get("interrupted"):
+            # The games played are part of the campaign: a file written from them would
+            # drop every finding of the rest (and rewrite --expectations in place with it).
+            problem_note = (
+                f"not written: {known.write_to}: the campaign was interrupted "
+                f"({report['interrupted']}), so its findings are not all of them"
+            )
+        else:
+            count = write_expectations(known.write_to, report, known.expectations)
+            text = f"wrote {count} finding(s) to {known.write_to}\n"
     code, problem = verdict(report)
+    if problem_note is not None:
+        problem = problem_note if problem is None else f"{problem}\n{problem_note}"
     return Outcome(report, path, code, summary(report) + f"report: {path}\n" + text, problem)
 
 
@@ -187,6 +210,7 @@ def campaign(
         raise FuzzError("--games must be 0 or more and --workers 1 or more")
     if not 0 < options.timeout < math.inf:  # also refuses nan, which disables every deadline
         raise FuzzError(f"--timeout {options.timeout}: must be a positive number of seconds")
+    check_drafts_folder(out)
     from conformance.run.interrupt import Signals, interruptible
 
     stop = threading.Event()
@@ -226,6 +250,7 @@ def merge(paths: Sequence[str | Path], out: Path, *, json_path: Path | None = No
 
     :raises FuzzError: naming the report that cannot be read or merged (exit 2).
     """
+    check_drafts_folder(out)
     return _finish(merge_reports([read_report(p) for p in paths]), out, json_path, bounded=True)
 
 

@@ -45,7 +45,7 @@ def read_report(path: str | Path) -> dict[str, Any]:
     :raises FuzzError: naming the file and what is wrong with it.
     """
     try:
-        doc = read_json_file(path, "the fuzz report", share_strings=True)
+        doc = read_json_file(path, "the fuzz report", share_strings=True, escape_text=True)
     except JSONFileError as exc:
         raise FuzzError(str(exc)) from None
     error = _validator().best_error(doc)

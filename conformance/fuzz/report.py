@@ -3,6 +3,7 @@ beside it, the merge of shard reports, and the end-of-run summary."""
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
@@ -10,12 +11,18 @@ from typing import Any, Final
 
 import yaml
 
-from conformance.io.jsonsafe import dumps, pieces, within_read_limit
+from conformance.io.jsonsafe import (
+    TooLargeToRead,
+    compact_pieces,
+    dumps,
+    pieces,
+    within_read_limit,
+)
 from conformance.io.textsafe import safe_text
 from conformance.knowledge.catalogue import Catalogue
 
 from .campaign import FuzzResult
-from .model import Finding, FuzzOptions, finite
+from .model import Finding, FuzzError, FuzzOptions, finite
 
 #: Version of the JSON report's layout (conformance/schemas/fuzz-report.schema.json).
 REPORT_VERSION: Final = 1
@@ -141,36 +148,121 @@ def report_text(report: Mapping[str, Any]) -> str:
     return dumps(report, indent=1) + "\n"
 
 
+#: The first line of every draft ``fuzz`` writes; the second holds a digest of the rest,
+#: so a draft edited since (or a file of the user's own) is never deleted or overwritten.
+DRAFT_HEADER: Final = (
+    "# Draft written by `carioca-conformance fuzz` from the reference's answers:\n"
+    "# check every expectation against the rules text, then give it a corpus id.\n"
+)
+_DIGEST_LINE: Final = "# fuzz draft digest: "
+#: Most values (mappings, lists and scalars) a draft may hold: a real draft holds a few
+#: hundred. A shard report padded under a draft's free keys would otherwise cost gigabytes
+#: of YAML serialisation for nothing a corpus takes.
+MAX_DRAFT_VALUES: Final = 50_000
+
+
+def _draft_text(doc: Mapping[str, Any]) -> str:
+    body = yaml.safe_dump(dict(doc), sort_keys=False, default_flow_style=None, width=100)
+    return DRAFT_HEADER + _DIGEST_LINE + hashlib.sha256(body.encode()).hexdigest() + "\n" + body
+
+
+def is_own_draft(path: Path) -> bool:
+    """True when ``path`` is a draft ``fuzz`` wrote and nobody has edited since."""
+    try:
+        with path.open("rb") as handle:
+            data = handle.read(MAX_DRAFT_BYTES + 1)
+        text = data.decode("utf-8")
+    except (OSError, UnicodeError):
+        return False
+    if not text.startswith(DRAFT_HEADER + _DIGEST_LINE):
+        return False
+    digest, _, body = text[len(DRAFT_HEADER) + len(_DIGEST_LINE) :].partition("\n")
+    return hashlib.sha256(body.encode()).hexdigest() == digest
+
+
+#: Largest file read to tell whether it is a draft of ours.
+MAX_DRAFT_BYTES: Final = 4 * 1024 * 1024
+
+
+def check_drafts_folder(out: Path) -> None:
+    """Refuse an ``--out`` folder whose ``drafts/`` holds a ``cc-8NNN.yaml`` that ``fuzz``
+    did not write or that was edited since: the campaign would replace it. Called before
+    the first game.
+
+    :raises FuzzError: naming the file.
+    """
+    drafts = out / "drafts"
+    if not drafts.is_dir():
+        return
+    for old in sorted(drafts.glob("cc-8*.yaml")):
+        if not is_own_draft(old):
+            raise FuzzError(
+                f"--out {out}: {old} is not a draft fuzz wrote (or was edited since), and this "
+                "campaign would replace it: move it, or give another --out"
+            )
+
+
+def _too_many_values(value: Any, limit: int) -> bool:
+    """True when ``value`` holds more than ``limit`` values in all (iterative, stops early)."""
+    stack, seen = [value], 0
+    while stack:
+        node = stack.pop()
+        seen += 1
+        if seen > limit:
+            return True
+        if isinstance(node, dict):
+            stack.extend(node.values())
+            seen += len(node)
+        elif isinstance(node, list):
+            stack.extend(node)
+    return False
+
+
 def write_outputs(report: dict[str, Any], out: Path, *, bounded: bool = False) -> Path:
     """Write ``fuzz-report.json`` and one draft YAML per finding under ``out``; return its path.
 
-    Drafts go to ``out/drafts/cc-8NNN.yaml`` and the report records each file's path.
+    Drafts go to ``out/drafts/cc-8NNN.yaml`` and the report records each file's path. Old
+    drafts are replaced only when ``fuzz`` wrote them and nobody edited them since; a file
+    of the user's is left alone and that draft is not written (a warning says so). A draft
+    of more than :data:`MAX_DRAFT_VALUES` values (a padded shard's) is not written either.
     ``bounded``: refuse a report larger than its readers read (a merge's).
     """
     from conformance.io.files import atomic_write_text
 
     drafts = out / "drafts"
     drafts.mkdir(parents=True, exist_ok=True)
+    kept: set[Path] = set()
     for old in drafts.glob("cc-8*.yaml"):
-        old.unlink()
+        if is_own_draft(old):
+            old.unlink()
+        else:
+            kept.add(old)
+    warnings = report.setdefault("warnings", [])
     for finding in report["findings"]:
         doc = finding.get("scenario")
+        finding["scenario_file"] = None
         if not doc:
-            finding["scenario_file"] = None
             continue
         path = drafts / f"{doc['id']}.yaml"
-        header = (
-            "# Draft written by `carioca-conformance fuzz` from the reference's answers:\n"
-            "# check every expectation against the rules text, then give it a corpus id.\n"
-        )
-        text = header + yaml.safe_dump(doc, sort_keys=False, default_flow_style=None, width=100)
-        atomic_write_text(path, text)
+        if path in kept:
+            warnings.append(f"draft {path} not written: a file of that name was not ours")
+            continue
+        if _too_many_values(doc, MAX_DRAFT_VALUES):
+            warnings.append(
+                f"draft {doc['id']} not written: it holds more than {MAX_DRAFT_VALUES} values"
+            )
+            continue
+        atomic_write_text(path, _draft_text(doc))
         finding["scenario_file"] = str(path)
     target = out / "fuzz-report.json"
     written = report_pieces(report)
-    atomic_write_text(
-        target, within_read_limit(written, "the merged report") if bounded else written
-    )
+    if not bounded:
+        atomic_write_text(target, written)
+        return target
+    try:
+        atomic_write_text(target, within_read_limit(written, "the merged report"))
+    except TooLargeToRead:  # near the limit: the compact layout, not a refusal
+        atomic_write_text(target, within_read_limit(compact_pieces(report), "the merged report"))
     return target
 
 

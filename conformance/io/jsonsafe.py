@@ -26,13 +26,16 @@ is the one check behind them all.
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
+import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, BinaryIO, Final
 
 from conformance.errors import HarnessError
+from conformance.io.textsafe import escape, json_text_is_safe
 
 #: Largest JSON report read, in bytes. A run report keeps at most 64 KiB of engine text
 #: per case (conformance/io/textsafe.py), so a corpus of 2,000 cases stays below it.
@@ -93,20 +96,22 @@ def depth_exceeds(value: Any, max_depth: int = MAX_JSON_DEPTH) -> bool:
     """True when ``value`` nests arrays and objects more than ``max_depth`` deep.
 
     Iterative, so a hostile document cannot exhaust the stack; stops at the first
-    container found too deep.
+    container found too deep. It holds one iterator per level, never an entry per item: a
+    list of millions of items costs it nothing more than a short one.
     """
-    stack: list[tuple[Any, int]] = [(value, 1)]
+    if not isinstance(value, dict | list):
+        return False
+    stack = [iter(value.values() if isinstance(value, dict) else value)]
     while stack:
-        node, depth = stack.pop()
-        if isinstance(node, dict):
-            children: Any = node.values()
-        elif isinstance(node, list):
-            children = node
+        for child in stack[-1]:
+            kind = type(child)
+            if kind is dict or kind is list:
+                if len(stack) >= max_depth:
+                    return True
+                stack.append(iter(child.values() if kind is dict else child))
+                break
         else:
-            continue
-        if depth > max_depth:
-            return True
-        stack.extend((child, depth + 1) for child in children if isinstance(child, dict | list))
+            stack.pop()
     return False
 
 
@@ -114,60 +119,98 @@ def _too_deep(max_depth: int) -> str:
     return f"nested too deeply: more than {max_depth} levels (a hostile or broken file?)"
 
 
+#: Most distinct strings :func:`loads` shares (a report has a few thousand: card codes,
+#: rule ids, statuses, check keys, case ids).
+_SHARED_MOST: Final = 200_000
 #: Strings up to this long are shared by :func:`loads` with ``share_strings``.
 _SHARED_LENGTH: Final = 40
 
 
 def _sharing_hook() -> Any:
-    """An ``object_pairs_hook`` that makes equal short strings one object: the values of
-    an object, and the items of lists (and of lists in lists) among them. A report holds
-    the same card codes, rule ids and statuses hundreds of thousands of times; each is a
-    separate 50-byte object as ``json`` decodes it, most of a report's memory."""
+    """An ``object_hook`` that makes equal short strings one object: the values of an
+    object, and the items of lists (and of lists in lists) among them. A report holds the
+    same card codes, rule ids and statuses hundreds of thousands of times; each is a
+    separate 50-byte object as ``json`` decodes it, most of a report's memory. Keys are
+    shared by the decoder itself. Everything is changed in place: no list or mapping is
+    built a second time (an ``object_pairs_hook`` held every pair of a mapping as a tuple
+    first, and a copy of every list: four times the memory of a report padded with them)."""
     table: dict[str, str] = {}
-    share = table.setdefault
 
-    def items(values: list[Any]) -> list[Any]:
-        out = []
-        for item in values:
+    def share(text: str, _same: str) -> str:
+        # Past _SHARED_MOST distinct strings the table stops growing: a file of millions
+        # of distinct short strings would otherwise cost a table entry each on top.
+        found = table.get(text)
+        if found is not None:
+            return found
+        if len(table) < _SHARED_MOST:
+            table[text] = text
+        return text
+
+    def items(values: list[Any]) -> None:
+        for index, item in enumerate(values):
             kind = type(item)
-            if kind is str and len(item) <= _SHARED_LENGTH:
-                item = share(item, item)
+            if kind is str:
+                if len(item) <= _SHARED_LENGTH:
+                    values[index] = share(item, item)
             elif kind is list:
-                item = [
-                    share(s, s) if type(s) is str and len(s) <= _SHARED_LENGTH else s for s in item
-                ]
-            out.append(item)
-        return out
+                for inner, value in enumerate(item):
+                    if type(value) is str and len(value) <= _SHARED_LENGTH:
+                        item[inner] = share(value, value)
 
-    def hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-        out: dict[str, Any] = {}
-        for key, value in pairs:
+    def hook(mapping: dict[str, Any]) -> dict[str, Any]:
+        for key, value in mapping.items():
             kind = type(value)
-            if kind is str and len(value) <= _SHARED_LENGTH:
-                value = share(value, value)
+            if kind is str:
+                if len(value) <= _SHARED_LENGTH:
+                    mapping[key] = share(value, value)
             elif kind is list and value:
-                value = items(value)
-            out[share(key, key)] = value
-        return out
+                items(value)
+        return mapping
 
     return hook
 
 
-def loads(text: str, *, max_depth: int = MAX_JSON_DEPTH, share_strings: bool = False) -> Any:
+def _counting(parse: Any, budget: list[int], size: int) -> Any:
+    """``parse`` (a number hook), refusing once ``budget[0]`` numbers have been decoded."""
+
+    def counted(text: str) -> Any:
+        budget[0] -= 1
+        if budget[0] < 0:
+            most = f"more than {size // BYTES_PER_NUMBER:,}"
+            raise _Refused(_dense(most, "numbers", size, BYTES_PER_NUMBER))
+        return parse(text)
+
+    return counted
+
+
+def loads(
+    text: str,
+    *,
+    max_depth: int = MAX_JSON_DEPTH,
+    share_strings: bool = False,
+    size: int | None = None,
+) -> Any:
     """Decode ``text`` within the limits above; with ``share_strings``, equal short
     strings become one object (a large report then takes a fraction of the memory).
+    ``size``: the file's size in bytes, when it is one: from a megabyte on, it may hold at
+    most one number per :data:`BYTES_PER_NUMBER` bytes (refused as they are decoded).
 
     :raises JSONFileError: with the reason (no file name: the caller adds it).
     :raises json.JSONDecodeError: when ``text`` is not JSON at all (the caller words it
         with its line and column).
     """
+    parse_int, parse_float = _parse_int, _parse_float
+    if size is not None and size >= _DENSE_FROM:
+        budget = [size // BYTES_PER_NUMBER]  # one count for both hooks
+        parse_int = _counting(_parse_int, budget, size)
+        parse_float = _counting(_parse_float, budget, size)
     try:
         value = json.loads(
             text,
-            parse_int=_parse_int,
-            parse_float=_parse_float,
+            parse_int=parse_int,
+            parse_float=parse_float,
             parse_constant=_parse_constant,
-            object_pairs_hook=_sharing_hook() if share_strings else None,
+            object_hook=_sharing_hook() if share_strings else None,
         )
     except _Refused as exc:
         raise JSONFileError(str(exc)) from None
@@ -182,6 +225,49 @@ def loads(text: str, *, max_depth: int = MAX_JSON_DEPTH, share_strings: bool = F
     return value
 
 
+#: Fewest bytes per array, object and key a file read may hold on average, and per
+#: number: about a third of the densest the harness writes (a compact run report has one
+#: ``[`` per 110 bytes, one ``{`` per 130, one key per 20; numbers are rarer still). Each
+#: decoded costs tens of bytes (an empty list 80, a one-key object 200, a short distinct
+#: key 150, a number 40), so a file padded with them under keys no schema names (``"pad":
+#: [[], [], …]``) took 48 times its size; within these it takes at most about 11
+#: (docs/robustness.md). Strings are not counted: equal short ones are shared.
+DENSITY: Final = (("[", 32, "arrays"), ("{", 48, "objects"), (":", 14, "keys"))
+#: Fewest bytes per number (counted as they are decoded).
+BYTES_PER_NUMBER: Final = 8
+#: Files smaller than this are not measured: at 50 times their size they cost 50 MB.
+_DENSE_FROM: Final = 1 << 20
+
+#: A JSON string, escapes included: what :func:`density_problem` leaves out of its count.
+_JSON_STRING: Final = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')
+
+
+def _dense(count: int | str, what: str, size: int, per: int) -> str:
+    shown = count if isinstance(count, str) else f"{count:,}"
+    return (
+        f"holds {shown} {what} in {size:,} bytes, more than one per {per} bytes: no "
+        "report is that dense (one padded with empty values?); refused before decoding "
+        "it all, which would take many times its size in memory"
+    )
+
+
+def density_problem(text: str, size: int) -> str | None:
+    """Why ``text`` (``size`` bytes) holds more arrays, objects or keys for its size than
+    :data:`DENSITY` allows, or None. Counted over the whole text first (a few
+    milliseconds a megabyte); only a text over a limit then has its strings left out and
+    is counted again, so a bracket or colon inside a string never refuses a report."""
+    if size < _DENSE_FROM:
+        return None
+    if all(text.count(mark) * per <= size for mark, per, _what in DENSITY):
+        return None
+    outside = _JSON_STRING.sub('""', text)
+    for mark, per, what in DENSITY:
+        count = outside.count(mark)
+        if count * per > size:
+            return _dense(count, what, size, per)
+    return None
+
+
 def read_json_file(
     path: Path | str,
     what: str,
@@ -189,9 +275,16 @@ def read_json_file(
     max_bytes: int | None = None,
     max_depth: int = MAX_JSON_DEPTH,
     share_strings: bool = False,
+    escape_text: bool = False,
 ) -> Any:
     """Read and decode the JSON file ``path`` (described as ``what`` in messages), at most
     ``max_bytes`` long (default :data:`MAX_JSON_BYTES`, read when called).
+
+    ``escape_text``: every string (keys too) comes back with its control and invisible
+    characters escaped (:func:`conformance.io.textsafe.escape`), as engine text is where
+    it enters: a report read back may have been edited by anyone, and every output of its
+    readers (terminal, page, digest, merged report) then sees only visible text. A file
+    whose text holds none of them (the harness's own reports) is not walked.
 
     :raises JSONFileError: naming the file: unreadable, too large, not UTF-8, not JSON
         (with line and column), too deep, a huge integer, a non-finite number.
@@ -209,15 +302,55 @@ def read_json_file(
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise JSONFileError(f"{path}: {what} is not UTF-8 text: {exc.reason}") from None
+    size = len(data)
     del data  # the text is what is decoded: the bytes need not wait for the result
+    dense = density_problem(text, size)
+    if dense is not None:
+        raise JSONFileError(f"{path}: {what} {dense}")
+    walk = escape_text and not json_text_is_safe(text, len(text) + 1)
     try:
-        return loads(text, max_depth=max_depth, share_strings=share_strings)
+        value = loads(text, max_depth=max_depth, share_strings=share_strings, size=size)
+        return escape_strings(value) if walk else value
     except json.JSONDecodeError as exc:
         raise JSONFileError(
             f"{path}: {what} is not JSON: line {exc.lineno} column {exc.colno}: {exc.msg}"
         ) from None
     except JSONFileError as exc:
         raise JSONFileError(f"{path}: {what}: {exc}") from None
+
+
+def escape_strings(value: Any) -> Any:
+    """``value`` with every string in it (keys too) escaped by
+    :func:`conformance.io.textsafe.escape`, changed in place where it can be (a large
+    report is not copied); returns the value (a new one only for a string, or a mapping
+    whose keys changed)."""
+    if isinstance(value, str):
+        return escape(value)
+    root = _rekeyed(value)
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        slots = node.items() if isinstance(node, dict) else enumerate(node)
+        for slot, item in list(slots):
+            kind = type(item)
+            if kind is str:
+                safe = escape(item)
+                if safe is not item:
+                    node[slot] = safe
+            elif kind is dict or kind is list:
+                own = _rekeyed(item)
+                if own is not item:
+                    node[slot] = own
+                stack.append(own)
+    return root
+
+
+def _rekeyed(node: Any) -> Any:
+    """``node``, or for a mapping with a key :func:`escape` changes, a copy with escaped
+    keys."""
+    if type(node) is dict and any(escape(key) is not key for key in node):
+        return {escape(key): item for key, item in node.items()}
+    return node
 
 
 def _read_at_most(handle: BinaryIO, limit: int) -> bytearray:
@@ -347,6 +480,19 @@ def pieces(value: Any, *, indent: int = 1) -> Iterator[str]:
     return encoder.iterencode(value)
 
 
+def compact_pieces(value: Any) -> Iterator[str]:
+    """:func:`pieces` without a byte to spare (no indentation, no space after ``,`` or
+    ``:``), then a newline: the layout a merge falls back to when its readable one would
+    be larger than its readers read (one report merged is then never refused for the
+    layout alone). Checked whole before the first piece.
+
+    :raises UnreadableNumber: as :func:`dumps`, before anything is yielded.
+    """
+    check_readable(value)
+    encoder = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+    return itertools.chain(encoder.iterencode(value), ["\n"])
+
+
 class TooLargeToRead(HarnessError, ValueError):
     """A document that would be written larger than its readers read."""
 
@@ -376,6 +522,8 @@ def finite(value: float, default: float = 0.0) -> float:
 
 
 __all__ = [
+    "BYTES_PER_NUMBER",
+    "DENSITY",
     "MAX_INT_DIGITS",
     "MAX_JSON_BYTES",
     "MAX_JSON_DEPTH",
@@ -383,8 +531,11 @@ __all__ = [
     "TooLargeToRead",
     "UnreadableNumber",
     "check_readable",
+    "compact_pieces",
+    "density_problem",
     "depth_exceeds",
     "dumps",
+    "escape_strings",
     "finite",
     "loads",
     "loads_bounded_numbers",

@@ -26,10 +26,17 @@ MAX_STRING: Final = 4096
 #: Most engine text one case keeps over all its report fields (stderr tail included).
 MAX_CASE_TEXT: Final = 64 * 1024
 
+#: Characters that show nothing yet change what is read: bidi overrides, embeddings,
+#: isolates and marks (U+202E shows ``txt.exe`` as ``exe.txt``), zero-width spaces and
+#: joiners, the byte order mark, and the line and paragraph separators (U+2028/U+2029:
+#: a new line to some viewers, none to others). Escaped like the controls.
+INVISIBLE: Final = "\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff"
+
 # C0 controls but tab and newline (CR is escaped too: it lets a line overwrite
 # itself on a terminal), DEL and C1 (0x9b is a one-byte CSI for some terminals),
-# surrogates (not encodable) and U+FFFE/U+FFFF (not XML). Tab and newline are kept.
-_UNSAFE: Final = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]")
+# the invisible characters above, surrogates (not encodable) and U+FFFE/U+FFFF (not
+# XML). Tab and newline are kept.
+_UNSAFE: Final = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f{INVISIBLE}\ud800-\udfff\ufffe\uffff]")
 
 
 # JSON escapes that can decode to a character _UNSAFE matches (\\n and \\t cannot).
@@ -105,7 +112,7 @@ def json_text_is_safe(text: str, limit: int = MAX_STRING) -> bool:
 # What a terminal obeys in text the harness did not write itself: as _UNSAFE, but CR is
 # left to terminal_text (a progress line is redrawn with a CR at its start or end).
 _TERMINAL_UNSAFE: Final = re.compile(
-    "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]"
+    f"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f{INVISIBLE}\ud800-\udfff\ufffe\uffff]"
 )
 
 
@@ -170,6 +177,7 @@ def cap_total(record: _T, fields: Sequence[str], total: int = MAX_CASE_TEXT) -> 
 
 
 __all__ = [
+    "INVISIBLE",
     "MAX_CASE_TEXT",
     "MAX_STRING",
     "TerminalStream",

@@ -54,7 +54,18 @@ def read_limited_text(path: Path, max_bytes: int = MAX_FILE_BYTES) -> str | File
 
     :raises OSError: when the file cannot be read at all (the caller words that).
     """
-    with path.open("rb") as handle:
+    import os
+    import stat
+
+    # Opened without waiting (a FIFO would block until a writer came) and refused unless
+    # it is a regular file: /dev/zero or a FIFO is never a scenario or expectations file.
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0))
+    with os.fdopen(fd, "rb") as handle:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            from conformance.io.files import file_kind
+
+            return FileProblem(f"{file_kind(mode)}, not a regular file: nothing read")
         data = handle.read(max_bytes + 1)
     if len(data) > max_bytes:
         return FileProblem(
@@ -179,8 +190,40 @@ def expansion_problem(root: yaml.Node, max_nodes: int = MAX_NODES) -> FileProble
     )
 
 
-def load_yaml_limited(text: str) -> object | FileProblem:
-    """Safe-load a single YAML document from ``text`` within the limits above.
+def duplicate_key_problem(root: yaml.Node) -> FileProblem | None:
+    """The first mapping key written twice in one mapping (YAML's safe loader keeps the
+    last silently), naming both lines; None when every key is unique."""
+    import yaml
+
+    seen: set[int] = set()
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if isinstance(node, yaml.MappingNode):
+            first: dict[tuple[str, str], int] = {}
+            for key, _value in node.value:
+                if not isinstance(key, yaml.ScalarNode) or key.tag.endswith(":merge"):
+                    continue
+                line = key.start_mark.line + 1
+                earlier = first.get((key.tag, key.value))
+                first.setdefault((key.tag, key.value), line)
+                if earlier is not None:
+                    return FileProblem(
+                        f"the key {key.value[:80]!r} is written twice in one mapping, at "
+                        f"lines {earlier} and {line} (YAML would keep the second silently)",
+                        line,
+                        key.start_mark.column + 1,
+                    )
+        stack.extend(_children(node))
+    return None
+
+
+def load_yaml_limited(text: str, *, unique_keys: bool = False) -> object | FileProblem:
+    """Safe-load a single YAML document from ``text`` within the limits above;
+    ``unique_keys``: a key written twice in one mapping is a problem too.
 
     :raises yaml.YAMLError: on a syntax error (the caller locates it).
     """
@@ -198,6 +241,10 @@ def load_yaml_limited(text: str) -> object | FileProblem:
             problem = expansion_problem(node)
             if problem is not None:
                 return problem
+        if unique_keys:
+            duplicate = duplicate_key_problem(node)
+            if duplicate is not None:
+                return duplicate
         data: object = loader.construct_document(node)
         return data
     finally:
@@ -231,6 +278,7 @@ __all__ = [
     "MAX_FILE_BYTES",
     "MAX_NODES",
     "FileProblem",
+    "duplicate_key_problem",
     "expansion_problem",
     "load_yaml_limited",
     "may_need_walk",

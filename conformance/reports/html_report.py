@@ -41,6 +41,7 @@ from typing import TYPE_CHECKING, Any
 
 from conformance.grading.results import CaseResult, divergences, failing_rules, graded
 from conformance.io.files import atomic_write_text
+from conformance.io.textsafe import escape
 from conformance.reports.causes import report_causes
 from conformance.reports.report import (
     badges,
@@ -114,8 +115,10 @@ dl.kv dd { margin: 0; }
 
 
 def esc(value: Any) -> str:
-    """HTML-escape any value (quotes included, so it is safe in attributes too)."""
-    return html.escape(str(value), quote=True)
+    """HTML-escape any value (quotes included, so it is safe in attributes too), its
+    control and invisible characters (bidi overrides, zero-width spaces, U+2028) shown as
+    escapes (conformance/io/textsafe.py): a report read back may hold any of them."""
+    return html.escape(escape(str(value)), quote=True)
 
 
 def cards(value: Any) -> str:

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from conformance.grading.results import divergences
+from conformance.io.textsafe import escape
 from conformance.reports.causes import report_causes
 from conformance.reports.html_report import cell_class, cell_text, column_labels, sections
 from conformance.reports.report import checks_line
@@ -38,7 +39,8 @@ def md(text: Any) -> str:
     ``![x](https://…)`` shows as that text and loads no image; newlines become spaces.
     An ``@`` is followed by a zero-width space, so ``@someone`` in engine text notifies
     no one when the digest is posted as a pull-request comment."""
-    escaped = _MD_SPECIAL.sub(r"\\\1", _MD_CONTROLS.sub(" ", str(text)))
+    shown = escape(_MD_CONTROLS.sub(" ", str(text)))  # bidi and zero-width: visible
+    escaped = _MD_SPECIAL.sub(r"\\\1", shown)
     return _MD_LEADING.sub(r"\\\1", escaped).replace("@", _NO_MENTION)
 
 
@@ -50,7 +52,7 @@ _NO_MENTION = "@\u200b"
 def md_code(text: Any) -> str:
     """Text from a report as an inline code span (nothing in it is Markdown, except a
     table's ``|``, escaped): fenced with more backticks than it holds in a row."""
-    shown = _MD_CONTROLS.sub(" ", str(text)).replace("|", "\\|")
+    shown = escape(_MD_CONTROLS.sub(" ", str(text))).replace("|", "\\|")
     longest = max((len(run) for run in re.findall("`+", shown)), default=0)
     fence = "`" * (longest + 1)
     pad = " " if longest else ""

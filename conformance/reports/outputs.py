@@ -35,13 +35,26 @@ def check_output_path(option: str, path: str) -> None:
     """Refuse ``path`` (given to ``option``) unless a file can be written there.
 
     The folder must exist, be a folder and be writable (tried with a real temp file,
-    which also catches read-only file systems); the path must not name a folder.
+    which also catches read-only file systems); the path must not name a folder. A
+    character device or FIFO that exists (``/dev/null``, ``>(cat)``) is written through,
+    never replaced (conformance/io/files.py): it must be writable; a block device or a
+    socket is refused.
 
     :raises OutputPathError: saying which of these failed.
     """
+    from conformance.io.files import file_kind, writes_through
+
     target = Path(path)
     if path.endswith(os.sep) or target.is_dir():
         raise OutputPathError(f"{option} {path}: names a folder, not a file")
+    through = writes_through(target)
+    if through is None:
+        kind = file_kind(os.stat(target).st_mode)
+        raise OutputPathError(f"{option} {path}: is {kind}, which no report can be written to")
+    if through:
+        if not os.access(target, os.W_OK):
+            raise OutputPathError(f"{option} {path}: cannot be written (permission denied)")
+        return
     folder = target.parent if str(target.parent) else Path(".")
     if not folder.exists():
         raise OutputPathError(f"{option} {path}: folder {folder} does not exist")
@@ -60,20 +73,50 @@ def check_output_path(option: str, path: str) -> None:
         os.unlink(probe)
 
 
-def check_output_paths(options: Sequence[tuple[str, str | None]]) -> None:
-    """Check every given (option, path) pair; two options may not name one file.
+def check_output_paths(
+    options: Sequence[tuple[str, str | None]],
+    inputs: Sequence[tuple[str, str | None]] = (),
+    *,
+    rewrites: Sequence[tuple[str, str]] = (),
+) -> None:
+    """Check every given (option, path) pair; two options may not name one file, and no
+    output may name one of the command's ``inputs`` (option, path): a report written over
+    the expectations file or the report it was read from would lose the user's file.
+    ``rewrites``: the (output option, input option) pairs that may name one file on
+    purpose (``--write-expectations E`` rewriting ``--expectations E``).
 
     :raises OutputPathError: for the first bad path.
     """
+    from conformance.io.files import same_file, writes_through
+
     seen: dict[str, str] = {}
     for option, path in options:
         if path is None:
             continue
         check_output_path(option, path)
         key = os.path.realpath(path)
-        if key in seen:
+        if key in seen and not writes_through(path):
             raise OutputPathError(f"{seen[key]} and {option} both name {path}")
         seen[key] = option
+        for source, given in inputs:
+            if given is None or (option, source) in rewrites or writes_through(path):
+                continue
+            if same_file(path, given) or _inside_corpus(path, given):
+                raise OutputPathError(
+                    f"{option} {path}: is the {source} input {given}, which writing it would "
+                    "overwrite: write the output elsewhere"
+                )
+
+
+def _inside_corpus(path: str, given: str) -> bool:
+    """True when ``given`` is a folder of scenario files and ``path`` an existing YAML file
+    under it (an output written there would replace a scenario)."""
+    if not os.path.isdir(given) or not os.path.isfile(path):
+        return False
+    if not path.endswith((".yaml", ".yml")):
+        return False
+    folder = os.path.realpath(given)
+    return os.path.realpath(path).startswith(folder.rstrip(os.sep) + os.sep)
 
 
 def write_all(jobs: Sequence[tuple[str, str, Callable[[], object]]]) -> list[str]:
@@ -120,6 +163,8 @@ class Written:
     failures: list[str] = field(default_factory=list)
     #: How many expected failures ``write_expectations`` holds (None: not asked for).
     expected_failures: int | None = None
+    #: Why the expectations file asked for was not written, when it was not.
+    not_written: str | None = None
 
 
 def write_run_reports(
@@ -129,13 +174,16 @@ def write_run_reports(
     *,
     strict: bool = False,
     expectations: Expectations | None = None,
+    interrupted: str | None = None,
 ) -> Written:
     """Write every report of ``files`` for ``run``; a failing write does not stop the others.
 
     ``strict`` marks an xpass as a failure in JUnit; ``expectations`` (the file the run
     read) keeps its reasons in a rewritten expectations file, written one entry per root
     cause when ``files.by_cause``. A run whose adapter never
-    started has no expectations file written: it holds no failure to expect.
+    started has no expectations file written: it holds no failure to expect; nor has a run
+    ``interrupted`` (the signal's name): a file written from part of a run would drop the
+    entries of every case it did not reach (``Written.not_written`` says why).
     """
     from conformance.reports.causes import causes_of
     from conformance.reports.report import cause_names, write_json_report, write_junit_report
@@ -167,8 +215,14 @@ def write_run_reports(
         ),
         ("--html", files.html, html),
     ]
-    if run.run_error is None:
+    if run.run_error is None and interrupted is None:
         writers.append(("--write-expectations", files.write_expectations, expected))
+    elif interrupted is not None and files.write_expectations is not None:
+        written.not_written = (
+            f"not written: --write-expectations {files.write_expectations}: the run was "
+            f"interrupted ({interrupted}), and a file written from part of a run would drop "
+            "the entries of the cases it did not reach (the file is as it was)"
+        )
     jobs = [
         (option, path, functools.partial(write, path))
         for option, path, write in writers

@@ -13,6 +13,7 @@ Report files are written atomically (a temporary file in the same directory, the
 
 from __future__ import annotations
 
+import json
 import re
 import secrets
 import sys
@@ -361,13 +362,21 @@ def report_pieces(document: Mapping[str, Any]) -> Iterator[str]:
     shallow = dict(document)
     token = f"cases-{secrets.token_hex(8)}"
     shallow["cases"] = token
-    head, tail = dumps(shallow, checked=True).split(f'"{token}"', 1)
+    quoted = f'"{token}"'
+    # The rest is encoded in pieces too: a header holding megabytes (an engine's extras)
+    # is then never one string, nor the list of pieces json.dumps joins.
+    encoder = json.JSONEncoder(indent=2, ensure_ascii=False, allow_nan=False)
 
     def text() -> Iterator[str]:
-        yield head + "["
-        for i, case in enumerate(cases):
-            yield ("," if i else "") + "\n    " + dumps(case, indent=None, checked=True)
-        yield "\n  ]" + tail + "\n"
+        for piece in encoder.iterencode(shallow):
+            if piece != quoted:
+                yield piece
+                continue
+            yield "["
+            for i, case in enumerate(cases):
+                yield ("," if i else "") + "\n    " + dumps(case, indent=None, checked=True)
+            yield "\n  ]"
+        yield "\n"
 
     return text()
 

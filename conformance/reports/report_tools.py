@@ -225,7 +225,7 @@ def _validator(path: Path) -> SchemaValidator:
 
 def _read_json(path: str, what: str) -> Any:
     try:
-        return read_json_file(path, what, share_strings=True)
+        return read_json_file(path, what, share_strings=True, escape_text=True)
     except JSONFileError as exc:
         raise ReportError(str(exc)) from None
 

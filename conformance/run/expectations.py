@@ -29,7 +29,10 @@ listed checks are its only failures is ``xfail``; any other failing check keeps 
 An expected failure never covers an error: a crash, a hang or a protocol breach is the
 adapter's fault, not a ruling, and stays ``error`` (failing the run) unless its entry says
 so explicitly with ``status: error`` (whole-case entries only). Likewise ``status:
-not_run``. ``--write-expectations`` lists failures only; an errored case is never written.
+not_run``. ``--write-expectations`` lists failures only (the failing checks of each failing
+case, or the case when it has no checks); an errored case is never written, but the entry
+the file read has for a case that errored, did not run or was not selected is kept as it
+was (rewriting the file in place never loses it).
 ``expected_unsupported`` keeps ops refused inconsistently (run/expected_support.py).
 """
 
@@ -58,6 +61,7 @@ from conformance.io.yamlsafe import (
     read_limited_text,
 )
 from conformance.run.expected_support import unsupported_entries
+from conformance.run.expectlines import duplicate_keys, line_of_key, node_line
 
 if TYPE_CHECKING:
     from conformance.grading.results import Cause
@@ -151,8 +155,11 @@ def load_expectations(path: Path | str) -> Expectations:
     try:
         if target.suffix == ".json":
             data: Any = json_loads(text)
+            twice = duplicate_keys(text)  # JSON's decoder keeps the last too
+            if twice is not None:
+                raise ExpectationsError(f"expectations file {target}:{twice.line}: {twice.message}")
         else:
-            loaded = load_yaml_limited(text)
+            loaded = load_yaml_limited(text, unique_keys=True)
             if isinstance(loaded, FileProblem):
                 raise ExpectationsError(
                     f"expectations file {target}:{loaded.line}: {loaded.message}"
@@ -175,7 +182,7 @@ def load_expectations(path: Path | str) -> Expectations:
         # Name the bad key itself: the schema's own message would quote the whole mapping.
         for key in failures:
             if not isinstance(key, str) or not _SCENARIO_ID.match(key):
-                line = _node_line(text, [key]) or _line_of_key(text, key)
+                line = node_line(text, [key]) or line_of_key(text, key)
                 raise ExpectationsError(
                     f"expectations file {target}:{line}: {str(key)[:80]!r} under "
                     "expected_failures is not a case id (cc- and four digits, or hostile/ "
@@ -336,7 +343,7 @@ def _refuse_unsafe_entries(failures: Any, text: str, target: Path) -> int:
         for key in keys:
             problem = _check_key_problem(key)
             if problem is not None:
-                line = _node_line(
+                line = node_line(
                     text, [*path, "checks", key] if "check" not in entry else [*path, "check"]
                 )
                 raise ExpectationsError(f"expectations file {target}:{line}: {where}: {problem}")
@@ -364,12 +371,12 @@ def _count_reason(
     total += len(reason)
     if len(reason) > MAX_REASON_CHARS:
         raise ExpectationsError(
-            f"expectations file {target}:{_node_line(text, at, section)}: {where}: a reason of "
+            f"expectations file {target}:{node_line(text, at, section)}: {where}: a reason of "
             f"{len(reason)} characters (at most {MAX_REASON_CHARS}: a sentence or two)"
         )
     if total > MAX_REASONS_TOTAL:
         raise ExpectationsError(
-            f"expectations file {target}:{_node_line(text, at, section)}: {where}: the reasons "
+            f"expectations file {target}:{node_line(text, at, section)}: {where}: the reasons "
             f"add up to more than {MAX_REASONS_TOTAL} characters (YAML aliases count "
             "once per use)"
         )
@@ -395,7 +402,7 @@ def _refuse_unsafe_causes(causes: Any, text: str, target: Path, total: int) -> N
         if isinstance(checks, dict):
             for case_id, keys in checks.items():
                 if not isinstance(case_id, str) or not _SCENARIO_ID.match(case_id):
-                    line = _node_line(text, [index, "checks", case_id], section)
+                    line = node_line(text, [index, "checks", case_id], section)
                     raise ExpectationsError(
                         f"expectations file {target}:{line}: {where}: {str(case_id)[:80]!r} "
                         "is not a case id (cc- and four digits, or hostile/ and a probe's name)"
@@ -403,7 +410,7 @@ def _refuse_unsafe_causes(causes: Any, text: str, target: Path, total: int) -> N
                 for key in keys if isinstance(keys, list) else ():
                     problem = _check_key_problem(key)
                     if problem is not None:
-                        line = _node_line(text, [index, "checks", case_id], section)
+                        line = node_line(text, [index, "checks", case_id], section)
                         raise ExpectationsError(
                             f"expectations file {target}:{line}: {where}: {problem}"
                         )
@@ -421,54 +428,6 @@ def _check_key_problem(key: object) -> str | None:
     if escape(key) != key:
         return f"the check key {escape(key)[:80]!r} holds control characters"
     return None
-
-
-def _node_line(text: str, path: Sequence[object], section: str = "expected_failures") -> int:
-    """1-based line of the YAML node at ``path`` (mapping keys compared as loaded, list
-    indexes), or of the deepest part of it found; 0 when the text cannot be composed.
-    Only called on the way to an error, so the second parse costs nothing on a good file."""
-    import yaml
-
-    try:
-        node = yaml.compose(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
-    except yaml.YAMLError:
-        return 0
-    constructor = yaml.SafeLoader("")
-    line = 0
-    for step in [section, *path]:
-        if isinstance(node, yaml.MappingNode):
-            found = None
-            for key_node, value_node in node.value:
-                try:
-                    key = constructor.construct_object(key_node, deep=True)
-                except (yaml.YAMLError, TypeError):
-                    continue
-                if type(key) is type(step) and key == step:
-                    found = (key_node, value_node)
-                    break
-            if found is None:
-                return line
-            line = found[0].start_mark.line + 1
-            node = found[1]
-        elif isinstance(node, yaml.SequenceNode) and isinstance(step, int):
-            if step >= len(node.value):
-                return line
-            node = node.value[step]
-            line = node.start_mark.line + 1
-        else:
-            return line
-    return line
-
-
-def _line_of_key(text: str, key: object) -> int:
-    """1-based line where ``key`` is written as a mapping key (0 if it cannot be found)."""
-    wanted = str(key)
-    for number, line in enumerate(text.splitlines(), 1):
-        stripped = line.strip().lstrip("{,").strip()
-        for quote in ("", '"', "'"):
-            if stripped.startswith(f"{quote}{wanted}{quote}:"):
-                return number
-    return 0
 
 
 def _shorten(message: str, limit: int = 300) -> str:
@@ -634,7 +593,31 @@ def expectations_from_results(
             }
         elif r.status != "xpass":
             failures[r.id] = {"reason": old_reason or ""}
+    for case_id in sorted(carried_ids(results, previous)):
+        assert previous is not None
+        failures[case_id] = _old_entry(previous, case_id)
     return {"expected_failures": failures}
+
+
+def carried_ids(results: Sequence[CaseResult], previous: Expectations | None) -> set[str]:
+    """The cases ``previous`` lists whose entries a rewrite keeps as they were: those that
+    errored or did not run (nothing graded says the entry is stale) and those the run did
+    not select."""
+    if previous is None:
+        return set()
+    graded = {r.id for r in results if r.status not in ("error", "not_run")}
+    return set(previous.ids) - graded
+
+
+def _old_entry(previous: Expectations, case_id: str) -> dict[str, Any]:
+    """The entry ``previous`` has for ``case_id``, as a rewritten file lists it."""
+    if case_id in previous.expected_failures:
+        entry: dict[str, Any] = {"reason": previous.expected_failures[case_id]}
+        if previous.status_of(case_id) != "fail":
+            entry["status"] = previous.status_of(case_id)
+        return entry
+    listed = previous.expected_checks.get(case_id, {})
+    return {"checks": {key: {"reason": reason} for key, reason in listed.items()}}
 
 
 def expectations_by_cause(
@@ -655,8 +638,11 @@ def expectations_by_cause(
     status = {(r.id, c.key): c.status for r in results for c in r.checks}
     entries: list[dict[str, Any]] = []
     covered: set[tuple[str, str]] = set()
+    carried = carried_ids(results, previous)
     for old in previous.causes if previous is not None else ():
-        kept = [member for member in old.checks if status.get(member) == "xfail"]
+        kept = [
+            member for member in old.checks if status.get(member) == "xfail" or member[0] in carried
+        ]
         if kept:
             covered.update(kept)
             entries.append(_cause_entry(old.summary, old.reason, old.rules, old.explained_by, kept))

@@ -102,6 +102,12 @@ class RunOptions:
     #: inference, conformance.explain: the reference plays an option it does not declare).
     graded_as: Handshake | None = None
 
+    def __post_init__(self) -> None:
+        # A library caller gets the command line's refusals, naming the field.
+        from conformance.run.optioncheck import check_run_options
+
+        check_run_options(self)
+
 
 class _Unsupported(Exception):
     """No check of the case can be graded against this engine (not the engine's fault)."""

@@ -47,7 +47,7 @@ import importlib.util
 import os
 import stat
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -129,7 +129,30 @@ def cache_dir() -> Path | None:
     return folder.path if folder is not None else None
 
 
+#: One item per :func:`turned_off` block open: while any is, no entry is read or written.
+_TURNED_OFF: list[bool] = []
+
+
+@contextlib.contextmanager
+def turned_off() -> Iterator[None]:
+    """Read and write no cache entry inside the block (``run --no-cache``, and ``run``
+    under CI: a verdict that must not depend on what an earlier process wrote there)."""
+    _TURNED_OFF.append(True)
+    try:
+        yield
+    finally:
+        _TURNED_OFF.pop()
+
+
+def ci_environment() -> bool:
+    """True under a CI system (the ``CI`` variable every common one sets, not empty,
+    ``0`` or ``false``): where ``run`` reads no cache."""
+    return os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
+
+
 def _folder() -> _Folder | None:
+    if _TURNED_OFF:
+        return None
     env = os.environ
     return _open_folder(
         env.get("CARIOCA_NO_CACHE", ""),
@@ -591,6 +614,8 @@ __all__ = [
     "cached",
     "cached_group",
     "cached_index",
+    "ci_environment",
     "context_key",
     "pin_group",
+    "turned_off",
 ]

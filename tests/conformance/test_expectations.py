@@ -538,3 +538,103 @@ def test_a_cause_entry_naming_a_case_not_in_the_corpus_is_named(tmp_path: Path) 
     assert warned.warnings == (
         "expectations file names 1 id(s) that are not in the corpus: cc-9999",
     )
+
+
+# --- a rewrite keeps what the run could not judge; files it cannot trust are refused ------
+
+
+def test_rewriting_in_place_keeps_the_entries_of_errored_and_unselected_cases(
+    tmp_path: Path,
+) -> None:
+    """An errored case's entry was dropped when E was rewritten in place."""
+    f = tmp_path / "e.yaml"
+    f.write_text(
+        "expected_failures:\n"
+        "  cc-0001: {reason: our reading}\n"
+        "  cc-0002:\n    checks:\n      step 1 totals: {reason: joker counts 30}\n"
+        "  cc-0003: {reason: not selected this time}\n"
+        "  cc-0004: {reason: passes now}\n"
+    )
+    loaded = load_expectations(f)
+    results = apply_expectations(
+        [case("cc-0001", "error"), case("cc-0002", "not_run"), case("cc-0004", "pass")], loaded
+    )
+    assert write_expectations(f, results, loaded) == 3
+    assert yaml.safe_load(f.read_text()) == {
+        "expected_failures": {
+            "cc-0001": {"reason": "our reading"},
+            "cc-0002": {"checks": {"step 1 totals": {"reason": "joker counts 30"}}},
+            "cc-0003": {"reason": "not selected this time"},
+        }
+    }
+
+
+def test_rewriting_by_cause_keeps_a_cause_whose_case_errored(tmp_path: Path) -> None:
+    f = tmp_path / "e.yaml"
+    f.write_text(
+        "expected_causes:\n"
+        "- summary: jokers count 25\n  reason: our house rule\n  rules: [SCORE-2]\n"
+        "  checks:\n    cc-0302: [step 3 totals]\n"
+    )
+    loaded = load_expectations(f)
+    results = apply_expectations([case("cc-0302", "error")], loaded)
+    write_expectations(f, results, loaded, by_cause=())
+    again = load_expectations(f)
+    assert [(c.reason, c.checks) for c in again.causes] == [
+        ("our house rule", (("cc-0302", "step 3 totals"),))
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "lines"),
+    [
+        (
+            "expected_failures:\n  cc-0001: {reason: a}\n  cc-0002: {reason: b}\n"
+            "  cc-0001: {reason: c}\n",
+            "lines 2 and 4",
+        ),
+        ("expected_failures: {}\nexpected_failures:\n  cc-0001: {reason: a}\n", "lines 1 and 2"),
+        ("expected_failures:\n  cc-0001: {reason: a, reason: b}\n", "lines 2 and 2"),
+    ],
+    ids=["a case twice", "the section twice", "a reason twice"],
+)
+def test_a_key_written_twice_is_refused_naming_both_lines(
+    tmp_path: Path, text: str, lines: str
+) -> None:
+    f = tmp_path / "e.yaml"
+    f.write_text(text)
+    with pytest.raises(ExpectationsError, match=f"written twice in one mapping, at {lines}"):
+        load_expectations(f)
+
+
+def test_a_json_file_with_a_key_twice_is_refused_too(tmp_path: Path) -> None:
+    f = tmp_path / "e.json"
+    f.write_text('{"expected_failures": {\n"cc-0001": {"reason": "a"},\n"cc-0001": {}}}\n')
+    with pytest.raises(ExpectationsError, match=r"e\.json:3: the key 'cc-0001' is written twice"):
+        load_expectations(f)
+
+
+def test_a_fifo_or_a_device_is_refused_not_read(tmp_path: Path) -> None:
+    """A FIFO given as --expectations hung run and fuzz; /dev/zero too."""
+    import os
+
+    fifo = tmp_path / "e.yaml"
+    os.mkfifo(fifo)
+    for path in (fifo, Path("/dev/zero")):
+        with pytest.raises(ExpectationsError, match="not a regular file"):
+            load_expectations(path)
+
+
+@pytest.mark.parametrize("command", ["run", "fuzz"])
+def test_run_and_fuzz_refuse_a_fifo_as_expectations_before_anything_starts(
+    tmp_path: Path, command: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import os
+
+    from conformance.cli import main
+
+    fifo = tmp_path / "e.yaml"
+    os.mkfifo(fifo)
+    extra = ["--out", str(tmp_path / "out")] if command == "fuzz" else []
+    assert main([command, "--expectations", str(fifo), *extra]) == 2
+    assert "a FIFO, not a regular file" in capsys.readouterr().err

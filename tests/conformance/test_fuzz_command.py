@@ -114,3 +114,39 @@ def test_an_op_refused_in_some_games_and_answered_in_others_is_not_a_pass(
     report = json.loads((tmp_path / "fuzz-report.json").read_text())
     jsonschema.validate(report, SCHEMA)
     assert any(op.startswith("act:discard at ") for op in report["inconsistent_ops"])
+
+
+def test_an_interrupted_campaign_leaves_its_expectations_file_whole(tmp_path: Path) -> None:
+    """SIGTERM during ``fuzz --expectations E --write-expectations E`` rewrote E from the
+    games played so far: E is left as it was, and the report says it was not written."""
+    import os
+    import signal
+    import subprocess
+    import time
+
+    from tests.mutants import harness
+
+    exp, marker = tmp_path / "known.yaml", tmp_path / "marker"
+    original = "# ours\nexpected_findings: []\n"
+    exp.write_text(original)
+    adapter = f"{sys.executable} {FAKES / 'signal_proxy.py'} --marker {marker} --after 40"
+    argv = [sys.executable, "-m", "conformance", "fuzz", "--adapter", adapter,
+            "--games", "50", "--out", str(tmp_path / "out"), "--timeout", "120",
+            "--expectations", str(exp), "--write-expectations", str(exp)]  # fmt: skip
+    with (tmp_path / "err").open("wb") as err:
+        proc = subprocess.Popen(argv, env=harness.child_env(), cwd=ROOT, stderr=err,
+                                stdout=subprocess.DEVNULL)  # fmt: skip
+        try:
+            deadline = time.monotonic() + 120
+            while not marker.exists() and proc.poll() is None:
+                assert time.monotonic() < deadline, "the adapter never reached its marker"
+                time.sleep(0.05)
+            assert proc.poll() is None, (tmp_path / "err").read_text()
+            os.kill(proc.pid, signal.SIGTERM)
+            assert proc.wait(timeout=120) == 143, (tmp_path / "err").read_text()
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+    assert exp.read_text() == original
+    assert "the campaign was interrupted (SIGTERM)" in (tmp_path / "err").read_text()

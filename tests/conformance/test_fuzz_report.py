@@ -76,3 +76,55 @@ def test_cli_fuzz_usage_errors(tmp_path: Path) -> None:
     assert bad.returncode == 2 and "--shard" in bad.stderr
     missing = cli("--merge", str(tmp_path / "nope.json"), "--out", str(tmp_path / "m"))
     assert missing.returncode == 2 and "nope.json" in missing.stderr
+
+
+def test_fuzz_never_overwrites_a_draft_of_the_users_own(tmp_path: Path) -> None:
+    """``fuzz --out`` deleted the user's own drafts/cc-8000.yaml without a word."""
+    mutant = f"{sys.executable} -m tests.mutants.adapter --mutant twos_wild"
+    out = tmp_path / "out"
+    first = cli("--adapter", mutant, "--games", "2", "--out", str(out), "--max-steps", "10")
+    assert first.returncode == 1, first.stderr
+    drafts = sorted((out / "drafts").glob("cc-8*.yaml"))
+    assert drafts and all(fuzz.is_own_draft(d) for d in drafts)
+    # Its own unedited drafts are replaced by a second campaign.
+    again = cli("--adapter", mutant, "--games", "2", "--out", str(out), "--max-steps", "10")
+    assert again.returncode == 1, again.stderr
+    # One edited (or the user's own file under that name) stops the next before any game.
+    mine = drafts[0].read_text().replace("review: draft", "review: draft  # my notes")
+    drafts[0].write_text(mine)
+    refused = cli("--adapter", mutant, "--games", "2", "--out", str(out), "--max-steps", "10")
+    assert refused.returncode == 2
+    assert f"{drafts[0]} is not a draft fuzz wrote" in refused.stderr
+    assert drafts[0].read_text() == mine
+    merged = cli("--merge", str(out / "fuzz-report.json"), "--out", str(out))
+    assert merged.returncode == 2 and drafts[0].read_text() == mine
+
+
+def test_fuzz_merge_refuses_to_write_over_the_report_it_reads(tmp_path: Path) -> None:
+    report = fuzz.report_dict(run_fuzz(REFERENCE, games=1))
+    out = tmp_path / "shard"
+    out.mkdir()
+    (out / "fuzz-report.json").write_text(json.dumps(report))
+    before = (out / "fuzz-report.json").read_text()
+    merged = cli("--merge", str(out / "fuzz-report.json"), "--out", str(out))
+    assert merged.returncode == 2 and "is the --merge input" in merged.stderr
+    json_over = cli("--merge", str(out / "fuzz-report.json"), "--out", str(tmp_path / "m"),
+                    "--json", str(out / "fuzz-report.json"))  # fmt: skip
+    assert json_over.returncode == 2 and "--json" in json_over.stderr
+    assert (out / "fuzz-report.json").read_text() == before
+
+
+def test_a_padded_draft_is_not_serialised(tmp_path: Path) -> None:
+    """A 42 MB shard whose draft held millions of empty lists under free keys took
+    ``fuzz --merge`` past 5 GB in the YAML serialisation: such a draft is not written."""
+    argv = harness.mutant_argv("twos_wild")
+    report = fuzz.report_dict(run_fuzz(argv, games=2, max_steps=10))
+    assert report["findings"] and report["findings"][0]["scenario"]
+    report["findings"][0]["scenario"]["padding"] = [[] for _ in range(fuzz.MAX_DRAFT_VALUES)]
+    shard = tmp_path / "shard.json"
+    shard.write_text(json.dumps(report))
+    merged = cli("--merge", str(shard), "--out", str(tmp_path / "m"))
+    assert merged.returncode == 1, merged.stderr
+    data = json.loads((tmp_path / "m" / "fuzz-report.json").read_text())
+    assert data["findings"][0]["scenario_file"] is None
+    assert any("values" in w and "not written" in w for w in data["warnings"])

@@ -744,3 +744,38 @@ def test_a_signal_raises_until_deferred_then_waits_for_the_reports() -> None:
         assert signals.exit_code() == 129 and signals.name() == "SIGHUP"
     # The refusal to start adapters is lifted when the context ends.
     assert not refusing_new_sessions()
+
+
+@pytest.mark.parametrize("by_cause", [False, True], ids=["by-case", "by-cause"])
+def test_an_interrupted_rewrite_leaves_the_expectations_file_whole(
+    tmp_path: Path, by_cause: bool
+) -> None:
+    """Ctrl-C during ``--expectations E --write-expectations E`` rewrote E from the cases
+    graded so far (entries and filled-in reasons lost): E is now left byte for byte."""
+    tag = uuid.uuid4().hex
+    marker, exp = tmp_path / "marker", tmp_path / "exp.yaml"
+    original = (
+        "# our file\nexpected_failures:\n"
+        "  cc-0001: {reason: 'filled in by hand'}\n"
+        "  cc-0302:\n    checks:\n      step 3 totals: {reason: 'our joker counts 30'}\n"
+    )
+    exp.write_text(original)
+    adapter = proxy("signal_proxy.py", "--marker", str(marker), "--after", "8")
+    extra = ["--by-cause"] if by_cause else []
+    proc = harness(
+        tmp_path, tag, adapter, "--rule", "SCORE", "--timeout", str(PATIENCE),
+        "--expectations", str(exp), "--write-expectations", str(exp), *extra,
+    )  # fmt: skip
+    try:
+        wait_for(lambda: marker.exists() or proc.poll() is not None, "the adapter's marker")
+        assert proc.poll() is None, (tmp_path / "stderr").read_text()
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(timeout=PATIENCE) == 130, (tmp_path / "stderr").read_text()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    err = (tmp_path / "stderr").read_text()
+    assert f"not written: --write-expectations {exp}: the run was interrupted (SIGINT)" in err
+    assert exp.read_text() == original
+    assert not list(tmp_path.glob(".exp.yaml.*"))

@@ -193,3 +193,16 @@ def test_options_the_reference_refuses_fail_the_handshake_as_its_process_does() 
     with reference_in_process(), pytest.raises(HandshakeError) as in_process:
         EngineSession(argv).start()
     assert type(in_process.value) is type(from_process.value)
+
+
+@pytest.mark.parametrize("answer", ["a str", None], ids=["str", "None"])
+def test_an_engine_answering_with_no_bytes_is_that_engines_crash(answer: object) -> None:
+    """An in-process engine returning str or None raised TypeError out of run_request."""
+
+    def tamper(request: dict[str, object], out: bytes) -> bytes:
+        return answer  # type: ignore[return-value]
+
+    session = session_with(tamper)
+    with session, pytest.raises(EngineCrashed) as caught:
+        session.request("penalty", profile="argentine", cards=EXAMPLE_CARDS)
+    assert f"returned {type(answer).__name__} for a request, not bytes" in caught.value.stderr_tail

@@ -40,6 +40,7 @@ def folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     cache = tmp_path / "cache"
     monkeypatch.setenv("CARIOCA_CACHE_DIR", str(cache))
     monkeypatch.delenv("CARIOCA_NO_CACHE", raising=False)
+    monkeypatch.delenv("CI", raising=False)  # run under CI reads no cache
     loadcache._open_folder.cache_clear()
     (tmp_path / "corpus").mkdir()
     shutil.copy(SOURCE, tmp_path / "corpus" / "a.yaml")
@@ -236,3 +237,29 @@ def test_a_corpus_of_more_files_than_entries_reloads_only_what_was_edited(
     assert loads == [1]  # the edited file only; the other 14 from their entries
     again = load_corpus([corpus], catalogue=catalogue)
     assert loads == [1]  # and then the whole corpus from one entry
+
+
+@pytest.mark.parametrize(
+    ("flag", "ci"), [("--no-cache", ""), (None, "true")], ids=["--no-cache", "CI"]
+)
+def test_a_forged_entry_cannot_green_a_run_under_ci_or_no_cache(
+    folder: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, flag: str | None, ci: str
+) -> None:
+    """An engine runs as the user, so it can read the cache's key and forge the entries a
+    later run reads: under CI, and with --no-cache, run reads none (the corpus is loaded
+    afresh) and writes none."""
+    from conformance.cli import main
+
+    corpus = str(tmp_path / "corpus")
+    assert main(["run", "-q", corpus]) == 0  # fills the cache
+    entries = sorted(folder.glob("*.json"))
+    assert entries
+    forged = {entry: entry.read_bytes() + b"forged" for entry in entries}
+    for entry, data in forged.items():
+        entry.write_bytes(data)  # whatever an entry holds, nothing reads it now
+    monkeypatch.setenv("CI", ci)
+    loads = _loads(monkeypatch)
+    assert main(["run", "-q", corpus, *([flag] if flag else [])]) == 0
+    assert loads, "the corpus was not loaded afresh"
+    assert {entry: entry.read_bytes() for entry in entries} == forged
+    assert sorted(folder.glob("*.json")) == entries  # nothing written either

@@ -607,7 +607,9 @@ def test_a_merge_larger_than_its_readers_read_is_refused_and_leaves_nothing(
         path = tmp_path / f"shard{index}.json"
         path.write_text(json.dumps(shard(index, 2), separators=(",", ":")))
         paths.append(str(path))
-    limit = max(Path(p).stat().st_size for p in paths) + 40
+    # Each shard within the limit, the merge over it even in the compact layout a merge
+    # falls back to.
+    limit = max(Path(p).stat().st_size for p in paths)
     monkeypatch.setattr(jsonsafe, "MAX_JSON_BYTES", limit)
     out, merged = tmp_path / "out", tmp_path / "merged.json"
     for command in (
@@ -619,3 +621,123 @@ def test_a_merge_larger_than_its_readers_read_is_refused_and_leaves_nothing(
         assert f"the merged report would be larger than {limit} bytes" in err, err
     assert not merged.exists() and not (out / "fuzz-report.json").exists()
     assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")] == []
+
+
+# -- reports padded under keys no schema names ------------------------------------------
+
+#: Two megabytes of each shape a reader refuses, under a key the run report's schema
+#: leaves free (the top level): arrays, objects, keys and numbers denser than any report.
+PADDING = {
+    "arrays": "[" + ",".join(["[]"] * 700_000) + "]",
+    "objects": "[" + ",".join(["{}"] * 700_000) + "]",
+    "keys": "{" + ",".join(f'"{i:x}":1' for i in range(250_000)) + "}",
+    "numbers": "[" + ",".join(["1.5"] * 500_000) + "]",
+}
+
+
+def _padded(report: Path, shape: str, to: Path) -> Path:
+    text = report.read_text(encoding="utf-8")
+    to.write_text(text[: text.rindex("}")] + f', "pad": {PADDING[shape]}}}', encoding="utf-8")
+    return to
+
+
+@pytest.fixture(scope="module")
+def small_report(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("small") / "r.json"
+    assert main(["run", "-q", "--rule", "SCORE-1", "--json", str(path)]) == 0
+    return path
+
+
+@pytest.mark.parametrize("shape", sorted(PADDING))
+def test_a_report_padded_under_a_free_key_is_refused_by_every_reader(
+    shape: str, small_report: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Empty lists under free keys cost the readers 48 times the file (2 GB for 42 MB):
+    each reader now refuses a file denser than any report, before decoding it whole."""
+    padded = _padded(small_report, shape, tmp_path / "padded.json")
+    capsys.readouterr()
+    for command in (
+        ["report", str(padded), "--html", str(tmp_path / "p.html")],
+        ["report", "diff", str(small_report), str(padded)],
+        ["report", "merge", str(padded), "-o", str(tmp_path / "m.json")],
+    ):
+        assert main(command) == 2, command
+        err = capsys.readouterr().err
+        assert "padded.json: the report" in err and "more than one per" in err, err
+        assert shape in err
+    assert not (tmp_path / "p.html").exists() and not (tmp_path / "m.json").exists()
+
+
+def test_a_padded_fuzz_shard_is_refused_by_fuzz_merge(tmp_path: Path) -> None:
+    """The 42 MB shard of empty lists under a finding's free keys: refused, not 5.5 GB."""
+    report = shard(1, 1)
+    text = json.dumps(report)
+    path = tmp_path / "shard.json"
+    path.write_text(text[: text.rindex("}")] + f', "pad": {PADDING["arrays"]}}}')
+    with pytest.raises(fuzz.FuzzError, match=r"arrays in .* bytes, more than one per 32"):
+        fuzz.read_report(path)
+
+
+def test_brackets_and_colons_inside_strings_are_not_counted(
+    small_report: Path, tmp_path: Path
+) -> None:
+    document = json.loads(small_report.read_text(encoding="utf-8"))
+    document["cases"] = document["cases"][:1] * 130  # over a megabyte, mostly brackets in text
+    document["cases"][0] = {**document["cases"][0], "title": "[{:" * 3000}
+    document["cases"] = [
+        {**case, "id": f"cc-{i:04d}", "title": "[{:" * 3000}
+        for i, case in enumerate(document["cases"])
+    ]
+    big = tmp_path / "big.json"
+    big.write_text(json.dumps(document, separators=(",", ":")), encoding="utf-8")
+    assert big.stat().st_size > 2**20
+    from conformance.reports.report_tools import load_report
+
+    assert len(load_report(str(big)).doc["cases"]) == len(document["cases"])
+
+
+@pytest.mark.slow  # tracemalloc slows decoding tenfold
+def test_the_densest_padding_a_reader_takes_costs_a_bounded_multiple(tmp_path: Path) -> None:
+    """Just within every limit, in the costliest shapes (distinct keys, distinct short
+    strings, arrays and objects of numbers): decoding stays under 14 times the file."""
+    import tracemalloc
+
+    from conformance.io.jsonsafe import read_json_file
+
+    shapes = {
+        "keys": "{" + ",".join(f'"{i:07x}":0.5'.ljust(14) for i in range(80_000)) + "}",
+        "strings": "[" + ",".join(f'"{i:x}"'.ljust(7) for i in range(160_000)) + "]",
+        "arrays": "[" + ",".join("[0.5,1.5,2.5,3.5]".ljust(32) for i in range(35_000)) + "]",
+        "objects": "["
+        + ",".join('{"a":0.5,"b":1.5,"c":2.5}'.ljust(48) for i in range(23_000))
+        + "]",
+    }
+    for name, pad in shapes.items():
+        path = tmp_path / f"{name}.json"
+        path.write_text('{"report": "x", "pad": ' + pad + "}")
+        size = path.stat().st_size
+        assert size > 2**20
+        tracemalloc.start()
+        try:
+            read_json_file(path, "the report", share_strings=True, escape_text=True)
+            _, peak = tracemalloc.get_traced_memory()
+        finally:
+            tracemalloc.stop()
+        assert peak < 14 * size, (name, peak / size)
+
+
+def test_one_readable_report_always_merges(
+    small_report: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A report as the harness writes it, just within the limit: its merge (the same
+    cases, one warning more) was larger than the readers read and refused; it is now
+    written in the compact layout."""
+    from conformance.io import jsonsafe
+    from conformance.reports.report_tools import load_report
+
+    monkeypatch.setattr(jsonsafe, "MAX_JSON_BYTES", small_report.stat().st_size)
+    merged = tmp_path / "merged.json"
+    assert main(["report", "merge", str(small_report), "-o", str(merged)]) == 0
+    assert merged.stat().st_size <= small_report.stat().st_size
+    cases = json.loads(small_report.read_text(encoding="utf-8"))["cases"]
+    assert len(load_report(str(merged)).results) == len(cases)
