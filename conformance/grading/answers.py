@@ -178,6 +178,27 @@ class Judge:
             signature = f"{op}: the engine answered {kind}"
             self.ledger.failed(check, found, kind=op, signature=signature, message=message)
 
+    def refused_state(
+        self, checks: Sequence[PlannedCheck], op: str, kind: str, message: str, where: str
+    ) -> bool:
+        """Grade an engine that answered a state or deal the case sets up (``op`` at
+        ``where``: ``the setup``, ``step 3``) with a protocol-correct refusal of ``kind``
+        (``invalid_state``, ``bad_request``): the engine answers, so it is graded, not
+        stopped. The first check of ``checks`` that can be graded fails with the refusal
+        (one signature for every case so refused, whatever each expected); the others
+        are not graded (cause ``divergence``: there is no state to grade them on).
+        False when no check there can be graded (the caller then records them)."""
+        left = self.skip_ungradable(checks)
+        if not left:
+            return False
+        first, rest = left[0], left[1:]
+        found = [Mismatch(f"{op} at {where}", "the case's state loaded", f"{kind}: {message}")]
+        signature = f"{op}: the engine refuses a state the case sets up, answering {kind}"
+        self.ledger.failed(first, found, kind=op, signature=signature, message=message)
+        note = f"the engine refused the state {op} sets up at {where} ({kind})"
+        self.ledger.not_graded(rest, "divergence", note)
+        return True
+
     # -- setup, steps, final --------------------------------------------------------------------
 
     def invariants(self, check: PlannedCheck, state: Mapping[str, Any], kind: str) -> bool:

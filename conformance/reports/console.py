@@ -25,7 +25,7 @@ terminal and the files never differ.
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
@@ -151,6 +151,7 @@ def _body(
     # --profile all a section shows up only when something in it fails.
     every_section = verbosity == VERBOSE or (verbosity == NORMAL and not part_of_all)
     lines.extend(_sections(run, catalogue, verbosity, every_section, recurring))
+    lines.extend(_not_run(run.results))
     lines.extend(_disputed(run, catalogue, verbosity, every_section, recurring))
     lines.extend(_rulings(run, catalogue, verbosity))
     lines.extend(_laws(run, verbosity))
@@ -194,9 +195,23 @@ def _sections(
 def _shown(results: Sequence[CaseResult], verbosity: str) -> list[CaseResult]:
     """The cases listed one by one: every one that did not pass at VERBOSE, else the
     loud ones."""
+    # Cases not run are one line for the run (_not_run), never one each.
     if verbosity == VERBOSE:
-        return [r for r in results if r.status != "pass"]
-    return [r for r in results if r.status in LOUD_STATUSES]
+        return [r for r in results if r.status not in ("pass", "not_run")]
+    return [r for r in results if r.status in LOUD_STATUSES and r.status != "not_run"]
+
+
+def _not_run(results: Sequence[CaseResult]) -> list[str]:
+    """One line for every case not run (the run stopped, or ended first), with why and the
+    first few ids."""
+    skipped = [r for r in results if r.status == "not_run"]
+    if not skipped:
+        return []
+    why = Counter((r.note or "not run").removeprefix("not run: ") for r in skipped)
+    ids = ", ".join(r.id for r in skipped[:IDS_SHOWN])
+    more = f" and {len(skipped) - IDS_SHOWN} more" if len(skipped) > IDS_SHOWN else ""
+    reasons = "; ".join(why for why, _ in why.most_common())
+    return ["", f"{len(skipped)} case(s) not run ({reasons}): {ids}{more}"]
 
 
 def _disputed(
