@@ -33,6 +33,7 @@ if str(ROOT) not in sys.path:
 
 from conformance.grading.results import Cause, RunResult  # noqa: E402
 from conformance.reports.causes import infer, with_causes  # noqa: E402
+from conformance.reports.explain import declaring  # noqa: E402
 from conformance.run.runner import RunOptions, run_scenarios  # noqa: E402
 from tests.mutants import harness  # noqa: E402
 from tests.mutants.later import BY_PROFILE  # noqa: E402
@@ -95,8 +96,7 @@ def hint_holds(
     """Whether the engine, graded as declaring ``cause.explained_by`` on top of its own
     declarations, passes every check of ``cause`` and fails no check it passed."""
     assert run.handshake is not None and cause.explained_by is not None
-    handshake = run.handshake
-    declared = replace(handshake, rulings={**handshake.rulings, **cause.explained_by})
+    declared = declaring(run.handshake, profile, cause.explained_by.items())
     again = run_scenarios(
         argv,
         corpus.scenarios,

@@ -149,7 +149,15 @@ class Judge:
                 answer_ok = not found
                 cards = request.get("cards") if op == "penalty" else None
                 self._verdict(
-                    check, found, op, message, expected=value, got=answer, cards=cards, what=op
+                    check,
+                    found,
+                    op,
+                    message,
+                    expected=value,
+                    got=answer,
+                    cards=cards,
+                    what=op,
+                    said=_validity(value, answer),
                 )
             elif not answer_ok or answer.get("valid") is not False:
                 self.ledger.not_graded(
@@ -400,11 +408,16 @@ class Judge:
         cards: Any = None,
         action: Mapping[str, Any] | None = None,
         what: str | None = None,
+        said: str | None = None,
     ) -> None:
         """Record ``check`` as passed, or failed with ``found`` and its signature (``what``
-        names the comparison when it is not the check's own, as ``penalty``)."""
+        names the comparison when it is not the check's own, as ``penalty``; ``said``: the
+        signature itself, when the caller knows it better)."""
         if not found:
             self.ledger.passed(check)
+            return
+        if said is not None:
+            self.ledger.failed(check, found, kind=kind, message=message, signature=said)
             return
         hands = None
         if cards is not None:
@@ -445,6 +458,26 @@ def _shown(value: Any) -> str:
         if "valid" in value:
             return "valid" if value["valid"] else "invalid"
     return str(value)
+
+
+def _validity(expected: Any, answer: Any) -> str | None:
+    """The signature of a melds answer whose verdict differs, with the reasons on either
+    side (``valid: expected false (run_wraps or beyond_ace), got true``, ``valid: expected
+    true, got false (too_many_jokers)``), so one refusal or acceptance is one behaviour
+    whatever the case; None for any other difference."""
+    if not isinstance(expected, Mapping) or not isinstance(answer, Mapping):
+        return None
+    wanted, got = expected.get("valid"), answer.get("valid")
+    if wanted is False and got is True:
+        reasons = reasons_of(expected)
+        why = f" ({' or '.join(reasons)})" if reasons else ""
+        return f"valid: expected false{why}, got true"
+    if wanted is True and got is False:
+        reason = answer.get("reason")
+        shown = isinstance(reason, str) and 0 < len(reason) <= 40 and reason.isidentifier()
+        why = f" ({reason})" if shown else ""
+        return f"valid: expected true, got false{why}"
+    return None
 
 
 def _without_reason(expect: Any) -> Any:
