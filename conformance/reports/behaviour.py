@@ -110,7 +110,7 @@ def _behaviour(check: CheckResult, op: str | None = None) -> Behaviour:
             words = f"refuses with {r} what the rules accept (a state the case sets up)"
             return Behaviour(("refuses", r), words, found["op"])
         words = "refuses a legal state the case sets up"
-        return Behaviour(("refuses-state", found["op"]), words, found["op"])
+        return Behaviour(("refuses-state",), words, found["op"])
     found = _REJECTED.match(sig)
     if found is not None:
         r = found["r"]
@@ -130,7 +130,7 @@ def _behaviour(check: CheckResult, op: str | None = None) -> Behaviour:
         r = found["r"]
         if r:
             return Behaviour(("refuses", r), f"refuses with {r} what the rules accept", where)
-        return Behaviour(("refuses", None, where), "refuses what the rules accept", where)
+        return Behaviour(("refuses-op", where), "refuses what the rules accept", where)
     found = _ACCEPTED.match(sig) or _VALID_YES.match(sig)
     if found is not None:
         reasons = _reasons(found["r"])
@@ -147,7 +147,7 @@ def _behaviour(check: CheckResult, op: str | None = None) -> Behaviour:
     found = _ENUM.match(sig)
     if found is not None:
         f, e, g = found["f"], found["e"], found["g"]
-        return Behaviour(("field", f, e, g), f"{f}: {e} → {g}", f)
+        return Behaviour(("field", f, e), f"{f}: {e} → {g}", f)
     key, words = symptom(check)
     if key[0] == "cards":
         change = str(key[2])
@@ -161,14 +161,45 @@ def _behaviour(check: CheckResult, op: str | None = None) -> Behaviour:
     return Behaviour(("field", check.what, sig), sig, check.what)
 
 
+#: Reasons that name one thing two ways: a run past an ace turns the corner or goes beyond
+#: it (the rules' own expectations accept either); a meld of the wrong size.
+_SAME_REASONS = (frozenset({"run_wraps", "beyond_ace"}), frozenset({"run_size", "trio_size"}))
+#: Reasons a lay-off or a joker replacement is refused for when the meld it would make is
+#: no meld: the same fault as the meld's own reason, seen from the table.
+_TABLE_REASONS = frozenset({"does_not_fit", "no_joker_position", "no_joker_for_card"})
+
+
+def _same(reasons: frozenset[object]) -> frozenset[object]:
+    found = set(reasons)
+    for group in _SAME_REASONS:
+        if found & group:
+            found |= group
+    return frozenset(found)
+
+
 def related(one: tuple[object, ...], two: tuple[object, ...]) -> bool:
-    """Whether two behaviours are one: the same key, or acceptances of what the rules
-    refuse for reasons that overlap."""
+    """Whether two behaviours are one: the same key, or refusals (or acceptances) for
+    reasons that overlap once the reasons that name one thing two ways are one."""
     if one == two:
         return True
-    if one[0] == two[0] == "accepts":
-        return bool(set(one[1:]) & set(two[1:]))
+    verdicts = ("accepts", "refuses")
+    if one[0] in verdicts and two[0] in verdicts:
+        # Both ways round too: a rule applied otherwise lets some melds through and stops
+        # others (a run's size counted without its jokers).
+        shared = _same(frozenset(one[1:])) & _same(frozenset(two[1:]))
+        return bool(shared) and (one[0] == two[0] or not shared <= _TABLE_REASONS)
     return False
+
+
+def weak(key: tuple[object, ...]) -> str | None:
+    """``accepts`` or ``refuses`` when ``key`` is a verdict whose reason says little by
+    itself (none the rules give, or a lay-off's ``does_not_fit``): it joins the largest
+    group of that verdict, sharing its op when one does (conformance.reports.causes)."""
+    if key[0] in ("accepts-op", "refuses-op"):
+        return "accepts" if key[0] == "accepts-op" else "refuses"
+    if key[0] in ("accepts", "refuses") and set(key[1:]) <= _TABLE_REASONS:
+        return str(key[0])
+    return None
 
 
 def _cards(value: Any) -> str:

@@ -25,7 +25,7 @@ one entry (conformance/run/expectations.py).
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -37,7 +37,7 @@ from conformance.grading.results import (
     Example,
     RunResult,
 )
-from conformance.reports.behaviour import Behaviour, asked, behaviour, related
+from conformance.reports.behaviour import Behaviour, asked, behaviour, related, weak
 from conformance.reports.symptoms import (
     NOTHING,
     Choice,
@@ -136,6 +136,7 @@ def group_causes(
             seen.append(node)
         if found.also is not None:
             join(key, found.also)
+    _attach_weak(leads, root, join)
     groups: dict[tuple[object, ...], list[tuple[CaseResult, CheckResult]]] = {}
     words: dict[tuple[object, ...], list[Behaviour]] = {}
     for key, found, result, check in leads:
@@ -167,6 +168,36 @@ def group_causes(
     return tuple(causes)
 
 
+def _attach_weak(
+    leads: Sequence[tuple[tuple[object, ...], Behaviour, CaseResult, CheckResult]],
+    root: Callable[[tuple[object, ...]], tuple[object, ...]],
+    join: Callable[[tuple[object, ...], tuple[object, ...]], None],
+) -> None:
+    """Join each group of a weak verdict (behaviour.weak: an acceptance with no reason of
+    the rules', a lay-off refused as not fitting) to the largest group of the same verdict
+    with a reason of its own, sharing its op when one does."""
+    sizes: dict[tuple[object, ...], int] = {}
+    ops: dict[tuple[object, ...], set[str]] = {}
+    for key, found, _, _ in leads:
+        top = root(key)
+        sizes[top] = sizes.get(top, 0) + 1
+        ops.setdefault(top, set()).add(found.where)
+    strong = {
+        top: str(top[0]) for top in sizes if top[0] in ("accepts", "refuses") and weak(top) is None
+    }
+    for top in list(sizes):
+        verdict = weak(top)
+        if verdict is None:
+            continue
+        same = [t for t, v in strong.items() if v == verdict and root(t) != root(top)]
+        if not same:
+            # No reason of its own anywhere: the weak groups of one verdict are one.
+            same = [t for t in sizes if weak(t) == verdict and root(t) != root(top)]
+        near = [t for t in same if ops[t] & ops[top]] or same
+        if near:
+            join(max(near, key=lambda t: (sizes[t], str(t))), top)
+
+
 def _explaining(ids: Sequence[CheckId], inference: Inference) -> Explanation | None:
     """The explanation that reproduces every check of a cause, or None: the first proved
     option set covering them all, else one option every check is explained by."""
@@ -187,13 +218,16 @@ def _words(
         rank, expected, got = table
         return f"{rank} counted {got} instead of {expected}"
     first = seen[0].words
+    if key[0] == "field" and len(key) == 3 and " → " in first:
+        got = dict.fromkeys(b.words.split(" → ", 1)[1] for b in seen if " → " in b.words)
+        first = f"{first.split(' → ', 1)[0]} → {' or '.join(got)}"
     if key[0] == "accepts":
         reasons = sorted({str(r) for b in seen for r in b.key[1:] if b.key[0] == "accepts"})
         first = "accepts what the rules refuse" + (
             f" ({' or '.join(str(r) for r in reasons)})" if reasons else ""
         )
     ops = list(dict.fromkeys(b.where for b in seen if b.where))
-    if key[0] in ("refuses", "accepts", "accepts-op") and ops:
+    if key[0] in ("refuses", "accepts", "accepts-op", "refuses-op") and ops:
         first += f" in {', '.join(ops[:4])}" + (", …" if len(ops) > 4 else "")
     return first
 

@@ -244,3 +244,30 @@ def test_a_fault_is_mended_so_that_the_reference_names_the_next_one() -> None:
     assert repaired(held, "card_not_in_hand", {**out_of_turn, "card": "5D"}) is None
     assert repaired(state, "does_not_fit", out_of_turn) is None  # a meld's fault stays
     assert repaired(state, "not_your_turn", {**out_of_turn, "player": 7}) is None
+
+
+def test_a_findings_key_carries_the_values_that_differ() -> None:
+    """An engine counting a joker 25 and one counting an ace 15 differ in the same field of
+    the same op: their keys must differ, so an expectations file written for one never
+    covers the other (docs/rules.md SCORE-2: a joker left in hand costs 50, an ace 20)."""
+    from conformance.fuzz.expected import finding_key
+
+    hands = [[], ["JK", "5D"], ["AS", "5C"]]
+    ref = {"phase": "deal_over", "hands": hands, "deal_scores": [0, 55, 25]}
+    joker = {**ref, "deal_scores": [0, 30, 25]}  # the joker counted 25
+    ace = {**ref, "deal_scores": [0, 55, 20]}  # the ace counted 15
+    keys = []
+    for eng in (joker, ace):
+        found = compare_state({"deal_scores": ref["deal_scores"]}, eng)
+        div = classify_state("discard", found, ref, eng, kind="state")
+        keys.append(
+            finding_key({"rule": div.rule, "op": div.op, "kind": div.kind, "summary": div.summary})
+        )
+    assert keys[0] != keys[1]
+    assert keys[0][3].endswith("(deal_scores: JK counted -25)")
+    assert keys[1][3].endswith("(deal_scores: A counted -5)")
+    # A phase carries both values.
+    over = {**ref, "phase": "game_over"}
+    found = compare_state({"phase": "game_over"}, ref)
+    div = classify_state("discard", found, over, ref, kind="state")
+    assert div.summary.endswith("(phase: game_over → deal_over)")
