@@ -219,8 +219,8 @@ def _words(
         return f"{rank} counted {got} instead of {expected}"
     first = seen[0].words
     if key[0] == "field" and len(key) == 3 and " → " in first:
-        got = dict.fromkeys(b.words.split(" → ", 1)[1] for b in seen if " → " in b.words)
-        first = f"{first.split(' → ', 1)[0]} → {' or '.join(got)}"
+        shown = dict.fromkeys(b.words.split(" → ", 1)[1] for b in seen if " → " in b.words)
+        first = f"{first.split(' → ', 1)[0]} → {' or '.join(shown)}"
     if key[0] == "accepts":
         reasons = sorted({str(r) for b in seen for r in b.key[1:] if b.key[0] == "accepts"})
         first = "accepts what the rules refuse" + (

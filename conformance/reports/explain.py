@@ -59,6 +59,8 @@ from conformance.scenarios import Scenario
 COST = 2.0
 #: ... counted from at least this many seconds (a run of a few cases takes next to none).
 FLOOR = 1.0
+#: Most option sets the engine is graded again as declaring (the best the reference found).
+MAX_CONFIRMED = 6
 #: Reference trials played side by side.
 SIDE_BY_SIDE = 2
 #: Most failing cases replayed (in run order).
@@ -175,7 +177,10 @@ def infer_rulings(
 
     with tempfile.TemporaryDirectory(prefix="carioca-explain-") as folder:
         trace = str(Path(folder) / "trace.jsonl")
+        begun = time.monotonic()
         first = trial((), trace)
+        # What one more trial costs, as a trial is not begun that would end too late.
+        took = time.monotonic() - begun
         if first is None:
             return NOTHING
         try:
@@ -207,8 +212,8 @@ def infer_rulings(
         candidates = [("run_order", "engine"), *[c for c in candidates if c[0] != "run_order"]]
 
     def screen(choice: Choice) -> _Trial | None:
-        if time.monotonic() >= deadline:
-            return None
+        if time.monotonic() + took >= deadline:
+            return None  # it would end past the time allowed: stop with what is proved
         if choice == ("run_order", "engine"):
             ordered = frozenset(k for k in failing if symptom(engine_checks[k])[0] == ORDER_ONLY)
             return _Trial((choice,), ordered, 0)
@@ -221,11 +226,14 @@ def infer_rulings(
     with ThreadPoolExecutor(max_workers=SIDE_BY_SIDE) as pool:
         screened_trials = list(pool.map(screen, candidates))
     screened = sum(1 for t in screened_trials if t is not None)
-    trials = [t for t in screened_trials if t is not None and t.matched and not t.broken]
-    trials.sort(key=lambda t: (-len(t.matched), t.choices))
-    best = [t for t in trials if t.matched][:MAX_PAIRED]
+    # The reference screens; the engine proves (below). An option the reference, played
+    # with the expected state loaded back after each failure, shows breaking a check is
+    # still tried, after the others: its later consequences are the engine's to show.
+    trials = [t for t in screened_trials if t is not None and t.matched]
+    trials.sort(key=lambda t: (bool(t.broken), -len(t.matched), t.choices))
+    best = [t for t in trials if not t.broken][:MAX_PAIRED]
     for one, two in combinations(best, 2):
-        if time.monotonic() >= deadline:
+        if time.monotonic() + took >= deadline:
             break
         if one.choices[0][0] == two.choices[0][0]:
             continue
@@ -240,8 +248,8 @@ def infer_rulings(
     # bear on, must pass the checks they explain and fail none it passed.
     proved: list[tuple[Explanation, frozenset[CheckId]]] = []
     confirmed = 0
-    for found in trials:
-        if time.monotonic() >= deadline:
+    for found in trials[:MAX_CONFIRMED]:
+        if time.monotonic() + took >= deadline:
             break
         confirmed += 1
         fixed = _declared_fixes(run, found.choices, scenarios, catalogue, base, failing)
@@ -276,7 +284,7 @@ def _declared_fixes(
     base: RunOptions,
     failing: Mapping[CheckId, str],
 ) -> frozenset[CheckId]:
-    """The failing checks the engine passes once graded as declaring ``choices``, played
+    """The failing checks the engine no longer fails once graded as declaring ``choices``, played
     on the cases those checks are in and every case leaning on a point of ``choices``;
     empty when that grading fails a check the engine passed (the option is then no
     explanation), or the engine cannot be started again."""
@@ -298,7 +306,9 @@ def _declared_fixes(
     was = {(r.id, c.key): c.status for r in run.results for c in r.checks}
     if any(status == "fail" and was.get(k) in ("pass", "xpass") for k, status in now.items()):
         return frozenset()
-    return frozenset(k for k in failing if now.get(k) in ("pass", "xpass"))
+    # Not graded is no failure: a check with no value for the option declared is graded
+    # away by declaring it, as docs/reports.md says of the cause ``option``.
+    return frozenset(k for k in failing if now.get(k) in ("pass", "xpass", "not_graded"))
 
 
 def _leans_on(scenario: Scenario, points: set[str], profile: str) -> bool:
