@@ -190,8 +190,8 @@ def test_causes_beyond_the_first_ten_are_counted_in_one_line() -> None:
     cases = [
         CaseResult(
             f"cc-{n:04d}", "t", ("TURN-1",), "TURN", "fail",
-            checks=(CheckResult("step 1 turn", "turn", ("TURN-1",), "fail", step=1,
-                                diff=f"turn {n}", signature=f"turn: expected p{n}, got q{n}"),),
+            checks=(CheckResult("step 1 phase", f"phase{n}", ("TURN-1",), "fail", step=1,
+                                diff=f"phase {n}", signature=f"phase{n}: expected p, got q"),),
         )
         for n in range(12)
     ]  # fmt: skip
