@@ -93,7 +93,6 @@ def test_three_unrelated_bugs_are_three_causes_and_no_ruling(
     assert "explained by" not in out
 
 
-
 @pytest.mark.slow
 def test_no_explain_groups_the_causes_and_asks_the_reference_nothing(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
