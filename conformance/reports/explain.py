@@ -179,14 +179,22 @@ def infer_rulings(
         trace = str(Path(folder) / "trace.jsonl")
         begun = time.monotonic()
         first = trial((), trace)
-        # What one more trial costs, as a trial is not begun that would end too late.
-        took = time.monotonic() - begun
+        # The longest trial so far, grown as trials are timed: none is begun that would
+        # end past the time allowed at that length.
+        longest = [time.monotonic() - begun]
         if first is None:
             return NOTHING
         try:
             lines = read_trace(trace)
         except (OSError, TraceError):
             lines = []
+
+    def fits() -> bool:
+        return time.monotonic() + longest[0] < deadline
+
+    def timed(started: float) -> None:
+        longest[0] = max(longest[0], time.monotonic() - started)
+
     # A check the reference fails the same way under the engine's own declarations is no
     # option's doing (the case and the reference disagree): nothing to explain there.
     same = judge((), first).matched
@@ -212,15 +220,17 @@ def infer_rulings(
         candidates = [("run_order", "engine"), *[c for c in candidates if c[0] != "run_order"]]
 
     def screen(choice: Choice) -> _Trial | None:
-        if time.monotonic() + took >= deadline:
+        if not fits():
             return None  # it would end past the time allowed: stop with what is proved
         if choice == ("run_order", "engine"):
             ordered = frozenset(k for k in failing if symptom(engine_checks[k])[0] == ORDER_ONLY)
             return _Trial((choice,), ordered, 0)
+        begun = time.monotonic()
         results = trial((choice,))
-        return (
-            judge((choice,), results) if results is not None else _Trial((choice,), frozenset(), 0)
-        )
+        timed(begun)
+        if results is None:
+            return _Trial((choice,), frozenset(), 0)
+        return judge((choice,), results)
 
     # Two at a time: each is its own reference process, and the machine's cores are idle.
     with ThreadPoolExecutor(max_workers=SIDE_BY_SIDE) as pool:
@@ -233,12 +243,14 @@ def infer_rulings(
     trials.sort(key=lambda t: (bool(t.broken), -len(t.matched), t.choices))
     best = [t for t in trials if not t.broken][:MAX_PAIRED]
     for one, two in combinations(best, 2):
-        if time.monotonic() + took >= deadline:
+        if not fits():
             break
         if one.choices[0][0] == two.choices[0][0]:
             continue
         both = tuple(sorted((*one.choices, *two.choices)))
+        begun = time.monotonic()
         results = trial(both)
+        timed(begun)
         if results is None:
             continue
         found = judge(both, results)
@@ -249,10 +261,16 @@ def infer_rulings(
     proved: list[tuple[Explanation, frozenset[CheckId]]] = []
     confirmed = 0
     for found in trials[:MAX_CONFIRMED]:
-        if time.monotonic() + took >= deadline:
+        # The engine's own pace: the run's time per case, over the cases played again.
+        points = {p for p, _ in found.choices}
+        bearing = sum(1 for s in scenarios if s.id in kept or _leans_on(s, points, run.profile))
+        pace = run.duration / max(len(run.results), 1) * bearing
+        if time.monotonic() + max(pace, longest[0]) >= deadline:
             break
         confirmed += 1
+        begun = time.monotonic()
         fixed = _declared_fixes(run, found.choices, scenarios, catalogue, base, failing)
+        timed(begun)
         if fixed:
             proved.append((explanation(found.choices, catalogue), fixed))
     complete = screened == len(candidates) and confirmed == len(trials)
