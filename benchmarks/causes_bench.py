@@ -3,23 +3,26 @@
 Every single-fault engine of tests/mutants/ (the reference with one rule broken, served
 through the protocol, docs/mutants.md) is run on its profile's slice of the corpus as the
 command line runs it by default (five consecutive errors stop it), its failing checks are
-grouped into causes and explained by the reference (conformance.explaining), and this
+grouped into causes and explained (conformance/reports/causes.py, explain.py), and this
 reports, per mutant, the causes printed, the hints given, the seconds spent grading and
 explaining, and with ``--verify`` whether each hint holds: the mutant run again graded as
-if it declared the hinted option(s) must pass every check of that cause and fail no check
+if it declared the hinted option(s) must fail no check of that cause and no check
 it passed. The summary gives the share of mutants printing exactly one cause, the mean
 and the most (targets: at least 85%, at most 1.3, at most 4), the hints that failed
 their proof, and the worst ratio of explaining time to grading time (target: at most 2).
-Run from the repository root::
+``--engine COMMAND`` measures any adapter the same way on the Argentine corpus, such as an
+engine that refuses every action it must accept. Run from the repository root::
 
     PYTHONPATH=. python benchmarks/causes_bench.py [--mutant NAME ...] [--verify] [--workers 2]
-        [--json out.json] [--lines]
+        [--json out.json] [--lines] [--engine "python3 tests/fake_adapters/house_engine.py
+        --refuse-every 1"]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import shlex
 import sys
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -42,15 +45,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, default=2, help="mutants measured side by side")
     parser.add_argument("--json", help="write every mutant's figures to this file")
     parser.add_argument("--lines", action="store_true", help="print every cause line")
+    parser.add_argument(
+        "--engine",
+        action="append",
+        default=[],
+        metavar="COMMAND",
+        help="also an adapter command, on the Argentine corpus (say the refuse-everything "
+        "engine: tests/fake_adapters/house_engine.py --refuse-every 1)",
+    )
     args = parser.parse_args(argv)
     harness.make_root_importable()
     corpora = {harness.PROFILE: harness.load()}
-    names = args.mutant or list(MUTANTS)
+    names = args.mutant or ([] if args.engine else list(MUTANTS))
     chosen = [(name, *corpus_of(name, corpora)) for name in names]
+    chosen += [(command, corpora[harness.PROFILE], harness.PROFILE) for command in args.engine]
 
     def one(item: tuple[str, harness.Corpus, str]) -> Measured:
         name, corpus, profile = item
-        found = measure(name, corpus, profile, args.verify)
+        command = shlex.split(name) if name in args.engine else None
+        found = measure(name, corpus, profile, args.verify, command)
         hints = f" hints {len(found.hints)}" + (
             f" FALSE {len(found.false_hints)}" if found.false_hints else ""
         )

@@ -44,9 +44,16 @@ def options(profile: str) -> RunOptions:
     return RunOptions(profile=profile, timeout=20.0, case_timeout=60.0)
 
 
-def measure(name: str, corpus: harness.Corpus, profile: str, verify: bool) -> Measured:
-    """Run mutant ``name``, group and explain its causes; with ``verify``, prove each hint."""
-    argv = harness.mutant_argv(name)
+def measure(
+    name: str,
+    corpus: harness.Corpus,
+    profile: str,
+    verify: bool,
+    command: list[str] | None = None,
+) -> Measured:
+    """Run mutant ``name`` (or the adapter ``command``, named ``name``), group and explain
+    its causes; with ``verify``, prove each hint."""
+    argv = command or harness.mutant_argv(name)
     started = time.monotonic()
     run = run_scenarios(argv, corpus.scenarios, options(profile), catalogue=corpus.catalogue)
     grading = time.monotonic() - started
