@@ -18,6 +18,9 @@ from conformance.grading.results import CaseResult
 if TYPE_CHECKING:
     from conformance.run.expectations import ExpectedCause
 
+#: The longest signature an entry's ``shows`` holds (expectations.schema.json).
+MAX_SHOWN = 2000
+
 #: (case id, check key) -> the signatures the entry listing it was written with.
 Shows = Mapping[tuple[str, str], frozenset[str]]
 
@@ -25,7 +28,7 @@ Shows = Mapping[tuple[str, str], frozenset[str]]
 def signatures_of(results: Sequence[CaseResult], members: Iterable[tuple[str, str]]) -> list[str]:
     """The distinct signatures of the checks ``members`` (case id, check key) of ``results``."""
     wanted = set(members)
-    return sorted(
+    found = sorted(
         {
             c.signature or c.what
             for r in results
@@ -33,6 +36,9 @@ def signatures_of(results: Sequence[CaseResult], members: Iterable[tuple[str, st
             if (r.id, c.key) in wanted and c.status in ("fail", "xfail")
         }
     )
+    # One the file could not hold (the schema's bound): the entry then matches any failure
+    # of its checks, as an entry without ``shows`` does, rather than none.
+    return [] if any(len(s) > MAX_SHOWN or "\x00" in s for s in found) else found
 
 
 def cause_shows(causes: Sequence[ExpectedCause]) -> Shows:
