@@ -66,3 +66,17 @@ def test_cases_not_run_are_one_line() -> None:
     assert len(lines) == 1, lines
     assert lines[0].startswith(f"{len(skipped)} case(s) not run (5 consecutive errors): ")
     assert skipped[0].id in lines[0]
+
+
+@pytest.mark.slow
+def test_the_default_run_of_an_engine_refusing_some_states_is_short_and_whole(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from conformance.cli import main
+
+    adapter = " ".join(LOW_ONLY)
+    code = main(["run", "--profile", "argentine", "--adapter", adapter, "--no-explain"])
+    out = capsys.readouterr().out
+    assert code == 1
+    assert "not_run" not in out.splitlines()[-1] and " error" not in out.splitlines()[-1]
+    assert len(out.splitlines()) <= 60, out
