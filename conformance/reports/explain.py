@@ -59,6 +59,8 @@ from conformance.scenarios import Scenario
 COST = 2.0
 #: ... counted from at least this many seconds (a run of a few cases takes next to none).
 FLOOR = 1.0
+#: A trial is begun only when this many times the longest so far still ends in time.
+MARGIN = 1.5
 #: Most option sets the engine is graded again as declaring (the best the reference found).
 MAX_CONFIRMED = 6
 #: Reference trials played side by side.
@@ -190,7 +192,8 @@ def infer_rulings(
             lines = []
 
     def fits() -> bool:
-        return time.monotonic() + longest[0] < deadline
+        # With a margin: two trials run side by side, and the next may be slower.
+        return time.monotonic() + MARGIN * longest[0] < deadline
 
     def timed(started: float) -> None:
         longest[0] = max(longest[0], time.monotonic() - started)
@@ -265,7 +268,7 @@ def infer_rulings(
         points = {p for p, _ in found.choices}
         bearing = sum(1 for s in scenarios if s.id in kept or _leans_on(s, points, run.profile))
         pace = run.duration / max(len(run.results), 1) * bearing
-        if time.monotonic() + max(pace, longest[0]) >= deadline:
+        if time.monotonic() + MARGIN * max(pace, longest[0]) >= deadline:
             break
         confirmed += 1
         begun = time.monotonic()
