@@ -27,13 +27,17 @@ from __future__ import annotations
 
 import re
 import tempfile
-from collections.abc import Iterable, Mapping, Sequence
+import time
+from collections.abc import Iterable, Mapping, Sequence, Set
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from itertools import combinations
 from pathlib import Path
+from types import MappingProxyType
 
 from conformance.adapter.command import reference_argv
 from conformance.adapter.declarations import INTERFACE_DEFAULTS, Declarations, declarations
+from conformance.adapter.handshake import Handshake
 from conformance.audit.runs import interface_flags, play
 from conformance.authoring.execution_coverage import TRACE_OPTION, TraceError, read_trace
 from conformance.grading.results import CaseResult, CheckId, RunResult
@@ -50,6 +54,17 @@ from conformance.reports.symptoms import (
 from conformance.run.runner import RunOptions
 from conformance.scenarios import Scenario
 
+#: The explanation takes at most this many times the run's own grading time (it stops
+#: with what it has proved) ...
+COST = 2.0
+#: ... counted from at least this many seconds (a run of a few cases takes next to none).
+FLOOR = 1.0
+#: A trial is begun only when this many times the longest so far still ends in time.
+MARGIN = 1.5
+#: Most option sets the engine is graded again as declaring (the best the reference found).
+MAX_CONFIRMED = 6
+#: Reference trials played side by side.
+SIDE_BY_SIDE = 2
 #: Most failing cases replayed (in run order).
 MAX_CASES = 60
 #: Most single options tried (those whose point names a rule of the failing checks first).
@@ -95,13 +110,18 @@ def infer_rulings(
     *,
     reference: Sequence[str] | None = None,
     options: RunOptions | None = None,
+    budget: float | None = None,
 ) -> Inference:
     """Which options explain the failing checks of ``run`` (see the module docstring).
 
     ``reference``: the adapter command to ask (default: the reference adapter); it must take
-    the reference's ``--ruling``, ``--interface`` and ``--trace-rules`` flags. Empty when
-    nothing failed, when the engine never shook hands, or when the reference cannot start.
+    the reference's ``--ruling``, ``--interface`` and ``--trace-rules`` flags. ``budget``:
+    the seconds it may take (default: twice the run's, :data:`COST`); it stops with what it
+    has proved. Empty when nothing failed, when the engine never shook hands, or when the
+    reference cannot start.
     """
+    started = time.monotonic()
+    deadline = started + (budget if budget is not None else COST * max(run.duration, FLOOR))
     failing = failing_checks(run.results)
     if not failing or run.handshake is None:
         return NOTHING
@@ -159,13 +179,25 @@ def infer_rulings(
 
     with tempfile.TemporaryDirectory(prefix="carioca-explain-") as folder:
         trace = str(Path(folder) / "trace.jsonl")
+        begun = time.monotonic()
         first = trial((), trace)
+        # The longest trial so far, grown as trials are timed: none is begun that would
+        # end past the time allowed at that length.
+        longest = [time.monotonic() - begun]
         if first is None:
             return NOTHING
         try:
             lines = read_trace(trace)
         except (OSError, TraceError):
             lines = []
+
+    def fits() -> bool:
+        # With a margin: two trials run side by side, and the next may be slower.
+        return time.monotonic() + MARGIN * longest[0] < deadline
+
+    def timed(started: float) -> None:
+        longest[0] = max(longest[0], time.monotonic() - started)
+
     # A check the reference fails the same way under the engine's own declarations is no
     # option's doing (the case and the reference disagree): nothing to explain there.
     same = judge((), first).matched
@@ -174,41 +206,144 @@ def infer_rulings(
     if not failing:
         return Inference({}, tried)
     read = {rule for line in lines for rule in (*line.decided, *line.refused)}
-    candidates = _candidates(read, declared, catalogue, run.profile, failing, run.results)
-    trials: list[_Trial] = []
-    for choice in candidates:
-        results = trial((choice,))
-        if results is not None:
-            found = judge((choice,), results)
-            if found.matched and not found.broken:
-                trials.append(found)
-    trials.sort(key=lambda t: (-len(t.matched), t.choices))
-    explained: dict[CheckId, Explanation] = {}
-    for found in trials:
-        for key in found.matched:
-            explained.setdefault(key, explanation(found.choices, catalogue))
-    if declared.run_order == INTERFACE_DEFAULTS["run_order"]:
+    leaned = {
+        point
+        for s in cases
+        for check in s.plan_for(run.profile)
+        if (s.id, check.key) in failing
+        for point in check.leans
+    }
+    candidates = _candidates(read, declared, catalogue, run.profile, failing, run.results, leaned)
+    if declared.run_order == INTERFACE_DEFAULTS["run_order"] and any(
+        symptom(engine_checks[k])[0] == ORDER_ONLY for k in failing
+    ):
         # No reference reproduces an engine's own arrangement of a run; but a difference
-        # that is only the order of a run's cards is what run_order=engine grades away.
-        arranged = explanation([("run_order", "engine")], catalogue)
-        for key in failing:
-            if key not in explained and symptom(engine_checks[key])[0] == ORDER_ONLY:
-                explained[key] = arranged
-    best = [t for t in trials if t.matched][:MAX_PAIRED]
+        # that is only the order of a run's cards is what run_order=engine grades away:
+        # proved, as any option, by grading the engine so.
+        candidates = [("run_order", "engine"), *[c for c in candidates if c[0] != "run_order"]]
+
+    def screen(choice: Choice) -> _Trial | None:
+        if not fits():
+            return None  # it would end past the time allowed: stop with what is proved
+        if choice == ("run_order", "engine"):
+            ordered = frozenset(k for k in failing if symptom(engine_checks[k])[0] == ORDER_ONLY)
+            return _Trial((choice,), ordered, 0)
+        begun = time.monotonic()
+        results = trial((choice,))
+        timed(begun)
+        if results is None:
+            return _Trial((choice,), frozenset(), 0)
+        return judge((choice,), results)
+
+    # Two at a time: each is its own reference process, and the machine's cores are idle.
+    with ThreadPoolExecutor(max_workers=SIDE_BY_SIDE) as pool:
+        screened_trials = list(pool.map(screen, candidates))
+    screened = sum(1 for t in screened_trials if t is not None)
+    # The reference screens; the engine proves (below). An option the reference, played
+    # with the expected state loaded back after each failure, shows breaking a check is
+    # still tried, after the others: its later consequences are the engine's to show.
+    trials = [t for t in screened_trials if t is not None and t.matched]
+    trials.sort(key=lambda t: (bool(t.broken), -len(t.matched), t.choices))
+    best = [t for t in trials if not t.broken][:MAX_PAIRED]
     for one, two in combinations(best, 2):
+        if not fits():
+            break
         if one.choices[0][0] == two.choices[0][0]:
             continue
         both = tuple(sorted((*one.choices, *two.choices)))
+        begun = time.monotonic()
         results = trial(both)
+        timed(begun)
         if results is None:
             continue
         found = judge(both, results)
-        alone = one.matched | two.matched
-        if found.broken or not (found.matched - alone):
-            continue
-        for key in found.matched - alone:
-            explained.setdefault(key, explanation(both, catalogue))
-    return Inference(explained, tried)
+        if not found.broken and found.matched - (one.matched | two.matched):
+            trials.append(found)
+    # The proof: the engine itself, graded as declaring the options, on every case they
+    # bear on, must pass the checks they explain and fail none it passed.
+    proved: list[tuple[Explanation, frozenset[CheckId]]] = []
+    confirmed = 0
+    for found in trials[:MAX_CONFIRMED]:
+        # The engine's own pace: the run's time per case, over the cases played again.
+        points = {p for p, _ in found.choices}
+        bearing = sum(1 for s in scenarios if s.id in kept or _leans_on(s, points, run.profile))
+        pace = run.duration / max(len(run.results), 1) * bearing
+        if time.monotonic() + MARGIN * max(pace, longest[0]) >= deadline:
+            break
+        confirmed += 1
+        begun = time.monotonic()
+        fixed = _declared_fixes(run, found.choices, scenarios, catalogue, base, failing)
+        timed(begun)
+        if fixed:
+            proved.append((explanation(found.choices, catalogue), fixed))
+    complete = screened == len(candidates) and confirmed == len(trials)
+    return Inference(
+        {}, tried, tuple(proved), frozenset(failing) | same if complete else frozenset()
+    )
+
+
+def declaring(handshake: Handshake, profile: str, choices: Iterable[Choice]) -> Handshake:
+    """``handshake`` in ``profile`` as if it also declared ``choices`` (rulings, or the
+    interface readings run_order and run_ends)."""
+    view = handshake.for_profile(profile)
+    picked = dict(choices)
+    rulings = {**view.rulings, **{p: o for p, o in picked.items() if p not in INTERFACE_DEFAULTS}}
+    return replace(
+        view,
+        rulings=MappingProxyType(rulings),
+        profile_rulings=MappingProxyType({}),
+        run_order=picked.get("run_order", view.run_order),
+        run_ends=picked.get("run_ends", view.run_ends),
+    )
+
+
+def _declared_fixes(
+    run: RunResult,
+    choices: tuple[Choice, ...],
+    scenarios: Sequence[Scenario],
+    catalogue: Catalogue,
+    base: RunOptions,
+    failing: Mapping[CheckId, str],
+) -> frozenset[CheckId]:
+    """The failing checks the engine no longer fails once graded as declaring ``choices``, played
+    on the cases those checks are in and every case leaning on a point of ``choices``;
+    empty when that grading fails a check the engine passed (the option is then no
+    explanation), or the engine cannot be started again."""
+    points = {p for p, _ in choices}
+    ids = {case for case, _ in failing}
+    bearing = [s for s in scenarios if s.id in ids or _leans_on(s, points, run.profile)]
+    if not bearing:
+        return frozenset()
+    options = replace(
+        base,
+        profile=run.profile,
+        graded_as=declaring(run.handshake or _never(), run.profile, choices),
+        max_consecutive_errors=10**9,
+    )
+    outcome = play(list(run.argv), [(bearing, options)], catalogue)
+    if isinstance(outcome, str):
+        return frozenset()
+    now = {(r.id, c.key): c.status for r in outcome[0] for c in r.checks}
+    was = {(r.id, c.key): c.status for r in run.results for c in r.checks}
+    if any(status == "fail" and was.get(k) in ("pass", "xpass") for k, status in now.items()):
+        return frozenset()
+    # Not graded is no failure: a check with no value for the option declared is graded
+    # away by declaring it, as docs/reports.md says of the cause ``option``.
+    return frozenset(k for k in failing if now.get(k) in ("pass", "xpass", "not_graded"))
+
+
+def _leans_on(scenario: Scenario, points: set[str], profile: str) -> bool:
+    """Whether a check of ``scenario`` leans on one of ``points`` (its disputed point, an
+    assumption or a ``by_option``), or an interface reading when ``points`` name one."""
+    if points & set(INTERFACE_DEFAULTS):
+        return True
+    if scenario.disputed is not None and scenario.disputed.id in points:
+        return True
+    return any(points & set(check.leans) for check in scenario.plan_for(profile))
+
+
+def _never() -> Handshake:
+    raise AssertionError("a run that failed checks shook hands")
 
 
 def infer(
@@ -233,9 +368,11 @@ def _candidates(
     profile: str,
     failing: Mapping[CheckId, str],
     results: Sequence[CaseResult],
+    leaned: Set[str] = frozenset(),
 ) -> list[Choice]:
-    """Every other option of each point the failing cases read (those naming a rule of a
-    failing check first), then each interface reading the engine does not declare."""
+    """Every other option of each point the failing cases read (those a failing check
+    leans on first, then those naming a rule of a failing check), then each interface
+    reading the engine does not declare."""
     ruling = declared.ruling
     failing_rules = {
         rule for r in results for c in r.checks if (r.id, c.key) in failing for rule in c.rules
@@ -246,7 +383,7 @@ def _candidates(
         dispute = points.get(point)
         if dispute is None or profile in dispute.fixed:
             continue
-        near = 0 if failing_rules & set(dispute.rules) else 1
+        near = 0 if point in leaned else 1 if failing_rules & set(dispute.rules) else 2
         found.extend(
             (near, (point, option)) for option in dispute.options if option != ruling(point)
         )

@@ -522,6 +522,54 @@ def classify_state(
             rule = "TURN-1"
         else:
             rule = OP_RULES.get(label, "TURN-1")
+    summary = "state differs in " + ", ".join(fields)
+    shown = differing_values(fields, ref_state, eng_state)
     return Divergence(
-        rule, label, kind, "state differs in " + ", ".join(fields), [str(m) for m in found]
+        rule, label, kind, f"{summary} ({shown})" if shown else summary, [str(m) for m in found]
     )
+
+
+#: Fields whose values name what an engine does (a phase, a seat), shown in a finding's
+#: summary so that its key tells one behaviour from another.
+_NAMED_VALUES = frozenset({"phase", "turn", "dealer", "deal_number", "closer", "winners"})
+
+
+def differing_values(
+    fields: list[str], ref_state: Mapping[str, Any], eng_state: Mapping[str, Any]
+) -> str:
+    """The values that differ, as a finding's key carries them: a deal's scores as the one
+    rank whose count in each hand accounts for every difference (``deal_scores: JK
+    counted -25``), else their direction; a phase or seat as both values. Empty when
+    nothing more can be said than the field."""
+    parts: list[str] = []
+    for field in fields:
+        want, got = ref_state.get(field), eng_state.get(field)
+        if field == "deal_scores" and isinstance(want, list) and isinstance(got, list):
+            parts.append(f"{field}: {_score_shift(want, got, ref_state.get('hands'))}")
+        elif field in _NAMED_VALUES and want != got and not isinstance(want, (dict, list)):
+            parts.append(f"{field}: {want} → {got}")
+    return "; ".join(parts)
+
+
+def _score_shift(want: list[Any], got: list[Any], hands: Any) -> str:
+    if len(want) != len(got) or not all(
+        isinstance(v, int) and not isinstance(v, bool) for v in [*want, *got]
+    ):
+        return "other values"
+    diffs: list[int] = [g - w for w, g in zip(want, got, strict=True)]
+    if isinstance(hands, list) and len(hands) == len(diffs):
+        counts = [Counter(JOKER if c == JOKER else str(c)[:-1] for c in h) for h in hands]
+        fits = []
+        for rank in sorted({r for c in counts for r in c}):
+            steps = {d // c[rank] for d, c in zip(diffs, counts, strict=True) if c.get(rank)}
+            if len(steps) != 1:
+                continue
+            step = steps.pop()
+            if step and all(d == c.get(rank, 0) * step for d, c in zip(diffs, counts, strict=True)):
+                fits.append(f"{rank} counted {step:+d}")
+        if len(fits) == 1:
+            return fits[0]
+    signs = {(d > 0) - (d < 0) for d in diffs if d}
+    if signs == {1}:
+        return "higher"
+    return "lower" if signs == {-1} else "other values"

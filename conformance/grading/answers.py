@@ -149,7 +149,15 @@ class Judge:
                 answer_ok = not found
                 cards = request.get("cards") if op == "penalty" else None
                 self._verdict(
-                    check, found, op, message, expected=value, got=answer, cards=cards, what=op
+                    check,
+                    found,
+                    op,
+                    message,
+                    expected=value,
+                    got=answer,
+                    cards=cards,
+                    what=op,
+                    said=_validity(value, answer),
                 )
             elif not answer_ok or answer.get("valid") is not False:
                 self.ledger.not_graded(
@@ -177,6 +185,27 @@ class Judge:
             # One root cause, one signature, whatever each check expected.
             signature = f"{op}: the engine answered {kind}"
             self.ledger.failed(check, found, kind=op, signature=signature, message=message)
+
+    def refused_state(
+        self, checks: Sequence[PlannedCheck], op: str, kind: str, message: str, where: str
+    ) -> bool:
+        """Grade an engine that answered a state or deal the case sets up (``op`` at
+        ``where``: ``the setup``, ``step 3``) with a protocol-correct refusal of ``kind``
+        (``invalid_state``, ``bad_request``): the engine answers, so it is graded, not
+        stopped. The first check of ``checks`` that can be graded fails with the refusal
+        (one signature for every case so refused, whatever each expected); the others
+        are not graded (cause ``divergence``: there is no state to grade them on).
+        False when no check there can be graded (the caller then records them)."""
+        left = self.skip_ungradable(checks)
+        if not left:
+            return False
+        first, rest = left[0], left[1:]
+        found = [Mismatch(f"{op} at {where}", "the case's state loaded", f"{kind}: {message}")]
+        signature = f"{op}: the engine refuses a state the case sets up, answering {kind}"
+        self.ledger.failed(first, found, kind=op, signature=signature, message=message)
+        note = f"the engine refused the state {op} sets up at {where} ({kind})"
+        self.ledger.not_graded(rest, "divergence", note)
+        return True
 
     # -- setup, steps, final --------------------------------------------------------------------
 
@@ -379,11 +408,16 @@ class Judge:
         cards: Any = None,
         action: Mapping[str, Any] | None = None,
         what: str | None = None,
+        said: str | None = None,
     ) -> None:
         """Record ``check`` as passed, or failed with ``found`` and its signature (``what``
-        names the comparison when it is not the check's own, as ``penalty``)."""
+        names the comparison when it is not the check's own, as ``penalty``; ``said``: the
+        signature itself, when the caller knows it better)."""
         if not found:
             self.ledger.passed(check)
+            return
+        if said is not None:
+            self.ledger.failed(check, found, kind=kind, message=message, signature=said)
             return
         hands = None
         if cards is not None:
@@ -424,6 +458,26 @@ def _shown(value: Any) -> str:
         if "valid" in value:
             return "valid" if value["valid"] else "invalid"
     return str(value)
+
+
+def _validity(expected: Any, answer: Any) -> str | None:
+    """The signature of a melds answer whose verdict differs, with the reasons on either
+    side (``valid: expected false (run_wraps or beyond_ace), got true``, ``valid: expected
+    true, got false (too_many_jokers)``), so one refusal or acceptance is one behaviour
+    whatever the case; None for any other difference."""
+    if not isinstance(expected, Mapping) or not isinstance(answer, Mapping):
+        return None
+    wanted, got = expected.get("valid"), answer.get("valid")
+    if wanted is False and got is True:
+        reasons = reasons_of(expected)
+        why = f" ({' or '.join(reasons)})" if reasons else ""
+        return f"valid: expected false{why}, got true"
+    if wanted is True and got is False:
+        reason = answer.get("reason")
+        shown = isinstance(reason, str) and 0 < len(reason) <= 40 and reason.isidentifier()
+        why = f" ({reason})" if shown else ""
+        return f"valid: expected true, got false{why}"
+    return None
 
 
 def _without_reason(expect: Any) -> Any:

@@ -40,6 +40,10 @@ from conformance.knowledge.profiles import (
 )
 from conformance.scenarios.model import Check, PlannedCheck, Scenario, Step
 
+#: Error kinds by which an engine answers, protocol-correctly, that it refuses a state or a
+#: deal a case sets up: a failing check of the case, never an error toward the run's stop.
+REFUSALS = frozenset({"invalid_state", "bad_request"})
+
 #: Capabilities each level needs (docs/protocol.md §2).
 LEVEL_CAPABILITIES: Mapping[str, frozenset[str]] = {
     "melds": frozenset({"melds"}),
@@ -226,7 +230,7 @@ class CaseWalk:
                 try:
                     answer = self._exchange_at(chain, i, request)
                 except EngineReportedError as exc:
-                    if exc.kind == "internal":
+                    if exc.kind == "internal" or exc.kind in REFUSALS:
                         # Its own bug on this query: this check fails, the others are
                         # still asked (no melds query depends on another).
                         self._grade_waiting()
@@ -374,6 +378,10 @@ class CaseWalk:
         except EngineReportedError as exc:
             if exc.kind == "unsupported":
                 self.runner.ops.refused(op, self.judge.players, self.scenario.id)
+            if exc.kind in REFUSALS:
+                self.runner.ops.answered(op, self.judge.players, self.scenario.id)
+                self._refused(op, exc, None)
+                return None
             raise
         self.runner.ops.answered(op, self.judge.players, self.scenario.id)
         if setup.deal is not None and self.judge.declared.picks_first_player("start_deal"):
@@ -493,6 +501,10 @@ class CaseWalk:
             self.runner.ops.answered(op, self.judge.players, self.scenario.id)
             return answer
         except EngineReportedError as exc:
+            if exc.kind in REFUSALS and step.kind != "action":
+                self.runner.ops.answered(op, self.judge.players, self.scenario.id)
+                self._refused(step.kind, exc, number)
+                return None
             if exc.kind != "unsupported":
                 raise
             self.runner.ops.refused(op, self.judge.players, self.scenario.id)
@@ -535,6 +547,16 @@ class CaseWalk:
         # perla's cut (docs/protocol.md §10), sent only when the step gives one.
         cut = {} if step.deck.cut is None else {"cut": step.deck.cut}
         return (step.kind, {"deck": deck, **cut})
+
+    def _refused(self, op: str, exc: EngineReportedError, number: int | None) -> None:
+        """The engine refused the state or deal the case sets up (the setup, ``number``
+        None, or deal step ``number``) with a protocol-correct answer: a failing check of
+        the case (Judge.refused_state), the later ones not graded."""
+        where = "the setup" if number is None else f"step {number}"
+        checks = self.ledger.rest(None if number is None else number - 1)
+        if not self.judge.refused_state(checks, op, exc.kind, exc.message, where):
+            note = f"the engine refused the state {op} sets up at {where} ({exc.kind})"
+            self.ledger.not_graded(checks, "divergence", note)
 
     def _unloaded(self, number: int, exc: EngineReportedError) -> None:
         """Record the checks after step ``number`` as not graded: the engine did not load the

@@ -25,7 +25,7 @@ one entry (conformance/run/expectations.py).
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -37,6 +37,7 @@ from conformance.grading.results import (
     Example,
     RunResult,
 )
+from conformance.reports.behaviour import Behaviour, asked, behaviour, related, weak
 from conformance.reports.symptoms import (
     NOTHING,
     Choice,
@@ -44,7 +45,6 @@ from conformance.reports.symptoms import (
     Inference,
     card_table,
     explanation,
-    symptom,
 )
 
 if TYPE_CHECKING:
@@ -59,6 +59,7 @@ __all__ = [
     "Cause",
     "Example",
     "Inference",
+    "asked_of",
     "cause_from_record",
     "causes_of",
     "group_causes",
@@ -71,82 +72,174 @@ __all__ = [
 ADVICE = "declare it in the handshake if your engine plays it, or fix the engine"
 
 
-def _explained_summary(fields: Sequence[str], why: Explanation) -> str:
-    shown = ", ".join(fields[:4]) + (", …" if len(fields) > 4 else "")
-    return f"{shown} differ: explained by {why.label()}: {ADVICE}"
+#: What a cause says when every option that could explain it was tried, and none did.
+UNEXPLAINED = (
+    "no declarable option explains it: a bug to fix, or an entry for the expectations file"
+)
+
+
+def _explained_summary(words: str, why: Explanation) -> str:
+    return f"{words}: explained by {why.label()}: {ADVICE}"
+
+
+#: (op, what was asked) of a check, by (case id, check key): the lines' "e.g." part.
+Asked = Mapping[CheckId, tuple[str, str]]
 
 
 def group_causes(
     results: Sequence[CaseResult],
     inference: Inference = NOTHING,
     files: Mapping[str, str] | None = None,
+    asked: Asked | None = None,
 ) -> tuple[Cause, ...]:
     """The causes of the failing checks of ``results``, most checks first (see the module
-    docstring). ``files``: case id -> its scenario file, for the examples."""
-    explained = inference.explained
-    groups: dict[tuple[object, ...], list[tuple[CaseResult, CheckResult]]] = {}
-    summaries: dict[tuple[object, ...], str] = {}
-    ways: dict[tuple[object, ...], Explanation] = {}
+    docstring). ``files``: case id -> its scenario file, for the examples; ``asked``: what
+    each check asked (:func:`asked_of`), for the lines."""
+    asked = asked or {}
+    leads: list[tuple[tuple[object, ...], Behaviour, CaseResult, CheckResult]] = []
     for result in results:
-        lead: dict[int | None, tuple[tuple[object, ...], str]] = {}
+        lead: dict[int | None, tuple[tuple[object, ...], Behaviour]] = {}
         for check in result.checks:
             if check.status != "fail":
                 continue
-            why = explained.get((result.id, check.key))
-            if why is not None:
-                key: tuple[object, ...] = ("explained", why.choices)
-                ways[key] = why
-            else:
-                if check.step not in lead:
-                    lead[check.step] = symptom(check)
-                key, summary = lead[check.step]
-                summaries.setdefault(key, summary)
-            groups.setdefault(key, []).append((result, check))
-    _adopt(groups, ways, inference)
+            if check.step not in lead:
+                op = asked.get((result.id, check.key), ("", ""))[0] or None
+                found = behaviour(check, op)
+                lead[check.step] = (found.key, found)
+            key, found = lead[check.step]
+            leads.append((key, found, result, check))
+    # Behaviours that are one (behaviour.related, or both shown by one check) share a
+    # group, named by the first key seen.
+    parent: dict[tuple[object, ...], tuple[object, ...]] = {}
+
+    def root(key: tuple[object, ...]) -> tuple[object, ...]:
+        while parent.setdefault(key, key) != key:
+            key = parent[key]
+        return key
+
+    def join(one: tuple[object, ...], two: tuple[object, ...]) -> None:
+        a, b = root(one), root(two)
+        if a != b:
+            parent[b] = a
+
+    seen: list[tuple[object, ...]] = []
+    for key, found, _, _ in leads:
+        for node in (key, found.also):
+            if node is None or node in parent:
+                continue
+            root(node)
+            for other in seen:
+                if related(other, node):
+                    join(other, node)
+            seen.append(node)
+        if found.also is not None:
+            join(key, found.also)
+    _attach_weak(leads, root, join)
+    groups: dict[tuple[object, ...], list[tuple[CaseResult, CheckResult]]] = {}
+    words: dict[tuple[object, ...], list[Behaviour]] = {}
+    for key, found, result, check in leads:
+        groups.setdefault(root(key), []).append((result, check))
+        words.setdefault(root(key), []).append(found)
+    # Behaviours one proved option explains whole are one cause: that option.
+    for _, matched in inference.proved:
+        covered = [k for k, m in groups.items() if all((r.id, c.key) in matched for r, c in m)]
+        for key in covered[1:]:
+            groups[covered[0]].extend(groups.pop(key))
+            words[covered[0]].extend(words.pop(key))
     causes = []
     for key, members in groups.items():
-        why = ways.get(key)
-        fields = list(dict.fromkeys(c.what for _, c in members))
+        ids = [(r.id, c.key) for r, c in members]
+        why = _explaining(ids, inference)
+        said = _words(key, words[key], [c for _, c in members])
+        example = _smallest(members)
+        shown = asked.get((example[0].id, example[1].key), ("", ""))[1]
+        if shown:
+            said = f"{said} (e.g. {shown}: {_got(example[1])})"
         if why is not None:
-            summary = _explained_summary(fields, why)
-        elif key[0] == "score" and (table := card_table([c for _, c in members])) is not None:
-            rank, expected, got = table
-            summary = f"{rank} counted {got} instead of {expected}"
+            summary = _explained_summary(said, why)
+        elif inference.exhausted and all(i in inference.exhausted for i in ids):
+            summary = f"{said}: {UNEXPLAINED}"
         else:
-            summary = summaries[key]
+            summary = said
         causes.append(_cause(summary, members, why, files or {}))
     causes.sort(key=lambda c: (-c.checks, c.summary))
     return tuple(causes)
 
 
-def _adopt(
-    groups: dict[tuple[object, ...], list[tuple[CaseResult, CheckResult]]],
-    ways: dict[tuple[object, ...], Explanation],
-    inference: Inference,
+def _attach_weak(
+    leads: Sequence[tuple[tuple[object, ...], Behaviour, CaseResult, CheckResult]],
+    root: Callable[[tuple[object, ...]], tuple[object, ...]],
+    join: Callable[[tuple[object, ...], tuple[object, ...]], None],
 ) -> None:
-    """Checks of cases the inference did not replay join the explanation of their symptom's
-    replayed checks, when every replayed check of that symptom has that one explanation."""
-    if not inference.tried:
-        return
-    seen: dict[tuple[object, ...], set[tuple[object, ...]]] = {}
-    for key, members in groups.items():
-        for result, check in members:
-            if result.id in inference.tried:
-                seen.setdefault(symptom(check)[0], set()).add(key)
-    for key in [k for k in groups if k not in ways]:
-        members = groups[key]
-        keep = []
-        for result, check in members:
-            home = seen.get(symptom(check)[0], set())
-            target = next(iter(home)) if len(home) == 1 else None
-            if result.id not in inference.tried and target is not None and target in ways:
-                groups[target].append((result, check))
-            else:
-                keep.append((result, check))
-        if keep:
-            groups[key] = keep
-        else:
-            del groups[key]
+    """Join each group of a weak verdict (behaviour.weak: an acceptance with no reason of
+    the rules', a lay-off refused as not fitting) to the largest group of the same verdict
+    with a reason of its own, sharing its op when one does."""
+    sizes: dict[tuple[object, ...], int] = {}
+    ops: dict[tuple[object, ...], set[str]] = {}
+    for key, found, _, _ in leads:
+        top = root(key)
+        sizes[top] = sizes.get(top, 0) + 1
+        ops.setdefault(top, set()).add(found.where)
+    strong = {
+        top: str(top[0]) for top in sizes if top[0] in ("accepts", "refuses") and weak(top) is None
+    }
+    for top in list(sizes):
+        verdict = weak(top)
+        if verdict is None:
+            continue
+        same = [t for t, v in strong.items() if v == verdict and root(t) != root(top)]
+        if not same:
+            # No reason of its own anywhere: the weak groups of one verdict are one.
+            same = [t for t in sizes if weak(t) == verdict and root(t) != root(top)]
+        near = [t for t in same if ops[t] & ops[top]] or same
+        if near:
+            join(max(near, key=lambda t: (sizes[t], str(t))), top)
+
+
+def _explaining(ids: Sequence[CheckId], inference: Inference) -> Explanation | None:
+    """The explanation that reproduces every check of a cause, or None: the first proved
+    option set covering them all, else one option every check is explained by."""
+    for why, matched in inference.proved:
+        if all(i in matched for i in ids):
+            return why
+    found = {inference.explained.get(i) for i in ids}
+    if len(found) == 1:
+        return found.pop()
+    return None
+
+
+def _words(
+    key: tuple[object, ...], seen: Sequence[Behaviour], checks: Sequence[CheckResult]
+) -> str:
+    """The cause's words: its behaviour, the ops it shows in, a score's card value."""
+    if key[0] == "score" and (table := card_table(list(checks))) is not None:
+        rank, expected, got = table
+        return f"{rank} counted {got} instead of {expected}"
+    first = seen[0].words
+    if key[0] == "field" and len(key) == 3 and " → " in first:
+        shown = dict.fromkeys(b.words.split(" → ", 1)[1] for b in seen if " → " in b.words)
+        first = f"{first.split(' → ', 1)[0]} → {' or '.join(shown)}"
+    if key[0] == "accepts":
+        reasons = sorted({str(r) for b in seen for r in b.key[1:] if b.key[0] == "accepts"})
+        first = "accepts what the rules refuse" + (
+            f" ({' or '.join(str(r) for r in reasons)})" if reasons else ""
+        )
+    ops = list(dict.fromkeys(b.where for b in seen if b.where))
+    if key[0] in ("refuses", "accepts", "accepts-op", "refuses-op") and ops:
+        first += f" in {', '.join(ops[:4])}" + (", …" if len(ops) > 4 else "")
+    return first
+
+
+def _got(check: CheckResult) -> str:
+    """What came back, shortly: the signature's ``expected …, got …`` part."""
+    sig = check.signature or check.what
+    return sig.split(": ", 1)[1] if ": expected" in sig else sig
+
+
+def _smallest(
+    members: Sequence[tuple[CaseResult, CheckResult]],
+) -> tuple[CaseResult, CheckResult]:
+    return min(members, key=lambda m: len(m[0].checks))
 
 
 def _cause(
@@ -157,7 +250,7 @@ def _cause(
 ) -> Cause:
     cases = tuple(dict.fromkeys(r.id for r, _ in members))
     rules = tuple(dict.fromkeys(rule for _, c in members for rule in c.rules))
-    smallest, check = min(members, key=lambda m: len(m[0].checks))
+    smallest, check = _smallest(members)
     example = Example(smallest.id, check.key, check.line, files.get(smallest.id, ""))
     return Cause(
         summary=summary,
@@ -259,7 +352,48 @@ def with_causes(
     if not any(c.status == "fail" for r in run.results for c in r.checks):
         return run
     files = {s.id: _shown_path(s.path) for s in scenarios}
-    return replace(run, causes=group_causes(run.results, inference, files))
+    questions = asked_of(run.results, scenarios, run.profile)
+    return replace(run, causes=group_causes(run.results, inference, files, questions))
+
+
+def asked_of(
+    results: Sequence[CaseResult], scenarios: Sequence[Scenario], profile: str
+) -> dict[CheckId, tuple[str, str]]:
+    """(op, what was asked) of each failing check of ``results``, from its scenario: a
+    melds query's op and meld, a step's action, the setup's op."""
+    by_id = {s.id: s for s in scenarios}
+    found: dict[CheckId, tuple[str, str]] = {}
+    for result in results:
+        scenario = by_id.get(result.id)
+        if scenario is None:
+            continue
+        for check in result.checks:
+            if check.status != "fail" or check.step is None:
+                continue
+            if scenario.level == "melds":
+                if 0 < check.step <= len(scenario.checks):
+                    query = scenario.checks[check.step - 1]
+                    found[(result.id, check.key)] = (query.op, asked(query.request, query.op))
+                continue
+            if check.step == 0:
+                setup = scenario.setup_for(profile)
+                op = (
+                    "new_game"
+                    if setup is not None and setup.new_game is not None
+                    else (
+                        "load_state"
+                        if setup is not None and setup.state is not None
+                        else "start_deal"
+                    )
+                )
+                found[(result.id, check.key)] = (op, op)
+                continue
+            if check.step <= len(scenario.steps):
+                step = scenario.steps[check.step - 1]
+                action = step.action if step.kind == "action" else None
+                op = str((action or {}).get("type") or step.kind)
+                found[(result.id, check.key)] = (op, asked(action, op))
+    return found
 
 
 def _shown_path(path: str) -> str:

@@ -25,7 +25,7 @@ terminal and the files never differ.
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
@@ -59,6 +59,8 @@ VERBOSITIES = (QUIET, NORMAL, VERBOSE)
 LOUD_STATUSES = frozenset({"fail", "error", "not_run", "xpass"})
 #: Case ids shown per rule or divergence before "and N more".
 IDS_SHOWN = 6
+#: Rules listed by failing checks, most first, before "and N more" (all at VERBOSE).
+RULES_SHOWN = 10
 #: Causes listed, most checks first, before "and N more" (all of them at VERBOSE).
 CAUSES_SHOWN = 10
 #: Lines of an engine's stderr tail shown under an errored case.
@@ -157,10 +159,11 @@ def _body(
     # --profile all a section shows up only when something in it fails.
     every_section = verbosity == VERBOSE or (verbosity == NORMAL and not part_of_all)
     lines.extend(_sections(run, catalogue, verbosity, every_section, recurring))
+    lines.extend(_not_run(run.results))
     lines.extend(_disputed(run, catalogue, verbosity, every_section, recurring))
     lines.extend(_rulings(run, catalogue, verbosity))
     lines.extend(_laws(run, verbosity))
-    lines.extend(_by_rule(run.results))
+    lines.extend(_by_rule(run.results, verbosity == VERBOSE))
     lines.extend(cause_lines(causes, verbose=verbosity == VERBOSE, results=run.results))
     lines.extend(_hidden(run, catalogue))
     return lines
@@ -214,9 +217,23 @@ def _sections(
 def _shown(results: Sequence[CaseResult], verbosity: str) -> list[CaseResult]:
     """The cases listed one by one: every one that did not pass at VERBOSE, else the
     loud ones."""
+    # Cases not run are one line for the run (_not_run), never one each.
     if verbosity == VERBOSE:
-        return [r for r in results if r.status != "pass"]
-    return [r for r in results if r.status in LOUD_STATUSES]
+        return [r for r in results if r.status not in ("pass", "not_run")]
+    return [r for r in results if r.status in LOUD_STATUSES and r.status != "not_run"]
+
+
+def _not_run(results: Sequence[CaseResult]) -> list[str]:
+    """One line for every case not run (the run stopped, or ended first), with why and the
+    first few ids."""
+    skipped = [r for r in results if r.status == "not_run"]
+    if not skipped:
+        return []
+    why = Counter((r.note or "not run").removeprefix("not run: ") for r in skipped)
+    ids = ", ".join(r.id for r in skipped[:IDS_SHOWN])
+    more = f" and {len(skipped) - IDS_SHOWN} more" if len(skipped) > IDS_SHOWN else ""
+    reasons = "; ".join(why for why, _ in why.most_common())
+    return ["", f"{len(skipped)} case(s) not run ({reasons}): {ids}{more}"]
 
 
 def _disputed(
@@ -306,7 +323,7 @@ def _laws(run: RunResult, verbosity: str) -> list[str]:
     return lines
 
 
-def _by_rule(results: Sequence[CaseResult]) -> list[str]:
+def _by_rule(results: Sequence[CaseResult], every: bool = False) -> list[str]:
     """What failed, by rule and by divergence: counted by failing checks when the results
     carry checks (one root cause is one line with its count), else by the cases citing
     each rule."""
@@ -315,7 +332,13 @@ def _by_rule(results: Sequence[CaseResult]) -> list[str]:
         rules = failing_rules(results)
         if rules:
             lines += ["", "Failing checks by rule:"]
-            lines += [f"  {rule:<16} {count:>4}" for rule, count in rules.items()]
+            listed = list(rules.items()) if every else list(rules.items())[:RULES_SHOWN]
+            lines += [f"  {rule:<16} {count:>4}" for rule, count in listed]
+            left = list(rules.values())[len(listed) :]
+            if left:
+                lines.append(
+                    f"  and {len(left)} more rule(s) of {sum(left)} check(s) (-v lists them)"
+                )
         return lines
     cases: dict[str, list[str]] = defaultdict(list)
     for result in results:
@@ -378,11 +401,21 @@ def case_lines(result: CaseResult, verbosity: str, recurring: Mapping[tuple[str,
 
     A failed case with checks names each failing check (its key and rules) with its diff;
     a check whose cause holds others (``recurring``) is described once, in the "Causes"
-    block, and named here by its number.
+    block, and named here by its number; when every failing check is, the case is one
+    line naming them.
     """
     out = [f"  {result.status.upper():<11} {result.id} {result.title}"]
     failing = [c for c in result.checks if c.status == "fail"]
-    if failing:
+    numbers = [recurring.get((result.id, c.key)) for c in failing]
+    if failing and None not in numbers:
+        # Every failing check is told in the Causes block: one line for the case.
+        keys: dict[int, list[str]] = {}
+        for check, number in zip(failing, numbers, strict=True):
+            assert number is not None
+            keys.setdefault(number, []).append(check.key)
+        named = "; ".join(f"{', '.join(k)}: cause {n}" for n, k in keys.items())
+        out[0] += f" — {named} (see Causes)"
+    elif failing:
         for check in failing:
             where = f"{check.key} [{', '.join(check.rules)}]"
             number = recurring.get((result.id, check.key))

@@ -55,6 +55,13 @@ class Inference:
     explained: Mapping[CheckId, Explanation]
     #: The failing cases replayed (a failing check of another case was not tried).
     tried: frozenset[str] = frozenset()
+    #: Option sets proved (conformance.reports.explain), best first, each with the failing
+    #: checks the reference playing them fails as the engine did while agreeing with every
+    #: check the engine passed: a cause is explained by the first covering all its checks.
+    proved: tuple[tuple[Explanation, frozenset[CheckId]], ...] = ()
+    #: Failing checks for which every candidate option was tried (none left untried when
+    #: the time allowed ran out): a cause of these alone that none explains says so.
+    exhausted: frozenset[CheckId] = frozenset()
 
 
 #: Nothing tried.

@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cache
 from pathlib import Path
@@ -62,6 +62,7 @@ from conformance.io.yamlsafe import (
 )
 from conformance.run.expected_support import unsupported_entries
 from conformance.run.expectlines import duplicate_keys, line_of_key, node_line
+from conformance.run.cause_entries import cause_shows, cause_yaml, signatures_of, unmatched
 
 if TYPE_CHECKING:
     from conformance.grading.results import Cause
@@ -91,6 +92,10 @@ class ExpectedCause:
     explained_by: Mapping[str, str] | None
     #: (case id, check key), in file order.
     checks: tuple[tuple[str, str], ...]
+    #: What its checks showed when it was written (their signatures: the values that
+    #: differed); a listed check failing otherwise is another behaviour, never covered.
+    #: Empty: any failure of a listed check matches (a file older than the field).
+    shows: frozenset[str] = frozenset()
 
     @property
     def note(self) -> str:
@@ -262,6 +267,7 @@ def _cause_entries(entries: Sequence[Any]) -> list[ExpectedCause]:
                 checks=tuple(
                     (case_id, key) for case_id, keys in entry["checks"].items() for key in keys
                 ),
+                shows=frozenset(escape(str(s)) for s in entry.get("shows") or ()),
             )
         )
     return found
@@ -543,13 +549,16 @@ def apply_expectations(
     are its only failing checks.
     """
     out: list[CaseResult] = []
+    shown = cause_shows(expectations.causes)
     for result in results:
         reason = expectations.expected_failures.get(result.id)
         listed = expectations.expected_checks.get(result.id)
         if reason is not None:
             out.append(_apply_whole(result, reason, expectations.status_of(result.id)))
         elif listed:
-            out.append(_apply_checks(result, listed))
+            result, other = unmatched(result, shown)
+            kept = {k: v for k, v in listed.items() if k not in other}
+            out.append(_apply_checks(result, kept) if kept else result)
         else:
             out.append(result)
     return out
@@ -645,12 +654,17 @@ def expectations_by_cause(
         ]
         if kept:
             covered.update(kept)
-            entries.append(_cause_entry(old.summary, old.reason, old.rules, old.explained_by, kept))
+            entries.append(
+                _cause_entry(old.summary, old.reason, old.rules, old.explained_by, kept, old.shows)
+            )
     for cause in causes:
         fresh = [member for member in cause.members if status.get(member) == "fail"]
         if fresh:
             covered.update(fresh)
-            entries.append(_cause_entry(cause.summary, "", cause.rules, cause.explained_by, fresh))
+            shows = signatures_of(results, fresh)
+            entries.append(
+                _cause_entry(cause.summary, "", cause.rules, cause.explained_by, fresh, shows)
+            )
     rest = expectations_from_results(results, previous)["expected_failures"]
     failures: dict[str, Any] = {}
     for case_id in sorted(rest):
@@ -670,6 +684,7 @@ def _cause_entry(
     rules: Sequence[str],
     explained_by: Mapping[str, str] | None,
     members: Sequence[tuple[str, str]],
+    shows: Iterable[str] = (),
 ) -> dict[str, Any]:
     """One ``expected_causes`` entry; a summary longer than a reason may be is cut."""
     if len(summary) > MAX_REASON_CHARS:
@@ -683,6 +698,7 @@ def _cause_entry(
         "explained_by": dict(explained_by) if explained_by else None,
         "reason": reason,
         "checks": checks,
+        "shows": sorted(shows),
     }
 
 
@@ -716,7 +732,7 @@ def write_expectations(
     if target.suffix == ".json":
         text = dumps(document) + "\n"
     elif by_cause is not None:
-        text = _cause_yaml(document)
+        text = cause_yaml(document)
     else:
         import yaml
 
@@ -725,34 +741,6 @@ def write_expectations(
     _refuse_unreadable(text)
     atomic_write_text(target, text)
     return count_entries(document)
-
-
-def _cause_yaml(document: Mapping[str, Any]) -> str:
-    """The YAML of a by-cause document, each cause entry under a comment that counts it:
-    keep or delete an entry as one unit."""
-    import yaml
-
-    header = (
-        "# Known failures of this engine, one entry per root cause: keep a cause (fill in\n"
-        "# its reason; the summary stands in for an empty one) or delete it as one unit.\n"
-    )
-    text = yaml.safe_dump(
-        dict(document), sort_keys=False, default_flow_style=False, allow_unicode=True
-    )
-    causes = document.get("expected_causes") or []
-    lines = []
-    number = 0
-    for line in text.splitlines(keepends=True):
-        # Only a cause entry starts a line with "- ": expected_failures is a mapping.
-        if line.startswith("- ") and number < len(causes):
-            checks = causes[number]["checks"]
-            number += 1
-            count = sum(len(keys) for keys in checks.values())
-            lines.append(
-                f"# cause {number} of {len(causes)}: {count} check(s) in {len(checks)} case(s)\n"
-            )
-        lines.append(line)
-    return header + "".join(lines)
 
 
 def finding_entries(data: Any, target: Path) -> dict[tuple[str, str, str, str], str]:

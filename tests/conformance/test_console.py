@@ -100,7 +100,10 @@ def test_a_root_cause_is_shown_once_with_its_count() -> None:
     assert "Divergences" not in out
     # Its diffs are not repeated case by case.
     assert "got      [30, 0]" not in out
-    assert out.count("cause 1 (see Causes)") == 4
+    # A case whose every failing check is told there is one line naming them.
+    assert out.count("cause 1 (see Causes)") == 2
+    (line,) = [line for line in out.splitlines() if "FAIL" in line and "cc-0302" in line]
+    assert "step 3 totals" in line and line.endswith(": cause 1 (see Causes)")
     verbose = text(scoring_run(), VERBOSE)
     assert "got      [30, 0]" in verbose and "see Causes" not in verbose
     # -v lists every check of the cause under it.
@@ -190,8 +193,8 @@ def test_causes_beyond_the_first_ten_are_counted_in_one_line() -> None:
     cases = [
         CaseResult(
             f"cc-{n:04d}", "t", ("TURN-1",), "TURN", "fail",
-            checks=(CheckResult("step 1 turn", "turn", ("TURN-1",), "fail", step=1,
-                                diff=f"turn {n}", signature=f"turn: expected p{n}, got q{n}"),),
+            checks=(CheckResult("step 1 phase", f"phase{n}", ("TURN-1",), "fail", step=1,
+                                diff=f"phase {n}", signature=f"phase{n}: expected p, got q"),),
         )
         for n in range(12)
     ]  # fmt: skip

@@ -45,7 +45,18 @@ def numbered_cause_lines(out: str) -> list[str]:
     return [line for line in block.splitlines() if re.match(r"  \d+\. ", line)]
 
 
+@pytest.fixture
+def untimed_explanation(monkeypatch: pytest.MonkeyPatch) -> None:
+    """What explains a failure, found whatever the machine's load: the explanation's time
+    bound (twice the run's grading time, conformance/reports/explain.py COST) is measured
+    by benchmarks/causes_bench.py, never by a test."""
+    import conformance.reports.explain
+
+    monkeypatch.setattr(conformance.reports.explain, "COST", 10_000.0)
+
+
 @pytest.mark.slow
+@pytest.mark.usefixtures("untimed_explanation")
 def test_a_hidden_joker_worth_30_is_one_cause_explained_by_its_option(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -65,6 +76,7 @@ def test_a_hidden_joker_worth_30_is_one_cause_explained_by_its_option(
 
 
 @pytest.mark.slow
+@pytest.mark.usefixtures("untimed_explanation")
 def test_two_hidden_options_are_causes_that_name_both(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -77,6 +89,7 @@ def test_two_hidden_options_are_causes_that_name_both(
 
 
 @pytest.mark.slow
+@pytest.mark.usefixtures("untimed_explanation")
 def test_three_unrelated_bugs_are_three_causes_and_no_ruling(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -86,9 +99,10 @@ def test_three_unrelated_bugs_are_three_causes_and_no_ruling(
     assert all(c["explained_by"] is None for c in causes)
     assert sum(c["checks"] for c in causes) == failing(document)
     summaries = " | ".join(c["summary"] for c in causes)
-    assert "scores higher than expected" in summaries
-    assert "reason: expected trio_size, got trio_mixed_ranks" in summaries
-    assert 'the engine refuses with empty_discard (engine says "nothing to take")' in summaries
+    assert "scores higher than the rules count" in summaries
+    assert "refuses with trio_mixed_ranks what the rules accept or refuse otherwise" in summaries
+    assert "expected trio_size, got trio_mixed_ranks" in summaries
+    assert "refuses with empty_discard what the rules accept in draw_discard" in summaries
     assert "explained by" not in out
 
 
@@ -103,5 +117,6 @@ def test_no_explain_groups_the_causes_and_asks_the_reference_nothing(
     out = capsys.readouterr().out
     causes = json.loads(report.read_text())["causes"]
     assert [c["explained_by"] for c in causes] == [None]
-    assert causes[0]["summary"] == "JK counted 30 instead of 50"
+    assert causes[0]["summary"].startswith("JK counted 30 instead of 50 (e.g. ")
+    assert "no declarable option" not in causes[0]["summary"]
     assert "explained by" not in out

@@ -262,3 +262,30 @@ def test_every_fair_family_is_a_refusal_docs_reasons_md_gives_several_reasons() 
     }
     for family in FAIR_FAMILIES:
         assert family in cells, f"{sorted(family)} is fair in the fuzzer, not in docs/reasons.md"
+
+
+def test_a_findings_key_carries_the_values_that_differ() -> None:
+    """An engine counting a joker 25 and one counting an ace 15 differ in the same field of
+    the same op: their keys must differ, so an expectations file written for one never
+    covers the other (docs/rules.md SCORE-2: a joker left in hand costs 50, an ace 20)."""
+    from conformance.fuzz.expected import finding_key
+
+    hands = [[], ["JK", "5D"], ["AS", "5C"]]
+    ref = {"phase": "deal_over", "hands": hands, "deal_scores": [0, 55, 25]}
+    joker = {**ref, "deal_scores": [0, 30, 25]}  # the joker counted 25
+    ace = {**ref, "deal_scores": [0, 55, 20]}  # the ace counted 15
+    keys = []
+    for eng in (joker, ace):
+        found = compare_state({"deal_scores": ref["deal_scores"]}, eng)
+        div = classify_state("discard", found, ref, eng, kind="state")
+        keys.append(
+            finding_key({"rule": div.rule, "op": div.op, "kind": div.kind, "summary": div.summary})
+        )
+    assert keys[0] != keys[1]
+    assert keys[0][3].endswith("(deal_scores: JK counted -25)")
+    assert keys[1][3].endswith("(deal_scores: A counted -5)")
+    # A phase carries both values.
+    over = {**ref, "phase": "game_over"}
+    found = compare_state({"phase": "game_over"}, ref)
+    div = classify_state("discard", found, over, ref, kind="state")
+    assert div.summary.endswith("(phase: game_over → deal_over)")

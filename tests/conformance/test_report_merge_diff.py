@@ -425,7 +425,8 @@ def test_a_merged_report_keeps_its_causes_and_the_option_the_shards_found(
     assert "explained by VARIANT-01=thirty (30 points)" in joker["summary"]
     assert (joker["checks"], joker["cases"]) == (3, ["cc-0204", "cc-0209", "cc-0210"])
     assert joker["members"] == {cid: ["check 1"] for cid in ("cc-0204", "cc-0209", "cc-0210")}
-    assert (turn["summary"], turn["explained_by"]) == ("turn: higher than expected", None)
+    assert turn["explained_by"] is None
+    assert turn["summary"] == "whose turn it is or who deals differs from the rules"
     # The page and the digest of the merged file open on those causes.
     loaded = LoadedReport("m.json", merged)
     page = render_html([loaded], load_catalogue())
@@ -439,13 +440,12 @@ def test_shards_that_disagree_or_say_nothing_explain_nothing_in_the_merge() -> N
     # The same case graded in two reports (workers overlapping), explained in one only.
     one = joker_shard({"cc-0204": True, "cc-0209": True})
     two = joker_shard({"cc-0209": False})
-    causes = merge_reports([LoadedReport("1", one), LoadedReport("2", two)])["causes"]
-    (explained,) = [c for c in causes if c["explained_by"]]
-    (alone,) = [c for c in causes if not c["explained_by"]]
-    assert explained["explained_by"] == {"VARIANT-01": "thirty"}
-    assert explained["cases"] == ["cc-0204"]
+    # One behaviour, explained for some of its checks only: a hint holds for every check
+    # of its cause or is not given.
+    (alone,) = merge_reports([LoadedReport("1", one), LoadedReport("2", two)])["causes"]
+    assert alone["explained_by"] is None
     assert alone["summary"] == "JK counted 30 instead of 50"
-    assert alone["cases"] == ["cc-0209"]
+    assert alone["cases"] == ["cc-0204", "cc-0209"]
     # A shard older than members: its checks are grouped again, with no option.
     older = joker_shard({"cc-0204": True})
     for cause in older["causes"]:
@@ -462,10 +462,21 @@ def test_diff_reads_the_newly_failing_checks_as_causes(tmp_path: Path) -> None:
     block = text.split("causes of the newly failing checks (2):\n")[1].split("\n\n")[0]
     first, second = block.splitlines()
     assert "explained by VARIANT-01=thirty" in first and first.endswith(": 1 newly failing")
-    assert "turn: higher than expected" in second and second.endswith(": 1 newly failing")
+    assert "whose turn it is" in second and second.endswith(": 1 newly failing")
+
+
+@pytest.fixture
+def untimed_explanation(monkeypatch: pytest.MonkeyPatch) -> None:
+    """What explains a failure, found whatever the machine's load: the explanation's time
+    bound (twice the run's grading time, conformance/reports/explain.py COST) is measured
+    by benchmarks/causes_bench.py, never by a test."""
+    import conformance.reports.explain
+
+    monkeypatch.setattr(conformance.reports.explain, "COST", 10_000.0)
 
 
 @pytest.mark.slow
+@pytest.mark.usefixtures("untimed_explanation")
 def test_the_shards_of_a_hidden_joker_30_merge_into_its_one_explained_cause(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
