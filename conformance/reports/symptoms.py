@@ -55,7 +55,7 @@ class Inference:
     explained: Mapping[CheckId, Explanation]
     #: The failing cases replayed (a failing check of another case was not tried).
     tried: frozenset[str] = frozenset()
-    #: Option sets proved (conformance.reports.explain), best first, each with the failing
+    #: Option sets proved (conformance.explain), best first, each with the failing
     #: checks the reference playing them fails as the engine did while agreeing with every
     #: check the engine passed: a cause is explained by the first covering all its checks.
     proved: tuple[tuple[Explanation, frozenset[CheckId]], ...] = ()

@@ -60,9 +60,9 @@ from conformance.io.yamlsafe import (
     load_yaml_limited,
     read_limited_text,
 )
+from conformance.run.cause_entries import cause_shows, cause_yaml, signatures_of, unmatched
 from conformance.run.expected_support import unsupported_entries
 from conformance.run.expectlines import duplicate_keys, line_of_key, node_line
-from conformance.run.cause_entries import cause_shows, cause_yaml, signatures_of, unmatched
 
 if TYPE_CHECKING:
     from conformance.grading.results import Cause

@@ -48,11 +48,11 @@ def numbered_cause_lines(out: str) -> list[str]:
 @pytest.fixture
 def untimed_explanation(monkeypatch: pytest.MonkeyPatch) -> None:
     """What explains a failure, found whatever the machine's load: the explanation's time
-    bound (twice the run's grading time, conformance/reports/explain.py COST) is measured
+    bound (twice the run's grading time, conformance/explain.py COST) is measured
     by benchmarks/causes_bench.py, never by a test."""
-    import conformance.reports.explain
+    import conformance.explain
 
-    monkeypatch.setattr(conformance.reports.explain, "COST", 10_000.0)
+    monkeypatch.setattr(conformance.explain, "COST", 10_000.0)
 
 
 @pytest.mark.slow

@@ -468,11 +468,11 @@ def test_diff_reads_the_newly_failing_checks_as_causes(tmp_path: Path) -> None:
 @pytest.fixture
 def untimed_explanation(monkeypatch: pytest.MonkeyPatch) -> None:
     """What explains a failure, found whatever the machine's load: the explanation's time
-    bound (twice the run's grading time, conformance/reports/explain.py COST) is measured
+    bound (twice the run's grading time, conformance/explain.py COST) is measured
     by benchmarks/causes_bench.py, never by a test."""
-    import conformance.reports.explain
+    import conformance.explain
 
-    monkeypatch.setattr(conformance.reports.explain, "COST", 10_000.0)
+    monkeypatch.setattr(conformance.explain, "COST", 10_000.0)
 
 
 @pytest.mark.slow

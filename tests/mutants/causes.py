@@ -13,9 +13,9 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field, replace
 
+from conformance.explain import declaring, infer
 from conformance.grading.results import Cause, RunResult
-from conformance.reports.causes import infer, with_causes
-from conformance.reports.explain import declaring
+from conformance.reports.causes import with_causes
 from conformance.run.runner import RunOptions, run_scenarios
 from tests.mutants import harness
 from tests.mutants.later import BY_PROFILE
