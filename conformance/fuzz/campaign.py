@@ -15,7 +15,7 @@ from conformance.knowledge.catalogue import Catalogue
 from conformance.knowledge.profiles import find_profile
 
 from .drafts import draft_of, draft_problems
-from .explain import explain_findings
+from .explain import COST, FLOOR, explain_findings
 from .judge import REASON_ORDER
 from .model import (
     FIRST_DRAFT_ID,
@@ -23,10 +23,11 @@ from .model import (
     Finding,
     FuzzOptions,
     Occurrence,
+    Trace,
     game_indices,
 )
 from .pair import Pair
-from .pool import PairStats, play_in_processes, play_one
+from .pool import PairStats, Played, play_in_processes, play_one
 from .shrink import shrink
 
 
@@ -106,10 +107,14 @@ def fuzz(
     stats: list[PairStats] = []
 
     played = [0]
+    #: The traces over which the engine and the reference agreed, by game (the kept games).
+    agreed: dict[int, list[Trace]] = {}
 
-    def record(game: int, found: list[Occurrence], steps: int) -> None:
-        per_game[game] = found
-        played[0] += steps
+    def record(game: int, outcome: Played) -> None:
+        per_game[game] = outcome.found
+        played[0] += outcome.steps
+        if outcome.agreed:
+            agreed[game] = outcome.agreed
         if progress is not None:
             found_so_far = sum(len(v) for v in per_game.values())
             progress(len(per_game), len(games), played[0], found_so_far)
@@ -123,9 +128,8 @@ def fuzz(
                     outcome = play_one(pairs[0], game, facts, stop)
                     if outcome is None:
                         break
-                    found, steps, can_go_on = outcome
-                    record(game, found, steps)
-                    if not can_go_on:
+                    record(game, outcome)
+                    if not outcome.can_go_on:
                         stop.set()  # it cannot be restarted: keep what was played
             else:
                 stats += play_in_processes(
@@ -138,6 +142,7 @@ def fuzz(
             stop.set()
             for p in pairs:
                 p.close()
+        playing = time.monotonic() - started
         if interrupted is None and stop.is_set() and len(per_game) < len(games):
             interrupted = "stopped"  # the caller's stop event, or an adapter that died
         findings, information = split_information(
@@ -147,7 +152,13 @@ def fuzz(
         try:
             _shrink_and_draft(pair, findings, options, catalogue, interrupted)
             if interrupted is None:
-                explain_findings(pair, findings, catalogue)
+                explain_findings(
+                    pair,
+                    findings,
+                    catalogue,
+                    [t for g in sorted(agreed) for t in agreed[g]],
+                    budget=COST * max(playing, FLOOR),
+                )
         except KeyboardInterrupt as exc:
             # A signal while shrinking: the findings keep what was drafted so far.
             interrupted = str(exc) or "SIGINT"

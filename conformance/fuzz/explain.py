@@ -1,18 +1,31 @@
-"""Which option explains a fuzz finding: the reference plays it, and the engine agrees.
+"""Which option explains a fuzz finding, proved over the campaign's compared answers.
 
-The ``run`` counterpart (conformance/explain.py) replays failing cases; here a finding's
-example game is replayed with the reference playing, one at a time, each other option of
-the disputed points and house variants that decide the finding's rules (and each interface
-reading the engine does not declare). When the engine and the reference so playing agree
-over the whole example, the option explains the finding: its ``explained_by`` names it, a
-hint graded nothing (the finding stands until the engine declares the option).
+The ``run`` counterpart (conformance/explain.py) grades the engine again as declaring the
+option; here the reference plays the engine's declarations plus the option, and the engine
+is compared with it. For each finding, the reference plays, one at a time, each other
+option of the disputed points and house variants that decide the finding's rules (and each
+interface reading the engine does not declare). An option is named in the finding's
+``explained_by`` only when the engine agrees with the reference so playing
+
+1. over the whole of the finding's example, and
+2. over every answer of the campaign the engine got right that is kept to replay: the
+   steps of every finding's example before its divergent one, and the traces of the
+   first games (conformance/fuzz/pool.py, ``AGREED_GAMES``) over which the engine and the
+   reference agreed: their queries, and their games up to a divergence or their end.
+
+So a hint never names an option under which answers the engine got right would diverge.
+It is a hint, graded nothing: the finding stands until the engine declares the option.
+The second test does not depend on the finding, so each option is put to it once.
 
 Only the reference is restarted per option; the engine keeps its session. The cost is
-bounded by :data:`MAX_TRIALS` replays per campaign.
+bounded by :data:`MAX_TRIALS` reference starts and by a time budget (the campaign gives
+:data:`COST` times its playing time): past either, the explanation stops with what it has
+proved, and the findings left unexplained keep ``explained_by`` null.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from typing import Final
 
@@ -26,6 +39,14 @@ from .pair import Pair
 
 #: Most replays (one reference start each) the explanations of one campaign may cost.
 MAX_TRIALS: Final = 40
+#: The explanation takes at most this many times the campaign's playing time ...
+COST: Final = 2.0
+#: ... counted from at least this many seconds (a campaign of a few games takes next to none).
+FLOOR: Final = 1.0
+
+
+class _OutOfTime(Exception):
+    """The time allowed ran out in the middle of a proof."""
 
 
 def _agrees(pair: Pair, trace: Trace) -> bool:
@@ -43,6 +64,17 @@ def _agrees(pair: Pair, trace: Trace) -> bool:
     except EngineError:
         pair.restart_engine()
         return False
+
+
+def agreed_part(finding: Finding) -> Trace | None:
+    """The part of ``finding``'s example the engine got right: its setup and the steps
+    before the divergent one; None when it diverged at once (a query, a setup, a crash)."""
+    trace = finding.example.trace
+    if finding.divergence.op == "adapter" or trace.setup["op"] in ("query", "none"):
+        return None
+    if not trace.steps:
+        return None  # the setup itself diverged
+    return Trace(trace.setup, trace.steps[:-1], trace.stock_top)
 
 
 def candidates(pair: Pair, finding: Finding, catalogue: Catalogue) -> list[tuple[str, str]]:
@@ -63,18 +95,54 @@ def candidates(pair: Pair, finding: Finding, catalogue: Catalogue) -> list[tuple
 
 
 def explain_findings(
-    pair: Pair, findings: Sequence[Finding], catalogue: Catalogue, budget: int = MAX_TRIALS
+    pair: Pair,
+    findings: Sequence[Finding],
+    catalogue: Catalogue,
+    agreed: Sequence[Trace] = (),
+    *,
+    budget: float | None = None,
+    trials: int = MAX_TRIALS,
 ) -> None:
-    """Set ``explained_by`` on each finding an option explains (see the module docstring)."""
+    """Set ``explained_by`` on each finding an option is proved to explain (see the
+    module docstring). ``agreed``: the campaign's kept traces over which the engine and the
+    reference agreed; ``budget``: the seconds it may take (None: no limit but ``trials``)."""
+    deadline = time.monotonic() + budget if budget is not None else None
+    # What the engine got right that a hint must keep: the other findings' agreed parts
+    # (small, after shrinking) first, then the kept games' traces.
+    parts = [part for f in findings if (part := agreed_part(f)) is not None]
+    # Each option's verdict on the answers the engine got right: it does not depend on the
+    # finding, so it is proved (or refuted) once.
+    keeps: dict[tuple[str, str], bool] = {}
+
+    def in_time() -> bool:
+        return deadline is None or time.monotonic() < deadline
+
+    def keeps_agreements() -> bool:
+        # Every finding's agreed part, its own too (a part of its example, so it agrees
+        # already): the verdict is then the same for every finding.
+        for part in parts:
+            if not in_time():
+                raise _OutOfTime
+            if not _agrees(pair, part):
+                return False
+        for trace in agreed:
+            if not in_time():
+                raise _OutOfTime
+            if not _agrees(pair, trace):
+                return False
+        return True
+
     original = pair.reference
     try:
         for finding in findings:
             if finding.divergence.op == "adapter":
                 continue
             for point, option in candidates(pair, finding, catalogue):
-                if budget <= 0:
+                if keeps.get((point, option)) is False:
+                    continue  # it breaks an answer the engine got right: never named
+                if trials <= 0 or not in_time():
                     return
-                budget -= 1
+                trials -= 1
                 flag = "--interface" if point in INTERFACE_DEFAULTS else "--ruling"
                 session = EngineSession(
                     [*pair.reference_argv, flag, f"{point}={option}"],
@@ -86,9 +154,16 @@ def explain_findings(
                     continue
                 pair.reference = session
                 try:
-                    if _agrees(pair, finding.example.trace):
+                    if not _agrees(pair, finding.example.trace):
+                        continue
+                    verdict = keeps.get((point, option))
+                    if verdict is None:
+                        verdict = keeps[(point, option)] = keeps_agreements()
+                    if verdict:
                         finding.explained_by = {point: option}
                         break
+                except _OutOfTime:
+                    return  # stop with what is proved
                 finally:
                     pair.reference = original
                     session.close()

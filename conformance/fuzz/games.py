@@ -44,6 +44,8 @@ def play_main(pair: Pair, game: int) -> list[Occurrence]:
                 continue
             if found is not None:
                 occurrences.append(Occurrence(game, found, Trace({"op": "query", **setup}), ref))
+            else:
+                pair.agreed_on(Trace({"op": "query", **setup}))
     if not (pair.can_load or pair.can_deal):
         return occurrences
     facts = pair.facts  # the engine's packs
@@ -160,8 +162,13 @@ def play_steps(
             step = {"op": "act", "action": policy.action(state)}
             drew = True
         trace.steps.append(step)
-        found = pair.step(step, deal_mode=deal_mode)
+        try:
+            found = pair.step(step, deal_mode=deal_mode)
+        except EndGame:
+            pair.agreed_on(Trace(trace.setup, trace.steps[:-1]))  # the steps before it agreed
+            raise
         if found is not None:
+            pair.agreed_on(Trace(trace.setup, trace.steps[:-1]))
             return Occurrence(
                 game,
                 found,
@@ -170,4 +177,5 @@ def play_steps(
             )
         if phase == "game_over":
             break
+    pair.agreed_on(Trace(trace.setup, list(trace.steps)))
     return None

@@ -50,7 +50,7 @@ from .judge import (
     same_fair_family,
     same_reason,
 )
-from .model import Divergence, EndGame, EngineFault, FuzzOptions, SetupRefused
+from .model import Divergence, EndGame, EngineFault, FuzzOptions, SetupRefused, Trace
 from .readings import both_true, fair_reading, take_engine_state
 from .states import built_state
 
@@ -138,6 +138,9 @@ class Pair:
         self.events: Counter[str] = Counter()
         #: Why games stopped before their last step (an op unsupported, a state refused).
         self.ended_early: Counter[str] = Counter()
+        #: While a list, the traces of the game under way over which the engine and the
+        #: reference agreed (what a hint must not break, conformance/fuzz/explain.py).
+        self.agreed: list[Trace] | None = None
 
     def _probe_load_state(self) -> None:
         """Learn once, before any game, whether the engine loads states, so that every
@@ -151,6 +154,12 @@ class Pair:
             if exc.kind == "unsupported":
                 self.can_load = False
                 self.unsupported_ops.add("load_state")
+
+    def agreed_on(self, trace: Trace) -> None:
+        """Keep ``trace``, played with no divergence, when this game's agreed traces are
+        kept (:attr:`agreed`)."""
+        if self.agreed is not None:
+            self.agreed.append(trace)
 
     def close(self) -> None:
         """Say bye to both adapters."""

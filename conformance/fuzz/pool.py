@@ -23,7 +23,7 @@ from conformance.knowledge.profiles import ProfileData, find_profile
 
 from .games import play_main
 from .judge import filed
-from .model import Divergence, FuzzOptions, Occurrence, Trace
+from .model import Divergence, FuzzOptions, Occurrence, Trace, game_indices
 from .pair import Pair
 from .probes import play_probes
 from .scenes import play_scene
@@ -72,12 +72,36 @@ class PairStats:
         )
 
 
-def play_one(
-    pair: Pair, game: int, facts: ProfileData, stop: Any
-) -> tuple[list[Occurrence], int, bool] | None:
-    """Play ``game``: its occurrences (citing the profile's own rule IDs), its steps, and
-    whether the pair can go on. An engine that fails mid-game is one finding and is
-    restarted; None when the failure came from a stop (the adapters were closed)."""
+#: The first this many games of a campaign (in game order) keep the traces over which the
+#: engine and the reference agreed: what a hint is proved not to break
+#: (conformance/fuzz/explain.py). A game's traces are its queries, its main game, scene and
+#: probes (at most a few hundred steps), so the memory kept is bounded.
+AGREED_GAMES: Final = 8
+
+
+def kept_games(options: FuzzOptions) -> frozenset[int]:
+    """The games whose agreed traces are kept (:data:`AGREED_GAMES`): the same whoever
+    plays them, so the explanations do not depend on the number of workers."""
+    return frozenset(game_indices(options)[:AGREED_GAMES])
+
+
+@dataclass
+class Played:
+    """One game's outcome on a pair: :func:`play_one`."""
+
+    found: list[Occurrence]
+    steps: int
+    can_go_on: bool
+    #: The traces over which the engine and the reference agreed (a kept game only).
+    agreed: list[Trace] = field(default_factory=list)
+
+
+def play_one(pair: Pair, game: int, facts: ProfileData, stop: Any) -> Played | None:
+    """Play ``game``: its occurrences (citing the profile's own rule IDs), its steps,
+    whether the pair can go on, and its agreed traces if it is one of :func:`kept_games`.
+    An engine that fails mid-game is one finding and is restarted; None when the failure
+    came from a stop (the adapters were closed)."""
+    pair.agreed = [] if game in kept_games(pair.options) else None
     try:
         found, played = play_game(pair, game)
         can_go_on = True
@@ -86,7 +110,8 @@ def play_one(
         pair.warnings.append(
             f"game {game}: the harness built a request outside the protocol: {exc}"
         )
-        return [], 0, True
+        pair.agreed = None
+        return Played([], 0, True)
     except EngineError as exc:
         if stop.is_set():
             return None  # the adapters were stopped: this game is not counted
@@ -103,8 +128,10 @@ def play_one(
             can_go_on = True
         except EngineError:
             can_go_on = False
+    agreed, pair.agreed = pair.agreed or [], None
     # A profile that states a rule its own way cites its own ID (CHILE-CARDS-1).
-    return [in_profile(occ, facts, pair.catalogue) for occ in found], played, can_go_on
+    found = [in_profile(occ, facts, pair.catalogue) for occ in found]
+    return Played(found, played, can_go_on, agreed)
 
 
 #: Seconds the workers get, once a campaign is stopped, to finish the game under way
@@ -126,7 +153,7 @@ def play_in_processes(
     games: Sequence[int],
     workers: int,
     stop: threading.Event,
-    record: Callable[[int, list[Occurrence], int], None],
+    record: Callable[[int, Played], None],
 ) -> list[PairStats]:
     """Play ``games`` with ``workers`` pairs of adapters: ``pair`` in this process and one
     in each of ``workers - 1`` worker processes.
@@ -135,7 +162,7 @@ def play_in_processes(
     two states) is about half of a step and would hold one interpreter's lock. This
     process plays too, so a campaign starts playing at once and starts one process fewer.
     Each game is seeded by its index, so who plays it does not change its findings.
-    ``record`` receives each game's occurrences and steps as they arrive; the worker
+    ``record`` receives each game's outcome (:class:`Played`) as it arrives; the worker
     processes' counters are returned (``pair`` keeps its own).
 
     Each worker has a pipe of its own and is handed :data:`AHEAD` games ahead: no queue,
@@ -189,7 +216,7 @@ def play_in_processes(
             kind = message[0]
             if kind == "game":
                 held[link] -= 1
-                record(message[1], message[2], message[3])
+                record(message[1], message[2])
                 hand_out(link)
             elif kind == "done":
                 stats.append(message[1])
@@ -211,9 +238,8 @@ def play_in_processes(
             outcome = play_one(pair, game, facts, stop)
             if outcome is None:
                 break
-            found, steps, can_go_on = outcome
-            record(game, found, steps)
-            if not can_go_on:
+            record(game, outcome)
+            if not outcome.can_go_on:
                 stop.set()  # it cannot be restarted: keep what was played
         stopped_at: float | None = None
         for link in list(open_links):
@@ -317,9 +343,8 @@ def worker_process(
             outcome = play_one(pair, game, facts, never)
             if outcome is None:
                 break
-            found, steps, can_go_on = outcome
-            link.send(("game", game, found, steps))
-            if not can_go_on:
+            link.send(("game", game, outcome))
+            if not outcome.can_go_on:
                 link.send(("gave_up",))
                 break
         link.send(("done", PairStats.of(pair)))

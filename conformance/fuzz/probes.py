@@ -212,6 +212,8 @@ def play_probes(pair: Pair, game: int) -> list[Occurrence]:
                 continue
             if div is not None:
                 found.append(Occurrence(game, div, Trace({"op": "query", **setup}), ref))
+            else:
+                pair.agreed_on(Trace({"op": "query", **setup}))
     if not pair.can_load:
         return found
     players = rng.choice(pair.player_counts)
