@@ -142,7 +142,6 @@ def fuzz(
             stop.set()
             for p in pairs:
                 p.close()
-        playing = time.monotonic() - started
         if interrupted is None and stop.is_set() and len(per_game) < len(games):
             interrupted = "stopped"  # the caller's stop event, or an adapter that died
         findings, information = split_information(
@@ -157,7 +156,8 @@ def fuzz(
                     findings,
                     catalogue,
                     [t for g in sorted(agreed) for t in agreed[g]],
-                    budget=COST * max(playing, FLOOR),
+                    # Twice the campaign's own time so far: playing, shrinking, drafting.
+                    budget=COST * max(time.monotonic() - started, FLOOR),
                 )
         except KeyboardInterrupt as exc:
             # A signal while shrinking: the findings keep what was drafted so far.

@@ -15,12 +15,14 @@ interface reading the engine does not declare). An option is named in the findin
 
 So a hint never names an option under which answers the engine got right would diverge.
 It is a hint, graded nothing: the finding stands until the engine declares the option.
-The second test does not depend on the finding, so each option is put to it once.
+The second test does not depend on the finding, so each option is put to it once: the
+reference is started once per option, and plays every finding it may explain.
 
 Only the reference is restarted per option; the engine keeps its session. The cost is
 bounded by :data:`MAX_TRIALS` reference starts and by a time budget (the campaign gives
-:data:`COST` times its playing time): past either, the explanation stops with what it has
-proved, and the findings left unexplained keep ``explained_by`` null.
+:data:`COST` times its own time: playing, shrinking, drafting): past either, the
+explanation stops with what it has proved, and the findings left unexplained keep
+``explained_by`` null.
 """
 
 from __future__ import annotations
@@ -37,9 +39,9 @@ from conformance.knowledge.catalogue import Catalogue
 from .model import EndGame, Finding, Trace
 from .pair import Pair
 
-#: Most replays (one reference start each) the explanations of one campaign may cost.
+#: Most options (one reference start each) the explanations of one campaign may try.
 MAX_TRIALS: Final = 40
-#: The explanation takes at most this many times the campaign's playing time ...
+#: The explanation takes at most this many times the campaign's own time so far ...
 COST: Final = 2.0
 #: ... counted from at least this many seconds (a campaign of a few games takes next to none).
 FLOOR: Final = 1.0
@@ -110,9 +112,6 @@ def explain_findings(
     # What the engine got right that a hint must keep: the other findings' agreed parts
     # (small, after shrinking) first, then the kept games' traces.
     parts = [part for f in findings if (part := agreed_part(f)) is not None]
-    # Each option's verdict on the answers the engine got right: it does not depend on the
-    # finding, so it is proved (or refuted) once.
-    keeps: dict[tuple[str, str], bool] = {}
 
     def in_time() -> bool:
         return deadline is None or time.monotonic() < deadline
@@ -132,40 +131,45 @@ def explain_findings(
                 return False
         return True
 
+    todo = [f for f in findings if f.divergence.op != "adapter"]
+    tried = {id(f): candidates(pair, f, catalogue) for f in todo}
     original = pair.reference
     try:
-        for finding in findings:
-            if finding.divergence.op == "adapter":
+        # Option by option, each put to every finding it may explain: one reference start
+        # per option, whatever the number of findings.
+        for point, option in dict.fromkeys(c for f in todo for c in tried[id(f)]):
+            waiting = [
+                f for f in todo if f.explained_by is None and (point, option) in tried[id(f)]
+            ]
+            if not waiting:
                 continue
-            for point, option in candidates(pair, finding, catalogue):
-                if keeps.get((point, option)) is False:
-                    continue  # it breaks an answer the engine got right: never named
-                if trials <= 0 or not in_time():
-                    return
-                trials -= 1
-                flag = "--interface" if point in INTERFACE_DEFAULTS else "--ruling"
-                session = EngineSession(
-                    [*pair.reference_argv, flag, f"{point}={option}"],
-                    timeout=pair.options.timeout,
-                )
-                try:
-                    session.start()
-                except EngineError:
-                    continue
-                pair.reference = session
-                try:
-                    if not _agrees(pair, finding.example.trace):
-                        continue
-                    verdict = keeps.get((point, option))
-                    if verdict is None:
-                        verdict = keeps[(point, option)] = keeps_agreements()
-                    if verdict:
+            if trials <= 0 or not in_time():
+                return
+            trials -= 1
+            flag = "--interface" if point in INTERFACE_DEFAULTS else "--ruling"
+            session = EngineSession(
+                [*pair.reference_argv, flag, f"{point}={option}"], timeout=pair.options.timeout
+            )
+            try:
+                session.start()
+            except EngineError:
+                continue
+            pair.reference = session
+            try:
+                explained = []
+                for finding in waiting:
+                    if not in_time():
+                        raise _OutOfTime
+                    if _agrees(pair, finding.example.trace):
+                        explained.append(finding)
+                # Named only if it breaks no answer the engine got right.
+                if explained and keeps_agreements():
+                    for finding in explained:
                         finding.explained_by = {point: option}
-                        break
-                except _OutOfTime:
-                    return  # stop with what is proved
-                finally:
-                    pair.reference = original
-                    session.close()
+            except _OutOfTime:
+                return  # stop with what is proved
+            finally:
+                pair.reference = original
+                session.close()
     finally:
         pair.reference = original
