@@ -39,6 +39,10 @@ but declares nothing, and each judge must catch the difference.
   of that kind;
 - ``--fails-at 4``: a broken engine, not a house one: an ``internal`` error whenever it is
   asked to seat that many players.
+- ``--query-ruling POINT=OPTION`` (repeatable): a buggy engine, not a house one: its melds
+  queries (``check_meld``, ``check_contract``, ``penalty``) are answered as under that
+  option too, while its games play only the options above (a joker worth 30 in
+  ``penalty``, 50 when a deal is scored), so that no option explains both.
 
 Standard library and the reference package only; it knows nothing of the harness.
 """
@@ -68,6 +72,12 @@ class HouseEngine:
     def __init__(self, args: argparse.Namespace) -> None:
         self.args = args
         self.engine = Adapter(rulings=parse_rulings(args.ruling))
+        #: The engine that answers the melds queries (--query-ruling); None: ``engine``.
+        self.queries = (
+            Adapter(rulings=parse_rulings([*args.ruling, *args.query_ruling]))
+            if args.query_ruling
+            else None
+        )
         self.plays = _counts(args.plays)
         self.unmodelled = [f for f in (args.unmodelled or "").split(",") if f]
         self.stock = -1  # stock size of the last state sent (-1: none yet)
@@ -88,6 +98,8 @@ class HouseEngine:
         if op == "hello":
             answer, done = self.engine.handle(line)
             return self.hello(answer), done
+        if self.queries is not None and op in ("check_meld", "check_contract", "penalty"):
+            return self.queries.handle(line)
         players = (request.get("state") or request).get("players") if op in SEATING else None
         if players is not None and players == self.args.fails_at:
             message = f"index out of range seating {players} players"
@@ -225,6 +237,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--internal-on", help="an internal error for every request of this op")
     parser.add_argument("--reload-error", help="the error kind of a load_state after an act")
     parser.add_argument("--fails-at", type=int, help="an internal error seating this count")
+    parser.add_argument("--query-ruling", action="append", default=[], metavar="POINT=OPTION")
     engine = HouseEngine(parser.parse_args(argv))
     for line in sys.stdin:
         if not line.strip():
