@@ -65,18 +65,25 @@ def _explained(argv: list[str]) -> dict[str, dict[str, str] | None]:
     return {f.divergence.key: f.explained_by for f in result.findings}
 
 
-def test_an_option_that_breaks_an_answer_the_engine_got_right_is_not_named(
+@pytest.mark.usefixtures("reference_in_process")
+def test_an_option_that_breaks_an_answer_the_engine_got_right_is_not_named() -> None:
+    assert _explained(HALF_THIRTY) == {"SCORE-2|penalty|check|points differ": None}
+
+
+@pytest.mark.usefixtures("reference_in_process")
+def test_the_same_option_explains_the_findings_example_alone(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    assert _explained(HALF_THIRTY) == {"SCORE-2|penalty|check|points differ": None}
-    # Judged by the finding's example alone (no agreed game kept), the same option would
-    # be named: what refutes it is a deal the engine scored as the reference does.
+    # Judged by the finding's example alone (no agreed game kept), the option the test
+    # above refuses would be named: what refutes it there is a deal the engine scored as
+    # the reference does (a joker held at the close, worth 50).
     monkeypatch.setattr(pool, "AGREED_GAMES", 0)
     assert _explained(HALF_THIRTY) == {
         "SCORE-2|penalty|check|points differ": {"VARIANT-01": "thirty"}
     }
 
 
+@pytest.mark.usefixtures("reference_in_process")
 def test_a_true_hint_is_still_named_over_the_agreed_games() -> None:
     explained = _explained([*HOUSE_ARGV, "--ruling", "VARIANT-01=thirty", "--undeclared"])
     assert set(map(str, explained.values())) == {str({"VARIANT-01": "thirty"})}
