@@ -109,7 +109,7 @@ def explain_findings(
     module docstring). ``agreed``: the campaign's kept traces over which the engine and the
     reference agreed; ``budget``: the seconds it may take (None: no limit but ``trials``)."""
     deadline = time.monotonic() + budget if budget is not None else None
-    # What the engine got right that a hint must keep: the other findings' agreed parts
+    # What the engine got right that a hint must keep: the findings' agreed parts
     # (small, after shrinking) first, then the kept games' traces.
     parts = [part for f in findings if (part := agreed_part(f)) is not None]
 

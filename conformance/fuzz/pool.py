@@ -82,7 +82,11 @@ AGREED_GAMES: Final = 8
 def kept_games(options: FuzzOptions) -> frozenset[int]:
     """The games whose agreed traces are kept (:data:`AGREED_GAMES`): the same whoever
     plays them, so the explanations do not depend on the number of workers."""
-    return frozenset(game_indices(options)[:AGREED_GAMES])
+    if options.only_games:
+        return frozenset(game_indices(options)[:AGREED_GAMES])
+    # The shard's share without listing it: asked once a game, of campaigns of any size.
+    i, n = options.shard
+    return frozenset(range(i - 1, options.games, n)[:AGREED_GAMES])
 
 
 @dataclass
