@@ -169,6 +169,11 @@ def draft_scenario(
                 steps[-1]["state"] = final
             else:
                 doc["final"] = final
+    elif not trace.steps and div.kind in ("setup", "error"):
+        # The engine refused the setup itself: a protocol-correct refusal is a failing check
+        # (conformance/grading/walk.py), but a draft of nothing more has no check of its own
+        # for an engine that loads it to pass. It checks the state the reference set up.
+        doc["final"] = expected_state(ref_state)
     return doc
 
 

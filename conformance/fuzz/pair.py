@@ -216,6 +216,9 @@ class Pair:
                     self.unsupported_ops.add("load_state")
                     raise EndGame("engine: load_state unsupported") from None
                 self.compared += 1
+                # The state the reference loaded: the example's expected state (a draft
+                # of the refusal checks it), never the one a game before left here.
+                self.ref_state = ref["state"]
                 if exc.kind == "invalid_state":
                     return Divergence(
                         "CARDS-1",
@@ -231,6 +234,7 @@ class Pair:
             try:
                 ref, eng = self._both(op, **fields)
             except EngineFault as exc:
+                self.ref_state = exc.reference.get("state", self.ref_state)
                 return Divergence(
                     OP_RULES.get(op, "DEAL-3"),
                     op,

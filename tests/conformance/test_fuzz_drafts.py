@@ -275,6 +275,29 @@ def test_a_draft_ending_in_a_recycle_never_pins_the_card_drawn() -> None:
     assert pinned["stock_size"] == 2 and "stock" not in pinned and "stock_cards" not in pinned
 
 
+def test_a_draft_of_a_refused_setup_checks_the_state_the_reference_loaded() -> None:
+    # The engine refused the load_state itself (a failing check, conformance/grading/walk.py):
+    # a draft of the setup alone had no check of its own, so the reference, which loads it,
+    # could not pass it (twos_wild, trio_needs_distinct_suits). It pins the loaded state.
+    loaded = {
+        "players": 2, "deal_number": 1, "dealer": 1, "turn": 0, "phase": "draw",
+        "hands": [["3S", "4S"], ["KD"]], "opened": [True, False], "turn_opened": False,
+        "table": [{"owner": 0, "kind": "trio", "cards": ["2C", "2D", "2H"]}],
+        "stock": ["5C"], "discard": ["6C"], "totals": [0, 0],
+        "deal_scores": None, "closer": None, "winners": None,
+    }  # fmt: skip
+    divergence = fuzz.Divergence(
+        "CARDS-1", "load_state", "setup", "engine refuses a reachable state",
+        ["engine reported invalid_state: table[0] is not a valid trio"], rules=("CARDS-1",),
+    )  # fmt: skip
+    setup = {"op": "load_state", "state": {**loaded, "profile": "argentine"}}
+    example = fuzz.Occurrence(0, divergence, fuzz.Trace(setup, []), {"state": loaded})
+    info = {"profile": "argentine", "rulings": {}, "seed": 0, "answers": [], "befores": []}
+    doc = fuzz.draft_scenario(fuzz.Finding(divergence, 1, [0], example), "cc-8000", info, CATALOGUE)
+    assert doc["steps"] == [] and doc["setup"] == {"state": loaded}
+    assert doc["final"] == loaded
+
+
 # --------------------------------------------------------------------------- declared options
 
 
