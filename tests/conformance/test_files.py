@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import stat
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -49,11 +50,29 @@ def test_a_fifo_being_read_is_written_through(tmp_path: Path) -> None:
     reader_open = threading.Event()
 
     def read() -> None:
+        # Non-blocking, so the reader is open before the writer looks for one. Until the
+        # writer opens, a read finds no writer and says end of file: keep waiting for data;
+        # after data, end of file means the writer closed (a loaded machine may run the
+        # reader long before the writer).
         fd = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
         reader_open.set()
-        os.set_blocking(fd, True)
-        with os.fdopen(fd, "rb") as handle:
-            got.append(handle.read())
+        data = b""
+        deadline = time.monotonic() + 30
+        try:
+            while time.monotonic() < deadline:
+                try:
+                    chunk = os.read(fd, 65536)
+                except BlockingIOError:
+                    chunk = None
+                if chunk:
+                    data += chunk
+                elif chunk == b"" and data:
+                    break
+                else:
+                    time.sleep(0.01)
+        finally:
+            os.close(fd)
+        got.append(data)
 
     reader = threading.Thread(target=read)
     reader.start()
