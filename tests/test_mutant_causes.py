@@ -11,22 +11,28 @@ counts as it prints: the targets leave room for those. Slow: every mutant, twice
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
+import conformance.explain
 from tests.mutants import harness
 from tests.mutants.causes import MEAN, MOST, ONE_SHARE, Measured, corpus_of, measure
 from tests.mutants.mutants import MUTANTS
 
 
 @pytest.fixture(scope="module")
-def measured() -> list[Measured]:
+def measured() -> Iterator[list[Measured]]:
     harness.make_root_importable()
     corpora = {harness.PROFILE: harness.load()}
     chosen = [(name, *corpus_of(name, corpora)) for name in MUTANTS]
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        return list(pool.map(lambda item: measure(item[0], item[1], item[2], True), chosen))
+    # The explanation's time bound is lifted: on a loaded machine it would prove fewer
+    # hints, so fewer causes would merge and the counts would follow the load. What the
+    # bound costs is measured by benchmarks/causes_bench.py, not here.
+    with pytest.MonkeyPatch.context() as patch, ThreadPoolExecutor(max_workers=2) as pool:
+        patch.setattr(conformance.explain, "COST", 10_000.0)
+        yield list(pool.map(lambda item: measure(item[0], item[1], item[2], True), chosen))
 
 
 @pytest.mark.slow
