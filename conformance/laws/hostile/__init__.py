@@ -34,8 +34,7 @@ from conformance.laws.hostile.cases import (
     not_sent,
     with_cases,
 )
-from conformance.laws.hostile.probes import (
-    HOSTILE_PROBES,
+from conformance.laws.hostile.model import (
     NOT_IN_PROFILE,
     Expectation,
     HostileProbe,
@@ -48,6 +47,7 @@ from conformance.laws.hostile.probes import (
     Script,
     Setting,
 )
+from conformance.laws.hostile.probes import HOSTILE_PROBES
 from conformance.laws.hostile.sending import probe_engine
 
 __all__ = [

@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING
 
 from conformance.errors import EngineError
 from conformance.grading.results import CaseResult, CheckResult
-from conformance.laws.hostile.probes import HOSTILE_PROBES, NOT_IN_PROFILE, MayRefuse, ProbeOutcome
+from conformance.laws.hostile.model import NOT_IN_PROFILE, MayRefuse, ProbeOutcome
+from conformance.laws.hostile.probes import HOSTILE_PROBES
 from conformance.laws.hostile.sending import probe_engine
 
 if TYPE_CHECKING:

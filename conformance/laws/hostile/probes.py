@@ -14,17 +14,12 @@ from typing import Any
 from conformance.laws.hostile.impossible import IMPOSSIBLE_PROBES
 from conformance.laws.hostile.model import (
     NOT_IN_PROFILE,
-    Expectation,
     HostileProbe,
     Ignored,
-    MayRefuse,
-    ProbeOutcome,
     Refused,
     Rejected,
-    Request,
     Script,
     Setting,
-    Status,
     deck_of,
     draw_state,
     new_game_fields,
@@ -33,21 +28,7 @@ from conformance.laws.hostile.model import (
     table_state,
 )
 
-__all__ = [
-    "HOSTILE_PROBES",
-    "NOT_IN_PROFILE",
-    "Expectation",
-    "HostileProbe",
-    "Ignored",
-    "MayRefuse",
-    "ProbeOutcome",
-    "Refused",
-    "Rejected",
-    "Request",
-    "Script",
-    "Setting",
-    "Status",
-]
+__all__ = ["HOSTILE_PROBES"]
 
 
 # -- when a probe is sent -------------------------------------------------------------------

@@ -18,8 +18,7 @@ from conformance.adapter.engine import EngineSession
 from conformance.adapter.protocol import OPS
 from conformance.errors import EngineError, EngineReportedError, ProtocolError
 from conformance.knowledge.profiles import ProfileData
-from conformance.laws.hostile.probes import (
-    HOSTILE_PROBES,
+from conformance.laws.hostile.model import (
     Expectation,
     HostileProbe,
     Ignored,
@@ -31,6 +30,7 @@ from conformance.laws.hostile.probes import (
     Setting,
     Status,
 )
+from conformance.laws.hostile.probes import HOSTILE_PROBES
 
 
 class _NotGraded(Exception):
