@@ -55,11 +55,11 @@ from conformance.knowledge.catalogue import Catalogue, CatalogueError, load_cata
 from conformance.knowledge.profiles import DEFAULT_PROFILE, ProfileError, default_profiles
 from conformance.laws.properties import RULES as LAW_RULES
 from conformance.laws.properties import check_properties
-from conformance.reports.console import cause_lines
+from conformance.reports.console import cause_lines, hidden_notes
 from conformance.run.exitcodes import EXIT_OK
 from conformance.run.expectations import Expectations, ExpectationsError
 from conformance.run.runner import RunOptions, profile_unsupported
-from conformance.run.verdict import Gates, hidden_sections, judge, parse_share
+from conformance.run.verdict import Gates, judge, parse_share
 from conformance.scenarios import Scenario, load_corpus
 from conformance.scenarios.corpus import default_catalogue_path, default_corpus_dir
 
@@ -527,11 +527,7 @@ class _State:
             "line": line,
             "reasons": list(verdict.reasons),
             "causes": cause_lines(run.causes),
-            "notes": [
-                f"note: {section}: {kept} of {total} checks not graded ({why}): what the "
-                "engine declares or refuses hides most of this section"
-                for section, kept, total, why in hidden_sections(run.results)
-            ],
+            "notes": hidden_notes(run.results, self.catalogue),
         }
 
     def laws(self, session: pytest.Session) -> dict[str, PropertyResult]:

@@ -170,16 +170,21 @@ def _body(
 
 
 def _hidden(run: RunResult, catalogue: Catalogue | None) -> list[str]:
-    """One line per rule section the engine's declarations kept mostly ungraded
+    lines = hidden_notes(run.results, catalogue)
+    return ["", *lines] if lines else []
+
+
+def hidden_notes(results: Sequence[CaseResult], catalogue: Catalogue | None) -> list[str]:
+    """One ``note:`` line per rule section the engine's declarations kept mostly ungraded
     (conformance.run.verdict.hidden_sections): its green says little of that section."""
     lines = []
-    for section, kept, total, why in hidden_sections(run.results):
+    for section, kept, total, why in hidden_sections(results):
         title = catalogue.section_title(section) if catalogue else section
         lines.append(
             f"note: {section} — {title}: {kept} of {total} checks not graded ({why}): "
             "what the engine declares or refuses hides most of this section"
         )
-    return ["", *lines] if lines else []
+    return lines
 
 
 def _sections(
