@@ -33,7 +33,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from conformance.explain import FLOOR  # noqa: E402
+from conformance.run.budget import FLOOR  # noqa: E402
 from tests.mutants import harness  # noqa: E402
 from tests.mutants.causes import COST, MEAN, MOST, ONE_SHARE, Measured, corpus_of, measure  # noqa: E402
 from tests.mutants.mutants import MUTANTS  # noqa: E402

@@ -51,14 +51,10 @@ from conformance.reports.symptoms import (
     explanation,
     symptom,
 )
+from conformance.run.budget import explanation_budget
 from conformance.run.runner import RunOptions
 from conformance.scenarios import Scenario
 
-#: The explanation takes at most this many times the run's own grading time (it stops
-#: with what it has proved) ...
-COST = 2.0
-#: ... counted from at least this many seconds (a run of a few cases takes next to none).
-FLOOR = 1.0
 #: A trial is begun only when this many times the longest so far still ends in time.
 MARGIN = 1.5
 #: Most option sets the engine is graded again as declaring (the best the reference found).
@@ -116,12 +112,12 @@ def infer_rulings(
 
     ``reference``: the adapter command to ask (default: the reference adapter); it must take
     the reference's ``--ruling``, ``--interface`` and ``--trace-rules`` flags. ``budget``:
-    the seconds it may take (default: twice the run's, :data:`COST`); it stops with what it
-    has proved. Empty when nothing failed, when the engine never shook hands, or when the
-    reference cannot start.
+    the seconds it may take (default: twice the run's, conformance.run.budget); it stops
+    with what it has proved. Empty when nothing failed, when the engine never shook hands,
+    or when the reference cannot start.
     """
     started = time.monotonic()
-    deadline = started + (budget if budget is not None else COST * max(run.duration, FLOOR))
+    deadline = started + (budget if budget is not None else explanation_budget(run.duration))
     failing = failing_checks(run.results)
     if not failing or run.handshake is None:
         return NOTHING

@@ -143,6 +143,7 @@ class RunRequest:
     def __post_init__(self) -> None:
         # Checked at construction, each bad field named (conformance/run/optioncheck.py):
         # an argv given as one string would otherwise run one character per argument.
+        from conformance.run.budget import explanation_cost
         from conformance.run.expectations import Expectations
         from conformance.run.optioncheck import InvalidOption, check_laws, strings_field
         from conformance.run.runner import RunOptions
@@ -157,6 +158,9 @@ class RunRequest:
         check_laws(self.laws)
         if self.expectations is not None and not isinstance(self.expectations, Expectations):
             raise InvalidOption("expectations: must be None or what load_expectations returns")
+        if self.explain:
+            # A malformed cost variable is refused before the run, not after its grading.
+            explanation_cost()
 
 
 @dataclass(frozen=True)

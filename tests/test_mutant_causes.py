@@ -16,7 +16,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-import conformance.explain
+from conformance.run.budget import COST_VARIABLE
 from tests.mutants import harness
 from tests.mutants.causes import MEAN, MOST, ONE_SHARE, Measured, corpus_of, measure
 from tests.mutants.mutants import MUTANTS
@@ -31,7 +31,7 @@ def measured() -> Iterator[list[Measured]]:
     # hints, so fewer causes would merge and the counts would follow the load. What the
     # bound costs is measured by benchmarks/causes_bench.py, not here.
     with pytest.MonkeyPatch.context() as patch, ThreadPoolExecutor(max_workers=2) as pool:
-        patch.setattr(conformance.explain, "COST", 10_000.0)
+        patch.setenv(COST_VARIABLE, "10000")
         yield list(pool.map(lambda item: measure(item[0], item[1], item[2], True), chosen))
 
 

@@ -35,6 +35,7 @@ from conformance.cli.args import EPILOG
 from conformance.cli.common import UsageError
 from conformance.io.textsafe import TerminalStream
 from conformance.run.exitcodes import EXIT_USAGE
+from conformance.run.optioncheck import InvalidOption
 from conformance.run.selection import SelectionError
 from conformance.version import CORPUS_VERSION, __version__
 
@@ -112,7 +113,7 @@ def _main(argv: Sequence[str] | None) -> int:
         become_subreaper()
     try:
         code: int = COMMANDS[args.command](args)
-    except (UsageError, SelectionError) as exc:
+    except (UsageError, SelectionError, InvalidOption) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt as exc:

@@ -13,9 +13,10 @@ from typing import Any
 from conformance.errors import EngineError, InvalidRequest
 from conformance.knowledge.catalogue import Catalogue
 from conformance.knowledge.profiles import find_profile
+from conformance.run.budget import explanation_budget, explanation_cost
 
 from .drafts import draft_of, draft_problems
-from .explain import COST, FLOOR, explain_findings
+from .explain import explain_findings
 from .judge import REASON_ORDER
 from .model import (
     FIRST_DRAFT_ID,
@@ -84,8 +85,11 @@ def fuzz(
     way; the result keeps the games finished before and says ``interrupted``.
 
     :raises EngineError: when the engine or the reference cannot start.
+    :raises InvalidOption: when the explanation's cost variable is malformed (before any
+        game is played, not after).
     """
     started = time.monotonic()
+    cost = explanation_cost()
     games = game_indices(options)
     facts = find_profile(options.profile)
     workers = max(1, min(options.workers, len(games) or 1))
@@ -157,7 +161,7 @@ def fuzz(
                     catalogue,
                     [t for g in sorted(agreed) for t in agreed[g]],
                     # Twice the campaign's own time so far: playing, shrinking, drafting.
-                    budget=COST * max(time.monotonic() - started, FLOOR),
+                    budget=explanation_budget(time.monotonic() - started, cost),
                 )
         except KeyboardInterrupt as exc:
             # A signal while shrinking: the findings keep what was drafted so far.

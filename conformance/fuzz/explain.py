@@ -20,7 +20,7 @@ reference is started once per option, and plays every finding it may explain.
 
 Only the reference is restarted per option; the engine keeps its session. The cost is
 bounded by :data:`MAX_TRIALS` reference starts and by a time budget (the campaign gives
-:data:`COST` times its own time: playing, shrinking, drafting): past either, the
+twice its own time, conformance.run.budget: playing, shrinking, drafting): past either, the
 explanation stops with what it has proved, and the findings left unexplained keep
 ``explained_by`` null.
 """
@@ -41,10 +41,6 @@ from .pair import Pair
 
 #: Most options (one reference start each) the explanations of one campaign may try.
 MAX_TRIALS: Final = 40
-#: The explanation takes at most this many times the campaign's own time so far ...
-COST: Final = 2.0
-#: ... counted from at least this many seconds (a campaign of a few games takes next to none).
-FLOOR: Final = 1.0
 
 
 class _OutOfTime(Exception):

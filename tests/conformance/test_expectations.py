@@ -12,6 +12,7 @@ import yaml
 
 from conformance.grading.results import CaseResult, CheckResult, failing_rules, graded
 from conformance.reports.causes import Cause, Example
+from conformance.run.budget import COST_VARIABLE
 from conformance.run.expectations import (
     ExpectationsError,
     apply_expectations,
@@ -482,11 +483,9 @@ def test_a_long_summary_is_cut_so_the_file_reads_back(tmp_path: Path) -> None:
 @pytest.fixture
 def untimed_explanation(monkeypatch: pytest.MonkeyPatch) -> None:
     """What explains a failure, found whatever the machine's load: the explanation's time
-    bound (twice the run's grading time, conformance/explain.py COST) is measured
+    bound (twice the run's grading time, conformance/run/budget.py) is measured
     by benchmarks/causes_bench.py, never by a test."""
-    import conformance.explain
-
-    monkeypatch.setattr(conformance.explain, "COST", 10_000.0)
+    monkeypatch.setenv(COST_VARIABLE, "10000")
 
 
 @pytest.mark.slow

@@ -17,6 +17,7 @@ import jsonschema
 import pytest
 
 from conformance.cli import main
+from conformance.run.budget import COST_VARIABLE
 from tests.paths import ROOT
 
 FAKES = ROOT / "tests" / "fake_adapters"
@@ -48,11 +49,9 @@ def numbered_cause_lines(out: str) -> list[str]:
 @pytest.fixture
 def untimed_explanation(monkeypatch: pytest.MonkeyPatch) -> None:
     """What explains a failure, found whatever the machine's load: the explanation's time
-    bound (twice the run's grading time, conformance/explain.py COST) is measured
+    bound (twice the run's grading time, conformance/run/budget.py) is measured
     by benchmarks/causes_bench.py, never by a test."""
-    import conformance.explain
-
-    monkeypatch.setattr(conformance.explain, "COST", 10_000.0)
+    monkeypatch.setenv(COST_VARIABLE, "10000")
 
 
 @pytest.mark.slow

@@ -10,9 +10,10 @@ import jsonschema
 import pytest
 
 from conformance.cli import main
-from conformance.fuzz import campaign, pool
+from conformance.fuzz import pool
 from conformance.fuzz.explain import agreed_part
 from conformance.fuzz.model import Divergence, Finding, Occurrence, Trace
+from conformance.run.budget import COST_VARIABLE
 from tests.conformance.fuzzkit import options, run_fuzz
 from tests.paths import ROOT
 
@@ -26,7 +27,7 @@ def untimed_explanation(monkeypatch: pytest.MonkeyPatch) -> None:
     """The explanation's time bound lifted (its trial count stays): on a loaded machine it
     could stop before a true hint is proved, and these tests are about which hint is true,
     not about its cost (benchmarks/ measures that)."""
-    monkeypatch.setattr(campaign, "COST", 10_000.0)
+    monkeypatch.setenv(COST_VARIABLE, "10000")
 
 
 def findings(adapter: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> list[dict]:  # type: ignore[type-arg]

@@ -30,6 +30,7 @@ from conformance.reports.report_tools import (
     load_report,
     merge_reports,
 )
+from conformance.run.budget import COST_VARIABLE
 from conformance.run.runner import RunOptions, run_scenarios
 from conformance.scenarios import load_corpus
 from tests.conformance.test_report_checks import as_format_1
@@ -468,11 +469,9 @@ def test_diff_reads_the_newly_failing_checks_as_causes(tmp_path: Path) -> None:
 @pytest.fixture
 def untimed_explanation(monkeypatch: pytest.MonkeyPatch) -> None:
     """What explains a failure, found whatever the machine's load: the explanation's time
-    bound (twice the run's grading time, conformance/explain.py COST) is measured
+    bound (twice the run's grading time, conformance/run/budget.py) is measured
     by benchmarks/causes_bench.py, never by a test."""
-    import conformance.explain
-
-    monkeypatch.setattr(conformance.explain, "COST", 10_000.0)
+    monkeypatch.setenv(COST_VARIABLE, "10000")
 
 
 @pytest.mark.slow
