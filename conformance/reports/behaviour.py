@@ -140,6 +140,11 @@ def _behaviour(check: CheckResult, op: str | None = None) -> Behaviour:
         return Behaviour(("accepts", *reasons) if reasons else ("accepts-op", name), words, name)
     if check.what in ("accepted", "reason"):
         return Behaviour(("verdict", sig), sig, where)
+    if check.what == "invariants":
+        # One breach of the pack's invariants is one behaviour whichever card it lost or
+        # doubled: the card stays in the line's example, not in the key.
+        kind = _invariant_kind(sig)
+        return Behaviour(("invariants", kind), f"state: {kind}", where)
     field = sig.split(":", 1)[0].split("[", 1)[0].split(".", 1)[0].strip() or check.what
     if check.what in _SEATS or field in _SEATS:
         seat = "turn" if "turn" in field else field
@@ -159,6 +164,22 @@ def _behaviour(check: CheckResult, op: str | None = None) -> Behaviour:
     if key[0] == "unchanged":
         return Behaviour(key, words, str(key[1]))
     return Behaviour(("field", check.what, sig), sig, check.what)
+
+
+#: What an invariants check's difference says, by the words that name the breach (the
+#: sentences of conformance.grading.invariants, without their cards and counts).
+_INVARIANT_KINDS = (
+    ("of the pack missing", "cards of the pack missing"),
+    ("copies of", "more copies of a card than the pack has"),
+    ("hands for", "another number of hands than of players"),
+    ("other than card codes", "something other than card codes"),
+    ("no list of hands", "no list of hands"),
+)
+
+
+def _invariant_kind(sig: str) -> str:
+    found = [kind for words, kind in _INVARIANT_KINDS if words in sig]
+    return " and ".join(found) if found else re.sub(r"\d+|\([^)]*\)", "…", sig)
 
 
 #: Reasons that name one thing two ways: a run past an ace turns the corner or goes beyond
