@@ -38,6 +38,7 @@ from conformance.grading.results import (
 )
 from conformance.knowledge.catalogue import Catalogue
 from conformance.reports.causes import causes_of
+from conformance.reports.errors import ErrorGroup, error_groups, recurring_errors
 from conformance.run.verdict import (
     EXIT_OK,
     Verdict,
@@ -155,16 +156,21 @@ def _body(
     # At VERBOSE every diff is shown in full, so nothing is "named once" there.
     causes = causes_of(run) if has_checks(run.results) else ()
     recurring = _recurring(causes) if verbosity != VERBOSE else {}
+    # Errors of one behaviour are told once, in the "Errors" block (every one at VERBOSE).
+    groups = error_groups(run.results)
+    errors = recurring_errors(groups) if verbosity != VERBOSE else {}
     # One line per section only when a single profile runs at NORMAL or above: within
     # --profile all a section shows up only when something in it fails.
     every_section = verbosity == VERBOSE or (verbosity == NORMAL and not part_of_all)
-    lines.extend(_sections(run, catalogue, verbosity, every_section, recurring))
+    lines.extend(_sections(run, catalogue, verbosity, every_section, recurring, errors))
     lines.extend(_not_run(run.results))
-    lines.extend(_disputed(run, catalogue, verbosity, every_section, recurring))
+    lines.extend(_disputed(run, catalogue, verbosity, every_section, recurring, errors))
     lines.extend(_rulings(run, catalogue, verbosity))
     lines.extend(_laws(run, verbosity))
     lines.extend(_by_rule(run.results, verbosity == VERBOSE))
     lines.extend(cause_lines(causes, verbose=verbosity == VERBOSE, results=run.results))
+    if errors:
+        lines.extend(error_lines(groups, run.results))
     lines.extend(_hidden(run, catalogue))
     return lines
 
@@ -193,6 +199,7 @@ def _sections(
     verbosity: str,
     every_section: bool,
     recurring: Mapping[tuple[str, str], int],
+    errors: Mapping[str, int],
 ) -> list[str]:
     by_section: dict[str, list[CaseResult]] = defaultdict(list)
     for result in run.results:
@@ -215,7 +222,7 @@ def _sections(
         if not lines or shown or verbosity == VERBOSE:
             lines.append("")
         lines.append(f"{section} — {title}: {counts_text(counts)}")
-        lines.extend(case_lines(r, verbosity, recurring) for r in shown)
+        lines.extend(case_lines(r, verbosity, recurring, errors) for r in shown)
     return lines
 
 
@@ -247,6 +254,7 @@ def _disputed(
     verbosity: str,
     every_section: bool,
     recurring: Mapping[tuple[str, str], int],
+    errors: Mapping[str, int],
 ) -> list[str]:
     """The cases that test a disputed point, graded under the option the engine plays."""
     disputed = [r for r in run.results if r.dispute]
@@ -260,7 +268,7 @@ def _disputed(
         for result in disputed:
             counts[result.status] += 1
         head = f"Disputed points (graded as the engine rules them): {counts_text(counts)}"
-        return ["", head, *(case_lines(r, verbosity, recurring) for r in shown)]
+        return ["", head, *(case_lines(r, verbosity, recurring, errors) for r in shown)]
     declared = run_declarations(run, catalogue)
     lines = ["", "Disputed points (engine ruling / profile ruling):"]
     for r in disputed:
@@ -272,7 +280,7 @@ def _disputed(
             f"graded as {r.option or '?'}: {r.status}"
         )
         if r.status != "pass":
-            lines.append(case_lines(r, verbosity, recurring))
+            lines.append(case_lines(r, verbosity, recurring, errors))
     return lines
 
 
@@ -401,15 +409,24 @@ def cause_lines(
     return lines
 
 
-def case_lines(result: CaseResult, verbosity: str, recurring: Mapping[tuple[str, str], int]) -> str:
+def case_lines(
+    result: CaseResult,
+    verbosity: str,
+    recurring: Mapping[tuple[str, str], int],
+    errors: Mapping[str, int] | None = None,
+) -> str:
     """One case: its status, id and title, then why.
 
     A failed case with checks names each failing check (its key and rules) with its diff;
     a check whose cause holds others (``recurring``) is described once, in the "Causes"
     block, and named here by its number; when every failing check is, the case is one
-    line naming them.
+    line naming them. An errored case whose error others share (``errors``: case id ->
+    its group's number) is one line naming its group in the "Errors" block.
     """
     out = [f"  {result.status.upper():<11} {result.id} {result.title}"]
+    number = (errors or {}).get(result.id) if result.status == "error" else None
+    if number is not None:
+        return out[0] + f" — error {number} (see Errors)"
     failing = [c for c in result.checks if c.status == "fail"]
     numbers = [recurring.get((result.id, c.key)) for c in failing]
     if failing and None not in numbers:
@@ -435,6 +452,26 @@ def case_lines(result: CaseResult, verbosity: str, recurring: Mapping[tuple[str,
     return "\n".join(out)
 
 
+def error_lines(groups: Sequence[ErrorGroup], results: Sequence[CaseResult]) -> list[str]:
+    """The "Errors" block: one numbered line per behaviour more than one errored case
+    shows, its example case with the engine's stderr, and the rest of its cases."""
+    by_id = {r.id: r for r in results}
+    lines = ["", "Errors (one line per behaviour, most cases first):"]
+    for number, group in enumerate(groups, start=1):
+        if len(group.cases) < 2:
+            continue  # a lone error is told under its case
+        lines.append(f"  {number}. {group.line()}")
+        example, *others = group.cases
+        more = f" and {len(others) - IDS_SHOWN} more" if len(others) > IDS_SHOWN else ""
+        rest = f"; also {' '.join(others[:IDS_SHOWN])}{more}" if others else ""
+        lines.append(f"     e.g. {example}{rest}")
+        tail = by_id[example].stderr_tail if example in by_id else ""
+        if tail:
+            lines.append("     engine stderr (tail):")
+            lines.extend("       " + line for line in tail.splitlines()[-STDERR_LINES:])
+    return lines
+
+
 def why_lines(result: CaseResult) -> list[str]:
     """A case's error, note and the tail of the engine's stderr, indented under the case."""
     out: list[str] = []
@@ -458,6 +495,7 @@ __all__ = [
     "case_lines",
     "counts_text",
     "engine_name",
+    "error_lines",
     "profiles_line",
     "run_text",
 ]
