@@ -49,11 +49,12 @@ from typing import Any, Final
 from conformance.adapter.declarations import Declarations, declarations
 from conformance.adapter.engine import EngineSession
 from conformance.errors import EngineError, EngineReportedError, InvalidRequest, SessionError
-from conformance.grading.compare import compare_unchanged, format_mismatches, strip_private
+from conformance.grading.compare import compare_unchanged, strip_private
 from conformance.grading.results import PropertyResult
 from conformance.knowledge.catalogue import load_catalogue
 from conformance.knowledge.optionfacts import pack as engine_pack
 from conformance.knowledge.profiles import DEFAULT_PROFILE, ProfileData, default_profiles
+from conformance.laws.diffs import told
 from conformance.laws.greedy import find_opening, keep_score, lay_off_candidates
 from conformance.run.runner import RunOptions, start_session
 
@@ -434,7 +435,7 @@ class _Run:
     ) -> None:
         """A rejected action must leave the state exactly as it was (DISPUTE-35)."""
         diff = self.unchanged(before, after)
-        detail = f"{self.where}: after rejecting {action}:\n{format_mismatches(diff)}"
+        detail = f"{self.where}: after rejecting {action}:\n{told(diff, before, after)}"
         self.tallies["rejected-leaves-unchanged"].check(not diff, lambda: detail)
 
     def illegal_action(self, state: dict[str, Any]) -> dict[str, Any] | None:
@@ -573,10 +574,7 @@ class _Run:
         first, second = runs
         for i, (a, b) in enumerate(zip(first, second, strict=False)):
             diff = self.unchanged(a, b)
-            detail = (
-                f"replaying the same deck and actions, state {i} differs:\n"
-                + format_mismatches(diff)
-            )
+            detail = f"replaying the same deck and actions, state {i} differs:\n" + told(diff, a, b)
             tally.check(not diff, lambda: detail)  # noqa: B023 - called at once, never stored
             if diff:
                 break

@@ -256,10 +256,8 @@ def test_runs_the_engine_arranges_are_compared_as_multisets() -> None:
     declared = run([*HOUSE, "--scramble-runs"], seed=3, deals=4, profile="perla")
     assert broken(declared) == {}
     undeclared = run([*HOUSE, "--scramble-runs", "--undeclared"], seed=3, deals=4, profile="perla")
-    assert (
-        "table (a rejected action must leave the state unchanged)"
-        in (broken(undeclared)["rejected-leaves-unchanged"])
-    )
+    assert "after rejecting" in broken(undeclared)["rejected-leaves-unchanged"]
+    assert "\n  table:\n" in broken(undeclared)["rejected-leaves-unchanged"]
 
 
 def test_an_engine_recycling_in_its_own_order_breaks_no_law() -> None:
