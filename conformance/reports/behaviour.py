@@ -72,6 +72,13 @@ def _reasons(text: str | None) -> tuple[str, ...]:
     return tuple(sorted({r.strip() for r in text.split(" or ") if r.strip()}))
 
 
+def refused_op(check: CheckResult) -> str | None:
+    """The op whose state or deal the engine refused, when ``check`` fails for that (the
+    failure is the setup's, whichever check of the case carries it), else None."""
+    found = _STATE_REFUSED.match(check.signature or "")
+    return found["op"] if found is not None else None
+
+
 def behaviour(check: CheckResult, op: str | None = None) -> Behaviour:
     """The behaviour a failing check shows (``op``: the case's op at that check, when the
     check's signature does not name it, as a melds query's): its own, or its family's

@@ -25,6 +25,7 @@ one entry (conformance/run/expectations.py).
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
@@ -37,7 +38,14 @@ from conformance.grading.results import (
     Example,
     RunResult,
 )
-from conformance.reports.behaviour import Behaviour, asked, behaviour, related, weak
+from conformance.reports.behaviour import (
+    Behaviour,
+    asked,
+    behaviour,
+    refused_op,
+    related,
+    weak,
+)
 from conformance.reports.symptoms import (
     NOTHING,
     Choice,
@@ -231,9 +239,17 @@ def _words(
 
 
 def _got(check: CheckResult) -> str:
-    """What came back, shortly: the signature's ``expected …, got …`` part."""
+    """What came back, shortly: the signature's ``expected …, got …`` part, else the
+    diff's ``actual`` (a refused state: ``got unsupported: no such pile``)."""
     sig = check.signature or check.what
-    return sig.split(": ", 1)[1] if ": expected" in sig else sig
+    if ": expected" in sig:
+        return sig.split(": ", 1)[1]
+    actual = _ACTUAL.search(check.diff or "")
+    return f"got {actual[1]}" if actual is not None else sig
+
+
+#: The ``actual`` line of a difference (conformance.grading.compare.format_mismatches).
+_ACTUAL = re.compile(r"^\s*actual\s+(.+)$", re.MULTILINE)
 
 
 def _smallest(
@@ -368,7 +384,13 @@ def asked_of(
         if scenario is None:
             continue
         for check in result.checks:
-            if check.status != "fail" or check.step is None:
+            if check.status != "fail":
+                continue
+            refused = refused_op(check)
+            if refused is not None:
+                found[(result.id, check.key)] = (refused, refused)
+                continue
+            if check.step is None:
                 continue
             if scenario.level == "melds":
                 if 0 < check.step <= len(scenario.checks):
