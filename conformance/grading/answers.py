@@ -47,6 +47,7 @@ from conformance.grading.expect import (
 )
 from conformance.grading.invariants import invariant_problems
 from conformance.grading.ledger import Ledger
+from conformance.grading.refusals import lead_check, refusal, refused_note
 from conformance.grading.signature import signature
 from conformance.knowledge.profiles import Pack, ProfileData
 from conformance.scenarios.model import PlannedCheck
@@ -199,12 +200,11 @@ class Judge:
         left = self.skip_ungradable(checks)
         if not left:
             return False
-        first, rest = left[0], left[1:]
-        found = [Mismatch(f"{op} at {where}", "the case's state loaded", f"{kind}: {message}")]
-        signature = f"{op}: the engine refuses a state the case sets up, answering {kind}"
-        self.ledger.failed(first, found, kind=op, signature=signature, message=message)
-        note = f"the engine refused the state {op} sets up at {where} ({kind})"
-        self.ledger.not_graded(rest, "divergence", note)
+        first = lead_check(left)
+        rest = [c for c in left if c is not first]
+        found, signature = refusal(op, where, kind, message)
+        self.ledger.failed(first, [found], kind=op, signature=signature, message=message)
+        self.ledger.not_graded(rest, "divergence", refused_note(op, where, kind))
         return True
 
     # -- setup, steps, final --------------------------------------------------------------------

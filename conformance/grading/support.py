@@ -76,10 +76,28 @@ def merged(books: Iterable[OpBook]) -> tuple[OpSupport, ...]:
     )
 
 
+def refused_states(books: Iterable[OpBook]) -> frozenset[str]:
+    """The cases whose ``load_state`` was answered ``unsupported`` at a player count where
+    the engine loaded the state of another case: a state it refuses, not an op it lacks
+    (graded as one: conformance.grading.refusals)."""
+    answered: set[int | None] = set()
+    refused: dict[int | None, set[str]] = {}
+    for book in books:
+        for (op, players), (yes, no, _, cases) in book._entries.items():
+            if op != "load_state":
+                continue
+            if yes:
+                answered.add(players)
+            if no:
+                refused.setdefault(players, set()).update(cases)
+    return frozenset(case for players in answered for case in refused.get(players, ()))
+
+
 def inconsistent(ops: Iterable[OpSupport]) -> list[OpSupport]:
     """The ops answered in some cases and refused as ``unsupported`` in others. A
     ``load_state`` is not one: refusing it says the engine cannot hold the state it is
-    handed (docs/protocol.md §1), and the case is then not graded, which it says."""
+    handed (docs/protocol.md §1), and each case so refused fails once, as a refusal of
+    its state (:func:`refused_states`)."""
     return [
         entry
         for entry in ops
@@ -211,8 +229,9 @@ def support_warnings(ops: Sequence[OpSupport], declared: Sequence[int]) -> tuple
         f"unsupported is inconsistent: the engine answered {entry.op}{_at(entry)} in "
         f"{_cases(entry.answered_cases, entry.answered_in)} and refused it as unsupported in "
         f"{_cases(entry.refused_cases, entry.refused_in)}; {_MEANING}. If the engine cannot "
-        f"play from the states those {entry.refused_cases} case(s) load, answer unsupported "
-        "to their load_state instead (the case is then not graded, and says so)"
+        f"play from the states those {entry.refused_cases} case(s) load, refuse their "
+        "load_state instead: each such case then fails once, as a state the engine refuses, "
+        "a failure an expectations entry can keep"
         for entry in inconsistent(ops)
     ]
     for entry in refused_at_one_count(ops):

@@ -378,6 +378,11 @@ class CaseWalk:
         except EngineReportedError as exc:
             if exc.kind == "unsupported":
                 self.runner.ops.refused(op, self.judge.players, self.scenario.id)
+                if op == "load_state":
+                    # The checks no state could let be graded (an option, a reading the
+                    # engine declares) say so now: those left are the ones this refusal
+                    # keeps from grading (grading.refusals, when the run finds it is one).
+                    self.judge.skip_ungradable(self.ledger.rest(None))
             if exc.kind in REFUSALS:
                 self.runner.ops.answered(op, self.judge.players, self.scenario.id)
                 self._refused(op, exc, None)

@@ -43,6 +43,7 @@ from conformance.errors import (
 from conformance.grading.answers import Judge
 from conformance.grading.expect import Resolutions
 from conformance.grading.ledger import Ledger
+from conformance.grading.refusals import ENGINE_SAYS, as_refused_state
 from conformance.grading.requests import RequestBook, melds_requests, scenario_players
 from conformance.grading.results import (
     CASE_TEXT_FIELDS,
@@ -52,7 +53,7 @@ from conformance.grading.results import (
     RunResult,
     count_statuses,
 )
-from conformance.grading.support import OpBook, merged, support_warnings
+from conformance.grading.support import OpBook, merged, refused_states, support_warnings
 from conformance.grading.walk import LEVEL_CAPABILITIES, CaseWalk, Gap, why_ungradable
 from conformance.io.textsafe import cap_total
 from conformance.knowledge.catalogue import Catalogue
@@ -387,10 +388,10 @@ class CaseRunner:
         except EngineReportedError as exc:
             if exc.kind == "unsupported":
                 # The setup itself (say start_deal) is an op the engine lacks.
-                ledger.rest_not_graded("op", f"engine: {exc.message}")
+                ledger.rest_not_graded("op", f"{ENGINE_SAYS}{exc.message}")
                 outcome = ledger.outcome()
                 if outcome["status"] == "unsupported":
-                    outcome["note"] = f"engine: {exc.message}"
+                    outcome["note"] = f"{ENGINE_SAYS}{exc.message}"
                 return outcome
             return self._errored(ledger, {"error": str(exc), "stderr_tail": exc.stderr_tail})
         except InvalidRequest as exc:
@@ -652,10 +653,15 @@ def _run_scenarios(
         for session in sessions:
             session.close()
     final: list[CaseResult] = []
+    # A load_state refused as unsupported where other states of its player count were
+    # loaded is a state the engine refuses: graded as one, once every case has been asked.
+    refused = refused_states(books)
     for index, result in enumerate(results):
         if result is None:
             why = "the run ended before this case"
             result = not_run_result(scenarios[index], catalogue, why, options.profile)
+        elif result.id in refused:
+            result = as_refused_state(result, scenarios[index].path)
         final.append(result)
     ops = merged(books)
     warnings = [

@@ -19,7 +19,7 @@ def test_a_pile_dealt_otherwise_says_where_it_starts_to_differ() -> None:
     other = PACK[:5] + list(reversed(PACK[5:]))
     assert change(PACK, other).startswith("28 → 28 cards, the same cards in another order")
     assert change(PACK, other).endswith("position 5")
-    replaced = PACK[:3] + ["KS", "KH", "KD", "KC", "QS", "QH"] + PACK[9:]
+    replaced = [*PACK[:3], "KS", "KH", "KD", "KC", "QS", "QH", *PACK[9:]]
     assert change(PACK, replaced) == "28 → 28 cards, other cards from position 3"
     assert change(PACK, PACK[:20]) == "28 → 20 cards, other cards from position 20"
     assert change(PACK, PACK[:-2]) == "28 → 26 cards: [6♣ 7♣] fewer"

@@ -16,6 +16,7 @@ from dataclasses import replace
 import pytest
 
 from conformance.knowledge.catalogue import load_catalogue
+from conformance.reports.causes import with_causes
 from conformance.reports.console import run_text
 from conformance.run.runner import RunOptions, count_statuses, not_run_result, run_scenarios
 from conformance.run.verdict import judge
@@ -80,3 +81,44 @@ def test_the_default_run_of_an_engine_refusing_some_states_is_short_and_whole(
     assert code == 1
     assert "not_run" not in out.splitlines()[-1] and " error" not in out.splitlines()[-1]
     assert len(out.splitlines()) <= 60, out
+
+
+REFUSING = [sys.executable, str(ROOT / "tests" / "fake_adapters" / "refusing_proxy.py")]
+STOCK = ROOT / "scenarios" / "stock"
+
+
+def test_a_state_refused_as_unsupported_where_others_load_is_a_failing_check() -> None:
+    """The proxy cannot hold a joker on the discard pile: it answers ``unsupported`` to
+    those load_state requests only. The rules allow the state (JOKER-3: a joker may be
+    discarded), and the engine loads every other state at those player counts, so it is
+    a state it refuses, not an op it lacks: each such case fails once, with the refusal."""
+    loaded = load_corpus([STOCK], catalogue=CATALOGUE)
+    chosen = [s for s in loaded.scenarios if "argentine" in s.profiles]
+    run = run_scenarios(
+        [*REFUSING, "--state-with", "JK"], chosen, RunOptions(), catalogue=CATALOGUE
+    )
+    refused = [r for r in run.results if r.status == "fail"]
+    assert refused, "no case of scenarios/stock loads a joker on the pile"
+    assert run.counts.get("error", 0) == 0
+    for result in refused:
+        failed = [c for c in result.checks if c.status == "fail"]
+        assert len(failed) == 1, result.id
+        assert failed[0].what != "invariants"
+        assert "answering unsupported" in (failed[0].signature or "")
+        assert "unsupported: no JK on the pile" in (failed[0].diff or "")
+        assert result.failing_step and "load_state" in result.failing_step
+        assert all(c.cause != "op" for c in result.checks if c.status == "not_graded")
+    # The cases whose state the engine loaded are graded as usual, and all pass.
+    assert {r.status for r in run.results} - {"fail"} <= {"pass", "unsupported"}
+    text = run_text(with_causes(run, chosen), CATALOGUE, judge(run))
+    assert "refuses a legal state the case sets up (e.g. load_state: got unsupported" in text
+
+
+def test_every_state_of_a_count_refused_is_a_count_not_played_not_a_failure() -> None:
+    """An engine that refuses every game at 4 players lacks that count: its cases are not
+    graded (cause op), none fails (every case of scenarios/stock seats 4)."""
+    loaded = load_corpus([STOCK], catalogue=CATALOGUE)
+    chosen = [s for s in loaded.scenarios if "argentine" in s.profiles]
+    run = run_scenarios([*REFUSING, "--players", "4"], chosen, RunOptions(), catalogue=CATALOGUE)
+    assert run.counts.get("fail", 0) == 0
+    assert run.counts.get("unsupported", 0) >= 1

@@ -166,7 +166,8 @@ def test_an_action_refused_at_one_count_where_others_are_played_is_inconsistent(
     assert refused_at_one_count([*lacking, entry("act:discard", 2, answered=1)]) == []
 
 
-def test_a_load_state_refused_in_some_cases_declines_a_state_and_is_no_inconsistency() -> None:
+def test_a_load_state_refused_in_some_cases_is_no_inconsistency_of_an_op() -> None:
+    # Each such case fails instead, as a state the engine refuses (test_grading_refusals.py).
     ops = [entry("load_state", 2, answered=4, refused=2), entry("act:discard", 2, answered=4)]
     assert inconsistent(ops) == []
     assert support_warnings(ops, (2, 3, 4)) == ()
@@ -174,7 +175,8 @@ def test_a_load_state_refused_in_some_cases_declines_a_state_and_is_no_inconsist
 
 def test_the_inconsistency_warning_says_to_refuse_the_state_instead() -> None:
     [line] = support_warnings([OpSupport("act:discard", 2, 3, 2, ("cc-1",), ("cc-2",), 3, 2)], ())
-    assert "answer unsupported to their load_state instead" in line
+    assert "refuse their load_state instead: each such case then fails once" in line
+    assert "a failure an expectations entry can keep" in line
 
 
 def test_an_engine_refusing_discards_at_two_players_only_is_not_green(

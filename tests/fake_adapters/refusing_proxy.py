@@ -14,7 +14,9 @@ engines use it to hide what they would fail, and must not be green:
 - ``--games``: every request of a game is refused (meld queries alone are answered),
   though the handshake (the reference's) claims turns and deals;
 - ``--op-at OP:N`` (repeatable): that op (an action type as ``act:discard``) is refused in
-  games seating N players only, answered at every other count.
+  games seating N players only, answered at every other count;
+- ``--state-with CARD``: every ``load_state`` whose discard pile holds CARD is refused
+  (the engine cannot hold that state), every other state is loaded.
 
 Standard library only: the proxy knows nothing of the harness.
 
@@ -61,6 +63,7 @@ def main() -> int:
     parser.add_argument("--players", type=int, default=0)
     parser.add_argument("--op-at", action="append", default=[])
     parser.add_argument("--games", action="store_true")
+    parser.add_argument("--state-with", default="")
     args = parser.parse_args()
     relay = ReferenceRelay()
     asked = 0
@@ -84,6 +87,12 @@ def main() -> int:
                     answer = refusal(request, "no games")
                 elif f"{label(request)}:{seated}" in args.op_at:
                     answer = refusal(request, f"no {label(request)} at {seated} players")
+                elif (
+                    args.state_with
+                    and op == "load_state"
+                    and args.state_with in ((request.get("state") or {}).get("discard") or ())
+                ):
+                    answer = refusal(request, f"no {args.state_with} on the pile")
                 elif args.players and seated == args.players and op in GAME_OPS:
                     answer = refusal(request, f"no {seated}-player games")
             if not answer:
