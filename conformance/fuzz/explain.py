@@ -18,17 +18,26 @@ It is a hint, graded nothing: the finding stands until the engine declares the o
 The second test does not depend on the finding, so each option is put to it once: the
 reference is started once per option, and plays every finding it may explain.
 
-Only the reference is restarted per option; the engine keeps its session. The cost is
-bounded by :data:`MAX_TRIALS` reference starts and by a time budget (the campaign gives
-twice its own time, conformance.run.budget: playing, shrinking, drafting): past either, the
-explanation stops with what it has proved, and the findings left unexplained keep
-``explained_by`` null.
+Where no option alone is proved, the options that came nearest (the finding's example
+agreed but an agreed answer broke; else the example agreed up to its divergent step,
+where the option changed the difference) are tried two at a time, the best
+:data:`MAX_PAIRED` of them, put to the same two tests: an engine playing two options
+whose effects show together in one answer is named both (``explained_by`` has two keys).
+When every option, and every such pair, was tried and none is proved, the finding says
+so (``all_options_tried``): a bug, or an entry for the expectations file.
+
+Only the reference is restarted per option or pair; the engine keeps its session. The
+cost is bounded by :data:`MAX_TRIALS` reference starts and by a time budget (the campaign
+gives twice its own time, conformance.run.budget: playing, shrinking, drafting): past
+either, the explanation stops with what it has proved, and the findings left unexplained
+keep ``explained_by`` null and say nothing of the options left untried.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from itertools import combinations
 from typing import Final
 
 from conformance.adapter.declarations import INTERFACE_DEFAULTS
@@ -36,32 +45,66 @@ from conformance.adapter.engine import EngineSession
 from conformance.errors import EngineError, EngineReportedError, InvalidRequest
 from conformance.knowledge.catalogue import Catalogue
 
-from .model import EndGame, Finding, Trace
+from .model import Divergence, EndGame, Finding, Trace
 from .pair import Pair
 
-#: Most options (one reference start each) the explanations of one campaign may try.
+#: Most options or pairs (one reference start each) the explanations of one campaign may try.
 MAX_TRIALS: Final = 40
+#: A finding's closest options (see :func:`explain_findings`) tried two at a time, as a
+#: run's causes pair their best few (conformance/explain.py): at most 6 pairs a finding.
+MAX_PAIRED: Final = 4
+
+#: An option, or a pair of them: ``((point, option), ...)``, sorted by point.
+Choices = tuple[tuple[str, str], ...]
 
 
 class _OutOfTime(Exception):
     """The time allowed ran out in the middle of a proof."""
 
 
-def _agrees(pair: Pair, trace: Trace) -> bool:
-    """Whether the engine and the pair's reference agree over the whole of ``trace``."""
+def _play(pair: Pair, trace: Trace) -> tuple[bool, int, Divergence | None]:
+    """Play ``trace`` on the engine and the pair's reference: whether they agree over the
+    whole of it, how many of its steps they agreed on (-1: not its setup), and where they
+    diverged (None when they agree, or when the game could not go on comparably)."""
+    done = 0
     try:
         if trace.setup["op"] == "query":
             found, _ = pair.query({k: v for k, v in trace.setup.items() if k != "op"})
-            return found is None
-        if pair.setup(trace.setup) is not None:
-            return False
+            return found is None, 0, found
+        found = pair.setup(trace.setup)
+        if found is not None:
+            return False, -1, found  # before its first step
         deal_mode = not pair.can_load
-        return all(pair.step(step, deal_mode=deal_mode) is None for step in trace.steps)
+        for step in trace.steps:
+            found = pair.step(step, deal_mode=deal_mode)
+            if found is not None:
+                return False, done, found
+            done += 1
+        return True, done, None
     except (EndGame, EngineReportedError, InvalidRequest):
-        return False
+        return False, done, None
     except EngineError:
         pair.restart_engine()
-        return False
+        return False, done, None
+
+
+def _agrees(pair: Pair, trace: Trace) -> bool:
+    """Whether the engine and the pair's reference agree over the whole of ``trace``."""
+    return _play(pair, trace)[0]
+
+
+def _nearness(finding: Finding, played: tuple[bool, int, Divergence | None]) -> int | None:
+    """How near an option that does not prove ``finding`` came, as a rank (lower is nearer):
+    0, its example agrees (an agreed answer broke); 1 + n, the example agrees up to its
+    divergent step, where the option changes the difference (to ``n`` mismatches); None,
+    no nearer than without it."""
+    agrees, done, found = played
+    if agrees:
+        return 0
+    example = finding.example
+    if found is None or done < len(example.trace.steps) - 1 or found.key == example.divergence.key:
+        return None
+    return 1 + len(found.mismatches)
 
 
 def agreed_part(finding: Finding) -> Trace | None:
@@ -92,6 +135,18 @@ def candidates(pair: Pair, finding: Finding, catalogue: Catalogue) -> list[tuple
     return found
 
 
+def pairs_of(near: Sequence[tuple[int, tuple[str, str]]]) -> list[Choices]:
+    """The pairs tried for a finding no single option proves: two of its
+    :data:`MAX_PAIRED` nearest options (``(rank, option)``, see :func:`_nearness`), of
+    two different points (one point plays one option)."""
+    best = [option for _, option in sorted(near)[:MAX_PAIRED]]
+    return [
+        (one, two) if one < two else (two, one)
+        for one, two in combinations(best, 2)
+        if one[0] != two[0]
+    ]
+
+
 def explain_findings(
     pair: Pair,
     findings: Sequence[Finding],
@@ -101,13 +156,16 @@ def explain_findings(
     budget: float | None = None,
     trials: int = MAX_TRIALS,
 ) -> None:
-    """Set ``explained_by`` on each finding an option is proved to explain (see the
-    module docstring). ``agreed``: the campaign's kept traces over which the engine and the
-    reference agreed; ``budget``: the seconds it may take (None: no limit but ``trials``)."""
+    """Set ``explained_by`` on each finding an option, or a pair of them, is proved to
+    explain (see the module docstring), and ``all_options_tried`` on each that none
+    explains when every candidate was tried. ``agreed``: the campaign's kept traces over
+    which the engine and the reference agreed; ``budget``: the seconds it may take (None:
+    no limit but ``trials``)."""
     deadline = time.monotonic() + budget if budget is not None else None
     # What the engine got right that a hint must keep: the findings' agreed parts
     # (small, after shrinking) first, then the kept games' traces.
     parts = [part for f in findings if (part := agreed_part(f)) is not None]
+    left = [trials]
 
     def in_time() -> bool:
         return deadline is None or time.monotonic() < deadline
@@ -128,44 +186,79 @@ def explain_findings(
         return True
 
     todo = [f for f in findings if f.divergence.op != "adapter"]
-    tried = {id(f): candidates(pair, f, catalogue) for f in todo}
-    original = pair.reference
+    tried: dict[int, list[Choices]] = {
+        id(f): [(c,) for c in candidates(pair, f, catalogue)] for f in todo
+    }
+    #: What is still to try for each finding: it was tried them all when this is empty.
+    pending = {id(f): set(tried[id(f)]) for f in todo}
+    near: dict[int, list[tuple[int, tuple[str, str]]]] = {id(f): [] for f in todo}
+
+    def attempt(choices: Choices) -> bool:
+        """Play ``choices`` against every finding still waiting for it; False when the
+        trials or the time allowed ran out (it stops with what is proved)."""
+        waiting = [f for f in todo if f.explained_by is None and choices in tried[id(f)]]
+        if not waiting:
+            return True
+        if left[0] <= 0 or not in_time():
+            return False
+        left[0] -= 1
+        flags = [
+            flag
+            for point, option in choices
+            for flag in (
+                "--interface" if point in INTERFACE_DEFAULTS else "--ruling",
+                f"{point}={option}",
+            )
+        ]
+        session = EngineSession([*pair.reference_argv, *flags], timeout=pair.options.timeout)
+        try:
+            session.start()
+        except EngineError:
+            return True  # not tried: its findings are never said to have tried everything
+        original, pair.reference = pair.reference, session
+        try:
+            explained = []
+            for finding in waiting:
+                if not in_time():
+                    raise _OutOfTime
+                played = _play(pair, finding.example.trace)
+                if played[0]:
+                    explained.append(finding)
+                elif len(choices) == 1 and (rank := _nearness(finding, played)) is not None:
+                    near[id(finding)].append((rank, choices[0]))
+            # Named only if it breaks no answer the engine got right.
+            if explained and keeps_agreements():
+                for finding in explained:
+                    finding.explained_by = dict(choices)
+            elif len(choices) == 1:
+                for finding in explained:  # its example agrees: the nearest of all
+                    near[id(finding)].append((0, choices[0]))
+        except _OutOfTime:
+            return False
+        finally:
+            pair.reference = original
+            session.close()
+        for finding in waiting:
+            pending[id(finding)].discard(choices)
+        return True
+
     try:
         # Option by option, each put to every finding it may explain: one reference start
         # per option, whatever the number of findings.
-        for point, option in dict.fromkeys(c for f in todo for c in tried[id(f)]):
-            waiting = [
-                f for f in todo if f.explained_by is None and (point, option) in tried[id(f)]
-            ]
-            if not waiting:
-                continue
-            if trials <= 0 or not in_time():
+        for choices in dict.fromkeys(c for f in todo for c in tried[id(f)]):
+            if not attempt(choices):
                 return
-            trials -= 1
-            flag = "--interface" if point in INTERFACE_DEFAULTS else "--ruling"
-            session = EngineSession(
-                [*pair.reference_argv, flag, f"{point}={option}"], timeout=pair.options.timeout
-            )
-            try:
-                session.start()
-            except EngineError:
-                continue
-            pair.reference = session
-            try:
-                explained = []
-                for finding in waiting:
-                    if not in_time():
-                        raise _OutOfTime
-                    if _agrees(pair, finding.example.trace):
-                        explained.append(finding)
-                # Named only if it breaks no answer the engine got right.
-                if explained and keeps_agreements():
-                    for finding in explained:
-                        finding.explained_by = {point: option}
-            except _OutOfTime:
-                return  # stop with what is proved
-            finally:
-                pair.reference = original
-                session.close()
+        # Then, for the findings no option explains, pairs of the options that came
+        # nearest: a pair is never named where one of its options alone is proved.
+        for f in todo:
+            if f.explained_by is None:
+                tried[id(f)] = pairs_of(near[id(f)])
+                pending[id(f)] = set(tried[id(f)])
+        for choices in dict.fromkeys(
+            c for f in todo if f.explained_by is None for c in tried[id(f)]
+        ):
+            if not attempt(choices):
+                return
     finally:
-        pair.reference = original
+        for f in todo:
+            f.all_options_tried = f.explained_by is None and not pending[id(f)]

@@ -201,5 +201,9 @@ class Finding:
     scenario: dict[str, Any] | None = None
     scenario_file: str | None = None
     #: The option(s) under which the reference agrees with the engine over the example
-    #: (conformance/fuzz/explain.py); None when none tried does.
+    #: (conformance/fuzz/explain.py): one option, or a pair played together; None when
+    #: none tried does.
     explained_by: dict[str, str] | None = None
+    #: True when every candidate option (and pair of the nearest) was tried and none
+    #: explains it; False when one does, or when the explanation stopped first.
+    all_options_tried: bool = False
