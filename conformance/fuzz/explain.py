@@ -38,18 +38,18 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from itertools import combinations
-from typing import Final
+from typing import Any, Final
 
 from conformance.adapter.declarations import INTERFACE_DEFAULTS
 from conformance.adapter.engine import EngineSession
 from conformance.errors import EngineError, EngineReportedError, InvalidRequest
 from conformance.knowledge.catalogue import Catalogue
 
-from .model import Divergence, EndGame, Finding, Trace
+from .model import Divergence, EndGame, Finding, SetupRefused, Trace
 from .pair import Pair
 
 #: Most options or pairs (one reference start each) the explanations of one campaign may try.
-MAX_TRIALS: Final = 40
+MAX_TRIALS: Final = 80
 #: A finding's closest options (see :func:`explain_findings`) tried two at a time, as a
 #: run's causes pair their best few (conformance/explain.py): at most 6 pairs a finding.
 MAX_PAIRED: Final = 4
@@ -81,11 +81,30 @@ def _play(pair: Pair, trace: Trace) -> tuple[bool, int, Divergence | None]:
                 return False, done, found
             done += 1
         return True, done, None
+    except SetupRefused:
+        # The reference so playing refuses the state: an engine that refuses it too (the
+        # finding's own divergence, a state it cannot reach) agrees.
+        return not trace.steps and _engine_refuses(pair, trace.setup), -1, None
     except (EndGame, EngineReportedError, InvalidRequest):
         return False, done, None
     except EngineError:
         pair.restart_engine()
         return False, done, None
+
+
+def _engine_refuses(pair: Pair, setup: dict[str, Any]) -> bool:
+    """Whether the engine refuses to load ``setup``'s state as invalid."""
+    if setup["op"] != "load_state":
+        return False
+    try:
+        pair.engine.request("load_state", **{k: v for k, v in setup.items() if k != "op"})
+    except EngineReportedError as exc:
+        return exc.kind == "invalid_state"
+    except InvalidRequest:
+        return False
+    except EngineError:
+        pair.restart_engine()
+    return False
 
 
 def _agrees(pair: Pair, trace: Trace) -> bool:
@@ -96,14 +115,17 @@ def _agrees(pair: Pair, trace: Trace) -> bool:
 def _nearness(finding: Finding, played: tuple[bool, int, Divergence | None]) -> int | None:
     """How near an option that does not prove ``finding`` came, as a rank (lower is nearer):
     0, its example agrees (an agreed answer broke); 1 + n, the example agrees up to its
-    divergent step, where the option changes the difference (to ``n`` mismatches); None,
-    no nearer than without it."""
+    divergent step, where the option changes the difference (to ``n`` mismatches: a
+    penalty of 40 points where the engine says 45 and the reference 70); None, no nearer
+    than without it."""
     agrees, done, found = played
     if agrees:
         return 0
     example = finding.example
-    if found is None or done < len(example.trace.steps) - 1 or found.key == example.divergence.key:
+    if found is None or done < len(example.trace.steps) - 1:
         return None
+    if (found.key, found.mismatches) == (example.divergence.key, example.divergence.mismatches):
+        return None  # the same difference: the option does not reach it
     return 1 + len(found.mismatches)
 
 
@@ -122,10 +144,21 @@ def candidates(pair: Pair, finding: Finding, catalogue: Catalogue) -> list[tuple
     """The other options of every point whose rules meet the finding's, then the interface
     readings the engine does not declare."""
     rules = set(finding.divergence.rules or (finding.divergence.rule,))
+    return [
+        choice
+        for choice in every_option(pair, catalogue)
+        if choice[0] in INTERFACE_DEFAULTS or rules & _rules_of(catalogue, pair, choice[0])
+    ]
+
+
+def every_option(pair: Pair, catalogue: Catalogue) -> list[tuple[str, str]]:
+    """Every option the engine could declare and does not: the other options of each point
+    of the profile (a point fixed there has none), then the interface readings it does not
+    declare."""
     profile = pair.options.profile
     found: list[tuple[str, str]] = []
     for point, dispute in catalogue.disputes_for(profile).items():
-        if profile in dispute.fixed or not rules & {*dispute.rules, point}:
+        if profile in dispute.fixed:
             continue
         played = pair.decl.ruling(point)
         found.extend((point, option) for option in dispute.options if option != played)
@@ -133,6 +166,10 @@ def candidates(pair: Pair, finding: Finding, catalogue: Catalogue) -> list[tuple
         if pair.decl.interface.get(key, default) == default:
             found.append((key, "engine"))
     return found
+
+
+def _rules_of(catalogue: Catalogue, pair: Pair, point: str) -> set[str]:
+    return {*catalogue.disputes_for(pair.options.profile)[point].rules, point}
 
 
 def pairs_of(near: Sequence[tuple[int, tuple[str, str]]]) -> list[Choices]:
@@ -186,8 +223,15 @@ def explain_findings(
         return True
 
     todo = [f for f in findings if f.divergence.op != "adapter"]
-    tried: dict[int, list[Choices]] = {
+    # The options that decide a finding's rules first, for every finding; then every
+    # other option, since a point's effects reach rules beyond its own (wild twos are
+    # laid off, not only counted): "no declarable option" must hold of them all.
+    first: dict[int, list[Choices]] = {
         id(f): [(c,) for c in candidates(pair, f, catalogue)] for f in todo
+    }
+    wider: list[Choices] = [(c,) for c in every_option(pair, catalogue)]
+    tried: dict[int, list[Choices]] = {
+        id(f): [*first[id(f)], *(c for c in wider if c not in first[id(f)])] for f in todo
     }
     #: What is still to try for each finding: it was tried them all when this is empty.
     pending = {id(f): set(tried[id(f)]) for f in todo}
@@ -245,7 +289,7 @@ def explain_findings(
     try:
         # Option by option, each put to every finding it may explain: one reference start
         # per option, whatever the number of findings.
-        for choices in dict.fromkeys(c for f in todo for c in tried[id(f)]):
+        for choices in dict.fromkeys([*(c for f in todo for c in first[id(f)]), *wider]):
             if not attempt(choices):
                 return
         # Then, for the findings no option explains, pairs of the options that came
