@@ -112,12 +112,21 @@ def _agrees(pair: Pair, trace: Trace) -> bool:
     return _play(pair, trace)[0]
 
 
+def _changes(finding: Finding, played: tuple[bool, int, Divergence | None]) -> bool:
+    """Whether an option turns ``finding``'s example into another finding: it diverges
+    there otherwise than it did (an example it explains, or that cannot be played so, is
+    no new finding)."""
+    agrees, _, found = played
+    return not agrees and found is not None and found.key != finding.example.divergence.key
+
+
 def _nearness(finding: Finding, played: tuple[bool, int, Divergence | None]) -> int | None:
     """How near an option that does not prove ``finding`` came, as a rank (lower is nearer):
-    0, its example agrees (an agreed answer broke); 1 + n, the example agrees up to its
-    divergent step, where the option changes the difference (to ``n`` mismatches: a
-    penalty of 40 points where the engine says 45 and the reference 70); None, no nearer
-    than without it."""
+    0, its example agrees (an agreed answer broke, or another occurrence); 2 + n, the
+    example agrees up to its divergent step, where the option changes the difference (to
+    ``n`` mismatches: a penalty of 40 points where the engine says 45 and the reference
+    70); None, no nearer than without it. (:func:`explain_findings` adds -1, an option
+    proved for another finding, and 1, one that made another finding's example agree.)"""
     agrees, done, found = played
     if agrees:
         return 0
@@ -126,7 +135,7 @@ def _nearness(finding: Finding, played: tuple[bool, int, Divergence | None]) -> 
         return None
     if (found.key, found.mismatches) == (example.divergence.key, example.divergence.mismatches):
         return None  # the same difference: the option does not reach it
-    return 1 + len(found.mismatches)
+    return 2 + len(found.mismatches)
 
 
 def agreed_part(finding: Finding) -> Trace | None:
@@ -174,9 +183,10 @@ def _rules_of(catalogue: Catalogue, pair: Pair, point: str) -> set[str]:
 
 def pairs_of(near: Sequence[tuple[int, tuple[str, str]]]) -> list[Choices]:
     """The pairs tried for a finding no single option proves: two of its
-    :data:`MAX_PAIRED` nearest options (``(rank, option)``, see :func:`_nearness`), of
-    two different points (one point plays one option)."""
-    best = [option for _, option in sorted(near)[:MAX_PAIRED]]
+    :data:`MAX_PAIRED` nearest options (``(rank, option)``, see :func:`_nearness`; an
+    option listed twice counts at its nearest), of two different points (one point plays
+    one option)."""
+    best = list(dict.fromkeys(option for _, option in sorted(near)))[:MAX_PAIRED]
     return [
         (one, two) if one < two else (two, one)
         for one, two in combinations(best, 2)
@@ -207,20 +217,18 @@ def explain_findings(
     def in_time() -> bool:
         return deadline is None or time.monotonic() < deadline
 
-    def keeps_agreements() -> bool:
-        # Every finding's agreed part, its own too (a part of its example, so it agrees
-        # already): the verdict is then the same for every finding.
-        for part in parts:
-            if not in_time():
-                raise _OutOfTime
-            if not _agrees(pair, part):
-                return False
-        for trace in agreed:
+    def all_agree(traces: Sequence[Trace]) -> bool:
+        for trace in traces:
             if not in_time():
                 raise _OutOfTime
             if not _agrees(pair, trace):
                 return False
         return True
+
+    def keeps_agreements() -> bool:
+        # Every finding's agreed part, its own too (a part of its example, so it agrees
+        # already): the verdict is then the same for every finding.
+        return all_agree(parts) and all_agree(agreed)
 
     todo = [f for f in findings if f.divergence.op != "adapter"]
     # The options that decide a finding's rules first, for every finding; then every
@@ -240,7 +248,7 @@ def explain_findings(
     def attempt(choices: Choices) -> bool:
         """Play ``choices`` against every finding still waiting for it; False when the
         trials or the time allowed ran out (it stops with what is proved)."""
-        waiting = [f for f in todo if f.explained_by is None and choices in tried[id(f)]]
+        waiting = {id(f) for f in todo if f.explained_by is None and choices in tried[id(f)]}
         if not waiting:
             return True
         if left[0] <= 0 or not in_time():
@@ -261,29 +269,42 @@ def explain_findings(
             return True  # not tried: its findings are never said to have tried everything
         original, pair.reference = pair.reference, session
         try:
-            explained = []
-            for finding in waiting:
+            explained: list[Finding] = []
+            split: list[Finding] = []  # the example agrees, another occurrence does not
+            changes = False
+            # Every finding's example, not only those waiting: declaring the option must
+            # turn no other finding into a new one (a joker worth 25 where the engine says
+            # 30, for an option proved on an ace's value).
+            for finding in todo:
                 if not in_time():
                     raise _OutOfTime
                 played = _play(pair, finding.example.trace)
-                if played[0]:
+                changes = changes or _changes(finding, played)
+                if id(finding) not in waiting:
+                    continue
+                if played[0] and all_agree(finding.others):
                     explained.append(finding)
+                elif played[0]:
+                    split.append(finding)
                 elif len(choices) == 1 and (rank := _nearness(finding, played)) is not None:
                     near[id(finding)].append((rank, choices[0]))
             # Named only if it breaks no answer the engine got right.
-            if explained and keeps_agreements():
+            if explained and not changes and keeps_agreements():
                 for finding in explained:
                     finding.explained_by = dict(choices)
             elif len(choices) == 1:
                 for finding in explained:  # its example agrees: the nearest of all
+                    near[id(finding)].append((0, choices[0]))
+            if len(choices) == 1:
+                for finding in split:
                     near[id(finding)].append((0, choices[0]))
         except _OutOfTime:
             return False
         finally:
             pair.reference = original
             session.close()
-        for finding in waiting:
-            pending[id(finding)].discard(choices)
+        for key in waiting:
+            pending[key].discard(choices)
         return True
 
     try:
@@ -294,8 +315,21 @@ def explain_findings(
                 return
         # Then, for the findings no option explains, pairs of the options that came
         # nearest: a pair is never named where one of its options alone is proved.
+        # Besides a finding's own nearest: an option proved for another finding (a fact
+        # of the engine: wild twos may be refused alone only because they change how
+        # the findings of an ace worth 15 show), then one that made another finding's
+        # example agree (one finding may hold two faults: an ace's value in one
+        # occurrence, a joker's in another).
+        proved = [
+            c
+            for f in todo
+            if f.explained_by and len(f.explained_by) == 1
+            for c in f.explained_by.items()
+        ]
+        agreeing = [c for f in todo for rank, c in near[id(f)] if rank == 0]
         for f in todo:
             if f.explained_by is None:
+                near[id(f)] += [(-1, c) for c in proved] + [(1, c) for c in agreeing]
                 tried[id(f)] = pairs_of(near[id(f)])
                 pending[id(f)] = set(tried[id(f)])
         for choices in dict.fromkeys(
