@@ -44,7 +44,9 @@ from conformance.adapter.declarations import INTERFACE_DEFAULTS
 from conformance.adapter.engine import EngineSession
 from conformance.errors import EngineError, EngineReportedError, InvalidRequest
 from conformance.knowledge.catalogue import Catalogue
+from conformance.knowledge.profiles import find_profile
 
+from .judge import filed
 from .model import Divergence, EndGame, Finding, SetupRefused, Trace
 from .pair import Pair
 
@@ -65,7 +67,15 @@ class _OutOfTime(Exception):
 def _play(pair: Pair, trace: Trace) -> tuple[bool, int, Divergence | None]:
     """Play ``trace`` on the engine and the pair's reference: whether they agree over the
     whole of it, how many of its steps they agreed on (-1: not its setup), and where they
-    diverged (None when they agree, or when the game could not go on comparably)."""
+    diverged, filed as the campaign files it (None when they agree, or when the game could
+    not go on comparably)."""
+    agrees, done, found = _played(pair, trace)
+    if found is not None:
+        found = filed(found, find_profile(pair.options.profile), pair.catalogue)
+    return agrees, done, found
+
+
+def _played(pair: Pair, trace: Trace) -> tuple[bool, int, Divergence | None]:
     done = 0
     try:
         if trace.setup["op"] == "query":
