@@ -21,6 +21,7 @@ from .judge import REASON_ORDER
 from .model import (
     FIRST_DRAFT_ID,
     LAST_DRAFT_ID,
+    OTHER_OCCURRENCES,
     Finding,
     FuzzOptions,
     Occurrence,
@@ -250,8 +251,10 @@ def _shrink_and_draft(
 def group(occurrences: Iterable[Occurrence]) -> list[Finding]:
     """One finding per divergence key: a count, the games, and the smallest example."""
     by_key: dict[str, Finding] = {}
+    seen: dict[str, list[Occurrence]] = {}
     for occ in occurrences:
         key = occ.divergence.key
+        seen.setdefault(key, []).append(occ)
         finding = by_key.get(key)
         if finding is None:
             by_key[key] = Finding(occ.divergence, 1, [occ.game], occ)
@@ -260,6 +263,12 @@ def group(occurrences: Iterable[Occurrence]) -> list[Finding]:
         finding.games.append(occ.game)
         if occ.trace.size() < finding.example.trace.size():
             finding.example = occ
+    for key, finding in by_key.items():
+        # The smallest first, as the example: the cheapest for a hint to replay.
+        rest = sorted(
+            (o for o in seen[key] if o is not finding.example), key=lambda o: o.trace.size()
+        )
+        finding.others = [o.trace for o in rest[:OTHER_OCCURRENCES]]
     return sorted(by_key.values(), key=lambda f: (f.divergence.rule, f.divergence.key))
 
 

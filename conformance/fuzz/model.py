@@ -22,6 +22,9 @@ LAST_DRAFT_ID: Final = DRAFT_IDS[1]
 DEFAULT_MAX_STEPS: Final = 120
 
 
+#: The other occurrences of a finding a hint must explain besides its example.
+OTHER_OCCURRENCES: Final = 4
+
 #: The most steps before a divergence that the shrinker replays from a loaded state (when
 #: the state just before it does not show the divergence, docs/fuzzing.md).
 SHRINK_TAIL: Final = 4
@@ -201,5 +204,14 @@ class Finding:
     scenario: dict[str, Any] | None = None
     scenario_file: str | None = None
     #: The option(s) under which the reference agrees with the engine over the example
-    #: (conformance/fuzz/explain.py); None when none tried does.
+    #: (conformance/fuzz/explain.py): one option, or a pair played together; None when
+    #: none tried does.
     explained_by: dict[str, str] | None = None
+    #: True when every candidate option (and pair of the nearest) was tried and none
+    #: explains it; False when one does, or when the explanation stopped first.
+    all_options_tried: bool = False
+    #: The traces of its other occurrences, the smallest first (at most
+    #: :data:`OTHER_OCCURRENCES`): an option explains the finding only if it explains
+    #: them too, as one divergence key may hold two faults (a joker's value and an ace's,
+    #: both ``points differ``). Not in the report.
+    others: list[Trace] = field(default_factory=list)

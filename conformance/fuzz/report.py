@@ -11,6 +11,7 @@ from typing import Any, Final
 
 import yaml
 
+from conformance.grading.results import ADVICE, UNEXPLAINED
 from conformance.io.jsonsafe import (
     TooLargeToRead,
     compact_pieces,
@@ -52,6 +53,7 @@ def finding_dict(finding: Finding) -> dict[str, Any]:
         "scenario": finding.scenario,
         "scenario_file": finding.scenario_file,
         "explained_by": finding.explained_by,
+        "all_options_tried": finding.all_options_tried,
     }
 
 
@@ -317,11 +319,11 @@ def summary(report: Mapping[str, Any], catalogue: Catalogue | None = None) -> st
                 f"{ex['game']}, {ex['steps']} step(s){where}"
             )
             if f.get("explained_by"):
-                named = ", ".join(f"{p}={o}" for p, o in f["explained_by"].items())
-                lines.append(
-                    f"      explained by {named}: declare it in the handshake if your engine "
-                    "plays it, or fix the engine"
-                )
+                # As a run's cause names its options (reports.symptoms, Explanation.label).
+                named = " and ".join(f"{p}={o}" for p, o in sorted(f["explained_by"].items()))
+                lines.append(f"      explained by {named}: {ADVICE}")
+            elif f.get("all_options_tried"):
+                lines.append(f"      {UNEXPLAINED}")
     known = report.get("expectations")
     if known:
         lines.append(

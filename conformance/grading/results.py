@@ -208,6 +208,16 @@ class Example:
         return f"{self.case} {self.check} ({place})"
 
 
+#: What a cause's (or a fuzz finding's) summary says an option-explained one should do.
+ADVICE = "declare it in the handshake if your engine plays it, or fix the engine"
+
+#: What a cause (or a fuzz finding) says when every option that could explain it was
+#: tried, and none did.
+UNEXPLAINED = (
+    "no declarable option explains it: a bug to fix, or an entry for the expectations file"
+)
+
+
 @dataclass(frozen=True)
 class Cause:
     """One root cause of failing checks, however many checks and cases show it."""

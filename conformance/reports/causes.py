@@ -31,6 +31,8 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from conformance.grading.results import (
+    ADVICE,
+    UNEXPLAINED,
     CaseResult,
     Cause,
     CheckId,
@@ -75,15 +77,6 @@ __all__ = [
     "report_causes",
     "with_causes",
 ]
-
-#: What a cause's summary says an option-explained cause should do.
-ADVICE = "declare it in the handshake if your engine plays it, or fix the engine"
-
-
-#: What a cause says when every option that could explain it was tried, and none did.
-UNEXPLAINED = (
-    "no declarable option explains it: a bug to fix, or an entry for the expectations file"
-)
 
 
 def _explained_summary(words: str, why: Explanation) -> str:

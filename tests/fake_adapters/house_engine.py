@@ -21,6 +21,9 @@ but declares nothing, and each judge must catch the difference.
   hello declares ``run_order: engine`` (a run's order on the table is then the engine's
   own, compared as a multiset, docs/protocol.md §2);
 - ``--undeclared``: all of the above behave the same, but the hello declares none of it;
+- ``--declare POINT=OPTION`` (repeatable): with ``--undeclared``, the hello still declares
+  that ruling (in its ``rulings``): an engine that declares some of what it plays, as one
+  does after taking a fuzz hint;
 - ``--deals-from 3``: its deal ops (``start_deal``, ``new_game``) answer ``unsupported`` below
   that many players, while it loads and plays a state of any count it plays;
 - ``--refuse-every 15``: a buggy engine, not a house one: every 15th action it would
@@ -169,6 +172,7 @@ class HouseEngine:
         if self.args.undeclared:
             # The hello of the plain reference: none of the choices above is declared.
             plain, _ = Adapter().handle(json.dumps({"id": answer.get("id"), "op": "hello"}))
+            plain["rulings"] = {**plain.get("rulings", {}), **parse_rulings(self.args.declare)}
             return plain
         declared = self.args.declare_players
         if declared == "none":
@@ -229,6 +233,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--own-recycle", action="store_true", help="shuffle a recycled stock")
     parser.add_argument("--scramble-runs", action="store_true", help="list runs in any order")
     parser.add_argument("--undeclared", action="store_true", help="declare none of the above")
+    parser.add_argument("--declare", action="append", default=[], metavar="POINT=OPTION")
     parser.add_argument("--deals-from", type=int, help="deal ops unsupported below this count")
     parser.add_argument("--refuse-every", type=int, help="refuse every Nth accepted action")
     parser.add_argument("--refuse-hash", type=int, help="refuse about one in N, by a hash")
